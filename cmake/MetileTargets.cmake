@@ -1,0 +1,32 @@
+# Project-wide helpers: every meTile target gets the same warnings (as errors) and include root.
+
+set(METILE_WARNINGS -Wall -Wextra -Wpedantic -Werror -Wno-unused-parameter)
+
+# metile_library(NAME SOURCES ... DEPS ...): a static library of one stage folder.
+function(metile_library name)
+  cmake_parse_arguments(ARG "" "" "SOURCES;DEPS" ${ARGN})
+  add_library(${name} STATIC ${ARG_SOURCES})
+  target_include_directories(${name} PUBLIC ${PROJECT_SOURCE_DIR})
+  target_compile_options(${name} PRIVATE ${METILE_WARNINGS})
+  target_link_libraries(${name} PUBLIC ${ARG_DEPS})
+endfunction()
+
+# metile_executable(NAME SOURCES ... DEPS ...): a tool or example program.
+function(metile_executable name)
+  cmake_parse_arguments(ARG "" "" "SOURCES;DEPS" ${ARGN})
+  add_executable(${name} ${ARG_SOURCES})
+  target_compile_options(${name} PRIVATE ${METILE_WARNINGS})
+  target_link_libraries(${name} PRIVATE ${ARG_DEPS})
+endfunction()
+
+# metile_gtest(NAME SOURCES ... DEPS ...): a GoogleTest binary registered with CTest.
+function(metile_gtest name)
+  cmake_parse_arguments(ARG "" "" "SOURCES;DEPS" ${ARGN})
+  find_package(GTest REQUIRED)
+  add_executable(${name} ${ARG_SOURCES})
+  target_compile_options(${name} PRIVATE ${METILE_WARNINGS})
+  target_link_libraries(${name} PRIVATE ${ARG_DEPS} GTest::gtest GTest::gtest_main)
+  include(GoogleTest)
+  gtest_discover_tests(${name} DISCOVERY_TIMEOUT 60 PROPERTIES ENVIRONMENT
+                       "METILE_SOURCE_DIR=${PROJECT_SOURCE_DIR}")
+endfunction()

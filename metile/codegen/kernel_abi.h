@@ -1,0 +1,49 @@
+// What a compiled kernel expects from whoever launches it (see DESIGN.md, "Kernel shape
+// and ABI"). Produced by the emitter; consumed by every runtime.
+//
+// The emitted source holds a body function and an entry wrapper. The body's parameters
+// are, in order:
+//   1. the kernel parameters, in `params` order: buffers as `device T*` (`device const T*`
+//      when read-only; T is half, bfloat, float, int, uint, long or bool), scalars by value;
+//   2. `threadgroup uchar* tg_mem`          the kernel's threadgroup block
+//      (threadgroup_bytes long, 16-byte aligned);
+//   3. `uint3 threadgroup_position_in_grid, uint3 threadgroups_per_grid,
+//       uint3 thread_position_in_threadgroup, uint3 threads_per_threadgroup,
+//       uint simd_lane, uint simd_group`.
+// The entry (`kernel void <name>`) binds buffers and scalars to [[buffer(i)]] in params
+// order, declares the threadgroup block and calls the body.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "metile/ir/types.h"
+
+namespace metile::codegen {
+
+struct AbiParam {
+  enum class Kind { Buffer, Scalar };
+  std::string name;
+  Kind kind = Kind::Buffer;
+  ir::DType dtype = ir::DType::f32;  // buffers: element dtype
+  std::string access;                // buffers: read | write | read_write
+};
+
+struct KernelABI {
+  std::string kernel_name;  // the entry function
+  std::string body_name;    // the body function: <kernel_name>_body
+  std::vector<AbiParam> params;
+  std::array<int, 3> threads_per_threadgroup{1, 1, 1};
+  int64_t threadgroup_bytes = 0;
+  // How the launch grid maps to threadgroups: one threadgroup per program, so
+  // threadgroups_per_grid = grid. Stated in words for reports.
+  std::string grid_rule = "one threadgroup per program; threadgroups_per_grid = grid";
+
+  int threads_total() const {
+    return threads_per_threadgroup[0] * threads_per_threadgroup[1] * threads_per_threadgroup[2];
+  }
+};
+
+}  // namespace metile::codegen

@@ -1,0 +1,73 @@
+// Value types shared by Tile IR and Metal IR.
+//
+//   f32                      scalar
+//   ptr<f32>                 pointer to device memory; ptr<f32, threadgroup> to threadgroup memory
+//   tile<256xf32>            1-D tile (Tile IR only); tile<16x64xf32> 2-D; tile<256xptr<f32>>
+//   vec<4xf32>               short vector held by one thread (Metal IR only)
+//   desc<2xf32>              tensor descriptor of rank 2 (Tile IR only)
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace metile::ir {
+
+enum class DType : uint8_t { f16, bf16, f32, i32, u32, i64, i1 };
+
+std::string_view dtype_name(DType t);  // "f32"
+std::optional<DType> parse_dtype(std::string_view name);
+int dtype_bytes(DType t);              // i1 counts as 1
+bool is_float(DType t);
+bool is_integer(DType t);              // i32, u32, i64 (not i1)
+bool is_signed(DType t);
+
+enum class TypeKind : uint8_t { Scalar, Tile, Vector, TensorDesc };
+enum class AddressSpace : uint8_t { Device, Threadgroup };
+
+struct Type {
+  TypeKind kind = TypeKind::Scalar;
+  DType dtype = DType::f32;  // element type; for pointers, the pointee
+  bool pointer = false;      // the element is a pointer to dtype
+  AddressSpace space = AddressSpace::Device;
+  std::vector<int64_t> shape;  // Tile: 1 or 2 dims; Vector: {width}; TensorDesc: {rank}
+
+  static Type scalar(DType t) { return {TypeKind::Scalar, t, false, AddressSpace::Device, {}}; }
+  static Type ptr(DType t, AddressSpace s = AddressSpace::Device) {
+    return {TypeKind::Scalar, t, true, s, {}};
+  }
+  static Type tile(DType t, std::vector<int64_t> shape) {
+    return {TypeKind::Tile, t, false, AddressSpace::Device, std::move(shape)};
+  }
+  static Type ptr_tile(DType t, std::vector<int64_t> shape, AddressSpace s = AddressSpace::Device) {
+    return {TypeKind::Tile, t, true, s, std::move(shape)};
+  }
+  static Type vector(DType t, int64_t width) {
+    return {TypeKind::Vector, t, false, AddressSpace::Device, {width}};
+  }
+  static Type desc(DType t, int64_t rank) {
+    return {TypeKind::TensorDesc, t, false, AddressSpace::Device, {rank}};
+  }
+
+  bool is_scalar() const { return kind == TypeKind::Scalar && !pointer; }
+  bool is_pointer() const { return kind == TypeKind::Scalar && pointer; }
+  bool is_tile() const { return kind == TypeKind::Tile; }
+  bool is_vector() const { return kind == TypeKind::Vector; }
+  bool is_desc() const { return kind == TypeKind::TensorDesc; }
+  // Number of logical elements (1 for scalars and pointers).
+  int64_t num_elements() const;
+  // The same shape with another element dtype (pointer-ness dropped).
+  Type with_dtype(DType t) const;
+  // The element type: scalar or pointer.
+  Type element() const;
+
+  std::string str() const;
+  bool operator==(const Type&) const = default;
+};
+
+// Parses the text form above; nullopt on a malformed type.
+std::optional<Type> parse_type(std::string_view text);
+
+}  // namespace metile::ir

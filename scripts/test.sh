@@ -1,0 +1,8 @@
+#!/usr/bin/env bash
+# The README's second command (and CI's): set up, build, run every test.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+scripts/setup.sh
+scripts/build.sh
+export PATH="$PWD/.venv/bin:$PATH"
+ctest --test-dir build --output-on-failure -j "$(nproc)"
