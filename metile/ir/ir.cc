@@ -2,7 +2,9 @@
 
 namespace metile::ir {
 
-std::string_view dialect_name(Dialect d) { return d == Dialect::Tile ? "tile" : "metal"; }
+std::string_view dialect_name(Dialect d) {
+  return d == Dialect::Tile ? "tile" : "metal";
+}
 
 namespace {
 constexpr bool kTile[] = {
@@ -35,8 +37,12 @@ const OpInfo kInfos[] = {
 };
 }  // namespace
 
-const OpInfo& op_info(OpKind k) { return kInfos[static_cast<int>(k)]; }
-std::string_view op_name(OpKind k) { return op_info(k).name; }
+const OpInfo& op_info(OpKind k) {
+  return kInfos[static_cast<int>(k)];
+}
+std::string_view op_name(OpKind k) {
+  return op_info(k).name;
+}
 
 std::optional<OpKind> parse_op_name(std::string_view name) {
   for (const OpInfo& info : kInfos)

@@ -59,9 +59,9 @@ struct Op {
   SourceLocation loc;
 
   bool has_attr(const std::string& k) const { return attrs.count(k) != 0; }
-  int64_t int_attr(const std::string& k) const;            // InternalError when missing
+  int64_t int_attr(const std::string& k) const;  // InternalError when missing
   int64_t int_attr_or(const std::string& k, int64_t dflt) const;
-  double float_attr(const std::string& k) const;           // accepts an integer too
+  double float_attr(const std::string& k) const;  // accepts an integer too
   const std::string& str_attr(const std::string& k) const;
 };
 
@@ -76,8 +76,8 @@ struct Kernel {
   Dialect dialect = Dialect::Tile;
   std::string name;
   std::vector<Param> params;
-  Block body;               // args are the params' values, in order
-  std::vector<Type> types;  // the type of every value, indexed by ValueId
+  Block body;                            // args are the params' values, in order
+  std::vector<Type> types;               // the type of every value, indexed by ValueId
   std::vector<std::string> value_names;  // optional hints for printing, "" when none
   // Kernel-level facts: constexpr values (Tile IR); threads_per_threadgroup,
   // threadgroup_bytes (Metal IR).

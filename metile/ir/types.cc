@@ -17,8 +17,12 @@ constexpr DTypeInfo kDTypes[] = {
 };
 }  // namespace
 
-std::string_view dtype_name(DType t) { return kDTypes[static_cast<int>(t)].name; }
-int dtype_bytes(DType t) { return kDTypes[static_cast<int>(t)].bytes; }
+std::string_view dtype_name(DType t) {
+  return kDTypes[static_cast<int>(t)].name;
+}
+int dtype_bytes(DType t) {
+  return kDTypes[static_cast<int>(t)].bytes;
+}
 
 std::optional<DType> parse_dtype(std::string_view name) {
   for (const auto& d : kDTypes)
@@ -26,9 +30,15 @@ std::optional<DType> parse_dtype(std::string_view name) {
   return std::nullopt;
 }
 
-bool is_float(DType t) { return t == DType::f16 || t == DType::bf16 || t == DType::f32; }
-bool is_integer(DType t) { return t == DType::i32 || t == DType::u32 || t == DType::i64; }
-bool is_signed(DType t) { return t == DType::i32 || t == DType::i64; }
+bool is_float(DType t) {
+  return t == DType::f16 || t == DType::bf16 || t == DType::f32;
+}
+bool is_integer(DType t) {
+  return t == DType::i32 || t == DType::u32 || t == DType::i64;
+}
+bool is_signed(DType t) {
+  return t == DType::i32 || t == DType::i64;
+}
 
 int64_t Type::num_elements() const {
   if (kind != TypeKind::Tile && kind != TypeKind::Vector) return 1;
@@ -94,8 +104,10 @@ std::optional<Type> parse_element(std::string_view s) {
     if (auto comma = s.find(','); comma != std::string_view::npos) {
       std::string_view rest = s.substr(comma + 1);
       while (!rest.empty() && rest.front() == ' ') rest.remove_prefix(1);
-      if (rest == "threadgroup") space = AddressSpace::Threadgroup;
-      else if (rest != "device") return std::nullopt;
+      if (rest == "threadgroup")
+        space = AddressSpace::Threadgroup;
+      else if (rest != "device")
+        return std::nullopt;
       s = s.substr(0, comma);
     }
     auto d = parse_dtype(s);

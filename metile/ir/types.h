@@ -19,9 +19,9 @@ enum class DType : uint8_t { f16, bf16, f32, i32, u32, i64, i1 };
 
 std::string_view dtype_name(DType t);  // "f32"
 std::optional<DType> parse_dtype(std::string_view name);
-int dtype_bytes(DType t);              // i1 counts as 1
+int dtype_bytes(DType t);  // i1 counts as 1
 bool is_float(DType t);
-bool is_integer(DType t);              // i32, u32, i64 (not i1)
+bool is_integer(DType t);  // i32, u32, i64 (not i1)
 bool is_signed(DType t);
 
 enum class TypeKind : uint8_t { Scalar, Tile, Vector, TensorDesc };

@@ -1,0 +1,141 @@
+#include "metile/ir/builder.h"
+
+#include <algorithm>
+
+namespace metile::ir {
+
+Builder::Builder(Kernel& kernel) : kernel_(kernel) {}
+
+void Builder::fail(const std::string& op, const std::string& rule) const {
+  throw UserError(op + ": " + rule, loc_);
+}
+
+Block& Builder::insertion_block() {
+  return open_.empty() ? kernel_.body : open_.back().op.regions.back();
+}
+
+ValueId Builder::add_param(const std::string& name, Type type, const std::string& access) {
+  METILE_ASSERT(open_.empty() && kernel_.body.ops.empty(), "parameters come before ops");
+  ValueId v = kernel_.new_value(std::move(type), name);
+  kernel_.params.push_back({name, v, access});
+  kernel_.body.args.push_back(v);
+  return v;
+}
+
+std::vector<ValueId> Builder::create(OpKind kind, std::vector<ValueId> operands,
+                                     std::vector<Type> result_types, Attrs attrs,
+                                     std::vector<Block> regions) {
+  Op op;
+  op.kind = kind;
+  op.operands = std::move(operands);
+  for (Type& t : result_types) op.results.push_back(kernel_.new_value(std::move(t)));
+  op.attrs = std::move(attrs);
+  op.regions = std::move(regions);
+  op.loc = loc_;
+  std::vector<ValueId> results = op.results;
+  insertion_block().ops.push_back(std::move(op));
+  return results;
+}
+
+ValueId Builder::create1(OpKind kind, std::vector<ValueId> operands, Type result_type,
+                         Attrs attrs) {
+  return create(kind, std::move(operands), {std::move(result_type)}, std::move(attrs))[0];
+}
+
+Builder::ForScope Builder::begin_for(ValueId start, ValueId end, ValueId step,
+                                     const std::vector<ValueId>& inits) {
+  for (ValueId bound : {start, end, step}) {
+    const Type& t = type(bound);
+    if (!t.is_scalar() || !is_integer(t.dtype))
+      fail("for", "loop bounds must be integer scalars, got " + t.str());
+  }
+  if (type(start) != type(end) || type(start) != type(step))
+    fail("for", "loop bounds must share one dtype, got " + type(start).str() + ", " +
+                    type(end).str() + ", " + type(step).str());
+  OpenRegion r;
+  r.op.kind = OpKind::For;
+  r.op.operands = {start, end, step};
+  r.op.operands.insert(r.op.operands.end(), inits.begin(), inits.end());
+  r.op.loc = loc_;
+  Block body;
+  ForScope scope;
+  scope.induction_var = kernel_.new_value(type(start), "i");
+  body.args.push_back(scope.induction_var);
+  for (ValueId init : inits) {
+    ValueId arg = kernel_.new_value(type(init));
+    body.args.push_back(arg);
+    scope.carried.push_back(arg);
+  }
+  r.op.regions.push_back(std::move(body));
+  open_.push_back(std::move(r));
+  return scope;
+}
+
+std::vector<ValueId> Builder::end_for(const std::vector<ValueId>& yields) {
+  METILE_ASSERT(!open_.empty() && open_.back().op.kind == OpKind::For, "no open loop");
+  Op& op = open_.back().op;
+  const size_t carried = op.operands.size() - 3;
+  METILE_ASSERT(yields.size() == carried, "loop yields one value per carried value");
+  for (size_t i = 0; i < carried; ++i) {
+    const Type& before = type(op.operands[3 + i]);
+    if (type(yields[i]) != before)
+      fail("for", "loop-carried value " + std::to_string(i) + " changes type from " + before.str() +
+                      " to " + type(yields[i]).str() + " in the loop body");
+  }
+  create(OpKind::Yield, yields, {});
+  Op done = std::move(open_.back().op);
+  open_.pop_back();
+  for (size_t i = 0; i < carried; ++i) done.results.push_back(kernel_.new_value(type(yields[i])));
+  std::vector<ValueId> results = done.results;
+  insertion_block().ops.push_back(std::move(done));
+  return results;
+}
+
+void Builder::abandon_for() {
+  METILE_ASSERT(!open_.empty() && open_.back().op.kind == OpKind::For, "no open loop");
+  open_.pop_back();
+}
+
+void Builder::begin_if(ValueId cond) {
+  const Type& t = type(cond);
+  if (!t.is_scalar() || t.dtype != DType::i1)
+    fail("if", "the condition must be an i1 scalar, got " + t.str());
+  OpenRegion r;
+  r.op.kind = OpKind::If;
+  r.op.operands = {cond};
+  r.op.loc = loc_;
+  r.op.regions.emplace_back();
+  open_.push_back(std::move(r));
+}
+
+void Builder::begin_else(const std::vector<ValueId>& then_yields) {
+  METILE_ASSERT(
+      !open_.empty() && open_.back().op.kind == OpKind::If && open_.back().op.regions.size() == 1,
+      "no open then-region");
+  create(OpKind::Yield, then_yields, {});
+  open_.back().yields = then_yields;
+  open_.back().op.regions.emplace_back();
+}
+
+std::vector<ValueId> Builder::end_if(const std::vector<ValueId>& else_yields) {
+  METILE_ASSERT(
+      !open_.empty() && open_.back().op.kind == OpKind::If && open_.back().op.regions.size() == 2,
+      "no open else-region");
+  const std::vector<ValueId> then_yields = open_.back().yields;
+  if (then_yields.size() != else_yields.size())
+    fail("if", "then and else yield different numbers of values");
+  for (size_t i = 0; i < then_yields.size(); ++i)
+    if (type(then_yields[i]) != type(else_yields[i]))
+      fail("if", "result " + std::to_string(i) + " is " + type(then_yields[i]).str() +
+                     " in the then-branch but " + type(else_yields[i]).str() +
+                     " in the else-branch");
+  create(OpKind::Yield, else_yields, {});
+  Op done = std::move(open_.back().op);
+  open_.pop_back();
+  for (ValueId y : then_yields) done.results.push_back(kernel_.new_value(type(y)));
+  std::vector<ValueId> results = done.results;
+  insertion_block().ops.push_back(std::move(done));
+  return results;
+}
+
+}  // namespace metile::ir

@@ -1,0 +1,120 @@
+// Builders for Tile IR and Metal IR. `Builder` appends ops at an insertion point (a block,
+// possibly nested in a loop or if); `TileBuilder` adds the validated Tile IR operations the
+// frontends (metile::dsl, the Python tracer) use. Every rule a frontend can break is
+// checked here and reported as a UserError naming the op, the rule and the values.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "metile/ir/ir.h"
+
+namespace metile::ir {
+
+class Builder {
+ public:
+  explicit Builder(Kernel& kernel);
+
+  Kernel& kernel() { return kernel_; }
+  const Type& type(ValueId v) const { return kernel_.type(v); }
+
+  // The location attached to ops created from now on (the user's source line).
+  void set_location(SourceLocation loc) { loc_ = std::move(loc); }
+  const SourceLocation& location() const { return loc_; }
+
+  // Appends a kernel parameter (and its block argument).
+  ValueId add_param(const std::string& name, Type type, const std::string& access = "");
+
+  // Appends an op with fresh results of the given types; returns the results.
+  std::vector<ValueId> create(OpKind kind, std::vector<ValueId> operands,
+                              std::vector<Type> result_types, Attrs attrs = {},
+                              std::vector<Block> regions = {});
+  // The same for an op with exactly one result.
+  ValueId create1(OpKind kind, std::vector<ValueId> operands, Type result_type, Attrs attrs = {});
+
+  // Structured control flow. begin_* opens a region and moves the insertion point inside;
+  // end_* closes it with a yield of `yields` and returns the op's results.
+  struct ForScope {
+    ValueId induction_var;
+    std::vector<ValueId> carried;  // the region arguments, one per init value
+  };
+  ForScope begin_for(ValueId start, ValueId end, ValueId step, const std::vector<ValueId>& inits);
+  std::vector<ValueId> end_for(const std::vector<ValueId>& yields);
+  // Drops the innermost open loop and everything built in it (the Python tracer re-traces a
+  // loop body when a carried value changes type).
+  void abandon_for();
+
+  void begin_if(ValueId cond);
+  // Ends the then-region with `yields` and opens the else-region.
+  void begin_else(const std::vector<ValueId>& then_yields);
+  std::vector<ValueId> end_if(const std::vector<ValueId>& else_yields);
+
+  int open_regions() const { return static_cast<int>(open_.size()); }
+
+ protected:
+  [[noreturn]] void fail(const std::string& op, const std::string& rule) const;
+
+  Kernel& kernel_;
+  SourceLocation loc_;
+
+ private:
+  struct OpenRegion {
+    Op op;                        // the for/if being built
+    std::vector<ValueId> yields;  // if: the then-yields once the else region is open
+  };
+  Block& insertion_block();
+  std::vector<OpenRegion> open_;
+};
+
+class TileBuilder : public Builder {
+ public:
+  explicit TileBuilder(Kernel& kernel);
+
+  // Scalars and geometry.
+  ValueId constant(double value, DType dtype);
+  ValueId constant_int(int64_t value, DType dtype = DType::i32);
+  ValueId program_id(int axis);
+  ValueId num_programs(int axis);
+  ValueId thread_id(int axis = 0);
+
+  // Tiles.
+  ValueId arange(int64_t start, int64_t end);
+  ValueId zeros(std::vector<int64_t> shape, DType dtype);
+  ValueId full(std::vector<int64_t> shape, double value, DType dtype);
+  ValueId splat(ValueId scalar, std::vector<int64_t> shape);
+  ValueId expand_dims(ValueId tile, int axis);
+  ValueId broadcast_to(ValueId value, std::vector<int64_t> shape);
+
+  // Elementwise. Operands may be scalars or tiles whose shapes broadcast (numpy rules);
+  // dtypes must match (frontends convert Python numbers first).
+  ValueId binary(OpKind kind, ValueId a, ValueId b);
+  ValueId cmp(const std::string& pred, ValueId a, ValueId b);  // lt le gt ge eq ne
+  ValueId select(ValueId cond, ValueId a, ValueId b);
+  ValueId cast(ValueId a, DType to);
+  ValueId unary(OpKind kind, ValueId a, bool fast = false);
+
+  // Memory.
+  ValueId ptr_add(ValueId ptr, ValueId offsets);
+  ValueId load(ValueId ptrs, ValueId mask = kNoValue, ValueId other = kNoValue);
+  void store(ValueId ptrs, ValueId value, ValueId mask = kNoValue);
+  ValueId make_tensor(ValueId base, const std::vector<ValueId>& dims,
+                      const std::vector<ValueId>& strides, const std::string& access);
+  ValueId tensor_load(ValueId desc, const std::vector<ValueId>& coords);
+  void tensor_store(ValueId desc, const std::vector<ValueId>& coords, ValueId value);
+  ValueId shared_alloc(int64_t size, DType dtype);
+
+  // Reductions, collectives, synchronisation.
+  ValueId reduce(const std::string& kind, ValueId tile);  // sum | max | min
+  ValueId simd(OpKind kind, ValueId value, ValueId lane_or_mask = kNoValue);
+  void barrier();
+
+  // The shape two operands broadcast to; fails naming `op` when they do not.
+  std::vector<int64_t> broadcast_shape(const std::string& op, const Type& a, const Type& b) const;
+
+ private:
+  // Brings a scalar or tile to `shape` (splat / expand / broadcast as needed).
+  ValueId to_shape(const std::string& op, ValueId v, const std::vector<int64_t>& shape);
+  std::string describe(ValueId v) const;  // "%3: tile<256xf32>"
+};
+
+}  // namespace metile::ir
