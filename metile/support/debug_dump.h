@@ -1,0 +1,28 @@
+// METILE_DEBUG=tile_ir|metal_ir|msl|cuda|schedule|all (comma-separated): writes the IR after
+// each named pipeline step under debug_output/<kernel>/ (DESIGN.md, "Pipeline").
+#pragma once
+
+#include <string>
+
+namespace metile {
+
+enum class DumpKind { TileIR, MetalIR, MSL, CUDA, Schedule };
+
+class DebugDump {
+ public:
+  // Reads METILE_DEBUG (and METILE_DEBUG_DIR, default "debug_output") once per instance.
+  explicit DebugDump(std::string kernel_name);
+
+  bool enabled(DumpKind kind) const;
+  // Writes <dir>/<kernel>/<NN>_<step>.<ext> when `kind` is enabled; NN counts the files
+  // written for this kernel so a directory listing reads in pipeline order.
+  void write(DumpKind kind, const std::string& step, const std::string& text);
+
+ private:
+  std::string kernel_name_;
+  std::string dir_;
+  unsigned mask_ = 0;
+  int counter_ = 0;
+};
+
+}  // namespace metile
