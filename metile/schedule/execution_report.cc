@@ -1,0 +1,37 @@
+#include "metile/schedule/execution_report.h"
+
+namespace metile::schedule {
+
+nlohmann::json ExecutionReport::to_json() const {
+  nlohmann::json j;
+  j["kernel"] = kernel;
+  j["target"] = target;
+  j["geometry"] = {{"threads_per_threadgroup", threads_per_threadgroup},
+                   {"grid_rule", grid_rule},
+                   {"reason", thread_plan_reason}};
+  j["threadgroup_bytes"] = threadgroup_bytes;
+  j["allocations"] = nlohmann::json::array();
+  for (const AllocationRecord& a : allocations)
+    j["allocations"].push_back({{"purpose", a.purpose},
+                                {"offset", a.offset},
+                                {"bytes", a.bytes},
+                                {"dtype", a.dtype},
+                                {"elements", a.elements}});
+  j["passes"] = nlohmann::json::array();
+  for (const PassRecord& p : passes)
+    j["passes"].push_back({{"name", p.name},
+                           {"dialect", p.dialect},
+                           {"changed", p.changed},
+                           {"ms", p.milliseconds}});
+  j["loops"] = nlohmann::json::array();
+  for (const LoopRecord& l : loops)
+    j["loops"].push_back({{"loop", l.loop},
+                          {"tile_elements", l.tile_elements},
+                          {"elements_per_thread", l.elements_per_thread}});
+  j["value_layouts"] = value_layouts;
+  j["math_mode"] = math_mode;
+  j["source_bytes"] = source_bytes;
+  return j;
+}
+
+}  // namespace metile::schedule

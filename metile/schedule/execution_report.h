@@ -1,0 +1,54 @@
+// What the compiler did to one kernel, as JSON: geometry, threadgroup allocations with byte
+// counts, the passes that ran (and whether each changed the IR), loop widths, value layouts.
+// Every figure here is what the generated code does, not what was asked for.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace metile::schedule {
+
+struct PassRecord {
+  std::string name;
+  std::string dialect;  // "tile" | "metal" | "msl"
+  bool changed = false;
+  double milliseconds = 0;
+};
+
+struct AllocationRecord {
+  std::string purpose;
+  int64_t offset = 0;
+  int64_t bytes = 0;
+  std::string dtype;
+  int64_t elements = 0;
+};
+
+struct LoopRecord {
+  std::string loop;
+  int64_t tile_elements = 0;
+  int elements_per_thread = 0;
+};
+
+struct ExecutionReport {
+  std::string kernel;
+  std::string target;
+  std::array<int, 3> threads_per_threadgroup{1, 1, 1};
+  std::string thread_plan_reason;
+  std::string grid_rule;
+  int64_t threadgroup_bytes = 0;
+  std::vector<AllocationRecord> allocations;
+  std::vector<PassRecord> passes;
+  std::vector<LoopRecord> loops;
+  std::vector<std::string> value_layouts;
+  std::string math_mode;  // "default" | "strict" | "relaxed"
+  int64_t source_bytes = 0;
+
+  nlohmann::json to_json() const;
+  std::string str() const { return to_json().dump(2); }
+};
+
+}  // namespace metile::schedule
