@@ -1,0 +1,188 @@
+// Tile IR's own rules: tile shapes, the tile construction ops, tensor descriptors,
+// threadgroup allocations and reductions.
+#include "metile/ir/verifier.h"
+
+namespace metile::ir::verifier_detail {
+
+namespace {
+
+bool is_power_of_two(int64_t n) {
+  return n > 0 && (n & (n - 1)) == 0;
+}
+
+std::string dims_text(const std::vector<int64_t>& shape) {
+  std::string r = "[";
+  for (size_t i = 0; i < shape.size(); ++i) r += (i ? ", " : "") + std::to_string(shape[i]);
+  return r + "]";
+}
+
+void check_type(Checker& c, const Op* definer, ValueId v) {
+  const Type& t = c.type(v);
+  if (t.is_vector()) return c.report(definer, "vectors are Metal IR types", {v});
+  if (t.is_desc() && (t.shape.size() != 1 || t.shape[0] < 1 || t.shape[0] > 3))
+    return c.report(definer, "a tensor descriptor has rank 1, 2 or 3", {v});
+  if (!t.is_tile()) return;
+  if (t.shape.empty() || t.shape.size() > 2) return c.report(definer, "tiles are 1-D or 2-D", {v});
+  for (int64_t d : t.shape)
+    if (!is_power_of_two(d))
+      return c.report(definer, "tile dimensions must be powers of two, got " + dims_text(t.shape),
+                      {v});
+}
+
+class TileOpRules {
+ public:
+  TileOpRules(Checker& c, const Op& op) : c_(c), op_(op) {}
+
+  void check() {
+    switch (op_.kind) {
+      case OpKind::Arange:
+        return arange();
+      case OpKind::Splat:
+        return splat();
+      case OpKind::ExpandDims:
+        return expand_dims();
+      case OpKind::Broadcast:
+        return broadcast();
+      case OpKind::MakeTensor:
+        return make_tensor();
+      case OpKind::TensorLoad:
+        return tensor_access(op_.operands.size() - 1, c_.type(op_.results[0]), op_.results[0]);
+      case OpKind::TensorStore:
+        return tensor_access(op_.operands.size() - 2, in(op_.operands.size() - 1),
+                             op_.operands.back());
+      case OpKind::SharedAlloc:
+        return shared_alloc();
+      case OpKind::Reduce:
+        return reduce();
+      default:
+        return;
+    }
+  }
+
+ private:
+  const Type& in(size_t i) const { return c_.type(op_.operands[i]); }
+  const Type& out() const { return c_.type(op_.results[0]); }
+  ValueId a(size_t i) const { return op_.operands[i]; }
+  ValueId r() const { return op_.results[0]; }
+  void fail(const std::string& rule, const std::vector<ValueId>& values = {}) {
+    c_.report(&op_, rule, values);
+  }
+  const int64_t* int_attr(const std::string& name) {
+    auto it = op_.attrs.find(name);
+    const int64_t* v = it == op_.attrs.end() ? nullptr : std::get_if<int64_t>(&it->second);
+    if (!v) fail("needs an integer attribute " + name);
+    return v;
+  }
+
+  void arange() {
+    const int64_t* start = int_attr("start");
+    const int64_t* end = int_attr("end");
+    if (!start || !end) return;
+    if (out() != Type::tile(DType::i32, {*end - *start}))
+      fail("the result must be tile<" + std::to_string(*end - *start) + "xi32>", {r()});
+  }
+
+  void splat() {
+    if (in(0).kind != TypeKind::Scalar) return fail("the operand must be a scalar", {a(0)});
+    if (!out().is_tile() || out().element() != in(0))
+      fail("the result must be a tile of the operand's type", {a(0), r()});
+  }
+
+  void expand_dims() {
+    const int64_t* axis = int_attr("axis");
+    if (!axis) return;
+    const Type& t = in(0);
+    if (!t.is_tile() || t.shape.size() != 1) return fail("the operand must be a 1-D tile", {a(0)});
+    if (*axis != 0 && *axis != 1) return fail("axis must be 0 or 1, got " + std::to_string(*axis));
+    Type expected = t;
+    expected.shape =
+        *axis == 0 ? std::vector<int64_t>{1, t.shape[0]} : std::vector<int64_t>{t.shape[0], 1};
+    if (out() != expected) fail("the result must be " + expected.str(), {a(0), r()});
+  }
+
+  void broadcast() {
+    const Type &t = in(0), &res = out();
+    if (!t.is_tile() || !res.is_tile() || t.element() != res.element())
+      return fail("operand and result must be tiles of one element type", {a(0), r()});
+    bool ok = t.shape.size() == res.shape.size();
+    for (size_t i = 0; ok && i < t.shape.size(); ++i)
+      ok = t.shape[i] == res.shape[i] || t.shape[i] == 1;
+    if (!ok)
+      fail("cannot broadcast shape " + dims_text(t.shape) + " to " + dims_text(res.shape),
+           {a(0), r()});
+  }
+
+  void make_tensor() {
+    auto it = op_.attrs.find("access");
+    const std::string* access =
+        it == op_.attrs.end() ? nullptr : std::get_if<std::string>(&it->second);
+    if (!access || (*access != "read" && *access != "write" && *access != "read_write"))
+      fail("needs attribute access = \"read\", \"write\" or \"read_write\"");
+    const Type& base = in(0);
+    if (!base.is_pointer() || base.space != AddressSpace::Device)
+      return fail("the base must be a device pointer", {a(0)});
+    if (op_.operands.size() % 2 == 0)
+      return fail("takes a base, then one size and one stride per dimension");
+    const int64_t rank = static_cast<int64_t>(op_.operands.size() - 1) / 2;
+    for (size_t i = 1; i < op_.operands.size(); ++i)
+      if (in(i) != Type::scalar(DType::i32)) fail("sizes and strides must be i32 scalars", {a(i)});
+    if (out() != Type::desc(base.dtype, rank))
+      fail("the result must be " + Type::desc(base.dtype, rank).str(), {a(0), r()});
+  }
+
+  // tensor_load and tensor_store: a descriptor, `rank` coordinates of one shape, and the
+  // value loaded or stored, of that shape and the descriptor's dtype.
+  void tensor_access(size_t rank, const Type& value, ValueId value_id) {
+    const Type& desc = in(0);
+    if (!desc.is_desc()) return fail("the first operand must be a tensor descriptor", {a(0)});
+    if (static_cast<int64_t>(rank) != desc.shape[0])
+      return fail("the tensor has rank " + std::to_string(desc.shape[0]) + " but " +
+                      std::to_string(rank) + " coordinate(s) were given",
+                  {a(0)});
+    const Type& first = in(1);
+    for (size_t i = 1; i <= rank; ++i) {
+      if (in(i).pointer || in(i).dtype != DType::i32)
+        return fail("coordinates must be i32", {a(i)});
+      if (in(i) != first) return fail("coordinates must have one shape", {a(1), a(i)});
+    }
+    Type expected = first.with_dtype(desc.dtype);
+    if (value != expected)
+      fail("the value must be " + expected.str() + " (the coordinates' shape, the tensor's dtype)",
+           {value_id, a(0)});
+  }
+
+  void shared_alloc() {
+    const int64_t* size = int_attr("size");
+    if (size && *size <= 0) fail("size must be positive, got " + std::to_string(*size));
+    if (!out().is_pointer() || out().space != AddressSpace::Threadgroup)
+      fail("the result must be a threadgroup pointer", {r()});
+  }
+
+  void reduce() {
+    auto it = op_.attrs.find("kind");
+    const std::string* kind =
+        it == op_.attrs.end() ? nullptr : std::get_if<std::string>(&it->second);
+    if (!kind || (*kind != "sum" && *kind != "max" && *kind != "min"))
+      fail("needs attribute kind = \"sum\", \"max\" or \"min\"");
+    const Type& t = in(0);
+    if (!t.is_tile() || t.pointer || t.dtype == DType::i1)
+      return fail("the operand must be a tile of numbers", {a(0)});
+    if (out() != Type::scalar(t.dtype))
+      fail("the result must be a " + std::string(dtype_name(t.dtype)) + " scalar", {a(0), r()});
+  }
+
+  Checker& c_;
+  const Op& op_;
+};
+
+}  // namespace
+
+std::vector<Diagnostic> verify_tile(const Kernel& k) {
+  DialectRules rules;
+  rules.check_type = check_type;
+  rules.check_op = [](Checker& c, const Op& op) { TileOpRules(c, op).check(); };
+  rules.check_kernel = [](Checker&) {};
+  return verify_with(k, rules);
+}
+
+}  // namespace metile::ir::verifier_detail

@@ -1,0 +1,589 @@
+// The rules Tile IR and Metal IR share: definitions and visibility, dialect membership,
+// operand and result counts, region structure, and the common per-op type rules.
+#include "metile/ir/verifier.h"
+
+#include <limits>
+
+#include "metile/ir/printer.h"
+
+namespace metile::ir {
+
+std::string Diagnostic::str() const {
+  std::string r = loc.known() ? loc.str() + ": " : "";
+  r += op + ": " + rule;
+  if (!values.empty()) r += " (" + values + ")";
+  return r;
+}
+
+namespace verifier_detail {
+
+Checker::Checker(const Kernel& k) : k_(k), names_(printed_value_names(k)) {}
+
+bool Checker::valid(ValueId v) const {
+  return v >= 0 && static_cast<size_t>(v) < k_.types.size();
+}
+
+std::string Checker::describe(const std::vector<ValueId>& values) const {
+  std::string r;
+  for (ValueId v : values) {
+    if (!r.empty()) r += ", ";
+    if (!valid(v)) {
+      r += "%?" + std::to_string(v);
+      continue;
+    }
+    r += (names_[v].empty() ? "%?" + std::to_string(v) : names_[v]) + ": " + k_.types[v].str();
+  }
+  return r;
+}
+
+void Checker::report(const Op* op, const std::string& rule, const std::vector<ValueId>& values) {
+  diagnostics_.push_back({op ? std::string(op_name(op->kind)) : "kernel", rule, describe(values),
+                          op ? op->loc : SourceLocation{}});
+}
+
+namespace {
+
+constexpr int kAny = std::numeric_limits<int>::max();
+
+struct Arity {
+  int min_operands;
+  int max_operands;
+  int results;  // kAny: the op's own rule decides
+};
+
+Arity arity(OpKind k) {
+  switch (k) {
+    case OpKind::Constant:
+    case OpKind::ProgramId:
+    case OpKind::NumPrograms:
+    case OpKind::ThreadId:
+    case OpKind::ThreadIndex:
+    case OpKind::ThreadgroupIndex:
+    case OpKind::ThreadgroupCount:
+    case OpKind::SimdLane:
+    case OpKind::SimdGroup:
+    case OpKind::Arange:
+    case OpKind::SharedAlloc:
+    case OpKind::ThreadgroupBuffer:
+      return {0, 0, 1};
+    case OpKind::Splat:
+    case OpKind::ExpandDims:
+    case OpKind::Broadcast:
+    case OpKind::Cast:
+    case OpKind::Neg:
+    case OpKind::Abs:
+    case OpKind::Exp:
+    case OpKind::Exp2:
+    case OpKind::Log:
+    case OpKind::Sqrt:
+    case OpKind::Rsqrt:
+    case OpKind::Tanh:
+    case OpKind::Sin:
+    case OpKind::Cos:
+    case OpKind::Reduce:
+    case OpKind::SimdSum:
+    case OpKind::SimdMax:
+    case OpKind::SimdMin:
+      return {1, 1, 1};
+    case OpKind::Select:
+      return {3, 3, 1};
+    case OpKind::Load:
+      return {1, 3, 1};
+    case OpKind::Store:
+      return {2, 3, 0};
+    case OpKind::MakeTensor:
+      return {3, 7, 1};
+    case OpKind::TensorLoad:
+      return {2, 4, 1};
+    case OpKind::TensorStore:
+      return {3, 5, 0};
+    case OpKind::Barrier:
+      return {0, 0, 0};
+    case OpKind::For:
+      return {3, kAny, kAny};
+    case OpKind::If:
+      return {1, 1, kAny};
+    case OpKind::Yield:
+      return {0, kAny, 0};
+    default:  // binary arithmetic, cmp, ptr_add, shuffles and broadcasts
+      return {2, 2, 1};
+  }
+}
+
+bool is_unary_math(OpKind k) {
+  return k == OpKind::Neg || k == OpKind::Abs || k == OpKind::Exp || k == OpKind::Exp2 ||
+         k == OpKind::Log || k == OpKind::Sqrt || k == OpKind::Rsqrt || k == OpKind::Tanh ||
+         k == OpKind::Sin || k == OpKind::Cos;
+}
+
+bool is_binary(OpKind k) {
+  return k == OpKind::Add || k == OpKind::Sub || k == OpKind::Mul || k == OpKind::Div ||
+         k == OpKind::Rem || k == OpKind::FloorDiv || k == OpKind::Min || k == OpKind::Max ||
+         k == OpKind::And || k == OpKind::Or || k == OpKind::Xor || k == OpKind::Shl ||
+         k == OpKind::Shr;
+}
+
+std::string shape_text(const Type& t) {
+  std::string r = "[";
+  if (t.is_tile() || t.is_vector())
+    for (size_t i = 0; i < t.shape.size(); ++i) r += (i ? ", " : "") + std::to_string(t.shape[i]);
+  return r + "]";
+}
+
+bool same_shape(const Type& a, const Type& b) {
+  bool a_scalar = a.kind == TypeKind::Scalar, b_scalar = b.kind == TypeKind::Scalar;
+  if (a_scalar || b_scalar) return a_scalar && b_scalar;
+  return a.kind == b.kind && a.shape == b.shape;
+}
+
+bool is_number(const Type& t) {
+  return !t.pointer && !t.is_desc();
+}
+
+bool is_int_scalar(const Type& t) {
+  return t.is_scalar() && is_integer(t.dtype);
+}
+
+// The per-op type rules both dialects share, for an op with valid operands and results.
+class CommonOpRules {
+ public:
+  CommonOpRules(Checker& c, const Op& op) : c_(c), op_(op) {}
+
+  void check() {
+    const OpKind k = op_.kind;
+    if (k == OpKind::Constant) return constant();
+    if (k == OpKind::ProgramId || k == OpKind::NumPrograms || k == OpKind::ThreadgroupIndex ||
+        k == OpKind::ThreadgroupCount)
+      return geometry(2);
+    if (k == OpKind::ThreadId || k == OpKind::ThreadIndex) return geometry(0);
+    if (k == OpKind::SimdLane || k == OpKind::SimdGroup) return geometry(-1);
+    if (is_binary(k)) return binary();
+    if (is_unary_math(k)) return unary();
+    if (k == OpKind::Cmp) return cmp();
+    if (k == OpKind::Select) return select();
+    if (k == OpKind::Cast) return cast();
+    if (k == OpKind::PtrAdd) return ptr_add();
+    if (k == OpKind::Load) return load();
+    if (k == OpKind::Store) return store();
+    if (k == OpKind::SimdShuffle || k == OpKind::SimdShuffleXor || k == OpKind::SimdBroadcast ||
+        k == OpKind::SimdSum || k == OpKind::SimdMax || k == OpKind::SimdMin)
+      return simd();
+    if (k == OpKind::Barrier) return barrier();
+    if (k == OpKind::For) return for_loop();
+    if (k == OpKind::If) return if_else();
+  }
+
+ private:
+  const Type& in(size_t i) const { return c_.type(op_.operands[i]); }
+  const Type& out(size_t i = 0) const { return c_.type(op_.results[i]); }
+  ValueId a(size_t i) const { return op_.operands[i]; }
+  ValueId r(size_t i = 0) const { return op_.results[i]; }
+  void fail(const std::string& rule, const std::vector<ValueId>& values = {}) {
+    c_.report(&op_, rule, values);
+  }
+
+  // The named attribute must be one of `allowed` (strings).
+  void string_attr(const std::string& name, std::initializer_list<std::string_view> allowed) {
+    auto it = op_.attrs.find(name);
+    const std::string* s = it == op_.attrs.end() ? nullptr : std::get_if<std::string>(&it->second);
+    std::string choices;
+    for (std::string_view c : allowed) choices += (choices.empty() ? "" : "|") + std::string(c);
+    if (!s) return fail("needs a string attribute " + name + " (" + choices + ")");
+    for (std::string_view c : allowed)
+      if (*s == c) return;
+    fail("attribute " + name + " = \"" + *s + "\" is not one of " + choices);
+  }
+
+  void constant() {
+    const Type& t = out();
+    if (!t.is_scalar()) return fail("the result must be a number scalar", {r()});
+    auto it = op_.attrs.find("value");
+    if (it == op_.attrs.end()) return fail("needs a value attribute", {r()});
+    const int64_t* i = std::get_if<int64_t>(&it->second);
+    if (!i && !std::holds_alternative<double>(it->second))
+      return fail("the value must be a number", {r()});
+    if (!is_float(t.dtype) && !i)
+      return fail("an integer constant needs an integer value, got " + print_attr(it->second),
+                  {r()});
+    if (t.dtype == DType::i1 && *i != 0 && *i != 1)
+      fail("an i1 constant must be 0 or 1, got " + std::to_string(*i), {r()});
+  }
+
+  // max_axis: the largest allowed axis attribute; -1 for ops without one.
+  void geometry(int max_axis) {
+    if (out() != Type::scalar(DType::i32)) fail("the result must be i32", {r()});
+    if (max_axis < 0) return;
+    auto it = op_.attrs.find("axis");
+    const int64_t* axis = it == op_.attrs.end() ? nullptr : std::get_if<int64_t>(&it->second);
+    if (!axis) return fail("needs an integer attribute axis");
+    if (*axis < 0 || *axis > max_axis)
+      fail("axis must be in [0, " + std::to_string(max_axis) + "], got " + std::to_string(*axis));
+  }
+
+  void binary() {
+    const OpKind k = op_.kind;
+    if (in(0) != in(1) || in(0) != out())
+      return fail("operands and result must have one type", {a(0), a(1), r()});
+    const Type& t = in(0);
+    if (!is_number(t)) return fail("operands must be numbers (use ptr_add for pointers)", {a(0)});
+    bool bitwise = k == OpKind::And || k == OpKind::Or || k == OpKind::Xor;
+    bool shift = k == OpKind::Shl || k == OpKind::Shr;
+    if ((bitwise || shift) && is_float(t.dtype))
+      fail("bitwise operations need integer or i1 operands", {a(0), a(1)});
+    else if (shift && t.dtype == DType::i1)
+      fail("shifts need integer operands", {a(0), a(1)});
+    else if (!bitwise && !shift && k != OpKind::Min && k != OpKind::Max && t.dtype == DType::i1)
+      fail("arithmetic on i1 values is not defined", {a(0), a(1)});
+  }
+
+  void unary() {
+    if (in(0) != out()) return fail("operand and result must have one type", {a(0), r()});
+    if (!is_number(in(0))) return fail("the operand must be a number", {a(0)});
+    bool integer_ok = op_.kind == OpKind::Neg || op_.kind == OpKind::Abs;
+    if (!is_float(in(0).dtype) && !(integer_ok && is_integer(in(0).dtype)))
+      fail("needs a floating-point operand", {a(0)});
+    auto it = op_.attrs.find("fast");
+    if (it != op_.attrs.end()) {
+      const int64_t* fast = std::get_if<int64_t>(&it->second);
+      if (!fast || (*fast != 0 && *fast != 1)) fail("attribute fast must be 0 or 1");
+    }
+  }
+
+  void cmp() {
+    string_attr("pred", {"lt", "le", "gt", "ge", "eq", "ne"});
+    if (in(0) != in(1)) return fail("operands must have one type", {a(0), a(1)});
+    if (!is_number(in(0))) return fail("operands must be numbers", {a(0), a(1)});
+    if (out() != in(0).with_dtype(DType::i1))
+      fail("the result must be i1 of the operand shape " + shape_text(in(0)), {a(0), r()});
+  }
+
+  void select() {
+    if (in(1) != in(2) || in(1) != out())
+      return fail("both choices and the result must have one type", {a(1), a(2), r()});
+    const Type& c = in(0);
+    if (c.pointer || c.dtype != DType::i1) return fail("the condition must be i1", {a(0)});
+    // A scalar condition may pick between whole vectors (Metal IR).
+    if (!same_shape(c, out()) && !(c.is_scalar() && out().is_vector()))
+      fail("condition shape " + shape_text(c) + " does not match result shape " + shape_text(out()),
+           {a(0), r()});
+  }
+
+  void cast() {
+    if (!is_number(in(0)) || !is_number(out()))
+      return fail("casts convert numbers only", {a(0), r()});
+    if (!same_shape(in(0), out()))
+      fail("operand shape " + shape_text(in(0)) + " differs from result shape " + shape_text(out()),
+           {a(0), r()});
+  }
+
+  void ptr_add() {
+    if (!in(0).pointer) return fail("the first operand must be a pointer", {a(0)});
+    if (in(1).pointer || !is_number(in(1)) || !is_integer(in(1).dtype))
+      return fail("the offset must be an integer", {a(1)});
+    if (!same_shape(in(0), in(1)))
+      return fail("offset shape " + shape_text(in(1)) + " does not match pointer shape " +
+                      shape_text(in(0)),
+                  {a(1), a(0)});
+    if (out() != in(0)) fail("the result must have the pointer's type", {a(0), r()});
+  }
+
+  // The shape an access through `ptr` moves: the pointer's own, or a vector (Metal IR).
+  bool access_shape_ok(const Type& ptr, const Type& value) {
+    return same_shape(ptr, value) || (ptr.is_pointer() && value.is_vector());
+  }
+
+  void load() {
+    const Type& p = in(0);
+    if (!p.pointer) return fail("the address must be a pointer or a tile of pointers", {a(0)});
+    if (!is_number(out()) || out().dtype != p.dtype)
+      return fail("the result must have the pointee dtype " + std::string(dtype_name(p.dtype)),
+                  {a(0), r()});
+    if (!access_shape_ok(p, out()))
+      return fail(
+          "result shape " + shape_text(out()) + " does not match pointer shape " + shape_text(p),
+          {r(), a(0)});
+    if (op_.operands.size() == 2) return fail("takes (ptr) or (ptr, mask, other)");
+    if (op_.operands.size() == 3) {
+      mask(a(1));
+      if (in(2) != out()) fail("'other' must have the result type " + out().str(), {a(2), r()});
+    }
+  }
+
+  void mask(ValueId m) {
+    const Type& t = c_.type(m);
+    const Type& p = in(0);
+    if (t.pointer || t.dtype != DType::i1) return fail("the mask must be i1", {m});
+    if (!same_shape(t, p))
+      fail("mask shape " + shape_text(t) + " does not match pointer shape " + shape_text(p),
+           {m, a(0)});
+  }
+
+  void store() {
+    const Type& p = in(0);
+    if (!p.pointer) return fail("the address must be a pointer or a tile of pointers", {a(0)});
+    if (!is_number(in(1)) || in(1).dtype != p.dtype)
+      return fail("the value must have the pointee dtype " + std::string(dtype_name(p.dtype)),
+                  {a(1), a(0)});
+    if (!access_shape_ok(p, in(1)))
+      return fail(
+          "value shape " + shape_text(in(1)) + " does not match pointer shape " + shape_text(p),
+          {a(1), a(0)});
+    if (op_.operands.size() == 3) mask(a(2));
+  }
+
+  void simd() {
+    const Type& v = in(0);
+    if (!is_number(v) || v.is_tile())
+      return fail("operates on per-thread scalars or vectors", {a(0)});
+    if (out() != v) fail("the result must have the operand's type", {a(0), r()});
+    if (op_.operands.size() == 2 && !is_int_scalar(in(1)))
+      fail("the lane must be an integer scalar", {a(1)});
+  }
+
+  void barrier() {
+    string_attr("scope", {"threadgroup", "simdgroup"});
+    string_attr("mem", {"none", "threadgroup", "device", "all"});
+  }
+
+  // Each yield of `regions` must pass values of `types`.
+  void yields_match(const std::vector<Type>& types, const std::string& what) {
+    for (const Block& region : op_.regions) {
+      if (region.ops.empty() || region.ops.back().kind != OpKind::Yield) continue;
+      const Op& y = region.ops.back();
+      if (y.operands.size() != types.size()) {
+        fail("yield passes " + std::to_string(y.operands.size()) + " value(s) but " + what +
+                 " expects " + std::to_string(types.size()),
+             y.operands);
+        continue;
+      }
+      for (size_t i = 0; i < types.size(); ++i)
+        if (c_.valid(y.operands[i]) && c_.type(y.operands[i]) != types[i])
+          fail(
+              "yield value " + std::to_string(i) + " must be " + types[i].str() + " (" + what + ")",
+              {y.operands[i]});
+    }
+  }
+
+  void for_loop() {
+    const Type& start = in(0);
+    if (!is_int_scalar(start) || in(1) != start || in(2) != start)
+      return fail("loop bounds must be integer scalars of one dtype", {a(0), a(1), a(2)});
+    const size_t carried = op_.operands.size() - 3;
+    if (op_.results.size() != carried)
+      return fail("has " + std::to_string(carried) + " carried value(s) but " +
+                  std::to_string(op_.results.size()) + " result(s)");
+    std::vector<Type> types;
+    for (size_t i = 0; i < carried; ++i) {
+      types.push_back(in(3 + i));
+      if (out(i) != in(3 + i))
+        fail("result " + std::to_string(i) + " must have the type of its initial value",
+             {a(3 + i), r(i)});
+    }
+    const Block& body = op_.regions[0];
+    if (body.args.size() != carried + 1)
+      return fail("the body takes the induction variable and " + std::to_string(carried) +
+                  " carried value(s), got " + std::to_string(body.args.size()) + " argument(s)");
+    if (c_.type(body.args[0]) != start)
+      fail("the induction variable must have the bounds' type", {body.args[0], a(0)});
+    for (size_t i = 0; i < carried; ++i)
+      if (c_.type(body.args[1 + i]) != types[i])
+        fail(
+            "region argument " + std::to_string(1 + i) + " must have the type of its initial value",
+            {body.args[1 + i], a(3 + i)});
+    yields_match(types, "the loop carries it");
+  }
+
+  void if_else() {
+    const Type& c = in(0);
+    if (!c.is_scalar() || c.dtype != DType::i1) fail("the condition must be an i1 scalar", {a(0)});
+    std::vector<Type> types;
+    for (ValueId v : op_.results) types.push_back(c_.type(v));
+    yields_match(types, "the if's results");
+  }
+
+  Checker& c_;
+  const Op& op_;
+};
+
+// Walks the kernel: definitions, visibility and structure, then the op rules.
+class Walker {
+ public:
+  Walker(Checker& c, const DialectRules& rules)
+      : c_(c), rules_(rules), state_(c.kernel().types.size(), State::Undefined) {}
+
+  void run() {
+    const Kernel& k = c_.kernel();
+    std::vector<ValueId> param_values;
+    for (const Param& p : k.params) {
+      param_values.push_back(p.value);
+      define(nullptr, p.value);
+    }
+    if (param_values != k.body.args)
+      c_.report(nullptr, "the body's arguments must be the parameters' values, in order");
+    block(k.body, nullptr);
+  }
+
+ private:
+  enum class State : uint8_t { Undefined, Visible, OutOfScope };
+
+  bool define(const Op* definer, ValueId v) {
+    if (!c_.valid(v)) {
+      c_.report(definer, "defines %?" + std::to_string(v) + ", which has no type");
+      return false;
+    }
+    if (state_[v] != State::Undefined) {
+      c_.report(definer, "defines a value that is already defined", {v});
+      return false;
+    }
+    state_[v] = State::Visible;
+    rules_.check_type(c_, definer, v);
+    return true;
+  }
+
+  bool use(const Op& op, ValueId v) {
+    if (!c_.valid(v)) {
+      c_.report(&op, "uses %?" + std::to_string(v) + ", which is not a value");
+      return false;
+    }
+    if (state_[v] == State::Undefined) {
+      c_.report(&op, "uses a value before its definition", {v});
+      return false;
+    }
+    if (state_[v] == State::OutOfScope) {
+      c_.report(&op, "uses a value outside the region that defines it", {v});
+      return false;
+    }
+    return true;
+  }
+
+  void block(const Block& b, const Op* parent) {
+    std::vector<ValueId> local;
+    for (size_t i = 0; i < b.ops.size(); ++i) {
+      const Op& op = b.ops[i];
+      bool ok = true;
+      for (ValueId v : op.operands) ok = use(op, v) && ok;
+      structure(op, parent, i + 1 == b.ops.size(), ok);
+      for (const Block& region : op.regions) {
+        std::vector<ValueId> args;
+        for (ValueId v : region.args)
+          if (define(&op, v)) args.push_back(v);
+        block(region, &op);
+        for (ValueId v : args) state_[v] = State::OutOfScope;
+      }
+      for (ValueId v : op.results)
+        if (define(&op, v))
+          local.push_back(v);
+        else
+          ok = false;
+      if (ok && shape_ok(op)) {
+        CommonOpRules(c_, op).check();
+        rules_.check_op(c_, op);
+      }
+    }
+    if (parent) {
+      bool needs_yield = !b.ops.empty() || !parent->results.empty();
+      if (needs_yield && (b.ops.empty() || b.ops.back().kind != OpKind::Yield))
+        c_.report(parent, "a region must end with yield");
+    }
+    for (ValueId v : local) state_[v] = State::OutOfScope;
+  }
+
+  // Dialect membership and yield placement.
+  void structure(const Op& op, const Op* parent, bool last, bool& ok) {
+    const OpInfo& info = op_info(op.kind);
+    const bool tile = c_.kernel().dialect == Dialect::Tile;
+    if (!(tile ? info.in_tile : info.in_metal)) {
+      c_.report(&op, std::string("is not an op of ") + (tile ? "Tile IR" : "Metal IR"));
+      ok = false;
+    }
+    if (op.kind == OpKind::Yield && (!parent || !last)) {
+      c_.report(&op, "yield must be the last op of a for or if region");
+      ok = false;
+    }
+  }
+
+  // Operand, result and region counts; the type rules assume them.
+  bool shape_ok(const Op& op) {
+    const Arity ar = arity(op.kind);
+    const int n = static_cast<int>(op.operands.size());
+    bool ok = true;
+    if (n < ar.min_operands || n > ar.max_operands) {
+      std::string expected =
+          ar.max_operands == kAny ? "at least " + std::to_string(ar.min_operands)
+          : ar.min_operands == ar.max_operands
+              ? std::to_string(ar.min_operands)
+              : std::to_string(ar.min_operands) + " to " + std::to_string(ar.max_operands);
+      c_.report(&op, "takes " + expected + " operand(s), got " + std::to_string(n), op.operands);
+      ok = false;
+    }
+    if (ar.results != kAny && static_cast<int>(op.results.size()) != ar.results) {
+      c_.report(&op,
+                "has " + std::to_string(ar.results) + " result(s), got " +
+                    std::to_string(op.results.size()),
+                op.results);
+      ok = false;
+    }
+    const size_t regions = op.regions.size();
+    const bool regions_ok = op.kind == OpKind::For ? regions == 1
+                            : op.kind == OpKind::If
+                                ? regions == 2 || (regions == 1 && op.results.empty())
+                                : regions == 0;
+    if (!regions_ok) {
+      c_.report(&op, "has the wrong number of regions (" + std::to_string(regions) + ")");
+      ok = false;
+    }
+    return ok;
+  }
+
+  Checker& c_;
+  const DialectRules& rules_;
+  std::vector<State> state_;
+};
+
+}  // namespace
+
+std::vector<Diagnostic> verify_with(const Kernel& k, const DialectRules& rules) {
+  Checker c(k);
+  for (const Param& p : k.params) {
+    if (!c.valid(p.value)) continue;
+    const Type& t = c.type(p.value);
+    const std::string what = "parameter " + p.name;
+    if (t.is_pointer()) {
+      if (t.space != AddressSpace::Device)
+        c.report(nullptr, what + " must point to device memory", {p.value});
+      if (p.access != "read" && p.access != "write" && p.access != "read_write")
+        c.report(nullptr,
+                 what + " needs access read, write or read_write, got \"" + p.access + "\"",
+                 {p.value});
+    } else if (!t.is_scalar()) {
+      c.report(nullptr, what + " must be a buffer or a scalar", {p.value});
+    } else if (!p.access.empty()) {
+      c.report(nullptr, what + " is a scalar and takes no access", {p.value});
+    }
+  }
+  rules.check_kernel(c);
+  Walker(c, rules).run();
+  return c.take();
+}
+
+}  // namespace verifier_detail
+
+std::vector<Diagnostic> verify(const Kernel& k) {
+  return k.dialect == Dialect::Tile ? verifier_detail::verify_tile(k)
+                                    : verifier_detail::verify_metal(k);
+}
+
+void verify_or_throw(const Kernel& k, const std::string& after_pass) {
+  std::vector<Diagnostic> diagnostics = verify(k);
+  if (diagnostics.empty()) return;
+  const std::string dialect = k.dialect == Dialect::Tile ? "Tile IR" : "Metal IR";
+  std::string list;
+  for (const Diagnostic& d : diagnostics) list += "\n  " + d.str();
+  if (after_pass.empty())
+    throw UserError("invalid " + dialect + " in kernel " + k.name + ":" + list,
+                    diagnostics.front().loc);
+  throw InternalError("pass " + after_pass + " produced invalid " + dialect + " in kernel " +
+                      k.name + ":" + list + "\n" + print(k));
+}
+
+}  // namespace metile::ir

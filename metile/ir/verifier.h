@@ -1,0 +1,78 @@
+// The verifiers of Tile IR and Metal IR: the executable statement of what a valid kernel is
+// in each dialect. They run on frontend output (a failure is the user's error) and after
+// every pass (a failure is a compiler bug).
+#pragma once
+
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "metile/ir/ir.h"
+
+namespace metile::ir {
+
+// One broken rule: the op, the rule, and the values involved as printed by print()
+// ("%4: tile<128xi1>, %3: tile<256xptr<f32>>").
+struct Diagnostic {
+  std::string op;  // op name, or "kernel" for kernel-level rules
+  std::string rule;
+  std::string values;
+  SourceLocation loc;
+
+  // "[file:line: ]op: rule[ (values)]"
+  std::string str() const;
+};
+
+// Every broken rule of k, dispatching on k.dialect; empty when k is valid.
+std::vector<Diagnostic> verify(const Kernel& k);
+
+// Throws when verify(k) finds anything. after_pass == "": the input was bad (UserError
+// listing the diagnostics); otherwise the named pass produced invalid IR (InternalError that
+// also carries print(k)).
+void verify_or_throw(const Kernel& k, const std::string& after_pass);
+
+// The machinery the dialect verifiers share (verifier.cc); tile_verifier.cc and
+// metal_verifier.cc add the dialect's own rules through these hooks.
+namespace verifier_detail {
+
+class Checker {
+ public:
+  explicit Checker(const Kernel& k);
+
+  const Kernel& kernel() const { return k_; }
+  // Whether v names a value with a type (operands are checked before the dialect hooks run,
+  // so hooks may call type() on any operand or result).
+  bool valid(ValueId v) const;
+  const Type& type(ValueId v) const { return k_.types[v]; }
+  // "%4: tile<128xi1>" for each value, joined with ", ".
+  std::string describe(const std::vector<ValueId>& values) const;
+  void report(const Op* op, const std::string& rule, const std::vector<ValueId>& values = {});
+
+  std::vector<Diagnostic> take() { return std::move(diagnostics_); }
+
+ private:
+  const Kernel& k_;
+  std::vector<std::string> names_;
+  std::vector<Diagnostic> diagnostics_;
+};
+
+// The rules of one dialect on top of the shared ones.
+struct DialectRules {
+  // Every value's type (parameters, results, region arguments).
+  std::function<void(Checker&, const Op* definer, ValueId)> check_type;
+  // One op whose operands and results are valid values; called after the shared op rules.
+  std::function<void(Checker&, const Op&)> check_op;
+  // Kernel-level rules (attributes, parameters), called once.
+  std::function<void(Checker&)> check_kernel;
+};
+
+// The shared rules: definitions and visibility, dialect membership, operand and result
+// counts, region structure, and the per-op type rules both dialects have in common.
+std::vector<Diagnostic> verify_with(const Kernel& k, const DialectRules& rules);
+
+std::vector<Diagnostic> verify_tile(const Kernel& k);
+std::vector<Diagnostic> verify_metal(const Kernel& k);
+
+}  // namespace verifier_detail
+
+}  // namespace metile::ir
