@@ -1,0 +1,359 @@
+#include "tests/dsl/tile_interpreter.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <stdexcept>
+#include <string>
+
+namespace metile::test {
+
+using ir::DType;
+using ir::OpKind;
+
+namespace {
+// f16 and bf16 rounding: `bits` significant bits, normal exponents from `min_exp`.
+double round_float(double x, int bits, int min_exp, double max_finite) {
+  if (x == 0 || std::isnan(x) || std::isinf(x)) return x;
+  int e = 0;
+  std::frexp(x, &e);  // |x| = m * 2^e, m in [0.5, 1)
+  const double quantum = std::ldexp(1.0, std::max(e, min_exp + 1) - bits);
+  const double r = std::nearbyint(x / quantum) * quantum;
+  return std::abs(r) > max_finite ? std::copysign(INFINITY, x) : r;
+}
+
+int64_t wrap_int(DType t, int64_t v) {
+  switch (t) {
+    case DType::i32:
+      return static_cast<int32_t>(v);
+    case DType::u32:
+      return static_cast<uint32_t>(v);
+    case DType::i1:
+      return v != 0;
+    default:
+      return v;
+  }
+}
+}  // namespace
+
+double round_to(DType dtype, double x) {
+  switch (dtype) {
+    case DType::f32:
+      return static_cast<float>(x);
+    case DType::f16:
+      return round_float(x, 11, -14, 65504.0);
+    case DType::bf16:
+      return round_float(x, 8, -126, 3.3895313892515355e38);
+    default:
+      return static_cast<double>(wrap_int(dtype, static_cast<int64_t>(x)));
+  }
+}
+
+namespace {
+// A runtime value: the elements of a scalar or tile (row-major); pointers hold element
+// offsets into buffer `buffer`.
+struct RtValue {
+  std::vector<double> data;
+  int buffer = -1;
+};
+
+class Interpreter {
+ public:
+  Interpreter(const ir::Kernel& k, std::vector<HostBuffer>& buffers)
+      : kernel_(k), buffers_(buffers), values_(k.types.size()) {}
+
+  void run(int64_t grid, const std::vector<Arg>& args) {
+    if (args.size() != kernel_.params.size()) throw std::runtime_error("wrong argument count");
+    grid_ = grid;
+    for (program_ = 0; program_ < grid; ++program_) {
+      for (size_t i = 0; i < args.size(); ++i) values_[kernel_.params[i].value] = bind(args[i]);
+      run_block(kernel_.body);
+    }
+  }
+
+ private:
+  static RtValue bind(const Arg& a) {
+    if (auto* b = std::get_if<BufferArg>(&a)) return {{0.0}, b->index};
+    if (auto* i = std::get_if<int64_t>(&a)) return {{static_cast<double>(*i)}};
+    return {{std::get<double>(a)}};
+  }
+
+  const ir::Type& type(ir::ValueId v) const { return kernel_.type(v); }
+  const RtValue& at(ir::ValueId v) const { return values_.at(v); }
+  static size_t size_of(const ir::Type& t) { return static_cast<size_t>(t.num_elements()); }
+
+  // Runs a block; returns the values of its yield (if any).
+  std::vector<RtValue> run_block(const ir::Block& b) {
+    for (const ir::Op& op : b.ops) {
+      if (op.kind == OpKind::Yield) {
+        std::vector<RtValue> r;
+        for (ir::ValueId v : op.operands) r.push_back(at(v));
+        return r;
+      }
+      run_op(op);
+    }
+    return {};
+  }
+
+  void set(const ir::Op& op, RtValue v) { values_[op.results.at(0)] = std::move(v); }
+
+  void run_op(const ir::Op& op) {
+    const ir::Type* rt = op.results.empty() ? nullptr : &type(op.results[0]);
+    switch (op.kind) {
+      case OpKind::Constant:
+        return set(op, {{op.float_attr("value")}});
+      case OpKind::ProgramId:
+        return set(op, {{op.int_attr("axis") == 0 ? static_cast<double>(program_) : 0.0}});
+      case OpKind::NumPrograms:
+        return set(op, {{op.int_attr("axis") == 0 ? static_cast<double>(grid_) : 1.0}});
+      case OpKind::Arange: {
+        RtValue r;
+        for (int64_t i = op.int_attr("start"); i < op.int_attr("end"); ++i) r.data.push_back(i);
+        return set(op, r);
+      }
+      case OpKind::Splat: {
+        const RtValue& s = at(op.operands[0]);
+        return set(op, {std::vector<double>(size_of(*rt), s.data[0]), s.buffer});
+      }
+      case OpKind::ExpandDims:
+        return set(op, at(op.operands[0]));
+      case OpKind::Broadcast:
+        return set(op, broadcast(op));
+      case OpKind::Cmp:
+        return set(op, elementwise2(op, [&](double a, double b) { return compare(op, a, b); }));
+      case OpKind::Select: {
+        const RtValue &c = at(op.operands[0]), &a = at(op.operands[1]), &b = at(op.operands[2]);
+        RtValue r{a.data, a.buffer};
+        for (size_t i = 0; i < r.data.size(); ++i)
+          if (c.data[i] == 0) r.data[i] = b.data[i];
+        return set(op, r);
+      }
+      case OpKind::Cast: {
+        RtValue r = at(op.operands[0]);
+        for (double& x : r.data)
+          x = round_to(rt->dtype, ir::is_float(rt->dtype) ? x : std::trunc(x));
+        return set(op, r);
+      }
+      case OpKind::PtrAdd: {
+        RtValue r = at(op.operands[0]);
+        const RtValue& offs = at(op.operands[1]);
+        for (size_t i = 0; i < r.data.size(); ++i) r.data[i] += offs.data[i];
+        return set(op, r);
+      }
+      case OpKind::Load:
+        return set(op, load(op));
+      case OpKind::Store:
+        return store(op);
+      case OpKind::Reduce:
+        return set(op, reduce(op));
+      case OpKind::For:
+        return run_for(op);
+      case OpKind::If: {
+        const ir::Block& region = op.regions[at(op.operands[0]).data[0] != 0 ? 0 : 1];
+        std::vector<RtValue> ys = run_block(region);
+        for (size_t i = 0; i < op.results.size(); ++i) values_[op.results[i]] = ys[i];
+        return;
+      }
+      default:
+        if (op.operands.size() == 2 && rt && !rt->pointer) {
+          DType t = type(op.operands[0]).dtype;
+          return set(op, elementwise2(op, [&](double a, double b) {
+                       return round_to(rt->dtype, binary(op.kind, t, a, b));
+                     }));
+        }
+        if (op.operands.size() == 1 && rt) {
+          RtValue r = at(op.operands[0]);
+          for (double& x : r.data) x = round_to(rt->dtype, unary(op.kind, x));
+          return set(op, r);
+        }
+        throw std::runtime_error("tile interpreter: unsupported op " +
+                                 std::string(ir::op_name(op.kind)));
+    }
+  }
+
+  template <typename F>
+  RtValue elementwise2(const ir::Op& op, F f) {
+    const RtValue &a = at(op.operands[0]), &b = at(op.operands[1]);
+    RtValue r;
+    for (size_t i = 0; i < a.data.size(); ++i) r.data.push_back(f(a.data[i], b.data[i]));
+    return r;
+  }
+
+  static double compare(const ir::Op& op, double a, double b) {
+    const std::string& p = op.str_attr("pred");
+    bool r = p == "lt"   ? a < b
+             : p == "le" ? a <= b
+             : p == "gt" ? a > b
+             : p == "ge" ? a >= b
+             : p == "eq" ? a == b
+                         : a != b;
+    return r ? 1 : 0;
+  }
+
+  static double binary(OpKind k, DType t, double a, double b) {
+    if (ir::is_float(t)) {
+      switch (k) {
+        case OpKind::Add:
+          return a + b;
+        case OpKind::Sub:
+          return a - b;
+        case OpKind::Mul:
+          return a * b;
+        case OpKind::Div:
+          return a / b;
+        case OpKind::Rem:
+          return std::fmod(a, b);
+        case OpKind::Min:
+          return std::min(a, b);
+        case OpKind::Max:
+          return std::max(a, b);
+        default:
+          break;
+      }
+      throw std::runtime_error("tile interpreter: float " + std::string(ir::op_name(k)));
+    }
+    const int64_t x = static_cast<int64_t>(a), y = static_cast<int64_t>(b);
+    switch (k) {
+      case OpKind::Add:
+        return static_cast<double>(x + y);
+      case OpKind::Sub:
+        return static_cast<double>(x - y);
+      case OpKind::Mul:
+        return static_cast<double>(x * y);
+      case OpKind::Div:
+        return static_cast<double>(x / y);
+      case OpKind::Rem:
+        return static_cast<double>(x % y);
+      case OpKind::FloorDiv:
+        return std::floor(static_cast<double>(x) / static_cast<double>(y));
+      case OpKind::Min:
+        return static_cast<double>(std::min(x, y));
+      case OpKind::Max:
+        return static_cast<double>(std::max(x, y));
+      case OpKind::And:
+        return static_cast<double>(x & y);
+      case OpKind::Or:
+        return static_cast<double>(x | y);
+      case OpKind::Xor:
+        return static_cast<double>(x ^ y);
+      case OpKind::Shl:
+        return static_cast<double>(x << y);
+      case OpKind::Shr:
+        return static_cast<double>(x >> y);
+      default:
+        break;
+    }
+    throw std::runtime_error("tile interpreter: integer " + std::string(ir::op_name(k)));
+  }
+
+  static double unary(OpKind k, double x) {
+    switch (k) {
+      case OpKind::Neg:
+        return -x;
+      case OpKind::Abs:
+        return std::abs(x);
+      case OpKind::Exp:
+        return std::exp(x);
+      case OpKind::Exp2:
+        return std::exp2(x);
+      case OpKind::Log:
+        return std::log(x);
+      case OpKind::Sqrt:
+        return std::sqrt(x);
+      case OpKind::Rsqrt:
+        return 1.0 / std::sqrt(x);
+      case OpKind::Tanh:
+        return std::tanh(x);
+      case OpKind::Sin:
+        return std::sin(x);
+      case OpKind::Cos:
+        return std::cos(x);
+      default:
+        break;
+    }
+    throw std::runtime_error("tile interpreter: unary " + std::string(ir::op_name(k)));
+  }
+
+  RtValue broadcast(const ir::Op& op) {
+    const std::vector<int64_t>& from = type(op.operands[0]).shape;
+    const std::vector<int64_t>& to = type(op.results[0]).shape;
+    const RtValue& s = at(op.operands[0]);
+    RtValue r{{}, s.buffer};
+    const int64_t cols = to.size() == 2 ? to[1] : to[0], rows = to.size() == 2 ? to[0] : 1;
+    const int64_t from_cols = from.size() == 2 ? from[1] : from[0];
+    for (int64_t i = 0; i < rows; ++i)
+      for (int64_t j = 0; j < cols; ++j) {
+        int64_t si = from.size() == 2 && from[0] == 1 ? 0 : i;
+        int64_t sj = from_cols == 1 ? 0 : j;
+        r.data.push_back(s.data[si * from_cols + sj]);
+      }
+    return r;
+  }
+
+  double& element(const RtValue& ptrs, size_t i) {
+    HostBuffer& b = buffers_.at(ptrs.buffer);
+    const double offset = ptrs.data[i];
+    if (offset < 0 || offset >= static_cast<double>(b.data.size()))
+      throw std::runtime_error("tile interpreter: out-of-bounds access at element " +
+                               std::to_string(offset) + " of a buffer of " +
+                               std::to_string(b.data.size()) + " in program " +
+                               std::to_string(program_));
+    return b.data[static_cast<size_t>(offset)];
+  }
+
+  RtValue load(const ir::Op& op) {
+    const RtValue& ptrs = at(op.operands[0]);
+    RtValue r;
+    for (size_t i = 0; i < ptrs.data.size(); ++i) {
+      bool on = op.operands.size() == 1 || at(op.operands[1]).data[i] != 0;
+      r.data.push_back(on ? element(ptrs, i) : at(op.operands[2]).data[i]);
+    }
+    return r;
+  }
+
+  void store(const ir::Op& op) {
+    const RtValue &ptrs = at(op.operands[0]), &v = at(op.operands[1]);
+    DType t = buffers_.at(ptrs.buffer).dtype;
+    for (size_t i = 0; i < ptrs.data.size(); ++i)
+      if (op.operands.size() == 2 || at(op.operands[2]).data[i] != 0)
+        element(ptrs, i) = round_to(t, v.data[i]);
+  }
+
+  RtValue reduce(const ir::Op& op) {
+    const RtValue& t = at(op.operands[0]);
+    const std::string& kind = op.str_attr("kind");
+    double r = t.data[0];
+    for (size_t i = 1; i < t.data.size(); ++i)
+      r = kind == "sum"   ? r + t.data[i]
+          : kind == "max" ? std::max(r, t.data[i])
+                          : std::min(r, t.data[i]);
+    return {{round_to(type(op.results[0]).dtype, r)}};
+  }
+
+  void run_for(const ir::Op& op) {
+    const ir::Block& body = op.regions[0];
+    const double start = at(op.operands[0]).data[0], end = at(op.operands[1]).data[0],
+                 step = at(op.operands[2]).data[0];
+    std::vector<RtValue> carried;
+    for (size_t i = 3; i < op.operands.size(); ++i) carried.push_back(at(op.operands[i]));
+    for (double iv = start; iv < end; iv += step) {
+      values_[body.args[0]] = {{iv}};
+      for (size_t i = 0; i < carried.size(); ++i) values_[body.args[i + 1]] = carried[i];
+      carried = run_block(body);
+    }
+    for (size_t i = 0; i < op.results.size(); ++i) values_[op.results[i]] = carried[i];
+  }
+
+  const ir::Kernel& kernel_;
+  std::vector<HostBuffer>& buffers_;
+  std::vector<RtValue> values_;
+  int64_t program_ = 0, grid_ = 0;
+};
+}  // namespace
+
+void run_tile_ir(const ir::Kernel& kernel, int64_t grid, const std::vector<Arg>& args,
+                 std::vector<HostBuffer>& buffers) {
+  Interpreter(kernel, buffers).run(grid, args);
+}
+
+}  // namespace metile::test
