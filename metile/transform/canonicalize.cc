@@ -1,0 +1,240 @@
+#include "metile/transform/canonicalize.h"
+
+#include <cmath>
+#include <map>
+#include <optional>
+
+#include "metile/transform/constant_folding.h"
+
+namespace metile::transform {
+
+namespace {
+
+using ir::Attr;
+using ir::DType;
+using ir::Op;
+using ir::OpKind;
+using ir::ValueId;
+
+bool is_foldable(OpKind k) {
+  switch (k) {
+    case OpKind::Add:
+    case OpKind::Sub:
+    case OpKind::Mul:
+    case OpKind::Div:
+    case OpKind::Rem:
+    case OpKind::FloorDiv:
+    case OpKind::Min:
+    case OpKind::Max:
+    case OpKind::And:
+    case OpKind::Or:
+    case OpKind::Xor:
+    case OpKind::Shl:
+    case OpKind::Shr:
+    case OpKind::Cmp:
+    case OpKind::Cast:
+    case OpKind::Neg:
+    case OpKind::Abs:
+      return true;
+    default:
+      return false;
+  }
+}
+
+class Canonicalizer {
+ public:
+  explicit Canonicalizer(ir::Kernel& k) : k_(k) {}
+
+  void run() { k_.body.ops = block(std::move(k_.body.ops)); }
+
+ private:
+  ValueId resolve(ValueId v) const {
+    for (auto it = replaced_.find(v); it != replaced_.end(); it = replaced_.find(v)) v = it->second;
+    return v;
+  }
+
+  // The constant a scalar holds, or every element of a splat tile holds.
+  const Attr* constant_of(ValueId v) const {
+    if (auto s = splat_of_.find(v); s != splat_of_.end()) v = s->second;
+    auto c = constants_.find(v);
+    return c == constants_.end() ? nullptr : &c->second;
+  }
+
+  std::optional<double> number_of(ValueId v) const {
+    const Attr* a = constant_of(v);
+    if (!a) return std::nullopt;
+    if (auto* i = std::get_if<int64_t>(a)) return static_cast<double>(*i);
+    return std::get<double>(*a);
+  }
+
+  bool is_int(ValueId v, int64_t value) const {
+    const Attr* a = constant_of(v);
+    return a && !ir::is_float(k_.type(v).dtype) && std::holds_alternative<int64_t>(*a) &&
+           std::get<int64_t>(*a) == value;
+  }
+  bool is_float(ValueId v, double value, bool negative_zero = false) const {
+    auto n = number_of(v);
+    return n && ir::is_float(k_.type(v).dtype) && *n == value && std::signbit(*n) == negative_zero;
+  }
+  bool is_one(ValueId v) const { return is_int(v, 1) || is_float(v, 1.0); }
+
+  std::vector<Op> block(std::vector<Op> ops) {
+    std::vector<Op> out;
+    for (Op& op : ops) {
+      for (ValueId& v : op.operands) v = resolve(v);
+      rewrite(op, out);
+    }
+    return out;
+  }
+
+  void rewrite(Op& op, std::vector<Op>& out) {
+    if (op.kind == OpKind::If && inline_constant_if(op, out)) return;
+    if (op.kind == OpKind::For && drop_empty_loop(op)) return;
+    for (ir::Block& r : op.regions) r.ops = block(std::move(r.ops));
+    if (auto v = identity(op)) {
+      replaced_[op.results[0]] = *v;
+      return;
+    }
+    fold(op, out);
+    if (op.kind == OpKind::Constant) constants_[op.results[0]] = op.attrs.at("value");
+    if (op.kind == OpKind::Splat) splat_of_[op.results[0]] = op.operands[0];
+    out.push_back(std::move(op));
+  }
+
+  // if with a constant condition: the chosen region's ops join the enclosing block.
+  bool inline_constant_if(Op& op, std::vector<Op>& out) {
+    auto cond = number_of(op.operands[0]);
+    if (!cond) return false;
+    const size_t chosen = *cond != 0 ? 0 : 1;
+    if (chosen >= op.regions.size()) return true;  // no else-region, no results
+    std::vector<Op> ops = block(std::move(op.regions[chosen].ops));
+    if (!ops.empty() && ops.back().kind == OpKind::Yield) {
+      for (size_t i = 0; i < op.results.size(); ++i)
+        replaced_[op.results[i]] = ops.back().operands[i];
+      ops.pop_back();
+    }
+    for (Op& inner : ops) out.push_back(std::move(inner));
+    return true;
+  }
+
+  // A loop with constant bounds that never runs yields its initial values.
+  bool drop_empty_loop(const Op& op) {
+    auto start = number_of(op.operands[0]), end = number_of(op.operands[1]),
+         step = number_of(op.operands[2]);
+    if (!start || !end || !step || *step <= 0 || *start < *end) return false;
+    for (size_t i = 0; i < op.results.size(); ++i) replaced_[op.results[i]] = op.operands[3 + i];
+    return true;
+  }
+
+  // The existing value an op computes, if an exact identity gives one.
+  std::optional<ValueId> identity(const Op& op) const {
+    const auto& x = op.operands;
+    switch (op.kind) {
+      case OpKind::Add:
+        if (is_int(x[1], 0) || is_float(x[1], 0.0, true)) return x[0];
+        if (is_int(x[0], 0) || is_float(x[0], 0.0, true)) return x[1];
+        return std::nullopt;
+      case OpKind::Sub:
+        if (is_int(x[1], 0) || is_float(x[1], 0.0)) return x[0];
+        return std::nullopt;
+      case OpKind::Mul:
+        if (is_one(x[1])) return x[0];
+        if (is_one(x[0])) return x[1];
+        if (is_int(x[0], 0)) return x[0];
+        if (is_int(x[1], 0)) return x[1];
+        return std::nullopt;
+      case OpKind::Div:
+      case OpKind::FloorDiv:
+        if (is_one(x[1])) return x[0];
+        return std::nullopt;
+      case OpKind::And:
+        if (x[0] == x[1]) return x[0];
+        if (is_int(x[0], 0)) return x[0];
+        if (is_int(x[1], 0)) return x[1];
+        if (k_.type(x[0]).dtype == DType::i1 && is_int(x[1], 1)) return x[0];
+        if (k_.type(x[0]).dtype == DType::i1 && is_int(x[0], 1)) return x[1];
+        return std::nullopt;
+      case OpKind::Or:
+        if (x[0] == x[1]) return x[0];
+        if (is_int(x[1], 0)) return x[0];
+        if (is_int(x[0], 0)) return x[1];
+        if (k_.type(x[0]).dtype == DType::i1 && is_int(x[1], 1)) return x[1];
+        if (k_.type(x[0]).dtype == DType::i1 && is_int(x[0], 1)) return x[0];
+        return std::nullopt;
+      case OpKind::Xor:
+        if (is_int(x[1], 0)) return x[0];
+        if (is_int(x[0], 0)) return x[1];
+        return std::nullopt;
+      case OpKind::Shl:
+      case OpKind::Shr:
+        if (is_int(x[1], 0)) return x[0];
+        return std::nullopt;
+      case OpKind::Min:
+      case OpKind::Max:
+        if (x[0] == x[1]) return x[0];
+        return std::nullopt;
+      case OpKind::Select: {
+        if (x[1] == x[2]) return x[1];
+        auto cond = number_of(x[0]);
+        if (!cond) return std::nullopt;
+        return *cond != 0 ? x[1] : x[2];
+      }
+      case OpKind::Cast:
+      case OpKind::Broadcast:
+        if (k_.type(x[0]) == k_.type(op.results[0])) return x[0];
+        return std::nullopt;
+      case OpKind::PtrAdd:
+        if (is_int(x[1], 0)) return x[0];
+        return std::nullopt;
+      default:
+        return std::nullopt;
+    }
+  }
+
+  // Rewrites op in place into a constant, or a splat of a new constant or of a splat's scalar.
+  void fold(Op& op, std::vector<Op>& out) {
+    if ((op.kind == OpKind::Broadcast || op.kind == OpKind::ExpandDims) &&
+        splat_of_.count(op.operands[0])) {
+      op.operands = {splat_of_.at(op.operands[0])};
+      op.attrs.clear();
+      op.kind = OpKind::Splat;
+      return;
+    }
+    if (!is_foldable(op.kind) || op.results.size() != 1) return;
+    const ir::Type result = k_.type(op.results[0]);
+    if (result.is_vector()) return;
+    std::vector<Attr> values;
+    for (ValueId v : op.operands) {
+      const Attr* a = constant_of(v);
+      if (!a) return;
+      values.push_back(*a);
+    }
+    auto folded = fold_constant(op, values, k_.type(op.operands[0]).dtype, result.dtype);
+    if (!folded) return;
+    op.operands.clear();
+    op.attrs = {{"value", *folded}};
+    op.kind = OpKind::Constant;
+    if (!result.is_tile()) return;
+    Op scalar = op;
+    scalar.results = {k_.new_value(ir::Type::scalar(result.dtype))};
+    constants_[scalar.results[0]] = *folded;
+    op.kind = OpKind::Splat;
+    op.attrs.clear();
+    op.operands = {scalar.results[0]};
+    out.push_back(std::move(scalar));
+  }
+
+  ir::Kernel& k_;
+  std::map<ValueId, ValueId> replaced_;  // result of a removed op -> the value it equals
+  std::map<ValueId, Attr> constants_;    // scalar constants
+  std::map<ValueId, ValueId> splat_of_;  // splat tile -> its scalar
+};
+
+}  // namespace
+
+ir::Kernel canonicalize(ir::Kernel k) {
+  Canonicalizer(k).run();
+  return k;
+}
+
+}  // namespace metile::transform

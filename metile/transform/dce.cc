@@ -1,0 +1,77 @@
+#include "metile/transform/dce.h"
+
+#include <vector>
+
+namespace metile::transform {
+
+namespace {
+
+using ir::Block;
+using ir::Op;
+using ir::OpKind;
+
+bool has_effects(const Op& op) {
+  if (op.kind == OpKind::Store || op.kind == OpKind::TensorStore || op.kind == OpKind::Barrier ||
+      op.kind == OpKind::Yield)
+    return true;
+  for (const Block& r : op.regions)
+    for (const Op& inner : r.ops)
+      if (inner.kind != OpKind::Yield && has_effects(inner)) return true;
+  return false;
+}
+
+class DeadCode {
+ public:
+  explicit DeadCode(ir::Kernel& k) : k_(k), uses_(k.types.size(), 0) {
+    ir::walk(k_.body, [&](const Op& op) { count(op, +1); });
+  }
+
+  bool sweep(Block& b) {
+    bool changed = false;
+    std::vector<Op> kept;
+    for (auto it = b.ops.rbegin(); it != b.ops.rend(); ++it) {
+      Op& op = *it;
+      if (is_dead(op)) {
+        uncount(op);
+        changed = true;
+        continue;
+      }
+      for (Block& r : op.regions) changed = sweep(r) || changed;
+      kept.push_back(std::move(op));
+    }
+    b.ops.assign(std::make_move_iterator(kept.rbegin()), std::make_move_iterator(kept.rend()));
+    return changed;
+  }
+
+ private:
+  void count(const Op& op, int delta) {
+    for (ir::ValueId v : op.operands)
+      if (v >= 0 && static_cast<size_t>(v) < uses_.size()) uses_[v] += delta;
+  }
+  // Forgets the uses of a removed op and of everything nested in it.
+  void uncount(const Op& op) {
+    count(op, -1);
+    for (const Block& r : op.regions) ir::walk(r, [&](const Op& inner) { count(inner, -1); });
+  }
+
+  bool is_dead(const Op& op) const {
+    if (has_effects(op)) return false;
+    for (ir::ValueId v : op.results)
+      if (uses_[v] > 0) return false;
+    return true;
+  }
+
+  ir::Kernel& k_;
+  std::vector<int> uses_;
+};
+
+}  // namespace
+
+ir::Kernel eliminate_dead_code(ir::Kernel k) {
+  DeadCode dce(k);
+  while (dce.sweep(k.body)) {
+  }
+  return k;
+}
+
+}  // namespace metile::transform

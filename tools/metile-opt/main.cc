@@ -1,0 +1,134 @@
+// metile-opt: reads Tile IR or Metal IR text, verifies it, runs the named passes in order
+// (verifying after each), and prints the result. The way passes are tested (tests/lit).
+#include <fstream>
+#include <iostream>
+#include <optional>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "metile/ir/parser.h"
+#include "metile/ir/printer.h"
+#include "metile/ir/verifier.h"
+#include "metile/transform/pass_registry.h"
+
+namespace {
+
+using metile::transform::pass_names;
+
+constexpr int kBadInput = 1;
+constexpr int kBadUsage = 2;
+constexpr int kCompilerBug = 3;
+
+const char kUsage[] =
+    "usage: metile-opt FILE [--pass NAME ...]\n"
+    "\n"
+    "Reads Tile IR or Metal IR text from FILE ('-' for stdin), verifies it, runs the named\n"
+    "passes in order (verifying after each), and prints the result. With no pass it prints\n"
+    "the input back.\n"
+    "\n"
+    "  --pass NAME     run pass NAME (repeatable; also --pass=NAME)\n"
+    "  --list-passes   list the passes and exit\n"
+    "  --help          show this message\n"
+    "\n"
+    "Exit status: 0 ok, 1 invalid input, 2 bad usage, 3 compiler bug.\n";
+
+void list_passes() {
+  for (const std::string& name : pass_names()) {
+    std::cout << "  " << name;
+    std::cout << std::string(name.size() < 16 ? 16 - name.size() : 1, ' ')
+              << metile::transform::find_pass(name).description << "\n";
+  }
+}
+
+bool read_input(const std::string& file, std::string& text) {
+  std::ostringstream s;
+  if (file == "-") {
+    s << std::cin.rdbuf();
+  } else {
+    std::ifstream in(file, std::ios::binary);
+    if (!in) return false;
+    s << in.rdbuf();
+  }
+  text = s.str();
+  return true;
+}
+
+struct Options {
+  std::string file;
+  std::vector<std::string> passes;
+};
+
+// Parses the command line; returns an exit status when the program should stop.
+std::optional<int> parse_args(int argc, char** argv, Options& o) {
+  for (int i = 1; i < argc; ++i) {
+    std::string arg = argv[i];
+    if (arg == "--help" || arg == "-h") {
+      std::cout << kUsage;
+      return 0;
+    }
+    if (arg == "--list-passes") {
+      list_passes();
+      return 0;
+    }
+    if (arg == "--pass" && i + 1 < argc) {
+      o.passes.push_back(argv[++i]);
+    } else if (arg.rfind("--pass=", 0) == 0) {
+      o.passes.push_back(arg.substr(7));
+    } else if ((arg.size() > 1 && arg[0] == '-') || !o.file.empty()) {
+      std::cerr << "metile-opt: unexpected argument '" << arg << "'\n" << kUsage;
+      return kBadUsage;
+    } else {
+      o.file = arg;
+    }
+  }
+  if (o.file.empty()) {
+    std::cerr << "metile-opt: no input file\n" << kUsage;
+    return kBadUsage;
+  }
+  for (const std::string& name : o.passes) {
+    try {
+      metile::transform::find_pass(name);
+    } catch (const metile::UserError& e) {
+      std::cerr << "metile-opt: " << e.what() << "\n";
+      return kBadUsage;
+    }
+  }
+  return std::nullopt;
+}
+
+int run(const Options& o) {
+  std::string text;
+  if (!read_input(o.file, text)) {
+    std::cerr << "metile-opt: cannot read " << o.file << "\n";
+    return kBadInput;
+  }
+  const std::string filename = o.file == "-" ? "<stdin>" : o.file;
+  metile::ir::Kernel kernel = metile::ir::parse(text, filename);
+  std::vector<metile::ir::Diagnostic> diagnostics = metile::ir::verify(kernel);
+  for (const metile::ir::Diagnostic& d : diagnostics)
+    std::cerr << filename << ": error: " << d.str() << "\n";
+  if (!diagnostics.empty()) return kBadInput;
+  for (const std::string& name : o.passes) {
+    kernel = metile::transform::find_pass(name).run(std::move(kernel));
+    metile::ir::verify_or_throw(kernel, name);
+  }
+  std::cout << metile::ir::print(kernel);
+  return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  Options options;
+  if (auto status = parse_args(argc, argv, options)) return *status;
+  try {
+    return run(options);
+  } catch (const metile::UserError& e) {
+    std::cerr << e.what() << "\n";
+    return kBadInput;
+  } catch (const metile::InternalError& e) {
+    std::cerr << e.what() << "\n";
+    return kCompilerBug;
+  }
+}
