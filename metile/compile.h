@@ -1,0 +1,61 @@
+// The user-facing compile/launch API: compile(kernel, options) runs the pipeline and
+// prepares the kernel for a device; CompiledKernel::launch runs it.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <string>
+#include <variant>
+#include <vector>
+
+#include "metile/codegen/kernel_abi.h"
+#include "metile/ir/ir.h"
+#include "metile/pipeline.h"
+#include "metile/schedule/execution_report.h"
+
+namespace metile {
+
+// A buffer argument: memory the device can address (host memory for the host device),
+// its length in bytes and its element dtype (checked against the kernel's parameter).
+struct BufferView {
+  void* data = nullptr;
+  int64_t bytes = 0;
+  ir::DType dtype = ir::DType::f32;
+};
+
+// One launch argument per kernel parameter, in the kernel's parameter order. Scalars are
+// converted to the parameter's dtype when the value fits exactly.
+using KernelArg = std::variant<BufferView, int64_t, double>;
+
+struct CompileOptions {
+  std::string device = "host";  // host now; cuda and metal are not available in this build
+  MathMode math = MathMode::Default;
+};
+
+class CompiledKernel {
+ public:
+  virtual ~CompiledKernel() = default;
+
+  const std::string& name() const { return result_.report.kernel; }
+  const std::string& source() const { return result_.emitted.source; }
+  const codegen::KernelABI& abi() const { return result_.emitted.abi; }
+  const schedule::ExecutionReport& report() const { return result_.report; }
+  const ir::Kernel& tile_ir() const { return result_.tile_ir; }
+  const ir::Kernel& metal_ir() const { return result_.metal_ir; }
+
+  // Launches grid[0] x grid[1] x grid[2] programs (one threadgroup each) and waits.
+  // UserError when the arguments do not match the ABI (count, kinds, dtypes).
+  virtual void launch(std::array<int64_t, 3> grid, std::span<const KernelArg> args) const = 0;
+
+ protected:
+  explicit CompiledKernel(PipelineResult result) : result_(std::move(result)) {}
+  PipelineResult result_;
+};
+
+// Compiles a traced Tile IR kernel for a device. Compiled device code is cached (in
+// process and on disk) by content, so compiling the same kernel twice is cheap.
+std::shared_ptr<const CompiledKernel> compile(ir::Kernel kernel, const CompileOptions& options = {});
+
+}  // namespace metile
