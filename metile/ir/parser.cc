@@ -111,9 +111,10 @@ class Parser {
 
   std::string string_literal() {
     expect('"');
+    const size_t start = pos_ - 1;
     std::string r;
     while (true) {
-      if (pos_ >= text_.size() || text_[pos_] == '\n') error("unterminated string", pos_);
+      if (pos_ >= text_.size() || text_[pos_] == '\n') error("unterminated string", start);
       char c = text_[pos_++];
       if (c == '"') return r;
       if (c != '\\') {

@@ -1,0 +1,201 @@
+// print -> parse -> print is the identity, for both dialects and every construct.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstring>
+#include <limits>
+
+#include "metile/ir/builder.h"
+#include "metile/ir/parser.h"
+#include "metile/ir/printer.h"
+#include "metile/ir/verifier.h"
+#include "sample_kernels.h"
+
+namespace metile::ir {
+namespace {
+
+std::string diagnostics_of(const Kernel& k) {
+  std::string r;
+  for (const Diagnostic& d : verify(k)) r += d.str() + "\n";
+  return r;
+}
+
+void expect_round_trip(const Kernel& k) {
+  ASSERT_EQ(diagnostics_of(k), "") << print(k);
+  const std::string text = print(k);
+  Kernel parsed = parse(text);
+  EXPECT_EQ(print(parsed), text);
+  EXPECT_EQ(diagnostics_of(parsed), "");
+  EXPECT_EQ(parsed.dialect, k.dialect);
+  EXPECT_EQ(parsed.name, k.name);
+  ASSERT_EQ(parsed.params.size(), k.params.size());
+  for (size_t i = 0; i < k.params.size(); ++i) {
+    EXPECT_EQ(parsed.params[i].name, k.params[i].name);
+    EXPECT_EQ(parsed.params[i].access, k.params[i].access);
+  }
+}
+
+TEST(RoundTrip, VectorAdd) {
+  expect_round_trip(samples::vector_add());
+}
+TEST(RoundTrip, SoftmaxLikeLoop) {
+  expect_round_trip(samples::softmax_like());
+}
+TEST(RoundTrip, IfWithResults) {
+  expect_round_trip(samples::if_with_results());
+}
+TEST(RoundTrip, TensorDescriptors) {
+  expect_round_trip(samples::tensor_descriptors());
+}
+TEST(RoundTrip, SharedAndBarrier) {
+  expect_round_trip(samples::shared_and_barrier());
+}
+TEST(RoundTrip, TwoDTiles) {
+  expect_round_trip(samples::two_d_tiles());
+}
+TEST(RoundTrip, MetalKernel) {
+  expect_round_trip(samples::metal_kernel());
+}
+
+TEST(Printer, VectorAddText) {
+  EXPECT_EQ(print(samples::vector_add()),
+            "tile.kernel @vector_add(%x: ptr<f32> {access = \"read\"}, %y: ptr<f32> {access = "
+            "\"read\"}, %out: ptr<f32> {access = \"write\"}, %n: i32) attributes {BLOCK = 256} {\n"
+            "  %0 = program_id {axis = 0} : i32\n"
+            "  %1 = constant {value = 256} : i32\n"
+            "  %2 = mul %0, %1 : i32\n"
+            "  %3 = arange {end = 256, start = 0} : tile<256xi32>\n"
+            "  %4 = splat %2 : tile<256xi32>\n"
+            "  %5 = add %3, %4 : tile<256xi32>\n"
+            "  %6 = splat %n : tile<256xi32>\n"
+            "  %7 = cmp %5, %6 {pred = \"lt\"} : tile<256xi1>\n"
+            "  %8 = splat %x : tile<256xptr<f32>>\n"
+            "  %9 = ptr_add %8, %5 : tile<256xptr<f32>>\n"
+            "  %10 = constant {value = 0.0} : f32\n"
+            "  %11 = splat %10 : tile<256xf32>\n"
+            "  %12 = load %9, %7, %11 : tile<256xf32>\n"
+            "  %13 = splat %y : tile<256xptr<f32>>\n"
+            "  %14 = ptr_add %13, %5 : tile<256xptr<f32>>\n"
+            "  %15 = constant {value = 0.0} : f32\n"
+            "  %16 = splat %15 : tile<256xf32>\n"
+            "  %17 = load %14, %7, %16 : tile<256xf32>\n"
+            "  %18 = add %12, %17 : tile<256xf32>\n"
+            "  %19 = splat %out : tile<256xptr<f32>>\n"
+            "  %20 = ptr_add %19, %5 : tile<256xptr<f32>>\n"
+            "  store %20, %18, %7\n"
+            "}\n");
+}
+
+TEST(Printer, RegionsShowArgumentsAndElse) {
+  const std::string text = print(samples::if_with_results());
+  EXPECT_NE(text.find("%3, %4 = if %2 : f32, i32 {\n"), std::string::npos) << text;
+  EXPECT_NE(text.find("  } else {\n"), std::string::npos) << text;
+  const std::string loop = print(samples::softmax_like());
+  EXPECT_NE(loop.find("= for %"), std::string::npos) << loop;
+  EXPECT_NE(loop.find("  ^(%"), std::string::npos) << loop;
+}
+
+// Every float a constant may hold reads back bit for bit.
+TEST(RoundTrip, FloatAttributesAreExact) {
+  const double values[] = {0.1,
+                           -0.0,
+                           1e38,
+                           -1e38,
+                           1.0 / 3.0,
+                           3.4028234663852886e38,
+                           1e-45,
+                           2.5,
+                           1.0,
+                           -7.0,
+                           std::numeric_limits<double>::infinity(),
+                           -std::numeric_limits<double>::infinity(),
+                           std::nan("")};
+  Kernel k;
+  k.name = "floats";
+  TileBuilder b(k);
+  for (double v : values) b.constant(v, DType::f32);
+  Kernel parsed = parse(print(k));
+  ASSERT_EQ(parsed.body.ops.size(), std::size(values));
+  for (size_t i = 0; i < std::size(values); ++i) {
+    double got = std::get<double>(parsed.body.ops[i].attrs.at("value"));
+    EXPECT_EQ(std::memcmp(&got, &values[i], sizeof got), 0) << print_attr(values[i]);
+  }
+  EXPECT_EQ(print(parsed), print(k));
+}
+
+TEST(RoundTrip, AttributeKinds) {
+  Kernel k;
+  k.name = "attrs";
+  k.attrs = {{"list", std::vector<int64_t>{1, -2, 3}},
+             {"empty", std::vector<int64_t>{}},
+             {"dtype", DType::bf16},
+             {"text", std::string("quote \" backslash \\ newline \n tab \t bell \x07")},
+             {"big", int64_t{-9223372036854775807LL}},
+             {"flag", int64_t{1}}};
+  const std::string text = print(k);
+  EXPECT_NE(text.find("list = [1, -2, 3]"), std::string::npos) << text;
+  EXPECT_NE(text.find("dtype = bf16"), std::string::npos) << text;
+  Kernel parsed = parse(text);
+  EXPECT_EQ(parsed.attrs, k.attrs);
+  EXPECT_EQ(print(parsed), text);
+}
+
+TEST(RoundTrip, UnusualNamesAndLocations) {
+  Kernel k;
+  k.name = "has space";
+  TileBuilder b(k);
+  ValueId p = b.add_param("my buffer", Type::ptr(DType::f32), "read");
+  b.add_param("dup", Type::scalar(DType::i32));
+  b.add_param("dup", Type::scalar(DType::i32));
+  b.add_param("", Type::scalar(DType::f32));
+  b.set_location({"kernels/demo.py", 42});
+  b.load(p);
+  const std::string text = print(k);
+  EXPECT_NE(text.find("@\"has space\"(%0: ptr<f32> {access = \"read\", name = \"my buffer\"}, "
+                      "%dup: i32, %1: i32 {name = \"dup\"}, %2: f32)"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find("loc(\"kernels/demo.py\":42)"), std::string::npos) << text;
+  Kernel parsed = parse(text);
+  EXPECT_EQ(print(parsed), text);
+  EXPECT_EQ(parsed.params[0].name, "my buffer");
+  EXPECT_EQ(parsed.params[2].name, "dup");
+  EXPECT_EQ(parsed.params[3].name, "");
+  EXPECT_EQ(parsed.body.ops[0].loc.str(), "kernels/demo.py:42");
+}
+
+TEST(Parser, AcceptsCommentsAndFreeSpacing) {
+  const std::string text =
+      "// leading comment\n"
+      "metal.kernel @k(%a: ptr<f32, threadgroup> {access = \"read\"})  // trailing\n"
+      "    attributes {threadgroup_bytes = 16, threads_per_threadgroup = 32} {\n"
+      "  %v = constant {value = 1.5} : f32   // named values are renumbered\n"
+      "  barrier {mem = \"none\", scope = \"simdgroup\"}\n"
+      "  %w = add %v, %v : f32\n"
+      "}\n";
+  Kernel k = parse(text);
+  EXPECT_EQ(k.dialect, Dialect::Metal);
+  EXPECT_EQ(print(k),
+            "metal.kernel @k(%a: ptr<f32, threadgroup> {access = \"read\"}) attributes "
+            "{threadgroup_bytes = 16, threads_per_threadgroup = 32} {\n"
+            "  %0 = constant {value = 1.5} : f32\n"
+            "  barrier {mem = \"none\", scope = \"simdgroup\"}\n"
+            "  %1 = add %0, %0 : f32\n"
+            "}\n");
+}
+
+TEST(Parser, OperandlessOpDoesNotTakeTheNextLine) {
+  Kernel k = parse(
+      "metal.kernel @k() attributes {threadgroup_bytes = 0, threads_per_threadgroup = 32} {\n"
+      "  %0 = simd_lane : i32\n"
+      "  for %0, %0, %0 {\n"
+      "  ^(%1: i32):\n"
+      "    yield\n"
+      "  }\n"
+      "}\n");
+  ASSERT_EQ(k.body.ops.size(), 2u);
+  EXPECT_EQ(k.body.ops[1].regions[0].ops.size(), 1u);
+}
+
+}  // namespace
+}  // namespace metile::ir
