@@ -1,0 +1,15 @@
+// Tile IR -> Metal IR (see docs/lowering.md): every tile value gets the identity ThreadLayout
+// over the plan's thread count and becomes one SSA scalar per register slot; reductions become
+// SIMD and threadgroup collectives; broadcasts that cross threads exchange through threadgroup
+// scratch; threadgroup memory is laid out in one block. The input must already be free of
+// tensor descriptors (expand_tensor_access). Unsupported ops raise NotSupported naming the op.
+#pragma once
+
+#include "metile/lower/lower.h"
+
+namespace metile::lower {
+
+LoweringResult lower_to_metal(const ir::Kernel& tile, const ThreadPlan& plan,
+                              const target::Target& target);
+
+}  // namespace metile::lower
