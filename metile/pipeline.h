@@ -1,0 +1,32 @@
+// The compiler, stage by stage: Tile IR in, MSL (and its ABI and report) out.
+// pipeline.cc is the table of contents of meTile; read it top to bottom.
+#pragma once
+
+#include <string>
+
+#include "metile/codegen/emit.h"
+#include "metile/ir/ir.h"
+#include "metile/schedule/execution_report.h"
+#include "metile/target/target.h"
+
+namespace metile {
+
+enum class MathMode { Default, Strict, Relaxed };
+
+struct PipelineOptions {
+  const target::Target* target = nullptr;  // null: the default target (host)
+  MathMode math = MathMode::Default;
+};
+
+struct PipelineResult {
+  ir::Kernel tile_ir;   // after the target-independent passes
+  ir::Kernel metal_ir;  // after the Metal IR passes
+  codegen::EmittedKernel emitted;
+  schedule::ExecutionReport report;
+};
+
+// Runs every stage on a traced kernel. UserError for a kernel that breaks a rule,
+// NotSupported for a feature not built yet, InternalError for a compiler bug.
+PipelineResult compile_to_source(ir::Kernel kernel, const PipelineOptions& options = {});
+
+}  // namespace metile
