@@ -10,6 +10,8 @@
 #include "metile/ir/parser.h"
 #include "metile/ir/printer.h"
 #include "metile/ir/verifier.h"
+#include "metile/lower/lower.h"
+#include "metile/target/target.h"
 #include "metile/transform/pass_registry.h"
 
 namespace {
@@ -21,13 +23,14 @@ constexpr int kBadUsage = 2;
 constexpr int kCompilerBug = 3;
 
 const char kUsage[] =
-    "usage: metile-opt FILE [--pass NAME ...]\n"
+    "usage: metile-opt FILE [--pass NAME ...] [--target NAME]\n"
     "\n"
     "Reads Tile IR or Metal IR text from FILE ('-' for stdin), verifies it, runs the named\n"
     "passes in order (verifying after each), and prints the result. With no pass it prints\n"
     "the input back.\n"
     "\n"
     "  --pass NAME     run pass NAME (repeatable; also --pass=NAME)\n"
+    "  --target NAME   the target `lower` lowers for (default: the host emulator's)\n"
     "  --list-passes   list the passes and exit\n"
     "  --help          show this message\n"
     "\n"
@@ -57,7 +60,18 @@ bool read_input(const std::string& file, std::string& text) {
 struct Options {
   std::string file;
   std::vector<std::string> passes;
+  std::string target;
 };
+
+// The target `lower` uses; set from --target before any pass runs.
+const metile::target::Target* lowering_target = nullptr;
+
+void register_tool_passes() {
+  metile::transform::register_pass(
+      {"lower", "lowers Tile IR to Metal IR for the target (--target)", [](metile::ir::Kernel k) {
+         return metile::lower::lower_to_metal_ir(std::move(k), *lowering_target);
+       }});
+}
 
 // Parses the command line; returns an exit status when the program should stop.
 std::optional<int> parse_args(int argc, char** argv, Options& o) {
@@ -73,6 +87,10 @@ std::optional<int> parse_args(int argc, char** argv, Options& o) {
     }
     if (arg == "--pass" && i + 1 < argc) {
       o.passes.push_back(argv[++i]);
+    } else if (arg == "--target" && i + 1 < argc) {
+      o.target = argv[++i];
+    } else if (arg.rfind("--target=", 0) == 0) {
+      o.target = arg.substr(9);
     } else if (arg.rfind("--pass=", 0) == 0) {
       o.passes.push_back(arg.substr(7));
     } else if ((arg.size() > 1 && arg[0] == '-') || !o.file.empty()) {
@@ -86,13 +104,13 @@ std::optional<int> parse_args(int argc, char** argv, Options& o) {
     std::cerr << "metile-opt: no input file\n" << kUsage;
     return kBadUsage;
   }
-  for (const std::string& name : o.passes) {
-    try {
-      metile::transform::find_pass(name);
-    } catch (const metile::UserError& e) {
-      std::cerr << "metile-opt: " << e.what() << "\n";
-      return kBadUsage;
-    }
+  try {
+    for (const std::string& name : o.passes) metile::transform::find_pass(name);
+    lowering_target = o.target.empty() ? &metile::target::default_target()
+                                       : &metile::target::target_by_name(o.target);
+  } catch (const metile::UserError& e) {
+    std::cerr << "metile-opt: " << e.what() << "\n";
+    return kBadUsage;
   }
   return std::nullopt;
 }
@@ -120,6 +138,7 @@ int run(const Options& o) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  register_tool_passes();
   Options options;
   if (auto status = parse_args(argc, argv, options)) return *status;
   try {
