@@ -1,0 +1,235 @@
+#include "metile/graph/graph_builder.h"
+
+#include <algorithm>
+#include <atomic>
+
+#include "metile/support/errors.h"
+
+namespace metile::graph {
+
+namespace {
+std::atomic<uint32_t> next_builder_id{1};
+
+bool is_identifier(const std::string& s) {
+  auto head = [](char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_'; };
+  if (s.empty() || !head(s[0])) return false;
+  return std::all_of(s.begin(), s.end(), [&](char c) { return head(c) || (c >= '0' && c <= '9'); });
+}
+
+std::string name_of(OpKind kind) {
+  return std::string(op_kind_name(kind));
+}
+
+void require_float(OpKind kind, const TensorSpec& s) {
+  if (!is_float(s.dtype))
+    throw UserError(name_of(kind) + ": expects a floating-point tensor, got " + s.str());
+}
+
+int normalise_axis(OpKind kind, const TensorSpec& s, int axis) {
+  if (axis < -s.rank() || axis >= s.rank())
+    throw UserError(name_of(kind) + ": axis " + std::to_string(axis) +
+                    " is out of range for shape " + shape_str(s.shape));
+  return axis < 0 ? axis + s.rank() : axis;
+}
+}  // namespace
+
+GraphBuilder::GraphBuilder() : id_(next_builder_id++) {}
+
+int GraphBuilder::checked(Value v, const char* op) const {
+  if (v.builder != id_ || v.id < 0 || v.id >= static_cast<int>(graph_.values_.size()))
+    throw UserError(std::string(op) + ": the value was not made by this GraphBuilder");
+  return v.id;
+}
+
+const TensorSpec& GraphBuilder::spec(Value v) const {
+  return graph_.values_[checked(v, "spec")].spec;
+}
+
+Value GraphBuilder::input(const std::string& name, TensorSpec spec) {
+  if (!is_identifier(name))
+    throw UserError("input: name '" + name + "' is not an identifier ([A-Za-z_][A-Za-z0-9_]*)");
+  for (int v : graph_.inputs_)
+    if (graph_.values_[v].name == name)
+      throw UserError("input: name '" + name + "' is already used");
+  int id = static_cast<int>(graph_.values_.size());
+  graph_.values_.push_back(ValueInfo{id, name, std::move(spec), -1, {}});
+  graph_.inputs_.push_back(id);
+  return Value{id, id_};
+}
+
+Value GraphBuilder::record(OpKind kind, std::vector<Value> operands, TensorSpec result,
+                           std::map<std::string, AttrValue> attrs) {
+  Op op;
+  op.id = static_cast<int>(graph_.ops_.size());
+  op.kind = kind;
+  op.attrs = std::move(attrs);
+  op.output = static_cast<int>(graph_.values_.size());
+  for (Value v : operands) {
+    op.inputs.push_back(v.id);
+    std::vector<int>& users = graph_.values_[v.id].users;
+    if (users.empty() || users.back() != op.id) users.push_back(op.id);
+  }
+  graph_.values_.push_back(
+      ValueInfo{op.output, std::to_string(op.output), std::move(result), op.id, {}});
+  graph_.ops_.push_back(std::move(op));
+  return Value{graph_.ops_.back().output, id_};
+}
+
+Value GraphBuilder::binary(OpKind kind, Value a, Value b) {
+  const TensorSpec& sa = graph_.values_[checked(a, op_kind_name(kind).data())].spec;
+  const TensorSpec& sb = graph_.values_[checked(b, op_kind_name(kind).data())].spec;
+  if (sa.dtype != sb.dtype)
+    throw UserError(name_of(kind) + ": dtypes " + std::string(dtype_name(sa.dtype)) + " and " +
+                    std::string(dtype_name(sb.dtype)) + " differ (shapes " + shape_str(sa.shape) +
+                    " and " + shape_str(sb.shape) + ")");
+  if (kind == OpKind::Divide) require_float(kind, sa);
+  std::optional<Shape> shape = broadcast_shapes(sa.shape, sb.shape);
+  if (!shape)
+    throw UserError(name_of(kind) + ": shapes " + shape_str(sa.shape) + " and " +
+                    shape_str(sb.shape) + " do not broadcast");
+  return record(kind, {a, b}, TensorSpec(*shape, sa.dtype));
+}
+
+Value GraphBuilder::add(Value a, Value b) {
+  return binary(OpKind::Add, a, b);
+}
+Value GraphBuilder::subtract(Value a, Value b) {
+  return binary(OpKind::Subtract, a, b);
+}
+Value GraphBuilder::multiply(Value a, Value b) {
+  return binary(OpKind::Multiply, a, b);
+}
+Value GraphBuilder::divide(Value a, Value b) {
+  return binary(OpKind::Divide, a, b);
+}
+
+Value GraphBuilder::unary_float(OpKind kind, Value x) {
+  TensorSpec s = graph_.values_[checked(x, op_kind_name(kind).data())].spec;
+  require_float(kind, s);
+  return record(kind, {x}, s);
+}
+
+Value GraphBuilder::scale(Value x, double factor) {
+  TensorSpec s = graph_.values_[checked(x, "scale")].spec;
+  require_float(OpKind::Scale, s);
+  return record(OpKind::Scale, {x}, s, {{"factor", factor}});
+}
+
+Value GraphBuilder::exp(Value x) {
+  return unary_float(OpKind::Exp, x);
+}
+Value GraphBuilder::silu(Value x) {
+  return unary_float(OpKind::Silu, x);
+}
+
+Value GraphBuilder::causal_mask(Value x) {
+  const TensorSpec& s = graph_.values_[checked(x, "causal_mask")].spec;
+  if (s.rank() < 2)
+    throw UserError("causal_mask: expects rank >= 2 (rows, columns), got shape " +
+                    shape_str(s.shape));
+  return unary_float(OpKind::CausalMask, x);
+}
+
+Value GraphBuilder::rms_norm(Value x, Value weight, double eps) {
+  TensorSpec sx = graph_.values_[checked(x, "rms_norm")].spec;
+  const TensorSpec& sw = graph_.values_[checked(weight, "rms_norm")].spec;
+  require_float(OpKind::RmsNorm, sx);
+  if (sx.rank() < 1) throw UserError("rms_norm: expects rank >= 1, got shape ()");
+  if (sw.shape != Shape{sx.shape.back()})
+    throw UserError("rms_norm: weight shape " + shape_str(sw.shape) + " must be (" +
+                    std::to_string(sx.shape.back()) + ",), the last dimension of x " +
+                    shape_str(sx.shape));
+  if (sw.dtype != sx.dtype)
+    throw UserError("rms_norm: weight dtype " + std::string(dtype_name(sw.dtype)) +
+                    " differs from x dtype " + std::string(dtype_name(sx.dtype)));
+  if (!(eps > 0)) throw UserError("rms_norm: eps must be positive, got " + std::to_string(eps));
+  return record(OpKind::RmsNorm, {x, weight}, sx, {{"axis", int64_t{sx.rank() - 1}}, {"eps", eps}});
+}
+
+Value GraphBuilder::softmax(Value x, int axis) {
+  TensorSpec s = graph_.values_[checked(x, "softmax")].spec;
+  require_float(OpKind::Softmax, s);
+  int64_t a = normalise_axis(OpKind::Softmax, s, axis);
+  return record(OpKind::Softmax, {x}, s, {{"axis", a}});
+}
+
+Value GraphBuilder::reduction(OpKind kind, Value x, int axis, bool keepdims) {
+  TensorSpec s = graph_.values_[checked(x, op_kind_name(kind).data())].spec;
+  if (kind == OpKind::Mean) require_float(kind, s);
+  int a = normalise_axis(kind, s, axis);
+  Shape out = s.shape;
+  if (keepdims)
+    out[a] = 1;
+  else
+    out.erase(out.begin() + a);
+  return record(kind, {x}, TensorSpec(out, s.dtype),
+                {{"axis", int64_t{a}}, {"keepdims", int64_t{keepdims}}});
+}
+
+Value GraphBuilder::sum(Value x, int axis, bool keepdims) {
+  return reduction(OpKind::Sum, x, axis, keepdims);
+}
+Value GraphBuilder::max(Value x, int axis, bool keepdims) {
+  return reduction(OpKind::Max, x, axis, keepdims);
+}
+Value GraphBuilder::mean(Value x, int axis, bool keepdims) {
+  return reduction(OpKind::Mean, x, axis, keepdims);
+}
+
+Value GraphBuilder::matmul(Value a, Value b) {
+  const TensorSpec& sa = graph_.values_[checked(a, "matmul")].spec;
+  const TensorSpec& sb = graph_.values_[checked(b, "matmul")].spec;
+  std::string shapes = shape_str(sa.shape) + " @ " + shape_str(sb.shape);
+  if (sa.rank() < 2 || sb.rank() < 2)
+    throw UserError("matmul: operands need rank >= 2, got " + shapes);
+  if (sa.dtype != sb.dtype)
+    throw UserError("matmul: dtypes " + std::string(dtype_name(sa.dtype)) + " and " +
+                    std::string(dtype_name(sb.dtype)) + " differ");
+  require_float(OpKind::Matmul, sa);
+  if (sa.shape.back() != sb.shape[sb.rank() - 2])
+    throw UserError("matmul: inner dimensions " + std::to_string(sa.shape.back()) + " and " +
+                    std::to_string(sb.shape[sb.rank() - 2]) + " differ in " + shapes);
+  Shape batch_a(sa.shape.begin(), sa.shape.end() - 2),
+      batch_b(sb.shape.begin(), sb.shape.end() - 2);
+  std::optional<Shape> out = broadcast_shapes(batch_a, batch_b);
+  if (!out) throw UserError("matmul: batch dimensions do not broadcast in " + shapes);
+  out->push_back(sa.shape[sa.rank() - 2]);
+  out->push_back(sb.shape.back());
+  return record(OpKind::Matmul, {a, b}, TensorSpec(*out, sa.dtype));
+}
+
+Value GraphBuilder::transpose(Value x) {
+  TensorSpec s = graph_.values_[checked(x, "transpose")].spec;
+  if (s.rank() < 2)
+    throw UserError("transpose: expects rank >= 2, got shape " + shape_str(s.shape));
+  std::swap(s.shape[s.rank() - 1], s.shape[s.rank() - 2]);
+  return record(OpKind::Transpose, {x}, s);
+}
+
+Graph GraphBuilder::build(const std::vector<Value>& outputs) const {
+  if (outputs.empty()) throw UserError("build: a graph needs at least one output");
+  Graph g = graph_;
+  for (Value v : outputs) {
+    int id = checked(v, "build");
+    const ValueInfo& info = g.values_[id];
+    if (info.producer < 0)
+      throw UserError("build: output " + info.ref() +
+                      " is a graph input; outputs must be op results");
+    if (g.is_output(id)) throw UserError("build: output " + info.ref() + " is listed twice");
+    g.outputs_.push_back(id);
+  }
+  // Walk backwards from the outputs: every op must feed one (ops are topologically ordered).
+  std::vector<char> live(g.ops_.size(), 0);
+  for (int v : g.outputs_) live[g.values_[v].producer] = 1;
+  for (int o = static_cast<int>(g.ops_.size()) - 1; o >= 0; --o) {
+    if (!live[o]) {
+      const Op& dead = g.ops_[o];
+      throw UserError("build: " + g.values_[dead.output].ref() + " = " + std::string(dead.name()) +
+                      "(...) does not contribute to any output; list it as an output or remove it");
+    }
+    for (int p : g.producers(o)) live[p] = 1;
+  }
+  return g;
+}
+
+}  // namespace metile::graph

@@ -1,0 +1,71 @@
+// GraphBuilder records tensor operations into a Graph without choosing kernel boundaries.
+//
+// Every method checks shapes and dtypes where the op is added and throws metile::UserError
+// naming the op and the shapes, e.g. "add: shapes (1, 2048) and (1, 1024) do not broadcast".
+// Axis arguments accept negative values counted from the end.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "metile/graph/graph_ir.h"
+
+namespace metile::graph {
+
+// A handle to a value recorded by one GraphBuilder.
+struct Value {
+  int id = -1;
+  uint32_t builder = 0;  // which builder made it; handles of another builder are rejected
+};
+
+class GraphBuilder {
+ public:
+  GraphBuilder();
+
+  // A graph input; names are identifiers ([A-Za-z_][A-Za-z0-9_]*) and unique.
+  Value input(const std::string& name, TensorSpec spec);
+
+  // Elementwise, numpy broadcasting; both operands have the same dtype.
+  Value add(Value a, Value b);
+  Value subtract(Value a, Value b);
+  Value multiply(Value a, Value b);
+  Value divide(Value a, Value b);  // floats only
+  Value scale(Value x, double factor);
+  Value exp(Value x);
+  Value silu(Value x);
+  // -inf above the diagonal of the last two axes (rank >= 2, floats).
+  Value causal_mask(Value x);
+
+  // x * rsqrt(mean(x^2, last axis) + eps) * weight; weight is 1-D with x's last dimension.
+  Value rms_norm(Value x, Value weight, double eps);
+  Value softmax(Value x, int axis = -1);
+  Value sum(Value x, int axis, bool keepdims = false);
+  Value max(Value x, int axis, bool keepdims = false);
+  Value mean(Value x, int axis, bool keepdims = false);
+
+  // a @ b over the last two axes (rank >= 2 both); leading axes broadcast.
+  Value matmul(Value a, Value b);
+  // Swaps the last two axes (rank >= 2).
+  Value transpose(Value x);
+
+  const TensorSpec& spec(Value v) const;
+
+  // The graph computing `outputs` (op results, distinct). Every op must contribute to an
+  // output: a dropped result is a user error, never silently discarded. The builder stays
+  // usable afterwards.
+  Graph build(const std::vector<Value>& outputs) const;
+
+ private:
+  int checked(Value v, const char* op) const;
+  Value record(OpKind kind, std::vector<Value> operands, TensorSpec result,
+               std::map<std::string, AttrValue> attrs = {});
+  Value binary(OpKind kind, Value a, Value b);
+  Value unary_float(OpKind kind, Value x);
+  Value reduction(OpKind kind, Value x, int axis, bool keepdims);
+
+  uint32_t id_;
+  Graph graph_;
+};
+
+}  // namespace metile::graph
