@@ -144,8 +144,10 @@ class Canonicalizer {
         if (is_int(x[1], 0)) return x[1];
         return std::nullopt;
       case OpKind::Div:
-      case OpKind::FloorDiv:
         if (is_one(x[1])) return x[0];
+        return std::nullopt;
+      case OpKind::FloorDiv:  // for floats x // 1 is floor(x)
+        if (is_int(x[1], 1)) return x[0];
         return std::nullopt;
       case OpKind::And:
         if (x[0] == x[1]) return x[0];

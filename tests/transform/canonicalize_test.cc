@@ -114,6 +114,15 @@ TEST(Canonicalize, FloatIdentitiesRespectSignedZero) {
   EXPECT_FALSE(has(out, ", %2 : f32")) << out;
 }
 
+TEST(Canonicalize, FloatFloorDivisionByOneStays) {
+  const std::string body =
+      "  %0 = load %f : f32\n"
+      "  %1 = constant {value = 1.0} : f32\n"
+      "  %2 = floordiv %0, %1 : f32\n"
+      "  store %f, %2\n";
+  EXPECT_EQ(canonical(body), ir::print(ir::parse(tile_kernel(body))));
+}
+
 TEST(Canonicalize, SplatConstantsFoldToSplats) {
   std::string out = canonical(
       "  %0 = constant {value = 2} : i32\n"
