@@ -1,0 +1,197 @@
+#include "metile/runtime/host/host_compiler.h"
+
+#include <cstdlib>
+#include <sstream>
+
+#include "metile/runtime/host/embedded_stdlib.h"
+#include "metile/runtime/host/subprocess.h"
+#include "metile/runtime/host/trampoline.h"
+#include "metile/support/errors.h"
+#include "metile/support/hash.h"
+
+namespace metile::runtime::host {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+std::vector<std::string> split_words(const char* text) {
+  std::vector<std::string> words;
+  std::istringstream in(text ? text : "");
+  for (std::string w; in >> w;) words.push_back(w);
+  return words;
+}
+
+fs::path default_cache_root() {
+  if (const char* dir = std::getenv("METILE_CACHE_DIR"); dir && *dir) return dir;
+  if (const char* xdg = std::getenv("XDG_CACHE_HOME"); xdg && *xdg) return fs::path(xdg) / "metile";
+  if (const char* home = std::getenv("HOME"); home && *home)
+    return fs::path(home) / ".cache" / "metile";
+  return fs::temp_directory_path() / "metile-cache";
+}
+
+std::string join(const std::vector<std::string>& words) {
+  std::string out;
+  for (const auto& w : words) out += (out.empty() ? "" : " ") + w;
+  return out;
+}
+
+std::string stdlib_bundle_hash() {
+  std::string all;
+  for (const auto& f : embedded_stdlib_files()) {
+    all += f.path;
+    all += '\0';
+    all += f.contents;
+    all += '\0';
+  }
+  return content_hash(all);
+}
+
+}  // namespace
+
+HostCompilerOptions HostCompilerOptions::from_environment() {
+  HostCompilerOptions o;
+  o.cxx = split_words(std::getenv("METILE_HOST_CXX"));
+  if (o.cxx.empty()) o.cxx = {"c++"};
+  o.extra_flags = split_words(std::getenv("METILE_HOST_CXXFLAGS"));
+  o.cache_dir = default_cache_root() / "host";
+  return o;
+}
+
+const std::vector<std::string>& HostCompiler::base_flags() {
+  // -fno-strict-aliasing and -fwrapv: MSL code reinterprets threadgroup bytes and relies
+  // on wrapping integer arithmetic, as the GPU does.
+  static const std::vector<std::string> flags{
+      "-std=c++20", "-O2", "-fPIC", "-shared", "-fvisibility=hidden", "-fno-strict-aliasing",
+      "-fwrapv", "-Wno-attributes"};
+  return flags;
+}
+
+HostCompiler::HostCompiler(HostCompilerOptions options)
+    : options_(std::move(options)), cache_(options_.cache_dir) {}
+
+HostCompiler& HostCompiler::shared() {
+  static HostCompiler compiler;
+  return compiler;
+}
+
+HostCompiler::Stats HostCompiler::stats() const {
+  std::lock_guard lock(mutex_);
+  return stats_;
+}
+
+const std::string& HostCompiler::compiler_identity() {
+  std::call_once(identity_once_, [this] {
+    std::vector<std::string> argv = options_.cxx;
+    argv.push_back("--version");
+    const ProcessResult r = run_process(argv);
+    if (r.exit_code != 0)
+      throw UserError("the host C++ compiler '" + join(options_.cxx) +
+                      "' cannot be run (set METILE_HOST_CXX): " + r.output);
+    identity_ = r.output;
+  });
+  return identity_;
+}
+
+const fs::path& HostCompiler::stdlib_dir() {
+  std::call_once(stdlib_once_, [this] {
+    const fs::path dir = cache_.dir() / ("stdlib-" + stdlib_bundle_hash());
+    if (!fs::exists(dir / "include" / "metal_stdlib")) {
+      // Written into a scratch directory and renamed, so a reader never sees a partial set.
+      const fs::path scratch = cache_.make_scratch_dir();
+      for (const auto& f : embedded_stdlib_files()) {
+        fs::create_directories((scratch / f.path).parent_path());
+        write_file_atomically(scratch / f.path, f.contents);
+      }
+      std::error_code taken;  // another process may have renamed its copy first
+      fs::rename(scratch, dir, taken);
+      if (taken) fs::remove_all(scratch);
+    }
+    stdlib_dir_ = dir;
+  });
+  return stdlib_dir_;
+}
+
+std::shared_ptr<const HostModule> HostCompiler::compile(std::string_view msl,
+                                                        const codegen::KernelABI& abi) {
+  std::string source(msl);
+  source += "\n";
+  source += generate_trampoline(abi);
+  const std::string key =
+      content_hash(source + '\0' + stdlib_bundle_hash() + '\0' + compiler_identity() + '\0' +
+                   join(options_.cxx) + ' ' + join(base_flags()) + ' ' + join(options_.extra_flags));
+
+  std::promise<std::shared_ptr<const HostModule>> promise;
+  std::shared_future<std::shared_ptr<const HostModule>> future;
+  bool builds_it = false;
+  {
+    std::lock_guard lock(mutex_);
+    if (auto it = loaded_.find(key); it != loaded_.end()) {
+      ++stats_.memory_hits;
+      future = it->second;
+    } else {
+      future = promise.get_future().share();
+      loaded_.emplace(key, future);
+      builds_it = true;
+    }
+  }
+  if (!builds_it) return future.get();  // waits for, or rethrows, the builder's result
+  try {
+    auto module = load_or_build(key, source, abi.kernel_name);
+    promise.set_value(module);
+    return module;
+  } catch (...) {
+    {
+      std::lock_guard lock(mutex_);
+      loaded_.erase(key);  // a later call tries again
+    }
+    promise.set_exception(std::current_exception());
+    throw;
+  }
+}
+
+std::shared_ptr<const HostModule> HostCompiler::load_or_build(const std::string& key,
+                                                              const std::string& source,
+                                                              const std::string& kernel_name) {
+  const std::string name = key + ".so";
+  std::string error;
+  if (auto cached = cache_.find(name)) {
+    if (auto module = HostModule::load(*cached, error)) {
+      std::lock_guard lock(mutex_);
+      ++stats_.disk_hits;
+      return module;
+    }
+    cache_.remove(name);  // intact but unloadable (e.g. another runtime ABI): rebuild
+  }
+
+  const fs::path scratch = cache_.make_scratch_dir();
+  const fs::path cc = scratch / (key + ".cc"), object = scratch / name;
+  write_file_atomically(cc, source);
+  std::vector<std::string> argv = options_.cxx;
+  argv.insert(argv.end(), base_flags().begin(), base_flags().end());
+  argv.insert(argv.end(), options_.extra_flags.begin(), options_.extra_flags.end());
+  for (std::string arg : {std::string("-I"), (stdlib_dir() / "include").string(),
+                          std::string("-o"), object.string(), cc.string()})
+    argv.push_back(std::move(arg));
+  {
+    std::lock_guard lock(mutex_);
+    ++stats_.compiler_runs;
+  }
+  const ProcessResult result = run_process(argv);
+  if (result.exit_code != 0) {
+    const fs::path kept = cache_.dir() / "failed" / (key + ".cc");
+    fs::create_directories(kept.parent_path());
+    fs::rename(cc, kept);
+    fs::remove_all(scratch);
+    throw InternalError("the host C++ compiler rejected the MSL of kernel '" + kernel_name +
+                        "' (generated code must always compile); source kept at " +
+                        kept.string() + "\ncommand: " + join(argv) + "\n" + result.output);
+  }
+  const fs::path entry = cache_.store(name, object);
+  fs::remove_all(scratch);
+  auto module = HostModule::load(entry, error);
+  if (!module) throw InternalError("cannot load the compiled kernel module: " + error);
+  return module;
+}
+
+}  // namespace metile::runtime::host

@@ -1,0 +1,37 @@
+#include "metile/runtime/host/host_module.h"
+
+#include <dlfcn.h>
+
+#include "metile/runtime/host/runtime_table.h"
+
+namespace metile::runtime::host {
+
+std::shared_ptr<HostModule> HostModule::load(const std::filesystem::path& path,
+                                             std::string& error) {
+  std::shared_ptr<HostModule> module(new HostModule);
+  module->path_ = path;
+  module->handle_ = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
+  if (!module->handle_) {
+    const char* why = dlerror();
+    error = why ? why : "dlopen failed";
+    return nullptr;
+  }
+  auto init = reinterpret_cast<MetileHostModuleInitFn>(dlsym(module->handle_, "metile_host_module_init"));
+  module->run_thread_ =
+      reinterpret_cast<MetileHostRunThreadFn>(dlsym(module->handle_, "metile_host_run_thread"));
+  if (!init || !module->run_thread_) {
+    error = path.string() + " does not export the meTile host module entry points";
+    return nullptr;
+  }
+  if (unsigned version = init(&host_runtime_table()); version != METILE_HOST_ABI_VERSION) {
+    error = path.string() + " was built for host runtime ABI " + std::to_string(version);
+    return nullptr;
+  }
+  return module;
+}
+
+HostModule::~HostModule() {
+  if (handle_) dlclose(handle_);
+}
+
+}  // namespace metile::runtime::host

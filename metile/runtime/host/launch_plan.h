@@ -1,0 +1,27 @@
+// Everything the workers need to run one launch of a host kernel module.
+#pragma once
+
+#include <array>
+#include <cstddef>
+#include <string>
+
+#include "metile/runtime/host/msl/host_runtime_abi.h"
+
+namespace metile::runtime::host {
+
+using Dim3 = std::array<unsigned, 3>;
+
+struct LaunchPlan {
+  std::string kernel_name;
+  MetileHostRunThreadFn run_thread = nullptr;
+  void* const* args = nullptr;  // per parameter: the buffer's data, or the scalar's address
+  Dim3 grid{1, 1, 1};
+  Dim3 threadgroup_size{1, 1, 1};
+  unsigned thread_count = 1;
+  std::size_t threadgroup_bytes = 0;
+};
+
+// "(x,y,z)"
+std::string format_dim3(const Dim3& d);
+
+}  // namespace metile::runtime::host

@@ -1,0 +1,25 @@
+// A CPU implementation of the subset of the Metal standard library that meTile's
+// emitter uses, so that emitted MSL compiles unchanged as C++20 (see
+// docs/host_emulator.md for the supported constructs). Included through
+// include/metal_stdlib: `#include <metal_stdlib>` then `using namespace metal;`.
+#pragma once
+
+#include <cfloat>
+#include <climits>
+#include <cstddef>
+
+#include "msl/host_runtime_abi.h"
+#include "msl/math_functions.h"
+#include "msl/scalar_types.h"
+#include "msl/simd.h"
+#include "msl/simdgroup_matrix.h"
+#include "msl/sync.h"
+#include "msl/vector_types.h"
+
+// Address spaces carry no meaning on the CPU; `constant` data is read-only. These are
+// macros, so nothing may be included after this point.
+#define device
+#define threadgroup
+#define thread
+#define constant const
+#define kernel

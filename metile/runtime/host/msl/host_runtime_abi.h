@@ -1,0 +1,54 @@
+// The C interface between the host emulator and a compiled kernel module. The module is
+// dlopen'ed with RTLD_LOCAL, so it cannot see the emulator's symbols: the emulator hands
+// it this table of function pointers at load time (metile_host_module_init), and the
+// metal_stdlib emulation reaches barriers and SIMD collectives through it.
+#pragma once
+
+#define METILE_HOST_ABI_VERSION 1u
+// Bytes each lane may deposit in one SIMD rendezvous (a long4 is 32).
+#define METILE_HOST_SIMD_SLOT_BYTES 64u
+#define METILE_HOST_SIMD_WIDTH 32u
+
+extern "C" {
+
+// What a lane sees after a SIMD rendezvous: every lane's deposit, slot l at
+// slots + l * METILE_HOST_SIMD_SLOT_BYTES, valid until this lane's next rendezvous.
+struct MetileHostSimdView {
+  const unsigned char* slots;
+  unsigned lane;
+  unsigned lane_count;  // lanes that exist in this SIMD group (< 32 for a partial group)
+};
+
+// The coordinates of one emulated thread, as the body function receives them.
+struct MetileHostThreadCoords {
+  unsigned threadgroup_position_in_grid[3];
+  unsigned threadgroups_per_grid[3];
+  unsigned thread_position_in_threadgroup[3];
+  unsigned threads_per_threadgroup[3];
+  unsigned simd_lane;
+  unsigned simd_group;
+};
+
+struct MetileHostRuntime {
+  unsigned abi_version;
+  // Blocks until every thread of the threadgroup reached the barrier at `line`.
+  void (*threadgroup_barrier)(unsigned mem_flags, int line);
+  // Deposits `bytes` of `value` for the calling lane and blocks until every lane of the
+  // SIMD group arrived at the same collective (`op` at `line`).
+  MetileHostSimdView (*simd_rendezvous)(const void* value, unsigned bytes, const char* op,
+                                        int line);
+  // The calling thread's lane; cheap, no rendezvous.
+  unsigned (*simd_lane)(void);
+  // Reports a misuse by the kernel (e.g. reading a lane that does not exist) and abandons
+  // the threadgroup. Never returns.
+  void (*fail)(const char* message);
+  // simdgroup_matrix lane mapping: lane l holds the elements Apple's mapping gives lane
+  // matrix_lane_map[l]. The identity unless a test permutes it.
+  const unsigned char* matrix_lane_map;
+};
+
+// Exported by every kernel module.
+typedef unsigned (*MetileHostModuleInitFn)(const MetileHostRuntime* runtime);
+typedef void (*MetileHostRunThreadFn)(void* const* args, unsigned char* threadgroup_memory,
+                                      const MetileHostThreadCoords* coords);
+}

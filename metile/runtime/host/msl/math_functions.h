@@ -1,0 +1,228 @@
+// MSL math functions for float, half, bfloat and their vectors. 16-bit types compute in
+// float and round back. metal::fast and metal::precise name the same CPU
+// implementations: the host is the precise reference, never the fast approximation.
+#pragma once
+
+#include <cmath>
+
+#include "vector_types.h"
+
+namespace metal {
+namespace math_impl {
+
+using detail::floating;
+using detail::scalar;
+
+template <class T, int N, bool P, class F>
+vec<T, N, P> componentwise(const vec<T, N, P>& a, F f) {
+  vec<T, N, P> r;
+  for (int i = 0; i < N; ++i) r[i] = f(a[i]);
+  return r;
+}
+template <class T, int N, bool P, class F>
+vec<T, N, P> componentwise(const vec<T, N, P>& a, const vec<T, N, P>& b, F f) {
+  vec<T, N, P> r;
+  for (int i = 0; i < N; ++i) r[i] = f(a[i], b[i]);
+  return r;
+}
+template <class T, int N, bool P, class F>
+vec<T, N, P> componentwise(const vec<T, N, P>& a, const vec<T, N, P>& b, const vec<T, N, P>& c,
+                           F f) {
+  vec<T, N, P> r;
+  for (int i = 0; i < N; ++i) r[i] = f(a[i], b[i], c[i]);
+  return r;
+}
+
+// The computation type of a floating scalar: float for float and the 16-bit types.
+template <class T>
+using compute_t = std::conditional_t<std::is_same_v<T, double>, double, float>;
+
+#define METILE_MATH_UNARY(name, expr)                                         \
+  template <floating T>                                                       \
+  T name(T value) {                                                           \
+    const compute_t<T> x = compute_t<T>(value);                               \
+    return T(expr);                                                           \
+  }                                                                           \
+  template <floating T, int N, bool P>                                        \
+  vec<T, N, P> name(const vec<T, N, P>& v) {                                  \
+    return componentwise(v, [](T e) { return name(e); });                     \
+  }
+METILE_MATH_UNARY(exp, std::exp(x))
+METILE_MATH_UNARY(exp2, std::exp2(x))
+METILE_MATH_UNARY(exp10, std::pow(compute_t<T>(10), x))
+METILE_MATH_UNARY(log, std::log(x))
+METILE_MATH_UNARY(log2, std::log2(x))
+METILE_MATH_UNARY(log10, std::log10(x))
+METILE_MATH_UNARY(sqrt, std::sqrt(x))
+METILE_MATH_UNARY(rsqrt, 1 / std::sqrt(x))
+METILE_MATH_UNARY(fabs, std::fabs(x))
+METILE_MATH_UNARY(sin, std::sin(x))
+METILE_MATH_UNARY(cos, std::cos(x))
+METILE_MATH_UNARY(tan, std::tan(x))
+METILE_MATH_UNARY(asin, std::asin(x))
+METILE_MATH_UNARY(acos, std::acos(x))
+METILE_MATH_UNARY(atan, std::atan(x))
+METILE_MATH_UNARY(sinh, std::sinh(x))
+METILE_MATH_UNARY(cosh, std::cosh(x))
+METILE_MATH_UNARY(tanh, std::tanh(x))
+METILE_MATH_UNARY(floor, std::floor(x))
+METILE_MATH_UNARY(ceil, std::ceil(x))
+METILE_MATH_UNARY(trunc, std::trunc(x))
+METILE_MATH_UNARY(round, std::round(x))
+METILE_MATH_UNARY(rint, std::nearbyint(x))
+METILE_MATH_UNARY(fract, std::fmin(x - std::floor(x), compute_t<T>(0x1.fffffep-1)))
+METILE_MATH_UNARY(sign, (x > 0 ? 1 : x < 0 ? -1 : x))
+METILE_MATH_UNARY(saturate, std::fmin(std::fmax(x, compute_t<T>(0)), compute_t<T>(1)))
+#undef METILE_MATH_UNARY
+
+// The second operand may be a scalar of the first's type (or converts to it).
+#define METILE_MATH_BINARY(name, expr)                                            \
+  template <floating T>                                                           \
+  T name(T first, std::type_identity_t<T> second) {                               \
+    const compute_t<T> x = compute_t<T>(first), y = compute_t<T>(second);         \
+    return T(expr);                                                               \
+  }                                                                               \
+  template <floating T, int N, bool P>                                            \
+  vec<T, N, P> name(const vec<T, N, P>& a, const std::type_identity_t<vec<T, N, P>>& b) { \
+    return componentwise(a, b, [](T e, T f) { return name(e, f); });              \
+  }
+METILE_MATH_BINARY(fmin, std::fmin(x, y))
+METILE_MATH_BINARY(fmax, std::fmax(x, y))
+METILE_MATH_BINARY(fmod, std::fmod(x, y))
+METILE_MATH_BINARY(pow, std::pow(x, y))
+METILE_MATH_BINARY(powr, std::pow(x, y))
+METILE_MATH_BINARY(atan2, std::atan2(x, y))
+METILE_MATH_BINARY(copysign, std::copysign(x, y))
+METILE_MATH_BINARY(step, (y < x ? 0 : 1))
+METILE_MATH_BINARY(divide, x / y)
+#undef METILE_MATH_BINARY
+
+template <floating T>
+T fma(T a, std::type_identity_t<T> b, std::type_identity_t<T> c) {
+  return T(std::fma(compute_t<T>(a), compute_t<T>(b), compute_t<T>(c)));
+}
+template <floating T, int N, bool P>
+vec<T, N, P> fma(const vec<T, N, P>& a, const std::type_identity_t<vec<T, N, P>>& b,
+                 const std::type_identity_t<vec<T, N, P>>& c) {
+  return componentwise(a, b, c, [](T x, T y, T z) { return fma(x, y, z); });
+}
+template <class T>
+auto mad(const T& a, const std::type_identity_t<T>& b, const std::type_identity_t<T>& c) {
+  return fma(a, b, c);
+}
+
+// min/max/clamp/abs also take integers. Integer abs is a template so that the C
+// library's ::abs(int) wins overload resolution where both are visible.
+template <scalar T>
+T min(T a, std::type_identity_t<T> b) {
+  if constexpr (floating<T>) return T(std::fmin(compute_t<T>(a), compute_t<T>(b)));
+  else return b < a ? b : a;
+}
+template <scalar T>
+T max(T a, std::type_identity_t<T> b) {
+  if constexpr (floating<T>) return T(std::fmax(compute_t<T>(a), compute_t<T>(b)));
+  else return a < b ? b : a;
+}
+template <scalar T>
+T clamp(T x, std::type_identity_t<T> lo, std::type_identity_t<T> hi) {
+  return min(max(x, lo), hi);
+}
+template <scalar T>
+T abs(T x) {
+  if constexpr (floating<T>) return fabs(x);
+  else if constexpr (std::is_signed_v<T>) return x < 0 ? T(-x) : x;
+  else return x;
+}
+template <class T, int N, bool P>
+vec<T, N, P> min(const vec<T, N, P>& a, const std::type_identity_t<vec<T, N, P>>& b) {
+  return componentwise(a, b, [](T x, T y) { return min(x, y); });
+}
+template <class T, int N, bool P>
+vec<T, N, P> max(const vec<T, N, P>& a, const std::type_identity_t<vec<T, N, P>>& b) {
+  return componentwise(a, b, [](T x, T y) { return max(x, y); });
+}
+template <class T, int N, bool P>
+vec<T, N, P> clamp(const vec<T, N, P>& x, const std::type_identity_t<vec<T, N, P>>& lo,
+                   const std::type_identity_t<vec<T, N, P>>& hi) {
+  return min(max(x, lo), hi);
+}
+template <class T, int N, bool P>
+vec<T, N, P> abs(const vec<T, N, P>& v) {
+  return componentwise(v, [](T x) { return abs(x); });
+}
+template <class T>
+auto mix(const T& x, const std::type_identity_t<T>& y, const std::type_identity_t<T>& a) {
+  return x + (y - x) * a;
+}
+
+// Classification returns bool (a bool vector for vectors).
+#define METILE_MATH_PREDICATE(name, expr)                  \
+  template <floating T>                                    \
+  bool name(T value) {                                     \
+    const compute_t<T> x = compute_t<T>(value);            \
+    return expr;                                           \
+  }                                                        \
+  template <floating T, int N, bool P>                     \
+  vec<bool, N> name(const vec<T, N, P>& v) {               \
+    vec<bool, N> r;                                        \
+    for (int i = 0; i < N; ++i) r[i] = name(v[i]);         \
+    return r;                                              \
+  }
+METILE_MATH_PREDICATE(isnan, std::isnan(x))
+METILE_MATH_PREDICATE(isinf, std::isinf(x))
+METILE_MATH_PREDICATE(isfinite, std::isfinite(x))
+METILE_MATH_PREDICATE(signbit, std::signbit(x))
+#undef METILE_MATH_PREDICATE
+
+// select(a, b, c): c ? b : a, componentwise for a bool-vector condition.
+template <scalar T>
+T select(T a, std::type_identity_t<T> b, bool c) {
+  return c ? b : a;
+}
+template <class T, int N, bool P>
+vec<T, N, P> select(const vec<T, N, P>& a, const std::type_identity_t<vec<T, N, P>>& b,
+                    const vec<bool, N>& c) {
+  vec<T, N, P> r;
+  for (int i = 0; i < N; ++i) r[i] = c[i] ? b[i] : a[i];
+  return r;
+}
+template <class T, int N, bool P>
+vec<T, N, P> select(const vec<T, N, P>& a, const std::type_identity_t<vec<T, N, P>>& b, bool c) {
+  return c ? b : a;
+}
+
+template <class T, int N, bool P>
+T dot(const vec<T, N, P>& a, const vec<T, N, P>& b) {
+  compute_t<T> sum = 0;
+  for (int i = 0; i < N; ++i) sum += compute_t<T>(a[i]) * compute_t<T>(b[i]);
+  return T(sum);
+}
+template <class T, int N, bool P>
+T length(const vec<T, N, P>& a) {
+  return sqrt(dot(a, a));
+}
+template <class T, int N, bool P>
+vec<T, N, P> normalize(const vec<T, N, P>& a) {
+  return a * rsqrt(dot(a, a));
+}
+
+}  // namespace math_impl
+
+#define METILE_MATH_FUNCTIONS(X)                                                           \
+  X(exp) X(exp2) X(exp10) X(log) X(log2) X(log10) X(sqrt) X(rsqrt) X(fabs) X(sin) X(cos)  \
+  X(tan) X(asin) X(acos) X(atan) X(sinh) X(cosh) X(tanh) X(floor) X(ceil) X(trunc)         \
+  X(round) X(rint) X(fract) X(sign) X(saturate) X(fmin) X(fmax) X(fmod) X(pow) X(powr)     \
+  X(atan2) X(copysign) X(step) X(divide) X(fma) X(mad) X(min) X(max) X(clamp) X(abs)       \
+  X(mix) X(isnan) X(isinf) X(isfinite) X(signbit) X(select) X(dot) X(length) X(normalize)
+#define METILE_USING_MATH(name) using math_impl::name;
+METILE_MATH_FUNCTIONS(METILE_USING_MATH)
+namespace fast {
+METILE_MATH_FUNCTIONS(METILE_USING_MATH)
+}
+namespace precise {
+METILE_MATH_FUNCTIONS(METILE_USING_MATH)
+}
+#undef METILE_USING_MATH
+#undef METILE_MATH_FUNCTIONS
+
+}  // namespace metal

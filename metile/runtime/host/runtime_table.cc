@@ -1,0 +1,43 @@
+#include "metile/runtime/host/runtime_table.h"
+
+#include <algorithm>
+#include <numeric>
+
+#include "metile/runtime/host/threadgroup_runner.h"
+#include "metile/support/errors.h"
+
+namespace metile::runtime::host {
+
+namespace {
+
+std::array<unsigned char, 32> matrix_lane_map = [] {
+  std::array<unsigned char, 32> identity;
+  std::iota(identity.begin(), identity.end(), 0);
+  return identity;
+}();
+
+void threadgroup_barrier(unsigned /*mem_flags*/, int line) {
+  ThreadgroupRunner::active()->threadgroup_barrier(line);
+}
+MetileHostSimdView simd_rendezvous(const void* value, unsigned bytes, const char* op, int line) {
+  return ThreadgroupRunner::active()->simd_rendezvous(value, bytes, op, line);
+}
+unsigned simd_lane() { return ThreadgroupRunner::active()->simd_lane(); }
+void fail(const char* message) { ThreadgroupRunner::active()->fail(message); }
+
+const MetileHostRuntime table{METILE_HOST_ABI_VERSION, &threadgroup_barrier, &simd_rendezvous,
+                              &simd_lane, &fail, matrix_lane_map.data()};
+
+}  // namespace
+
+const MetileHostRuntime& host_runtime_table() { return table; }
+
+void set_simdgroup_matrix_lane_map(const std::array<unsigned char, 32>& lane_map) {
+  std::array<unsigned char, 32> sorted = lane_map;
+  std::sort(sorted.begin(), sorted.end());
+  for (unsigned i = 0; i < 32; ++i)
+    if (sorted[i] != i) throw UserError("simdgroup matrix lane map must be a permutation of 0..31");
+  matrix_lane_map = lane_map;
+}
+
+}  // namespace metile::runtime::host

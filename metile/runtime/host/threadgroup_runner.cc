@@ -1,0 +1,251 @@
+#include "metile/runtime/host/threadgroup_runner.h"
+
+#include <algorithm>
+#include <cstring>
+
+#include "metile/runtime/kernel_errors.h"
+
+namespace metile::runtime::host {
+
+namespace ctx = boost::context::detail;
+
+namespace {
+thread_local ThreadgroupRunner* active_runner = nullptr;
+constexpr const char* kThreadgroupBarrier = "threadgroup_barrier";
+constexpr std::size_t kSlotBytes = METILE_HOST_SIMD_SLOT_BYTES;
+constexpr unsigned kWidth = METILE_HOST_SIMD_WIDTH;
+}  // namespace
+
+bool ThreadgroupRunner::WaitSite::operator==(const WaitSite& o) const {
+  return line == o.line && std::strcmp(op, o.op) == 0;
+}
+
+ThreadgroupRunner* ThreadgroupRunner::active() { return active_runner; }
+
+void ThreadgroupRunner::run(const LaunchPlan& plan, const Dim3& position,
+                            unsigned char* threadgroup_memory) {
+  plan_ = &plan;
+  position_ = position;
+  threadgroup_memory_ = threadgroup_memory;
+  const unsigned n = plan.thread_count;
+  threads_.assign(n, EmulatedThread{});
+  simd_groups_.resize((n + kWidth - 1) / kWidth);
+  for (unsigned g = 0; g < simd_groups_.size(); ++g) {
+    SimdGroup& group = simd_groups_[g];
+    group.lanes = std::min(kWidth, n - g * kWidth);
+    group.arrived = 0;
+    group.slots.resize(2 * kWidth * kSlotBytes);
+  }
+  ready_.clear();
+  ready_head_ = 0;
+  exited_ = 0;
+  barrier_arrived_ = 0;
+  pending_ = PendingError::None;
+  active_runner = this;
+
+  unsigned next_new = 0;
+  while (true) {
+    unsigned t;
+    if (ready_head_ < ready_.size()) {
+      t = ready_[ready_head_++];
+    } else if (next_new < n) {
+      t = next_new++;
+    } else {
+      break;
+    }
+    resume(t);
+    if (pending_ != PendingError::None) {
+      abandon();
+      throw_pending_error();
+    }
+  }
+  active_runner = nullptr;
+  if (exited_ != n) {
+    const std::string report = divergence_report(0, n);
+    abandon();
+    throw DivergentBarrierError(report);
+  }
+}
+
+void ThreadgroupRunner::abandon() {
+  for (auto& t : threads_) {
+    if (t.stack_top) stacks_.release(t.stack_top);
+    t.stack_top = nullptr;
+    t.context = nullptr;
+  }
+  active_runner = nullptr;
+}
+
+void ThreadgroupRunner::resume(unsigned thread) {
+  EmulatedThread& t = threads_[thread];
+  current_ = thread;
+  if (t.state == State::NotStarted) {
+    t.stack_top = stacks_.acquire();
+    t.context = ctx::make_fcontext(t.stack_top, stacks_.stack_bytes(), &fiber_main);
+  }
+  t.state = State::Running;
+  const ctx::transfer_t back = ctx::jump_fcontext(t.context, this);
+  t.context = back.fctx;
+  if (t.state == State::Exited) {
+    stacks_.release(t.stack_top);
+    t.stack_top = nullptr;
+  }
+}
+
+void ThreadgroupRunner::fiber_main(ctx::transfer_t from_scheduler) {
+  auto* self = static_cast<ThreadgroupRunner*>(from_scheduler.data);
+  self->scheduler_ = from_scheduler.fctx;
+  const LaunchPlan& plan = *self->plan_;
+  const unsigned t = self->current_;
+  const Dim3& size = plan.threadgroup_size;
+  MetileHostThreadCoords coords{};
+  for (int i = 0; i < 3; ++i) {
+    coords.threadgroup_position_in_grid[i] = self->position_[i];
+    coords.threadgroups_per_grid[i] = plan.grid[i];
+    coords.threads_per_threadgroup[i] = size[i];
+  }
+  coords.thread_position_in_threadgroup[0] = t % size[0];
+  coords.thread_position_in_threadgroup[1] = t / size[0] % size[1];
+  coords.thread_position_in_threadgroup[2] = t / (size[0] * size[1]);
+  coords.simd_lane = t % kWidth;
+  coords.simd_group = t / kWidth;
+  plan.run_thread(plan.args, self->threadgroup_memory_, &coords);
+
+  self->threads_[t].state = State::Exited;
+  ++self->exited_;
+  ctx::jump_fcontext(self->scheduler_, nullptr);  // never resumed
+}
+
+void ThreadgroupRunner::block() {
+  threads_[current_].state = State::Waiting;
+  const ctx::transfer_t back = ctx::jump_fcontext(scheduler_, nullptr);
+  scheduler_ = back.fctx;
+}
+
+void ThreadgroupRunner::release(unsigned first, unsigned count) {
+  for (unsigned t = first; t < first + count; ++t) {
+    if (t == current_) continue;
+    threads_[t].state = State::Ready;
+    ready_.push_back(t);
+  }
+}
+
+void ThreadgroupRunner::threadgroup_barrier(int line) {
+  EmulatedThread& me = threads_[current_];
+  me.site = {kThreadgroupBarrier, line};
+  if (++barrier_arrived_ < plan_->thread_count) {
+    block();
+    return;
+  }
+  barrier_arrived_ = 0;
+  for (const auto& t : threads_) {
+    if (!(t.site == me.site)) {
+      pending_ = PendingError::Divergence;
+      pending_message_ = divergence_report(0, plan_->thread_count);
+      block();
+    }
+  }
+  release(0, plan_->thread_count);
+}
+
+MetileHostSimdView ThreadgroupRunner::simd_rendezvous(const void* value, unsigned bytes,
+                                                      const char* op, int line) {
+  const unsigned group_index = current_ / kWidth, lane = current_ % kWidth;
+  SimdGroup& group = simd_groups_[group_index];
+  unsigned char* slots = group.slots.data() + (group.generation & 1) * kWidth * kSlotBytes;
+  if (bytes) std::memcpy(slots + lane * kSlotBytes, value, bytes);
+  EmulatedThread& me = threads_[current_];
+  me.site = {op, line};
+  const MetileHostSimdView view{slots, lane, group.lanes};
+  if (++group.arrived < group.lanes) {
+    block();
+    return view;
+  }
+  const unsigned first = group_index * kWidth;
+  for (unsigned t = first; t < first + group.lanes; ++t) {
+    if (!(threads_[t].site == me.site)) {
+      pending_ = PendingError::Divergence;
+      pending_message_ = divergence_report(first, group.lanes);
+      block();
+    }
+  }
+  group.arrived = 0;
+  ++group.generation;
+  release(first, group.lanes);
+  return view;
+}
+
+void ThreadgroupRunner::fail(std::string message) {
+  pending_ = PendingError::Fault;
+  pending_message_ = "in kernel '" + plan_->kernel_name + "', " + where() + ", thread " +
+                     std::to_string(current_) + ": " + message;
+  block();
+  __builtin_unreachable();  // an abandoned fiber is never resumed
+}
+
+void ThreadgroupRunner::throw_pending_error() {
+  if (pending_ == PendingError::Divergence) throw DivergentBarrierError(pending_message_);
+  throw KernelFaultError(pending_message_);
+}
+
+std::string ThreadgroupRunner::where() const { return "threadgroup " + format_dim3(position_); }
+
+namespace {
+// "0-15, 32-47"
+std::string format_ranges(const std::vector<unsigned>& ids) {
+  std::string out;
+  for (std::size_t i = 0; i < ids.size();) {
+    std::size_t j = i;
+    while (j + 1 < ids.size() && ids[j + 1] == ids[j] + 1) ++j;
+    if (!out.empty()) out += ", ";
+    out += std::to_string(ids[i]);
+    if (j > i) out += "-" + std::to_string(ids[j]);
+    i = j + 1;
+  }
+  return out;
+}
+}  // namespace
+
+std::string ThreadgroupRunner::divergence_report(unsigned first, unsigned count) const {
+  // Group threads by where they stopped, in order of the first thread of each group.
+  std::vector<std::pair<std::string, std::vector<unsigned>>> groups;
+  bool any_barrier = false;
+  for (unsigned t = first; t < first + count; ++t) {
+    const EmulatedThread& th = threads_[t];
+    std::string place;
+    if (th.state == State::Exited) {
+      place = "exited";
+    } else {
+      any_barrier |= std::strcmp(th.site.op, kThreadgroupBarrier) == 0;
+      place = std::string("wait at ") + th.site.op + " (line " + std::to_string(th.site.line) + ")";
+    }
+    auto it = std::find_if(groups.begin(), groups.end(),
+                           [&](const auto& g) { return g.first == place; });
+    if (it == groups.end()) groups.push_back({place, {t}});
+    else it->second.push_back(t);
+  }
+  std::string scope = where();
+  if (count < plan_->thread_count)
+    scope += ", SIMD group " + std::to_string(first / kWidth) + " (threads " +
+             std::to_string(first) + "-" + std::to_string(first + count - 1) + ")";
+  std::string out = std::string(any_barrier ? "divergent barrier" : "divergent SIMD collective") +
+                    " in kernel '" + plan_->kernel_name + "', " + scope +
+                    ": not every thread reached the same " +
+                    (any_barrier ? "barrier" : "collective") + ":";
+  for (const auto& [place, ids] : groups)
+    out += "\n  thread" + std::string(ids.size() > 1 ? "s " : " ") + format_ranges(ids) + " " +
+           place;
+  const Dim3& s = plan_->threadgroup_size;
+  if (s[1] > 1 || s[2] > 1)
+    out += "\n  (thread t is at position (t % " + std::to_string(s[0]) + ", t / " +
+           std::to_string(s[0]) + " % " + std::to_string(s[1]) + ", t / " +
+           std::to_string(s[0] * s[1]) + ") of the threadgroup)";
+  return out;
+}
+
+std::string format_dim3(const Dim3& d) {
+  return "(" + std::to_string(d[0]) + "," + std::to_string(d[1]) + "," + std::to_string(d[2]) +
+         ")";
+}
+
+}  // namespace metile::runtime::host

@@ -1,0 +1,83 @@
+// Runs the threads of one threadgroup as fibers on the calling OS thread. Scheduling is
+// deterministic: threads start in index order and each runs until it finishes or blocks
+// at a rendezvous (barrier or SIMD collective); released threads resume in index order
+// before new ones start. When no thread can run but some have not finished, the
+// threadgroup is divergent and the report says where each thread stopped.
+#pragma once
+
+#include <boost/context/detail/fcontext.hpp>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "metile/runtime/host/fiber_stack_pool.h"
+#include "metile/runtime/host/launch_plan.h"
+
+namespace metile::runtime::host {
+
+class ThreadgroupRunner {
+ public:
+  explicit ThreadgroupRunner(FiberStackPool& stacks) : stacks_(stacks) {}
+
+  // Runs every thread of threadgroup `position`. Throws DivergentBarrierError or
+  // KernelFaultError when the kernel breaks the execution model.
+  void run(const LaunchPlan& plan, const Dim3& position, unsigned char* threadgroup_memory);
+  // Forgets a threadgroup interrupted by a fault: its fibers are never resumed.
+  void abandon();
+
+  // The emulated thread being executed (valid during run, and after a fault).
+  unsigned current_thread() const { return current_; }
+  const Dim3& position() const { return position_; }
+
+  // The runner executing on this OS thread, for the module's runtime callbacks.
+  static ThreadgroupRunner* active();
+  void threadgroup_barrier(int line);
+  MetileHostSimdView simd_rendezvous(const void* value, unsigned bytes, const char* op, int line);
+  unsigned simd_lane() const { return current_ % METILE_HOST_SIMD_WIDTH; }
+  [[noreturn]] void fail(std::string message);
+
+ private:
+  enum class State : uint8_t { NotStarted, Ready, Running, Waiting, Exited };
+  struct WaitSite {
+    const char* op = nullptr;
+    int line = 0;
+    bool operator==(const WaitSite& o) const;
+  };
+  struct EmulatedThread {
+    boost::context::detail::fcontext_t context = nullptr;
+    unsigned char* stack_top = nullptr;
+    State state = State::NotStarted;
+    WaitSite site;
+  };
+  struct SimdGroup {
+    unsigned lanes = 0;
+    unsigned arrived = 0;
+    unsigned generation = 0;
+    std::vector<unsigned char> slots;  // two generations of 32 lane slots
+  };
+
+  static void fiber_main(boost::context::detail::transfer_t from_scheduler);
+  void resume(unsigned thread);
+  void block();  // parks the current thread until a rendezvous releases it
+  void release(unsigned first, unsigned count);
+  std::string divergence_report(unsigned first, unsigned count) const;
+  std::string where() const;
+  [[noreturn]] void throw_pending_error();
+
+  FiberStackPool& stacks_;
+  const LaunchPlan* plan_ = nullptr;
+  Dim3 position_{0, 0, 0};
+  unsigned char* threadgroup_memory_ = nullptr;
+  std::vector<EmulatedThread> threads_;
+  std::vector<SimdGroup> simd_groups_;
+  std::vector<unsigned> ready_;  // FIFO of released threads
+  std::size_t ready_head_ = 0;
+  unsigned current_ = 0;
+  unsigned exited_ = 0;
+  unsigned barrier_arrived_ = 0;
+  boost::context::detail::fcontext_t scheduler_ = nullptr;
+  enum class PendingError { None, Divergence, Fault } pending_ = PendingError::None;
+  std::string pending_message_;
+};
+
+}  // namespace metile::runtime::host

@@ -1,0 +1,72 @@
+#include "metile/runtime/host/trampoline.h"
+
+#include <cctype>
+
+#include "metile/support/errors.h"
+
+namespace metile::runtime::host {
+
+namespace {
+
+using codegen::AbiParam;
+
+const char* cpp_type(ir::DType t) {
+  switch (t) {
+    case ir::DType::f16: return "metal::half";
+    case ir::DType::bf16: return "metal::bfloat";
+    case ir::DType::f32: return "float";
+    case ir::DType::i32: return "int";
+    case ir::DType::u32: return "unsigned int";
+    case ir::DType::i64: return "long";
+    case ir::DType::i1: return "bool";
+  }
+  throw InternalError("unknown dtype in KernelABI");
+}
+
+bool is_identifier(const std::string& s) {
+  if (s.empty() || std::isdigit(static_cast<unsigned char>(s[0]))) return false;
+  for (char c : s)
+    if (!std::isalnum(static_cast<unsigned char>(c)) && c != '_') return false;
+  return true;
+}
+
+std::string uint3_of(const char* field) {
+  const std::string f = std::string("coords->") + field;
+  return "metal::uint3(" + f + "[0], " + f + "[1], " + f + "[2])";
+}
+
+}  // namespace
+
+std::string generate_trampoline(const codegen::KernelABI& abi) {
+  const std::string body = abi.body_name.empty() ? abi.kernel_name + "_body" : abi.body_name;
+  if (!is_identifier(body))
+    throw InternalError("KernelABI body name '" + body + "' is not an identifier");
+
+  std::string call;
+  for (std::size_t i = 0; i < abi.params.size(); ++i) {
+    const AbiParam& p = abi.params[i];
+    const std::string arg = "args[" + std::to_string(i) + "]";
+    const std::string type = cpp_type(p.dtype);
+    if (p.kind == AbiParam::Kind::Buffer) call += "      static_cast<" + type + "*>(" + arg + "),\n";
+    else call += "      *static_cast<const " + type + "*>(" + arg + "),\n";
+  }
+  call += "      threadgroup_memory,\n";
+  call += "      " + uint3_of("threadgroup_position_in_grid") + ",\n";
+  call += "      " + uint3_of("threadgroups_per_grid") + ",\n";
+  call += "      " + uint3_of("thread_position_in_threadgroup") + ",\n";
+  call += "      " + uint3_of("threads_per_threadgroup") + ",\n";
+  call += "      coords->simd_lane, coords->simd_group";
+
+  return "\n// ---- meTile host trampoline (generated) ----\n"
+         "extern \"C\" __attribute__((visibility(\"default\")))\n"
+         "unsigned metile_host_module_init(const MetileHostRuntime* runtime) {\n"
+         "  metal::detail::host_runtime = runtime;\n"
+         "  return METILE_HOST_ABI_VERSION;\n"
+         "}\n"
+         "extern \"C\" __attribute__((visibility(\"default\")))\n"
+         "void metile_host_run_thread(void* const* args, unsigned char* threadgroup_memory,\n"
+         "                            const MetileHostThreadCoords* coords) {\n"
+         "  " + body + "(\n" + call + ");\n}\n";
+}
+
+}  // namespace metile::runtime::host
