@@ -19,5 +19,6 @@ config.substitutions.append(("FileCheck", config.filecheck))
 import subprocess
 
 _probe = os.path.join(config.test_source_root, "lower", "vector_add.ir")
-if subprocess.run([config.metile_opt, _probe, "--pass", "lower"], capture_output=True).returncode == 0:
+if os.path.exists(config.metile_opt) and subprocess.run(
+        [config.metile_opt, _probe, "--pass", "lower"], capture_output=True).returncode == 0:
     config.available_features.add("lowering")
