@@ -1,0 +1,58 @@
+#include "metile/codegen/abi_builder.h"
+
+#include <limits>
+
+#include "metile/support/errors.h"
+
+namespace metile::codegen {
+
+namespace {
+
+int64_t kernel_int(const ir::Kernel& k, const std::string& name) {
+  auto it = k.attrs.find(name);
+  const int64_t* v = it == k.attrs.end() ? nullptr : std::get_if<int64_t>(&it->second);
+  if (!v) throw UserError("kernel '" + k.name + "': needs an integer attribute " + name);
+  return *v;
+}
+
+AbiParam abi_param(const ir::Kernel& k, const ir::Param& p) {
+  const ir::Type& t = k.type(p.value);
+  AbiParam a;
+  a.name = p.name;
+  a.dtype = t.dtype;
+  if (t.is_pointer() && t.space == ir::AddressSpace::Device) {
+    if (p.access != "read" && p.access != "write" && p.access != "read_write")
+      throw UserError("kernel '" + k.name + "': buffer parameter '" + p.name +
+                      "' needs access read, write or read_write, got '" + p.access + "'");
+    a.kind = AbiParam::Kind::Buffer;
+    a.access = p.access;
+    return a;
+  }
+  if (!t.is_scalar())
+    throw UserError("kernel '" + k.name + "': parameter '" + p.name + "' has type " + t.str() +
+                    "; a kernel takes device buffers and scalars");
+  a.kind = AbiParam::Kind::Scalar;
+  return a;
+}
+
+}  // namespace
+
+KernelABI build_abi(const ir::Kernel& metal) {
+  KernelABI abi;
+  abi.kernel_name = metal.name;
+  abi.body_name = metal.name + "_body";
+  for (const ir::Param& p : metal.params) abi.params.push_back(abi_param(metal, p));
+  const int64_t threads = kernel_int(metal, "threads_per_threadgroup");
+  if (threads <= 0 || threads > std::numeric_limits<int>::max())
+    throw UserError("kernel '" + metal.name + "': threads_per_threadgroup must be positive, got " +
+                    std::to_string(threads));
+  abi.threads_per_threadgroup = {static_cast<int>(threads), 1, 1};
+  abi.threadgroup_bytes = kernel_int(metal, "threadgroup_bytes");
+  if (abi.threadgroup_bytes < 0 || abi.threadgroup_bytes % 16 != 0)
+    throw UserError("kernel '" + metal.name +
+                    "': threadgroup_bytes must be a non-negative multiple of 16, got " +
+                    std::to_string(abi.threadgroup_bytes));
+  return abi;
+}
+
+}  // namespace metile::codegen

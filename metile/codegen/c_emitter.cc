@@ -1,0 +1,268 @@
+#include "metile/codegen/c_emitter.h"
+
+#include "metile/codegen/c_types.h"
+#include "metile/support/errors.h"
+
+namespace metile::codegen {
+
+namespace {
+
+// Pointers that must be declared to const: those reached from a read-only buffer through
+// ptr_add, select, loop-carried values and if results. Grows to a fixed point because a loop
+// body may feed a carried pointer before the loop's results are seen.
+std::set<ir::ValueId> read_only_pointers(const ir::Kernel& k) {
+  std::set<ir::ValueId> ro;
+  for (const ir::Param& p : k.params)
+    if (p.access == "read") ro.insert(p.value);
+  auto any = [&](std::initializer_list<ir::ValueId> vs) {
+    for (ir::ValueId v : vs)
+      if (ro.count(v)) return true;
+    return false;
+  };
+  auto mark = [&](ir::ValueId v, bool cond, bool& changed) {
+    if (cond && k.type(v).pointer && ro.insert(v).second) changed = true;
+  };
+  for (bool changed = true; changed;) {
+    changed = false;
+    ir::walk(k.body, [&](const ir::Op& op) {
+      if (op.kind == ir::OpKind::PtrAdd) mark(op.results[0], any({op.operands[0]}), changed);
+      if (op.kind == ir::OpKind::Select)
+        mark(op.results[0], any({op.operands[1], op.operands[2]}), changed);
+      if (op.kind == ir::OpKind::For) {
+        const ir::Block& body = op.regions.at(0);
+        const ir::Op& yield = body.ops.back();
+        for (size_t i = 0; i < op.results.size(); ++i) {
+          bool c = any({op.operands[3 + i], yield.operands[i], body.args[1 + i]});
+          mark(body.args[1 + i], c, changed);
+          mark(op.results[i], c, changed);
+        }
+      }
+      if (op.kind == ir::OpKind::If)
+        for (const ir::Block& region : op.regions)
+          for (size_t i = 0; i < op.results.size(); ++i)
+            mark(op.results[i], any({region.ops.back().operands[i]}), changed);
+    });
+  }
+  return ro;
+}
+
+}  // namespace
+
+CEmitter::CEmitter(const ir::Kernel& kernel, const CDialect& dialect, const target::Target& target)
+    : kernel_(kernel),
+      dialect_(dialect),
+      names_(kernel, dialect),
+      prelude_(dialect),
+      read_only_(read_only_pointers(kernel)) {
+  for (const ir::Type& t : kernel.types) dialect.require_dtype(t.dtype, target);
+}
+
+std::string CEmitter::body() {
+  out_.clear();
+  indent_ = 1;
+  emit_block(kernel_.body);
+  return out_;
+}
+
+void CEmitter::line(const std::string& text) {
+  out_ += std::string(2 * indent_, ' ') + text + "\n";
+}
+
+void CEmitter::fail(const ir::Op& op, const std::string& rule) const {
+  throw UserError("emit " + std::string(dialect_.table().language) + ": " +
+                      std::string(ir::op_name(op.kind)) + ": " + rule,
+                  op.loc);
+}
+
+std::string CEmitter::type_of(ir::ValueId v) const {
+  return type_name(type(v), dialect_, read_only_.count(v) != 0);
+}
+
+void CEmitter::emit_block(const ir::Block& block) {
+  for (size_t i = 0; i < block.ops.size(); ++i) {
+    const ir::Op& op = block.ops[i];
+    if (op.kind == ir::OpKind::Yield && i + 1 == block.ops.size()) break;  // the parent's
+    emit_op(op);
+  }
+}
+
+void CEmitter::declare(const ir::Op& op, const std::string& expr) {
+  METILE_ASSERT(op.results.size() == 1, std::string(ir::op_name(op.kind)) + " has one result");
+  const ir::ValueId r = op.results[0];
+  // Pointers are declared without a top-level const: "device const float* const p" reads
+  // worse and buys nothing in SSA form.
+  line((type(r).pointer ? "" : "const ") + type_of(r) + " " + name(r) + " = " + expr + ";");
+}
+
+void CEmitter::emit_op(const ir::Op& op) {
+  using K = ir::OpKind;
+  switch (op.kind) {
+    case K::Constant:
+      return declare(op, constant(op));
+    case K::ThreadIndex:
+    case K::ThreadgroupIndex:
+    case K::ThreadgroupCount:
+    case K::SimdLane:
+    case K::SimdGroup:
+      return declare(op, geometry(op));
+    case K::Add:
+    case K::Sub:
+    case K::Mul:
+    case K::Div:
+    case K::Rem:
+    case K::FloorDiv:
+    case K::Min:
+    case K::Max:
+    case K::And:
+    case K::Or:
+    case K::Xor:
+    case K::Shl:
+    case K::Shr:
+    case K::PtrAdd:
+      return declare(op, binary(op));
+    case K::Cmp:
+      return declare(op, compare(op));
+    case K::Select:
+      return declare(op, select(op));
+    case K::Cast:
+      return declare(op, cast(op));
+    case K::Neg:
+    case K::Abs:
+    case K::Exp:
+    case K::Exp2:
+    case K::Log:
+    case K::Sqrt:
+    case K::Rsqrt:
+    case K::Tanh:
+    case K::Sin:
+    case K::Cos:
+      return declare(op, unary(op));
+    case K::Load:
+      return declare(op, load(op));
+    case K::ThreadgroupBuffer:
+      return declare(op, threadgroup_buffer(op));
+    case K::SimdShuffle:
+    case K::SimdShuffleXor:
+    case K::SimdBroadcast:
+    case K::SimdSum:
+    case K::SimdMax:
+    case K::SimdMin:
+      return declare(op, simd(op));
+    case K::Store:
+      return emit_store(op);
+    case K::Barrier:
+      return emit_barrier(op);
+    case K::For:
+      return emit_for(op);
+    case K::If:
+      return emit_if(op);
+    case K::Yield:
+      fail(op, "a yield must be the last op of a for or if region");
+    case K::ProgramId:
+    case K::NumPrograms:
+    case K::ThreadId:
+    case K::Arange:
+    case K::Splat:
+    case K::ExpandDims:
+    case K::Broadcast:
+    case K::MakeTensor:
+    case K::TensorLoad:
+    case K::TensorStore:
+    case K::SharedAlloc:
+    case K::Reduce:
+      fail(op, "is a Tile IR op and has no rendering; lower the kernel to Metal IR first");
+  }
+  fail(op, "unknown op kind " + std::to_string(static_cast<int>(op.kind)));
+}
+
+void CEmitter::emit_store(const ir::Op& op) {
+  const ir::ValueId ptr = op.operands[0];
+  if (read_only_.count(ptr))
+    fail(op, "stores through '" + name(ptr) + "', which points into a read-only buffer");
+  const std::string assign = access(ptr, type(op.operands[1])) + " = " + name(op.operands[1]) + ";";
+  if (op.operands.size() == 3)
+    line("if (" + name(op.operands[2]) + ") { " + assign + " }");
+  else
+    line(assign);
+}
+
+void CEmitter::emit_barrier(const ir::Op& op) {
+  static constexpr std::string_view kMem[] = {"none", "threadgroup", "device", "all"};
+  const DialectTable& d = dialect_.table();
+  const std::string& scope = op.str_attr("scope");
+  const std::string& mem = op.str_attr("mem");
+  if (scope != "threadgroup" && scope != "simdgroup") fail(op, "unknown scope '" + scope + "'");
+  for (int i = 0; i < 4; ++i)
+    if (mem == kMem[i])
+      return line(
+          std::string(scope == "threadgroup" ? d.threadgroup_barrier : d.simdgroup_barrier) + "(" +
+          std::string(d.barrier_mem[i]) + ");");
+  fail(op, "unknown mem '" + mem + "'");
+}
+
+void CEmitter::emit_region(const ir::Block& region, const std::vector<ir::ValueId>& targets) {
+  ++indent_;
+  emit_block(region);
+  if (!targets.empty()) {
+    const ir::Op& yield = region.ops.back();
+    for (size_t i = 0; i < targets.size(); ++i)
+      line(name(targets[i]) + " = " + name(yield.operands[i]) + ";");
+  }
+  --indent_;
+}
+
+void CEmitter::emit_for(const ir::Op& op) {
+  const ir::Block& body = op.regions.at(0);
+  const ir::ValueId iv = body.args[0];
+  const size_t carried = op.results.size();
+  for (size_t i = 0; i < carried; ++i)
+    line(type_of(body.args[1 + i]) + " " + name(body.args[1 + i]) + " = " +
+         name(op.operands[3 + i]) + ";");
+  line("for (" + type_of(iv) + " " + name(iv) + " = " + name(op.operands[0]) + "; " + name(iv) +
+       " < " + name(op.operands[1]) + "; " + name(iv) + " += " + name(op.operands[2]) + ") {");
+  ++indent_;
+  emit_block(body);
+  // The yield assigns all carried variables at once: when one yielded value is another
+  // carried variable (a swap), assigning in order would read an already updated variable,
+  // so every changed value goes through a temporary first.
+  const ir::Op& yield = body.ops.back();
+  std::vector<size_t> changed;
+  bool reads_carried = false;
+  for (size_t i = 0; i < carried; ++i) {
+    if (yield.operands[i] == body.args[1 + i]) continue;
+    changed.push_back(i);
+    for (size_t j = 0; j < carried; ++j)
+      if (yield.operands[i] == body.args[1 + j]) reads_carried = true;
+  }
+  const std::string temp = std::string(dialect_.table().helper_prefix) + "next";
+  if (reads_carried)
+    for (size_t i : changed)
+      line((type(body.args[1 + i]).pointer ? "" : "const ") + type_of(body.args[1 + i]) + " " +
+           temp + std::to_string(i) + " = " + name(yield.operands[i]) + ";");
+  for (size_t i : changed)
+    line(name(body.args[1 + i]) + " = " +
+         (reads_carried ? temp + std::to_string(i) : name(yield.operands[i])) + ";");
+  --indent_;
+  line("}");
+  for (size_t i = 0; i < carried; ++i)
+    line((type(op.results[i]).pointer ? "" : "const ") + type_of(op.results[i]) + " " +
+         name(op.results[i]) + " = " + name(body.args[1 + i]) + ";");
+}
+
+void CEmitter::emit_if(const ir::Op& op) {
+  for (ir::ValueId r : op.results) line(type_of(r) + " " + name(r) + ";");
+  line("if (" + name(op.operands[0]) + ") {");
+  emit_region(op.regions.at(0), op.results);
+  // An else region holding only an empty yield is left out.
+  const bool has_else = op.regions.size() > 1 &&
+                        !(op.regions[1].ops.empty() ||
+                          (op.regions[1].ops.size() == 1 &&
+                           op.regions[1].ops[0].kind == ir::OpKind::Yield && op.results.empty()));
+  if (has_else) {
+    line("} else {");
+    emit_region(op.regions[1], op.results);
+  }
+  line("}");
+}
+
+}  // namespace metile::codegen

@@ -1,0 +1,72 @@
+// The C-style emitter: walks a Metal IR kernel's op list and writes the body function's
+// statements, one local variable per SSA value, in the words of a CDialect. Structured
+// control flow becomes for/if with loop-carried values and if results as mutable variables.
+// Every op of ops.def has a case in emit_op (the compiler checks the switch), so an op is
+// either rendered or rejected with an error naming it.
+#pragma once
+
+#include <set>
+#include <string>
+
+#include "metile/codegen/dialect.h"
+#include "metile/codegen/prelude.h"
+#include "metile/codegen/value_names.h"
+#include "metile/ir/ir.h"
+#include "metile/target/target.h"
+
+namespace metile::codegen {
+
+class CEmitter {
+ public:
+  CEmitter(const ir::Kernel& kernel, const CDialect& dialect, const target::Target& target);
+
+  // The statements of the body function, indented for its braces.
+  std::string body();
+  // The helpers the body calls; complete after body().
+  const Prelude& prelude() const { return prelude_; }
+
+ private:
+  // Statements (c_emitter.cc).
+  void emit_block(const ir::Block& block);
+  void emit_op(const ir::Op& op);
+  void declare(const ir::Op& op, const std::string& expr);
+  void emit_store(const ir::Op& op);
+  void emit_barrier(const ir::Op& op);
+  void emit_for(const ir::Op& op);
+  void emit_if(const ir::Op& op);
+  void emit_region(const ir::Block& region, const std::vector<ir::ValueId>& targets);
+  void line(const std::string& text);
+
+  // Expressions (op_expressions.cc).
+  std::string constant(const ir::Op& op) const;
+  std::string geometry(const ir::Op& op) const;
+  std::string binary(const ir::Op& op);
+  std::string compare(const ir::Op& op) const;
+  std::string select(const ir::Op& op) const;
+  std::string cast(const ir::Op& op) const;
+  std::string unary(const ir::Op& op) const;
+  std::string load(const ir::Op& op) const;
+  std::string threadgroup_buffer(const ir::Op& op) const;
+  std::string simd(const ir::Op& op) const;
+  // `p[0]`, or the element at p viewed as the vector type of `value_type`.
+  std::string access(ir::ValueId ptr, const ir::Type& value_type) const;
+  // fn(args) computed in float for dtypes the dialect keeps out of its math library.
+  std::string call_in_float(const ir::Type& t, const std::string& fn,
+                            const std::vector<ir::ValueId>& args) const;
+
+  const std::string& name(ir::ValueId v) const { return names_[v]; }
+  const ir::Type& type(ir::ValueId v) const { return kernel_.type(v); }
+  // The declared type of v: pointers derived from read-only buffers point to const.
+  std::string type_of(ir::ValueId v) const;
+  [[noreturn]] void fail(const ir::Op& op, const std::string& rule) const;
+
+  const ir::Kernel& kernel_;
+  const CDialect& dialect_;
+  ValueNames names_;
+  Prelude prelude_;
+  std::set<ir::ValueId> read_only_;
+  std::string out_;
+  int indent_ = 1;
+};
+
+}  // namespace metile::codegen

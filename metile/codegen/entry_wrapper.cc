@@ -1,0 +1,74 @@
+#include "metile/codegen/entry_wrapper.h"
+
+#include <vector>
+
+#include "metile/codegen/c_types.h"
+
+namespace metile::codegen {
+
+namespace {
+
+ir::Type param_type(const AbiParam& p) {
+  return p.kind == AbiParam::Kind::Buffer ? ir::Type::ptr(p.dtype) : ir::Type::scalar(p.dtype);
+}
+
+std::string body_param(const AbiParam& p, const CDialect& dialect) {
+  return type_name(param_type(p), dialect, p.access == "read") + " " + p.name;
+}
+
+std::string entry_param(const AbiParam& p, int index, const CDialect& dialect) {
+  const DialectTable& d = dialect.table();
+  std::string decl = p.kind == AbiParam::Kind::Buffer
+                         ? body_param(p, dialect)
+                         : std::string(d.scalar_entry_prefix) + type_name(param_type(p), dialect) +
+                               std::string(d.scalar_entry_suffix) + " " + p.name;
+  return decl + std::string(d.binding_prefix) + std::to_string(index) +
+         std::string(d.binding_suffix);
+}
+
+std::string parameter_list(const std::vector<std::string>& params) {
+  std::string out = "(";
+  for (size_t i = 0; i < params.size(); ++i)
+    out += "\n    " + params[i] + (i + 1 < params.size() ? "," : "");
+  return out + ")";
+}
+
+}  // namespace
+
+std::string body_signature(const KernelABI& abi, const CDialect& dialect) {
+  const DialectTable& d = dialect.table();
+  std::vector<std::string> params;
+  for (const AbiParam& p : abi.params) params.push_back(body_param(p, dialect));
+  params.push_back(std::string(d.block_type) + " tg_mem");
+  for (const GeometryArg& g : d.geometry)
+    params.push_back(std::string(g.type) + " " + std::string(g.name));
+  return std::string(d.body_qualifier) + " void " + abi.body_name + parameter_list(params);
+}
+
+std::string entry_wrapper(const KernelABI& abi, const CDialect& dialect) {
+  const DialectTable& d = dialect.table();
+  std::vector<std::string> params;
+  for (size_t i = 0; i < abi.params.size(); ++i)
+    params.push_back(entry_param(abi.params[i], static_cast<int>(i), dialect));
+  std::string locals;
+  for (const GeometryArg& g : d.geometry) {
+    if (!g.entry_attribute.empty())
+      params.push_back(std::string(g.type) + " " + std::string(g.name) + " [[" +
+                       std::string(g.entry_attribute) + "]]");
+    else
+      locals += "  const " + std::string(g.type) + " " + std::string(g.name) + " = " +
+                std::string(g.entry_value) + ";\n";
+  }
+  // Zero-length arrays are invalid, so an unused block still takes 16 bytes.
+  const int64_t bytes = abi.threadgroup_bytes > 0 ? abi.threadgroup_bytes : 16;
+  std::string call = abi.body_name + "(";
+  for (const AbiParam& p : abi.params) call += p.name + ", ";
+  call += "tg_mem";
+  for (const GeometryArg& g : d.geometry) call += ", " + std::string(g.name);
+  call += ");";
+  return std::string(d.entry_qualifier) + " " + abi.kernel_name + parameter_list(params) + " {\n" +
+         locals + "  " + std::string(d.block_prefix) + std::to_string(bytes) +
+         std::string(d.block_suffix) + ";\n  " + call + "\n}\n";
+}
+
+}  // namespace metile::codegen

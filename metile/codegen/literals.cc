@@ -1,0 +1,104 @@
+#include "metile/codegen/literals.h"
+
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <limits>
+
+#include "metile/support/errors.h"
+
+namespace metile::codegen {
+
+namespace {
+
+// Significand bits (with the implicit one), the smallest exponent of a subnormal's last
+// bit, and the largest finite value of each narrow float format.
+struct FloatFormat {
+  int significand_bits;
+  int min_quantum_exponent;
+  double max_finite;
+};
+
+FloatFormat format_of(ir::DType t) {
+  switch (t) {
+    case ir::DType::f16:
+      return {11, -24, 65504.0};
+    case ir::DType::bf16:
+      return {8, -133, 3.3895313892515355e38};
+    default:
+      return {24, -149, std::numeric_limits<float>::max()};
+  }
+}
+
+int64_t integer_value(const ir::Attr& value, ir::DType t) {
+  if (const int64_t* i = std::get_if<int64_t>(&value)) return *i;
+  const double* d = std::get_if<double>(&value);
+  if (!d || std::trunc(*d) != *d || !std::isfinite(*d))
+    throw UserError("constant: an " + std::string(ir::dtype_name(t)) +
+                    " constant needs an integer value");
+  return static_cast<int64_t>(*d);
+}
+
+}  // namespace
+
+double round_to_dtype(double value, ir::DType t) {
+  if (!std::isfinite(value) || value == 0.0) return value;
+  const FloatFormat f = format_of(t);
+  int exponent = 0;
+  std::frexp(value, &exponent);  // value = m * 2^exponent, 0.5 <= |m| < 1
+  const int quantum = std::max(exponent - f.significand_bits, f.min_quantum_exponent);
+  // nearbyint rounds half to even in the default rounding mode.
+  const double rounded = std::ldexp(std::nearbyint(std::ldexp(value, -quantum)), quantum);
+  if (std::fabs(rounded) > f.max_finite) return std::copysign(INFINITY, value);
+  return rounded;
+}
+
+std::string float_literal(float value) {
+  if (std::isnan(value)) return "NAN";
+  if (std::isinf(value)) return value > 0 ? "INFINITY" : "-INFINITY";
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.9g", static_cast<double>(value));
+  std::string text = buf;
+  // %.9g reads back as the same float; without a point or exponent it would be an integer.
+  if (text.find_first_of(".e") == std::string::npos) text += ".0";
+  return text + "f";
+}
+
+std::string constant_literal(const ir::Attr& value, ir::DType t, const CDialect& dialect) {
+  if (ir::is_float(t)) {
+    double v = 0;
+    if (const int64_t* i = std::get_if<int64_t>(&value))
+      v = static_cast<double>(*i);
+    else if (const double* d = std::get_if<double>(&value))
+      v = *d;
+    else
+      throw UserError("constant: the value of an " + std::string(ir::dtype_name(t)) +
+                      " constant must be a number");
+    const std::string literal = float_literal(static_cast<float>(round_to_dtype(v, t)));
+    if (t == ir::DType::f32) return literal;
+    return dialect.convert(std::string(dialect.scalar_type(t)), literal);
+  }
+  const int64_t i = integer_value(value, t);
+  const bool fits = t == ir::DType::i32   ? i >= INT32_MIN && i <= INT32_MAX
+                    : t == ir::DType::u32 ? i >= 0 && i <= UINT32_MAX
+                    : t == ir::DType::i1  ? i == 0 || i == 1
+                                          : true;
+  if (!fits)
+    throw UserError("constant: " + std::to_string(i) + " does not fit in " +
+                    std::string(ir::dtype_name(t)));
+  switch (t) {
+    case ir::DType::i1:
+      return i ? "true" : "false";
+    case ir::DType::u32:
+      return std::to_string(static_cast<uint32_t>(i)) + "u";
+    case ir::DType::i32:
+      // The most negative value has no positive literal to negate.
+      if (i == std::numeric_limits<int32_t>::min()) return "(-2147483647 - 1)";
+      return std::to_string(static_cast<int32_t>(i));
+    default:
+      if (i == std::numeric_limits<int64_t>::min()) return "(-9223372036854775807l - 1l)";
+      return std::to_string(i) + "l";
+  }
+}
+
+}  // namespace metile::codegen

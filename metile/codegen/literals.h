@@ -1,0 +1,23 @@
+// Constants as C-family literals that denote exactly the value of the result dtype.
+#pragma once
+
+#include <string>
+
+#include "metile/codegen/dialect.h"
+#include "metile/ir/ir.h"
+
+namespace metile::codegen {
+
+// The value rounded to `t` (f16, bf16, f32: round to nearest even; beyond the largest
+// finite value: infinity), returned as a double that holds it exactly.
+double round_to_dtype(double value, ir::DType t);
+
+// A float literal for an f32-representable value: "1.5f", "2.0f", "1e-08f", "INFINITY",
+// "-INFINITY", "NAN".
+std::string float_literal(float value);
+
+// The literal of the constant op's value in the result dtype t: floats as above (f16 and
+// bf16 wrapped in a conversion, e.g. "half(1.5f)"), integers with the type's suffix.
+std::string constant_literal(const ir::Attr& value, ir::DType t, const CDialect& dialect);
+
+}  // namespace metile::codegen

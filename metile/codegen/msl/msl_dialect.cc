@@ -1,0 +1,72 @@
+#include "metile/codegen/msl/msl_dialect.h"
+
+#include "metile/support/errors.h"
+
+namespace metile::codegen {
+
+namespace {
+
+constexpr DialectTable kMsl{
+    .language = "MSL",
+    .header = "#include <metal_stdlib>\nusing namespace metal;\n",
+    // f16, bf16, f32, i32, u32, i64, i1 (the order of ir::DType)
+    .scalar_types = {"half", "bfloat", "float", "int", "uint", "long", "bool"},
+    // Metal's math library is float-first; half and bfloat go through float so that both
+    // take the same (precise or fast) path.
+    .math_in_float = {true, true, false, false, false, false, false},
+    .device_space = "device ",
+    .threadgroup_space = "threadgroup ",
+    .body_qualifier = "static inline",
+    .entry_qualifier = "kernel void",
+    .scalar_entry_prefix = "constant ",
+    .scalar_entry_suffix = "&",
+    .binding_prefix = " [[buffer(",
+    .binding_suffix = ")]]",
+    .block_prefix = "threadgroup uchar tg_mem[",
+    .block_suffix = "] __attribute__((aligned(16)))",
+    .block_type = "threadgroup uchar*",
+    .geometry = {{
+        {"threadgroup_position_in_grid", "uint3", "threadgroup_position_in_grid", ""},
+        {"threadgroups_per_grid", "uint3", "threadgroups_per_grid", ""},
+        {"thread_position_in_threadgroup", "uint3", "thread_position_in_threadgroup", ""},
+        {"threads_per_threadgroup", "uint3", "threads_per_threadgroup", ""},
+        {"simd_lane", "uint", "thread_index_in_simdgroup", ""},
+        {"simd_group", "uint", "simdgroup_index_in_threadgroup", ""},
+    }},
+    .fast_math_prefix = "fast::",
+    .precise_math_prefix = "precise::",
+    .simd_sum = "simd_sum",
+    .simd_max = "simd_max",
+    .simd_min = "simd_min",
+    .simd_shuffle = "simd_shuffle",
+    .simd_shuffle_xor = "simd_shuffle_xor",
+    .simd_broadcast = "simd_broadcast",
+    .lane_type = "ushort",
+    .threadgroup_barrier = "threadgroup_barrier",
+    .simdgroup_barrier = "simdgroup_barrier",
+    .barrier_mem = {"mem_flags::mem_none", "mem_flags::mem_threadgroup", "mem_flags::mem_device",
+                    "mem_flags::mem_device | mem_flags::mem_threadgroup"},
+    .vector_select = "select",
+    .helper_prefix = "metile_",
+};
+
+class MslDialect final : public CDialect {
+ public:
+  MslDialect() : CDialect(kMsl) {}
+
+  void require_dtype(ir::DType t, const target::Target& target) const override {
+    if (t == ir::DType::bf16 && !target.supports_bf16)
+      throw UserError("bf16 needs MSL 3.1 (target " + target.name + " has MSL " +
+                      std::to_string(target.msl_version_major) + "." +
+                      std::to_string(target.msl_version_minor) + ")");
+  }
+};
+
+}  // namespace
+
+const CDialect& msl_dialect() {
+  static const MslDialect dialect;
+  return dialect;
+}
+
+}  // namespace metile::codegen

@@ -1,0 +1,52 @@
+// The emitted MSL of the test kernels, compared exactly with tests/codegen/golden/*.metal.
+// Regenerate with METILE_UPDATE_GOLDEN=1 and review the diff: a golden change is a change of
+// every kernel's code.
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <filesystem>
+
+#include "golden_util.h"
+#include "metal_kernels.h"
+#include "metile/codegen/emit.h"
+
+namespace metile::codegen::testing {
+namespace {
+
+class GoldenTest : public ::testing::TestWithParam<NamedKernel> {};
+
+TEST_P(GoldenTest, EmittedMslMatchesGolden) {
+  const NamedKernel& kernel = GetParam();
+  const std::string source = emit_msl(kernel.build(), target::default_target()).source;
+  const std::string path = golden_dir() + "/" + kernel.name + ".metal";
+  if (update_golden()) {
+    write_file(path, source);
+    GTEST_SKIP() << "rewrote " << path << "; review the diff before committing";
+  }
+  ASSERT_TRUE(std::filesystem::exists(path))
+      << path << " is missing; run with METILE_UPDATE_GOLDEN=1 to create it";
+  EXPECT_EQ(source, read_file(path))
+      << "the emitted MSL of " << kernel.name << " differs from " << path
+      << "; if the change is intended, rerun with METILE_UPDATE_GOLDEN=1 and review the diff";
+}
+
+// The goldens must compile as C++ against the host emulator's Metal standard library: the
+// emulator compiles exactly this text.
+TEST_P(GoldenTest, CompilesAgainstHostMetalStdlib) {
+  const std::string root = golden_dir() + "/../../..";
+  const std::string include = root + "/metile/runtime/host/include";
+  if (!std::filesystem::exists(include + "/metal_stdlib"))
+    GTEST_SKIP() << "metile/runtime/host/include/metal_stdlib is not present; the MSL is not "
+                    "compiled as C++";
+  const std::string path = golden_dir() + "/" + GetParam().name + ".metal";
+  ASSERT_TRUE(std::filesystem::exists(path)) << path;
+  const std::string command = "c++ -x c++ -fsyntax-only -std=c++20 -Wno-attributes -I '" + include +
+                              "' '" + path + "' 2>&1";
+  EXPECT_EQ(std::system(command.c_str()), 0) << command;
+}
+
+INSTANTIATE_TEST_SUITE_P(Kernels, GoldenTest, ::testing::ValuesIn(golden_kernels()),
+                         [](const auto& info) { return info.param.name; });
+
+}  // namespace
+}  // namespace metile::codegen::testing

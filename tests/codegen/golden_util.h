@@ -1,0 +1,15 @@
+// Where the golden files live and how they are read and (on request) rewritten.
+#pragma once
+
+#include <string>
+
+namespace metile::codegen::testing {
+
+// tests/codegen/golden, from METILE_SOURCE_DIR (set by CTest) or the compiled-in source dir.
+std::string golden_dir();
+std::string read_file(const std::string& path);  // "" when missing
+void write_file(const std::string& path, const std::string& text);
+// METILE_UPDATE_GOLDEN=1 rewrites goldens instead of comparing; the diff must be reviewed.
+bool update_golden();
+
+}  // namespace metile::codegen::testing
