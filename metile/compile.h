@@ -13,21 +13,25 @@
 #include "metile/codegen/kernel_abi.h"
 #include "metile/ir/ir.h"
 #include "metile/pipeline.h"
+#include "metile/runtime/buffer.h"
+#include "metile/runtime/compiled_kernel.h"
 #include "metile/schedule/execution_report.h"
 
 namespace metile {
 
-// A buffer argument: memory the device can address (host memory for the host device),
-// its length in bytes and its element dtype (checked against the kernel's parameter).
+// A buffer argument in memory the caller owns (a numpy array, a std::vector): its bytes are
+// copied into a device buffer before the launch and back afterwards for parameters the
+// kernel may write, so the caller's memory is updated in place.
 struct BufferView {
   void* data = nullptr;
   int64_t bytes = 0;
   ir::DType dtype = ir::DType::f32;
 };
 
-// One launch argument per kernel parameter, in the kernel's parameter order. Scalars are
-// converted to the parameter's dtype when the value fits exactly.
-using KernelArg = std::variant<BufferView, int64_t, double>;
+// One launch argument per kernel parameter, in the kernel's parameter order: caller memory,
+// a device Buffer (used directly, no copies), or a scalar (converted to the parameter's
+// dtype when it fits; UserError otherwise).
+using KernelArg = std::variant<BufferView, runtime::Buffer, int64_t, double>;
 
 struct CompileOptions {
   std::string device = "host";  // host now; cuda and metal are not available in this build
@@ -36,7 +40,10 @@ struct CompileOptions {
 
 class CompiledKernel {
  public:
-  virtual ~CompiledKernel() = default;
+  CompiledKernel(PipelineResult result, runtime::CompiledKernel device_kernel, std::string device)
+      : result_(std::move(result)),
+        device_kernel_(std::move(device_kernel)),
+        device_(std::move(device)) {}
 
   const std::string& name() const { return result_.report.kernel; }
   const std::string& source() const { return result_.emitted.source; }
@@ -44,18 +51,21 @@ class CompiledKernel {
   const schedule::ExecutionReport& report() const { return result_.report; }
   const ir::Kernel& tile_ir() const { return result_.tile_ir; }
   const ir::Kernel& metal_ir() const { return result_.metal_ir; }
+  const std::string& device() const { return device_; }
 
   // Launches grid[0] x grid[1] x grid[2] programs (one threadgroup each) and waits.
-  // UserError when the arguments do not match the ABI (count, kinds, dtypes).
-  virtual void launch(std::array<int64_t, 3> grid, std::span<const KernelArg> args) const = 0;
+  // UserError when the arguments do not match the ABI (count, kinds, dtypes, sizes).
+  void launch(std::array<int64_t, 3> grid, std::span<const KernelArg> args) const;
 
- protected:
-  explicit CompiledKernel(PipelineResult result) : result_(std::move(result)) {}
+ private:
   PipelineResult result_;
+  runtime::CompiledKernel device_kernel_;
+  std::string device_;
 };
 
 // Compiles a traced Tile IR kernel for a device. Compiled device code is cached (in
 // process and on disk) by content, so compiling the same kernel twice is cheap.
-std::shared_ptr<const CompiledKernel> compile(ir::Kernel kernel, const CompileOptions& options = {});
+std::shared_ptr<const CompiledKernel> compile(ir::Kernel kernel,
+                                              const CompileOptions& options = {});
 
 }  // namespace metile

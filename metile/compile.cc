@@ -1,0 +1,100 @@
+#include "metile/compile.h"
+
+#include <limits>
+#include <map>
+#include <mutex>
+
+#include "metile/ir/printer.h"
+#include "metile/runtime/device.h"
+#include "metile/support/errors.h"
+
+namespace metile {
+
+namespace {
+std::string math_name(MathMode m) {
+  return m == MathMode::Strict ? "strict" : m == MathMode::Relaxed ? "relaxed" : "default";
+}
+
+runtime::Grid to_grid(const std::string& kernel, std::array<int64_t, 3> grid) {
+  for (int64_t g : grid)
+    if (g < 1 || g > std::numeric_limits<uint32_t>::max())
+      throw UserError("launch of " + kernel + ": every grid dimension must be between 1 and " +
+                      std::to_string(std::numeric_limits<uint32_t>::max()) + ", got (" +
+                      std::to_string(grid[0]) + ", " + std::to_string(grid[1]) + ", " +
+                      std::to_string(grid[2]) + ")");
+  return {static_cast<uint32_t>(grid[0]), static_cast<uint32_t>(grid[1]),
+          static_cast<uint32_t>(grid[2])};
+}
+
+// The runtime takes scalars in the parameter's own width; Python and C++ callers pass
+// int64/double. Range and kind checks happen in runtime::bind_kernel_args.
+runtime::KernelArg scalar_arg(const codegen::AbiParam& p, int64_t v) {
+  if (ir::is_float(p.dtype)) return static_cast<float>(v);
+  if (p.dtype == ir::DType::i64) return v;
+  if (p.dtype == ir::DType::u32 && v >= 0 && v <= std::numeric_limits<uint32_t>::max())
+    return static_cast<uint32_t>(v);
+  if (v >= std::numeric_limits<int32_t>::min() && v <= std::numeric_limits<int32_t>::max())
+    return static_cast<int32_t>(v);
+  return v;
+}
+}  // namespace
+
+void CompiledKernel::launch(std::array<int64_t, 3> grid, std::span<const KernelArg> args) const {
+  const codegen::KernelABI& abi = this->abi();
+  if (args.size() != abi.params.size())
+    throw UserError("launch of " + name() + ": the kernel takes " +
+                    std::to_string(abi.params.size()) + " arguments, " +
+                    std::to_string(args.size()) + " were given");
+  runtime::Device& device = runtime::get_device(device_);
+  std::vector<runtime::Buffer> buffers(args.size());
+  std::vector<runtime::KernelArg> bound;
+  bound.reserve(args.size());
+  for (size_t i = 0; i < args.size(); ++i) {
+    const codegen::AbiParam& p = abi.params[i];
+    if (const auto* view = std::get_if<BufferView>(&args[i])) {
+      if (view->bytes < 0 || (view->bytes > 0 && !view->data))
+        throw UserError("launch of " + name() + ": argument '" + p.name + "' has no memory");
+      buffers[i] = device.allocate(static_cast<size_t>(view->bytes))
+                       .with_metadata(view->dtype, {view->bytes / ir::dtype_bytes(view->dtype)});
+      buffers[i].copy_from_host(view->data, static_cast<size_t>(view->bytes));
+      bound.emplace_back(std::ref(buffers[i]));
+    } else if (const auto* buffer = std::get_if<runtime::Buffer>(&args[i])) {
+      buffers[i] = *buffer;
+      bound.emplace_back(std::ref(buffers[i]));
+    } else if (const auto* v = std::get_if<int64_t>(&args[i])) {
+      bound.push_back(scalar_arg(p, *v));
+    } else {
+      bound.emplace_back(static_cast<float>(std::get<double>(args[i])));
+    }
+  }
+  device.launch(device_kernel_, to_grid(name(), grid), bound);
+  for (size_t i = 0; i < args.size(); ++i) {
+    const auto* view = std::get_if<BufferView>(&args[i]);
+    if (view && abi.params[i].access != "read" && view->bytes > 0)
+      buffers[i].copy_to_host(view->data, static_cast<size_t>(view->bytes));
+  }
+}
+
+std::shared_ptr<const CompiledKernel> compile(ir::Kernel kernel, const CompileOptions& options) {
+  runtime::Device& device = runtime::get_device(options.device);  // NotSupported for others
+  // Same Tile IR text, options and device: the same compiled kernel.
+  const std::string key =
+      options.device + "\n" + math_name(options.math) + "\n" + ir::print(kernel);
+  static std::mutex mutex;
+  static std::map<std::string, std::shared_ptr<const CompiledKernel>> cache;
+  {
+    std::lock_guard<std::mutex> lock(mutex);
+    if (auto it = cache.find(key); it != cache.end()) return it->second;
+  }
+  PipelineOptions pipeline_options;
+  pipeline_options.math = options.math;
+  PipelineResult result = compile_to_source(std::move(kernel), pipeline_options);
+  runtime::CompiledKernel device_kernel =
+      runtime::build_host_kernel(result.emitted.source, result.emitted.abi);
+  auto compiled = std::make_shared<const CompiledKernel>(std::move(result),
+                                                         std::move(device_kernel), device.name());
+  std::lock_guard<std::mutex> lock(mutex);
+  return cache.emplace(key, compiled).first->second;
+}
+
+}  // namespace metile
