@@ -6,7 +6,7 @@
 #include <vector>
 
 #include "metile/support/errors.h"
-#include "run_library_kernel.h"
+#include "examples/reference/run_library_kernel.h"
 
 using namespace metile::reference;
 

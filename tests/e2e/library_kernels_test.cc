@@ -5,7 +5,7 @@
 
 #include <cmath>
 
-#include "run_library_kernel.h"
+#include "examples/reference/run_library_kernel.h"
 
 namespace metile::reference {
 namespace {
