@@ -1,0 +1,40 @@
+// Hand-written MSL kernels in the emitter's form (body function + kernel entry, see
+// metile/codegen/kernel_abi.h), with their ABIs. Each is compiled once per process
+// (and cached on disk across processes).
+#pragma once
+
+#include <string>
+
+#include "metile/runtime/compiled_kernel.h"
+
+namespace metile::runtime::testing {
+
+// out[i] = a[i] + b[i] for i < n; 256 threads per threadgroup.
+const CompiledKernel& vector_add_kernel();
+// Same, but the mask is i <= n: writes one element past the end.
+const CompiledKernel& vector_add_off_by_one_kernel();
+// Per row of x[rows][cols]: sum and max, 128 threads, threadgroup scratch + barriers +
+// simd_sum / simd_max.
+const CompiledKernel& row_reduce_kernel();
+// Every SIMD permutation function on 64 threads; writes 8 results per thread.
+const CompiledKernel& simd_ops_kernel();
+// Mixed half / bfloat / float arithmetic and math.
+const CompiledKernel& half_bfloat_kernel();
+// Threads >= 16 of threadgroup 1 return before a threadgroup_barrier.
+const CompiledKernel& divergent_barrier_kernel();
+// Lanes 0-7 call simd_sum while the others call simd_max.
+const CompiledKernel& mismatched_collective_kernel();
+// A 48-thread threadgroup whose second SIMD group shuffles with lane ^ 16.
+const CompiledKernel& partial_simd_group_kernel();
+// Writes threadgroup memory one float past its 64 bytes.
+const CompiledKernel& threadgroup_overflow_kernel();
+// An 8x4 threadgroup that records every thread's coordinates.
+const CompiledKernel& coordinates_kernel();
+// d = a * b + c with simdgroup 8x8 matrices; also records each lane's thread_elements.
+const CompiledKernel& simdgroup_matmul_kernel();
+
+// The MSL source of the vector_add kernel (for compiler tests).
+std::string vector_add_msl();
+codegen::KernelABI vector_add_abi();
+
+}  // namespace metile::runtime::testing
