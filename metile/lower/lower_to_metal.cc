@@ -1,10 +1,126 @@
 #include "metile/lower/lower_to_metal.h"
 
+#include "metile/lower/lowering_steps.h"
+
 namespace metile::lower {
+
+namespace {
+
+// The user's threadgroup regions are laid out before any compiler scratch.
+int64_t user_shared_bytes(const ir::Kernel& tile) {
+  int64_t bytes = 0;
+  ir::walk(tile.body, [&](const ir::Op& op) {
+    if (op.kind == ir::OpKind::SharedAlloc)
+      bytes += ThreadgroupAllocator::round_up(op.int_attr("size") *
+                                              ir::dtype_bytes(tile.type(op.results[0]).dtype));
+  });
+  return bytes;
+}
+
+void check_plan(const ThreadPlan& plan, const target::Target& target) {
+  const int n = plan.threads_per_threadgroup;
+  if (n <= 0 || (n & (n - 1)) != 0 || n > target.max_threads_per_threadgroup)
+    throw UserError("lower_to_metal: the thread plan's " + std::to_string(n) +
+                    " threads per threadgroup must be a power of two no larger than " +
+                    std::to_string(target.max_threads_per_threadgroup) + " (target " + target.name +
+                    ")");
+}
+
+}  // namespace
+
+void lower_block(Lowering& l, const ir::Block& block) {
+  using K = ir::OpKind;
+  for (const ir::Op& op : block.ops) {
+    if (is_elementwise(op.kind)) {
+      lower_elementwise(l, op);
+      continue;
+    }
+    switch (op.kind) {
+      case K::Constant:
+      case K::ProgramId:
+      case K::NumPrograms:
+      case K::ThreadId:
+        lower_constant_or_geometry(l, op);
+        break;
+      case K::Arange:
+        lower_arange(l, op);
+        break;
+      case K::Splat:
+        lower_splat(l, op);
+        break;
+      case K::ExpandDims:
+        lower_expand_dims(l, op);
+        break;
+      case K::Broadcast:
+        lower_broadcast(l, op);
+        break;
+      case K::PtrAdd:
+        lower_ptr_add(l, op);
+        break;
+      case K::Load:
+        lower_load(l, op);
+        break;
+      case K::Store:
+        lower_store(l, op);
+        break;
+      case K::SharedAlloc:
+        lower_shared_alloc(l, op);
+        break;
+      case K::Barrier:
+        lower_barrier(l, op);
+        break;
+      case K::Reduce:
+        lower_reduce(l, op);
+        break;
+      case K::SimdShuffle:
+      case K::SimdShuffleXor:
+      case K::SimdBroadcast:
+      case K::SimdSum:
+      case K::SimdMax:
+      case K::SimdMin:
+        lower_simd_collective(l, op);
+        break;
+      case K::For:
+        lower_for(l, op);
+        break;
+      case K::If:
+        lower_if(l, op);
+        break;
+      case K::Yield:
+        break;  // the enclosing for/if reads the yielded values
+      case K::MakeTensor:
+      case K::TensorLoad:
+      case K::TensorStore:
+        l.not_supported(op,
+                        "tensor descriptors must be expanded by expand_tensor_access "
+                        "before lower_to_metal");
+      default:
+        l.not_supported(op, "is not a Tile IR op lower_to_metal knows");
+    }
+  }
+}
 
 LoweringResult lower_to_metal(const ir::Kernel& tile, const ThreadPlan& plan,
                               const target::Target& target) {
-  throw NotSupported("lower_to_metal: kernel '" + tile.name + "' cannot be lowered yet");
+  if (tile.dialect != ir::Dialect::Tile)
+    throw UserError("lower_to_metal: kernel '" + tile.name + "' is not Tile IR");
+  check_plan(plan, target);
+  Lowering l(tile, plan, target, user_shared_bytes(tile));
+  lower_block(l, tile.body);
+  const int64_t bytes = l.allocator.total_bytes();
+  if (bytes > target.threadgroup_memory_bytes)
+    throw UserError("lower_to_metal: kernel '" + tile.name + "' needs " + std::to_string(bytes) +
+                    " bytes of threadgroup memory; target " + target.name + " has " +
+                    std::to_string(target.threadgroup_memory_bytes));
+  l.metal.attrs["threads_per_threadgroup"] = int64_t{plan.threads_per_threadgroup};
+  l.metal.attrs["threadgroup_bytes"] = bytes;
+  LoweringResult result;
+  result.plan = plan;
+  result.allocations = l.allocator.allocations();
+  result.loops = std::move(l.loops);
+  result.value_layouts = std::move(l.value_layouts);
+  result.metal = std::move(l.metal);
+  return result;
 }
 
 }  // namespace metile::lower

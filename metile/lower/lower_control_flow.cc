@@ -1,0 +1,109 @@
+// Structured control flow. A loop's bounds are uniform; each carried tile becomes one carried
+// scalar per register slot. An if with a uniform condition may hold anything; one whose
+// condition differs between threads may hold only per-thread scalar code, because barriers,
+// SIMD collectives and tile operations need every thread.
+#include <algorithm>
+
+#include "metile/lower/lowering_steps.h"
+
+namespace metile::lower {
+
+namespace {
+
+std::vector<ir::ValueId> flatten(const Lowering& l, const std::vector<ir::ValueId>& values) {
+  std::vector<ir::ValueId> flat;
+  for (ir::ValueId v : values) {
+    const LoweredValue& lv = l.get(v);
+    flat.insert(flat.end(), lv.slots.begin(), lv.slots.end());
+  }
+  return flat;
+}
+
+// Binds Tile IR values (tiles and scalars) to consecutive runs of `flat`.
+void bind_flat(Lowering& l, const std::vector<ir::ValueId>& tile_values,
+               const std::vector<ir::ValueId>& flat) {
+  size_t next = 0;
+  for (ir::ValueId v : tile_values) {
+    const ir::Type& t = l.tile_type(v);
+    const size_t n = t.is_tile() ? static_cast<size_t>(l.slot_count(t)) : 1;
+    LoweredValue lv;
+    lv.slots.assign(flat.begin() + next, flat.begin() + next + n);
+    lv.uniform = l.is_uniform(v);
+    l.bind(v, std::move(lv));
+    next += n;
+  }
+}
+
+const std::vector<ir::ValueId>& yields_of(const ir::Block& region) {
+  static const std::vector<ir::ValueId> kNone;
+  return region.ops.empty() ? kNone : region.ops.back().operands;
+}
+
+int64_t largest_tile(const Lowering& l, const ir::Op& loop) {
+  int64_t largest = 0;
+  auto consider = [&](ir::ValueId v) {
+    if (l.tile_type(v).is_tile()) largest = std::max(largest, l.tile_type(v).num_elements());
+  };
+  for (ir::ValueId v : loop.regions[0].args) consider(v);
+  ir::walk(loop.regions[0], [&](const ir::Op& op) {
+    for (ir::ValueId v : op.operands) consider(v);
+    for (ir::ValueId v : op.results) consider(v);
+  });
+  return largest;
+}
+
+// The first op in `region` that needs every thread of the threadgroup, or nullptr.
+const ir::Op* first_collective(const Lowering& l, const ir::Block& region) {
+  const ir::Op* found = nullptr;
+  ir::walk(region, [&](const ir::Op& op) {
+    if (found) return;
+    using K = ir::OpKind;
+    bool needs_all = op.kind == K::Barrier || op.kind == K::Reduce || op.kind == K::SimdShuffle ||
+                     op.kind == K::SimdShuffleXor || op.kind == K::SimdBroadcast ||
+                     op.kind == K::SimdSum || op.kind == K::SimdMax || op.kind == K::SimdMin;
+    for (ir::ValueId v : op.operands) needs_all = needs_all || l.tile_type(v).is_tile();
+    for (ir::ValueId v : op.results) needs_all = needs_all || l.tile_type(v).is_tile();
+    if (needs_all) found = &op;
+  });
+  return found;
+}
+
+}  // namespace
+
+void lower_for(Lowering& l, const ir::Op& op) {
+  const ir::Block& body = op.regions[0];
+  const std::vector<ir::ValueId> inits(op.operands.begin() + 3, op.operands.end());
+  const ir::ValueId start = l.uniform_scalar(op, op.operands[0], "the loop start");
+  const ir::ValueId end = l.uniform_scalar(op, op.operands[1], "the loop end");
+  const ir::ValueId step = l.uniform_scalar(op, op.operands[2], "the loop step");
+  ir::Builder::ForScope scope = l.builder.begin_for(start, end, step, flatten(l, inits));
+  l.bind(body.args[0], {{scope.induction_var}, false, true});
+  bind_flat(l, {body.args.begin() + 1, body.args.end()}, scope.carried);
+  lower_block(l, body);
+  bind_flat(l, op.results, l.builder.end_for(flatten(l, yields_of(body))));
+
+  if (const int64_t largest = largest_tile(l, op); largest > 0)
+    l.loops.push_back(
+        {"for " + l.name(body.args[0]) + (op.loc.known() ? " at " + op.loc.str() : ""), largest,
+         static_cast<int>(std::max<int64_t>(1, largest / l.threads))});
+}
+
+void lower_if(Lowering& l, const ir::Op& op) {
+  if (!l.is_uniform(op.operands[0]))
+    for (const ir::Block& region : op.regions)
+      if (const ir::Op* inner = first_collective(l, region))
+        l.user_error(op, "the condition " + l.name(op.operands[0]) +
+                             " differs between threads (it derives from thread_id), so the "
+                             "branches may hold only per-thread scalar code, but they hold " +
+                             std::string(ir::op_name(inner->kind)) +
+                             "; barriers, SIMD collectives and tile operations need every thread");
+  l.builder.begin_if(l.scalar(op.operands[0]));
+  lower_block(l, op.regions[0]);
+  l.builder.begin_else(flatten(l, yields_of(op.regions[0])));
+  if (op.regions.size() > 1) lower_block(l, op.regions[1]);
+  const std::vector<ir::ValueId> results = l.builder.end_if(
+      op.regions.size() > 1 ? flatten(l, yields_of(op.regions[1])) : std::vector<ir::ValueId>{});
+  bind_flat(l, op.results, results);
+}
+
+}  // namespace metile::lower

@@ -1,0 +1,135 @@
+// expand_dims and broadcast change which logical element a slot holds. The owner map is
+// enumerated at compile time (tile sizes are constants): when every thread already holds
+// the source of each of its destination slots, the SSA values are forwarded; otherwise all
+// threads exchange through threadgroup scratch (store, barrier, load, barrier), every thread
+// taking part unconditionally.
+#include <functional>
+
+#include "metile/lower/lowering_steps.h"
+
+namespace metile::lower {
+
+namespace {
+
+using IndexMap = std::function<int64_t(int64_t)>;
+
+int log2_exact(int64_t n) {
+  int bits = 0;
+  while ((int64_t{1} << bits) < n) ++bits;
+  return bits;
+}
+
+// For each destination slot, the source slot holding its element in the same thread; empty
+// when some element lives in another thread (or in a slot that differs between threads).
+std::vector<int64_t> forwarded_slots(const Lowering& l, const ir::Type& dest,
+                                     const ir::Type& source, const IndexMap& source_of) {
+  const int64_t threads = l.threads;
+  std::vector<int64_t> slots;
+  for (int64_t r = 0; r < l.slot_count(dest); ++r) {
+    int64_t slot = -1;
+    for (int64_t t = 0; t < threads; ++t) {
+      const int64_t d = t + r * threads;
+      if (d >= dest.num_elements()) continue;
+      const int64_t s = source_of(d);
+      if (s % threads != t) return {};
+      if (slot != -1 && slot != s / threads) return {};
+      slot = s / threads;
+    }
+    slots.push_back(slot);
+  }
+  return slots;
+}
+
+// The source index of the destination element d (i32, per thread) for a broadcast between
+// tiles of one rank: coordinates along the source's size-1 dimensions become 0.
+ir::ValueId emit_source_index(Lowering& l, ir::ValueId d, const ir::Type& dest,
+                              const ir::Type& source) {
+  const ir::Type i32 = ir::Type::scalar(ir::DType::i32);
+  if (source.num_elements() == 1) return l.const_int(0);
+  if (dest.shape.size() == 1) return d;
+  const int64_t cols = dest.shape[1];
+  ir::ValueId index = ir::kNoValue;
+  if (source.shape[1] != 1) index = l.emit(ir::OpKind::And, {d, l.const_int(cols - 1)}, i32);
+  if (source.shape[0] != 1) {
+    ir::ValueId row = l.emit(ir::OpKind::Shr, {d, l.const_int(log2_exact(cols))}, i32);
+    if (source.shape[1] != 1)
+      row = l.emit(ir::OpKind::Shl, {row, l.const_int(log2_exact(source.shape[1]))}, i32);
+    index = index == ir::kNoValue ? row : l.emit(ir::OpKind::Or, {row, index}, i32);
+  }
+  return index;
+}
+
+void exchange(Lowering& l, const ir::Op& op, const ir::Type& dest, const ir::Type& source) {
+  if (source.pointer)
+    l.not_supported(op,
+                    "moving a tile of pointers between threads; broadcast the offsets "
+                    "and add them to a scalar pointer instead");
+  const std::vector<ir::ValueId>& values = l.get(op.operands[0]).slots;
+  const ir::ValueId buffer =
+      l.scratch(std::string(ir::op_name(op.kind)) + " exchange (" + l.name(op.results[0]) + ")",
+                source.dtype, source.num_elements());
+  const ir::Type ptr = l.metal.type(buffer);
+  const ir::Type element = source.element();
+
+  const ir::ValueId source_owns =
+      l.has_idle_threads(source) ? l.owns_element(source.num_elements()) : ir::kNoValue;
+  for (size_t r = 0; r < values.size(); ++r) {
+    std::vector<ir::ValueId> operands = {
+        l.emit(ir::OpKind::PtrAdd, {buffer, l.logical_index(static_cast<int64_t>(r))}, ptr),
+        values[r]};
+    if (source_owns != ir::kNoValue) operands.push_back(source_owns);
+    l.emit_void(ir::OpKind::Store, operands);
+  }
+  l.threadgroup_barrier();
+
+  const ir::ValueId dest_owns =
+      l.has_idle_threads(dest) ? l.owns_element(dest.num_elements()) : ir::kNoValue;
+  LoweredValue result;
+  for (int64_t r = 0; r < l.slot_count(dest); ++r) {
+    const ir::ValueId index = emit_source_index(l, l.logical_index(r), dest, source);
+    const ir::ValueId address = l.emit(ir::OpKind::PtrAdd, {buffer, index}, ptr);
+    if (dest_owns == ir::kNoValue) {
+      result.slots.push_back(l.emit(ir::OpKind::Load, {address}, element));
+      continue;
+    }
+    const ir::ValueId fill = ir::is_float(source.dtype) ? l.const_float(0.0, source.dtype)
+                                                        : l.const_int(0, source.dtype);
+    result.slots.push_back(l.emit(ir::OpKind::Load, {address, dest_owns, fill}, element));
+  }
+  l.threadgroup_barrier();
+  l.bind(op.results[0], std::move(result));
+}
+
+}  // namespace
+
+void lower_expand_dims(Lowering& l, const ir::Op& op) {
+  // [N] -> [1, N] or [N, 1] keeps every row-major logical index, hence every owner.
+  l.bind(op.results[0], l.get(op.operands[0]));
+}
+
+void lower_broadcast(Lowering& l, const ir::Op& op) {
+  const ir::Type& source = l.tile_type(op.operands[0]);
+  const ir::Type& dest = l.tile_type(op.results[0]);
+  if (source.shape.size() != dest.shape.size())
+    l.not_supported(op, "broadcast between ranks " + std::to_string(source.shape.size()) + " and " +
+                            std::to_string(dest.shape.size()) + "; expand_dims the operand first");
+  const IndexMap source_of = [&](int64_t d) {
+    if (dest.shape.size() == 1) return source.shape[0] == 1 ? int64_t{0} : d;
+    const int64_t row = d / dest.shape[1], col = d % dest.shape[1];
+    return (source.shape[0] == 1 ? 0 : row) * source.shape[1] + (source.shape[1] == 1 ? 0 : col);
+  };
+  const LoweredValue& operand = l.get(op.operands[0]);
+  if (operand.uniform) {
+    l.bind(op.results[0],
+           {std::vector<ir::ValueId>(l.slot_count(dest), operand.slots[0]), true, true});
+    return;
+  }
+  const std::vector<int64_t> slots = forwarded_slots(l, dest, source, source_of);
+  if (slots.empty()) return exchange(l, op, dest, source);
+  const std::vector<ir::ValueId>& values = operand.slots;
+  LoweredValue result;
+  for (int64_t s : slots) result.slots.push_back(values[s]);
+  l.bind(op.results[0], std::move(result));
+}
+
+}  // namespace metile::lower

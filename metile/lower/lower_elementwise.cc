@@ -1,0 +1,122 @@
+// Ops that keep ownership: each register slot is computed from the same slots of the
+// operands, so no value moves between threads.
+#include "metile/lower/lowering_steps.h"
+
+namespace metile::lower {
+
+bool is_elementwise(ir::OpKind kind) {
+  using K = ir::OpKind;
+  switch (kind) {
+    case K::Add:
+    case K::Sub:
+    case K::Mul:
+    case K::Div:
+    case K::Rem:
+    case K::FloorDiv:
+    case K::Min:
+    case K::Max:
+    case K::And:
+    case K::Or:
+    case K::Xor:
+    case K::Shl:
+    case K::Shr:
+    case K::Cmp:
+    case K::Select:
+    case K::Cast:
+    case K::Neg:
+    case K::Abs:
+    case K::Exp:
+    case K::Exp2:
+    case K::Log:
+    case K::Sqrt:
+    case K::Rsqrt:
+    case K::Tanh:
+    case K::Sin:
+    case K::Cos:
+      return true;
+    default:
+      return false;
+  }
+}
+
+void lower_constant_or_geometry(Lowering& l, const ir::Op& op) {
+  const ir::Type& t = l.tile_type(op.results[0]);
+  switch (op.kind) {
+    case ir::OpKind::Constant:
+      l.bind(op.results[0], {{l.emit(ir::OpKind::Constant, {}, t, op.attrs)}, false, true});
+      break;
+    case ir::OpKind::ProgramId:
+      l.bind(op.results[0], {{l.emit(ir::OpKind::ThreadgroupIndex, {}, t, op.attrs)}, false, true});
+      break;
+    case ir::OpKind::NumPrograms:
+      l.bind(op.results[0], {{l.emit(ir::OpKind::ThreadgroupCount, {}, t, op.attrs)}, false, true});
+      break;
+    case ir::OpKind::ThreadId:
+      l.bind(op.results[0], {{l.thread_index()}, false, false});
+      break;
+    default:
+      l.not_supported(op, "is not a constant or a geometry op");
+  }
+}
+
+void lower_arange(Lowering& l, const ir::Op& op) {
+  const ir::Type& t = l.tile_type(op.results[0]);
+  const int64_t start = op.int_attr("start");
+  LoweredValue result;
+  for (int64_t r = 0; r < l.slot_count(t); ++r) {
+    const int64_t offset = start + r * l.threads;
+    result.slots.push_back(offset == 0
+                               ? l.thread_index()
+                               : l.emit(ir::OpKind::Add, {l.thread_index(), l.const_int(offset)},
+                                        ir::Type::scalar(ir::DType::i32)));
+  }
+  l.bind(op.results[0], std::move(result));
+}
+
+void lower_splat(Lowering& l, const ir::Op& op) {
+  const ir::ValueId s = l.uniform_scalar(op, op.operands[0], "the splatted scalar");
+  const ir::Type& t = l.tile_type(op.results[0]);
+  l.bind(op.results[0], {std::vector<ir::ValueId>(l.slot_count(t), s), true, true});
+}
+
+void lower_elementwise(Lowering& l, const ir::Op& op) {
+  const ir::Type& t = l.tile_type(op.results[0]);
+  if (!t.is_tile()) {
+    std::vector<ir::ValueId> operands;
+    bool uniform = true;
+    for (ir::ValueId v : op.operands) {
+      operands.push_back(l.scalar(v));
+      uniform = uniform && l.get(v).uniform;
+    }
+    l.bind(op.results[0], {{l.emit(op.kind, operands, t, op.attrs)}, false, uniform});
+    return;
+  }
+  // Splats combine into a splat: one op serves every slot.
+  bool splats = true;
+  for (ir::ValueId v : op.operands) splats = splats && l.get(v).uniform;
+  LoweredValue result;
+  result.uniform = splats;
+  for (int64_t r = 0; r < l.slot_count(t); ++r) {
+    if (splats && r > 0) {
+      result.slots.push_back(result.slots[0]);
+      continue;
+    }
+    std::vector<ir::ValueId> operands;
+    for (ir::ValueId v : op.operands) {
+      const LoweredValue& lv = l.get(v);
+      operands.push_back(lv.tile ? lv.slots[r] : l.uniform_scalar(op, v, "the scalar operand"));
+    }
+    result.slots.push_back(l.emit(op.kind, operands, t.element(), op.attrs));
+  }
+  l.bind(op.results[0], std::move(result));
+}
+
+void lower_simd_collective(Lowering& l, const ir::Op& op) {
+  std::vector<ir::ValueId> operands;
+  for (ir::ValueId v : op.operands) operands.push_back(l.scalar(v));
+  const ir::Type& t = l.tile_type(op.results[0]);
+  // The result is shared by one SIMD group at most, never by the whole threadgroup.
+  l.bind(op.results[0], {{l.emit(op.kind, operands, t, op.attrs)}, false, false});
+}
+
+}  // namespace metile::lower

@@ -1,0 +1,104 @@
+// Pointer arithmetic, loads and stores slot by slot; a slot of a thread that owns no element
+// (a tile smaller than the threadgroup) is masked off.
+#include "metile/lower/lowering_steps.h"
+
+namespace metile::lower {
+
+namespace {
+
+ir::ValueId zero(Lowering& l, ir::DType dtype) {
+  return ir::is_float(dtype) ? l.const_float(0.0, dtype) : l.const_int(0, dtype);
+}
+
+// The slot's mask: the user's (if any) and, for idle threads, ownership of an element.
+ir::ValueId slot_mask(Lowering& l, ir::ValueId user_mask, ir::ValueId owns) {
+  if (owns == ir::kNoValue) return user_mask;
+  if (user_mask == ir::kNoValue) return owns;
+  return l.emit(ir::OpKind::And, {user_mask, owns}, ir::Type::scalar(ir::DType::i1));
+}
+
+bool all_uniform(const Lowering& l, const std::vector<ir::ValueId>& values) {
+  for (ir::ValueId v : values)
+    if (!l.get(v).uniform) return false;
+  return true;
+}
+
+}  // namespace
+
+void lower_ptr_add(Lowering& l, const ir::Op& op) {
+  const ir::Type& t = l.tile_type(op.results[0]);
+  const LoweredValue &p = l.get(op.operands[0]), &i = l.get(op.operands[1]);
+  if (!t.is_tile()) {
+    l.bind(
+        op.results[0],
+        {{l.emit(ir::OpKind::PtrAdd, {p.slots[0], i.slots[0]}, t)}, false, p.uniform && i.uniform});
+    return;
+  }
+  LoweredValue result;
+  for (int64_t r = 0; r < l.slot_count(t); ++r)
+    result.slots.push_back(l.emit(ir::OpKind::PtrAdd, {p.slots[r], i.slots[r]}, t.element()));
+  l.bind(op.results[0], std::move(result));
+}
+
+void lower_load(Lowering& l, const ir::Op& op) {
+  const ir::Type& t = l.tile_type(op.results[0]);
+  const bool masked = op.operands.size() == 3;
+  if (!t.is_tile()) {
+    std::vector<ir::ValueId> operands;
+    for (ir::ValueId v : op.operands) operands.push_back(l.scalar(v));
+    l.bind(op.results[0],
+           {{l.emit(ir::OpKind::Load, operands, t)}, false, all_uniform(l, op.operands)});
+    return;
+  }
+  const ir::ValueId owns = l.has_idle_threads(t) ? l.owns_element(t.num_elements()) : ir::kNoValue;
+  LoweredValue result;
+  for (int64_t r = 0; r < l.slot_count(t); ++r) {
+    const ir::ValueId ptr = l.get(op.operands[0]).slots[r];
+    const ir::ValueId mask =
+        slot_mask(l, masked ? l.get(op.operands[1]).slots[r] : ir::kNoValue, owns);
+    if (mask == ir::kNoValue) {
+      result.slots.push_back(l.emit(ir::OpKind::Load, {ptr}, t.element()));
+      continue;
+    }
+    const ir::ValueId other = masked ? l.get(op.operands[2]).slots[r] : zero(l, t.dtype);
+    result.slots.push_back(l.emit(ir::OpKind::Load, {ptr, mask, other}, t.element()));
+  }
+  l.bind(op.results[0], std::move(result));
+}
+
+void lower_store(Lowering& l, const ir::Op& op) {
+  const ir::Type& t = l.tile_type(op.operands[0]);
+  const bool masked = op.operands.size() == 3;
+  if (!t.is_tile()) {
+    std::vector<ir::ValueId> operands;
+    for (ir::ValueId v : op.operands) operands.push_back(l.scalar(v));
+    l.emit_void(ir::OpKind::Store, operands);
+    return;
+  }
+  const ir::ValueId owns = l.has_idle_threads(t) ? l.owns_element(t.num_elements()) : ir::kNoValue;
+  for (int64_t r = 0; r < l.slot_count(t); ++r) {
+    std::vector<ir::ValueId> operands = {l.get(op.operands[0]).slots[r],
+                                         l.get(op.operands[1]).slots[r]};
+    const ir::ValueId mask =
+        slot_mask(l, masked ? l.get(op.operands[2]).slots[r] : ir::kNoValue, owns);
+    if (mask != ir::kNoValue) operands.push_back(mask);
+    l.emit_void(ir::OpKind::Store, operands);
+  }
+}
+
+void lower_shared_alloc(Lowering& l, const ir::Op& op) {
+  const ir::Type& t = l.tile_type(op.results[0]);
+  const int64_t size = op.int_attr("size");
+  const int64_t offset =
+      l.allocator.allocate_user("shared_alloc " + l.name(op.results[0]), t.dtype, size);
+  l.bind(op.results[0],
+         {{l.emit(ir::OpKind::ThreadgroupBuffer, {}, t, {{"offset", offset}, {"size", size}})},
+          false,
+          true});
+}
+
+void lower_barrier(Lowering& l, const ir::Op& op) {
+  l.emit_void(ir::OpKind::Barrier, {}, op.attrs);
+}
+
+}  // namespace metile::lower

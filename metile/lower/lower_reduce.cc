@@ -1,0 +1,107 @@
+// reduce {sum|max|min}: a tile to one uniform scalar. Each thread combines its slots in a
+// balanced tree, the SIMD group combines with simd_sum/max/min, and when the threadgroup has
+// several SIMD groups, lane 0 of each publishes its partial to threadgroup scratch; after a
+// barrier every thread reads all partials and combines them itself (so the result is
+// uniform), and a second barrier releases the scratch.
+#include <cmath>
+#include <limits>
+
+#include "metile/lower/lowering_steps.h"
+
+namespace metile::lower {
+
+namespace {
+
+struct ReduceKind {
+  ir::OpKind combine;
+  ir::OpKind simd;
+};
+
+ReduceKind reduce_kind(Lowering& l, const ir::Op& op) {
+  const std::string& kind = op.str_attr("kind");
+  if (kind == "sum") return {ir::OpKind::Add, ir::OpKind::SimdSum};
+  if (kind == "max") return {ir::OpKind::Max, ir::OpKind::SimdMax};
+  if (kind == "min") return {ir::OpKind::Min, ir::OpKind::SimdMin};
+  l.not_supported(op, "reduction kind '" + kind + "' is not sum, max or min");
+}
+
+// The value that leaves any other unchanged under the combine op.
+ir::ValueId identity(Lowering& l, const ir::Op& op, ir::OpKind combine, ir::DType dtype) {
+  const bool is_max = combine == ir::OpKind::Max;
+  if (combine == ir::OpKind::Add)
+    return ir::is_float(dtype) ? l.const_float(0.0, dtype) : l.const_int(0, dtype);
+  if (ir::is_float(dtype)) return l.const_float(is_max ? -INFINITY : INFINITY, dtype);
+  switch (dtype) {
+    case ir::DType::i32:
+      return l.const_int(
+          is_max ? std::numeric_limits<int32_t>::min() : std::numeric_limits<int32_t>::max(),
+          dtype);
+    case ir::DType::u32:
+      return l.const_int(is_max ? 0 : int64_t{std::numeric_limits<uint32_t>::max()}, dtype);
+    case ir::DType::i64:
+      return l.const_int(
+          is_max ? std::numeric_limits<int64_t>::min() : std::numeric_limits<int64_t>::max(),
+          dtype);
+    default:
+      l.not_supported(op, "cannot reduce " + std::string(ir::dtype_name(dtype)) + " values");
+  }
+}
+
+// Pairs neighbours until one value is left: depth log2(n) instead of n.
+ir::ValueId combine_tree(Lowering& l, ir::OpKind combine, ir::Type type,
+                         std::vector<ir::ValueId> values) {
+  while (values.size() > 1) {
+    std::vector<ir::ValueId> next;
+    for (size_t i = 0; i + 1 < values.size(); i += 2)
+      next.push_back(l.emit(combine, {values[i], values[i + 1]}, type));
+    if (values.size() % 2) next.push_back(values.back());
+    values = std::move(next);
+  }
+  return values[0];
+}
+
+}  // namespace
+
+void lower_reduce(Lowering& l, const ir::Op& op) {
+  const ir::Type& t = l.tile_type(op.operands[0]);
+  if (!t.is_tile()) l.not_supported(op, "reduces a tile, got " + t.str());
+  const ir::Type scalar = ir::Type::scalar(t.dtype);
+  const ReduceKind kind = reduce_kind(l, op);
+  const ir::ValueId neutral = identity(l, op, kind.combine, t.dtype);
+
+  std::vector<ir::ValueId> slots = l.get(op.operands[0]).slots;
+  if (l.has_idle_threads(t))
+    slots[0] =
+        l.emit(ir::OpKind::Select, {l.owns_element(t.num_elements()), slots[0], neutral}, scalar);
+  const ir::ValueId partial = combine_tree(l, kind.combine, scalar, slots);
+  const ir::ValueId group_result = l.emit(kind.simd, {partial}, scalar);
+
+  const int64_t width = l.target.simd_width;
+  const int64_t groups = (l.threads + width - 1) / width;
+  if (groups == 1) {
+    l.bind(op.results[0], {{group_result}, false, true});
+    return;
+  }
+  const ir::ValueId buffer =
+      l.scratch("reduce." + op.str_attr("kind") + " scratch (" + l.name(op.results[0]) + ")",
+                t.dtype, groups);
+  const ir::Type i32 = ir::Type::scalar(ir::DType::i32);
+  const ir::Type ptr = l.metal.type(buffer);
+  const ir::ValueId lane = l.emit(ir::OpKind::SimdLane, {}, i32);
+  const ir::ValueId group = l.emit(ir::OpKind::SimdGroup, {}, i32);
+  const ir::ValueId first_lane =
+      l.emit(ir::OpKind::Cmp, {lane, l.const_int(0)}, ir::Type::scalar(ir::DType::i1),
+             {{"pred", std::string("eq")}});
+  l.emit_void(ir::OpKind::Store,
+              {l.emit(ir::OpKind::PtrAdd, {buffer, group}, ptr), group_result, first_lane});
+  l.threadgroup_barrier();
+  std::vector<ir::ValueId> partials;
+  for (int64_t g = 0; g < groups; ++g)
+    partials.push_back(l.emit(ir::OpKind::Load,
+                              {l.emit(ir::OpKind::PtrAdd, {buffer, l.const_int(g)}, ptr)}, scalar));
+  const ir::ValueId total = combine_tree(l, kind.combine, scalar, partials);
+  l.threadgroup_barrier();
+  l.bind(op.results[0], {{total}, false, true});
+}
+
+}  // namespace metile::lower

@@ -1,0 +1,92 @@
+// The state lower_to_metal threads through its steps: the Tile IR input, the Metal IR being
+// built, and the mapping from every Tile IR value to its Metal IR values.
+//
+// Every tile value of S elements has the identity ThreadLayout over the plan's T threads:
+// thread t owns logical indices t + r * T for register slots r in [0, max(1, S / T)); when
+// S < T, threads t >= S own nothing (their one slot is invalid). Each slot is one Metal IR
+// SSA scalar. Scalars map to one Metal IR value, uniform or per-thread.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "metile/ir/builder.h"
+#include "metile/ir/thread_layout.h"
+#include "metile/lower/lower.h"
+#include "metile/lower/threadgroup_allocator.h"
+
+namespace metile::lower {
+
+struct LoweredValue {
+  std::vector<ir::ValueId> slots;  // a tile: one per register slot; a scalar: one
+  bool tile = false;
+  // Scalars: every thread holds the same value. Tiles: every element is one uniform scalar
+  // (a splat), so every slot holds the same SSA value.
+  bool uniform = false;
+};
+
+class Lowering {
+ public:
+  Lowering(const ir::Kernel& tile, const ThreadPlan& plan, const target::Target& target,
+           int64_t user_shared_bytes);
+
+  const ir::Kernel& tile;
+  const target::Target& target;
+  const int64_t threads;
+  ir::Kernel metal;
+  ir::Builder builder;
+  ThreadgroupAllocator allocator;
+  std::vector<LoopInfo> loops;
+  std::vector<std::string> value_layouts;
+
+  // ---- Tile IR values ----------------------------------------------------------------
+  const ir::Type& tile_type(ir::ValueId v) const { return tile.type(v); }
+  const LoweredValue& get(ir::ValueId tile_value) const;
+  void bind(ir::ValueId tile_value, LoweredValue lowered);
+  // A scalar operand's Metal IR value.
+  ir::ValueId scalar(ir::ValueId tile_value) const;
+  // A scalar operand that every thread must agree on; UserError naming `op` otherwise.
+  ir::ValueId uniform_scalar(const ir::Op& op, ir::ValueId tile_value,
+                             const std::string& role) const;
+  // Whether a Tile IR scalar is the same in every thread (uniformity.h).
+  bool is_uniform(ir::ValueId tile_value) const { return uniform_[tile_value]; }
+  // How print() names a Tile IR value: "%5", "%x".
+  const std::string& name(ir::ValueId tile_value) const { return names_[tile_value]; }
+
+  // ---- ownership ---------------------------------------------------------------------
+  ir::ThreadLayout layout(const ir::Type& tile_type) const;
+  int64_t slot_count(const ir::Type& tile_type) const;
+  // True when some threads own no element (S < T).
+  bool has_idle_threads(const ir::Type& tile_type) const;
+  // The logical index held by slot r of the calling thread (i32, per thread).
+  ir::ValueId logical_index(int64_t slot);
+  // i1: whether the calling thread owns an element of a tile of `elements` (thread < S).
+  ir::ValueId owns_element(int64_t elements);
+
+  // ---- Metal IR emission -------------------------------------------------------------
+  ir::ValueId emit(ir::OpKind kind, std::vector<ir::ValueId> operands, ir::Type type,
+                   ir::Attrs attrs = {});
+  void emit_void(ir::OpKind kind, std::vector<ir::ValueId> operands, ir::Attrs attrs = {});
+  ir::ValueId const_int(int64_t value, ir::DType dtype = ir::DType::i32);
+  ir::ValueId const_float(double value, ir::DType dtype);
+  ir::ValueId thread_index() const { return thread_index_; }
+  void threadgroup_barrier();
+  // A threadgroup pointer to compiler scratch for `elements` values of `dtype`.
+  ir::ValueId scratch(const std::string& purpose, ir::DType dtype, int64_t elements);
+
+  // ---- errors ------------------------------------------------------------------------
+  [[noreturn]] void not_supported(const ir::Op& op, const std::string& why) const;
+  [[noreturn]] void user_error(const ir::Op& op, const std::string& rule) const;
+
+ private:
+  std::vector<std::string> names_;
+  std::vector<bool> uniform_;
+  std::vector<LoweredValue> values_;
+  std::vector<bool> bound_;
+  ir::ValueId thread_index_ = ir::kNoValue;
+};
+
+// Lowers every op of a Tile IR block into the current insertion point (lower_to_metal.cc).
+void lower_block(Lowering& l, const ir::Block& block);
+
+}  // namespace metile::lower

@@ -1,0 +1,36 @@
+// The per-concern lowering steps lower_block dispatches to; each takes one Tile IR op and
+// binds its results (lowering_context.h).
+#pragma once
+
+#include "metile/lower/lowering_context.h"
+
+namespace metile::lower {
+
+// lower_elementwise.cc: constants, geometry, arange, splat, arithmetic, cmp, select, cast,
+// math, and SIMD collectives on per-thread scalars.
+bool is_elementwise(ir::OpKind kind);
+void lower_constant_or_geometry(Lowering& l, const ir::Op& op);
+void lower_arange(Lowering& l, const ir::Op& op);
+void lower_splat(Lowering& l, const ir::Op& op);
+void lower_elementwise(Lowering& l, const ir::Op& op);
+void lower_simd_collective(Lowering& l, const ir::Op& op);
+
+// lower_memory.cc: ptr_add, load, store, shared_alloc, barrier.
+void lower_ptr_add(Lowering& l, const ir::Op& op);
+void lower_load(Lowering& l, const ir::Op& op);
+void lower_store(Lowering& l, const ir::Op& op);
+void lower_shared_alloc(Lowering& l, const ir::Op& op);
+void lower_barrier(Lowering& l, const ir::Op& op);
+
+// lower_data_movement.cc: expand_dims and broadcast, forwarding or exchanging values.
+void lower_expand_dims(Lowering& l, const ir::Op& op);
+void lower_broadcast(Lowering& l, const ir::Op& op);
+
+// lower_reduce.cc: a whole tile to one uniform scalar.
+void lower_reduce(Lowering& l, const ir::Op& op);
+
+// lower_control_flow.cc: for and if.
+void lower_for(Lowering& l, const ir::Op& op);
+void lower_if(Lowering& l, const ir::Op& op);
+
+}  // namespace metile::lower

@@ -1,0 +1,31 @@
+#include "metile/lower/threadgroup_allocator.h"
+
+#include <algorithm>
+
+#include "metile/support/errors.h"
+
+namespace metile::lower {
+
+int64_t ThreadgroupAllocator::allocate_user(const std::string& purpose, ir::DType dtype,
+                                            int64_t elements) {
+  const int64_t bytes = elements * ir::dtype_bytes(dtype);
+  const int64_t offset = user_end_;
+  user_end_ += round_up(bytes);
+  METILE_ASSERT(user_end_ <= scratch_offset_, "shared_alloc sizes were not all counted up front");
+  allocations_.push_back({purpose, offset, bytes, dtype, elements});
+  return offset;
+}
+
+int64_t ThreadgroupAllocator::allocate_scratch(const std::string& purpose, ir::DType dtype,
+                                               int64_t elements) {
+  const int64_t bytes = elements * ir::dtype_bytes(dtype);
+  scratch_bytes_ = std::max(scratch_bytes_, bytes);
+  allocations_.push_back({purpose, scratch_offset_, bytes, dtype, elements});
+  return scratch_offset_;
+}
+
+int64_t ThreadgroupAllocator::total_bytes() const {
+  return round_up(scratch_offset_ + scratch_bytes_);
+}
+
+}  // namespace metile::lower

@@ -1,0 +1,39 @@
+// The kernel's one threadgroup block. User allocations (shared_alloc) get their own 16-byte
+// aligned regions at the start; compiler scratch (reductions, exchanges) comes after them and
+// every scratch use shares one region, because each use ends with a release barrier before
+// the next one can begin.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "metile/lower/lower.h"
+
+namespace metile::lower {
+
+class ThreadgroupAllocator {
+ public:
+  // user_bytes: the total of every shared_alloc, each rounded up to 16 bytes; scratch starts
+  // there.
+  explicit ThreadgroupAllocator(int64_t user_bytes) : scratch_offset_(user_bytes) {}
+
+  // A user region, in program order; returns its byte offset.
+  int64_t allocate_user(const std::string& purpose, ir::DType dtype, int64_t elements);
+  // Scratch that is dead after its release barrier; returns its byte offset.
+  int64_t allocate_scratch(const std::string& purpose, ir::DType dtype, int64_t elements);
+
+  // The block size, rounded up to 16 bytes (0 when nothing was allocated).
+  int64_t total_bytes() const;
+  const std::vector<Allocation>& allocations() const { return allocations_; }
+
+  static int64_t round_up(int64_t bytes) { return (bytes + 15) / 16 * 16; }
+
+ private:
+  int64_t user_end_ = 0;
+  int64_t scratch_offset_;
+  int64_t scratch_bytes_ = 0;
+  std::vector<Allocation> allocations_;
+};
+
+}  // namespace metile::lower

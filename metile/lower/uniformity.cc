@@ -1,0 +1,96 @@
+#include "metile/lower/uniformity.h"
+
+namespace metile::lower {
+
+namespace {
+
+class Analysis {
+ public:
+  explicit Analysis(const ir::Kernel& k) : k_(k), uniform_(k.types.size(), true) {}
+
+  std::vector<bool> run() {
+    // Optimistic start, then only true -> false changes: reaches the fixed point.
+    do {
+      changed_ = false;
+      block(k_.body);
+    } while (changed_);
+    for (size_t v = 0; v < uniform_.size(); ++v)
+      if (k_.types[v].is_tile()) uniform_[v] = false;
+    return uniform_;
+  }
+
+ private:
+  void set(ir::ValueId v, bool u) {
+    if (uniform_[v] && !u) {
+      uniform_[v] = false;
+      changed_ = true;
+    }
+  }
+
+  bool all(const std::vector<ir::ValueId>& values) const {
+    for (ir::ValueId v : values)
+      if (!uniform_[v]) return false;
+    return true;
+  }
+
+  void block(const ir::Block& b) {
+    for (const ir::Op& op : b.ops) this->op(op);
+  }
+
+  void op(const ir::Op& op) {
+    using K = ir::OpKind;
+    switch (op.kind) {
+      case K::ThreadId:
+      case K::ThreadIndex:
+      case K::SimdLane:
+      case K::SimdGroup:
+      case K::SimdShuffle:
+      case K::SimdShuffleXor:
+      case K::SimdBroadcast:
+      case K::SimdSum:
+      case K::SimdMax:
+      case K::SimdMin:
+        for (ir::ValueId r : op.results) set(r, false);
+        return;
+      case K::Reduce:
+        return;  // every thread computes the combined value
+      case K::For: {
+        const ir::Block& body = op.regions[0];
+        if (body.ops.empty()) return;
+        const std::vector<ir::ValueId>& yields = body.ops.back().operands;
+        set(body.args[0], all({op.operands[0], op.operands[1], op.operands[2]}));
+        for (size_t i = 0; i + 1 < body.args.size(); ++i)
+          set(body.args[i + 1], uniform_[op.operands[3 + i]] && uniform_[yields[i]]);
+        block(body);
+        for (size_t i = 0; i < op.results.size(); ++i)
+          set(op.results[i], uniform_[body.args[i + 1]] && uniform_[yields[i]]);
+        return;
+      }
+      case K::If: {
+        const bool cond = uniform_[op.operands[0]];
+        for (const ir::Block& region : op.regions) {
+          block(region);
+          if (region.ops.empty()) continue;
+          const std::vector<ir::ValueId>& yields = region.ops.back().operands;
+          for (size_t i = 0; i < op.results.size(); ++i)
+            set(op.results[i], cond && uniform_[yields[i]]);
+        }
+        return;
+      }
+      default:
+        for (ir::ValueId r : op.results) set(r, all(op.operands));
+    }
+  }
+
+  const ir::Kernel& k_;
+  std::vector<bool> uniform_;
+  bool changed_ = false;
+};
+
+}  // namespace
+
+std::vector<bool> analyze_uniformity(const ir::Kernel& tile) {
+  return Analysis(tile).run();
+}
+
+}  // namespace metile::lower
