@@ -1,5 +1,6 @@
 #include "run_library_kernel.h"
 
+#include <chrono>
 #include <map>
 #include <mutex>
 #include <tuple>
@@ -11,6 +12,14 @@ namespace metile::reference {
 namespace {
 ir::DType dtype_of(Storage s) {
   return s == Storage::f16 ? ir::DType::f16 : s == Storage::bf16 ? ir::DType::bf16 : ir::DType::f32;
+}
+
+// Launches and records the wall time of the launch alone.
+void timed_launch(KernelRun& run, std::array<int64_t, 3> grid, std::span<const KernelArg> args) {
+  auto start = std::chrono::steady_clock::now();
+  run.compiled->launch(grid, args);
+  run.launch_ms =
+      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
 }
 
 BufferView view(HostArray& a) {
@@ -40,7 +49,7 @@ KernelRun run_vector_add(Storage s, int n, int block) {
   KernelRun run;
   run.compiled = compiled("vector_add", s, block);
   const KernelArg args[] = {view(hx), view(hy), view(out), int64_t{n}};
-  run.compiled->launch({(n + block - 1) / block, 1, 1}, args);
+  timed_launch(run, {(n + block - 1) / block, 1, 1}, args);
   run.output = out.to_floats();
   run.expected = vector_add(x, y);
   for (float& e : run.expected) e = round_to(s, e);
@@ -54,7 +63,7 @@ KernelRun run_softmax(Storage s, int rows, int cols, int block) {
   KernelRun run;
   run.compiled = compiled("softmax", s, block);
   const KernelArg args[] = {view(hx), view(hy), int64_t{cols}, int64_t{stride}};
-  run.compiled->launch({rows, 1, 1}, args);
+  timed_launch(run, {rows, 1, 1}, args);
   run.output = hy.to_floats();
   run.expected = softmax_rows(x, rows, cols, stride);
   for (int r = 0; r < rows; ++r)  // padding is never written
@@ -72,7 +81,7 @@ KernelRun run_rms_norm(Storage s, int rows, int cols, int block) {
   run.compiled = compiled("rms_norm", s, block);
   const KernelArg args[] = {view(hx),      view(hw),        view(hy),
                             int64_t{cols}, int64_t{stride}, double{eps}};
-  run.compiled->launch({rows, 1, 1}, args);
+  timed_launch(run, {rows, 1, 1}, args);
   run.output = hy.to_floats();
   run.expected = rms_norm_rows(x, w, rows, cols, stride, eps);
   for (int r = 0; r < rows; ++r)
@@ -87,7 +96,7 @@ KernelRun run_row_sum(Storage s, int rows, int cols, int block) {
   KernelRun run;
   run.compiled = compiled("row_sum", s, block);
   const KernelArg args[] = {view(hx), view(hy), int64_t{cols}, int64_t{stride}};
-  run.compiled->launch({rows, 1, 1}, args);
+  timed_launch(run, {rows, 1, 1}, args);
   run.output = hy.to_floats();
   run.expected = row_sums(x, rows, cols, stride);
   return run;

@@ -14,6 +14,7 @@ struct KernelRun {
   std::vector<float> output;    // what the kernel wrote, as floats
   std::vector<float> expected;  // the reference
   std::shared_ptr<const CompiledKernel> compiled;
+  double launch_ms = 0;  // wall time of the launch alone (copies in and out included)
 };
 
 KernelRun run_vector_add(Storage s, int n, int block = 1024);
