@@ -1,0 +1,73 @@
+// Automatic engine choice (seed 000, "Max-Flow Selection"):
+//  - networks below 32 vertices (what the fusion planner builds) go straight to Dinic;
+//  - larger ones enter a three-round, order-interleaved tournament between the qualified
+//    engines (Dinic and push-relabel); a challenger replaces Dinic only with >= 10% headroom;
+//  - the decision is cached by topology and capacities (and terminals), so repeats skip the
+//    tournament.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <tuple>
+#include <utility>
+#include <vector>
+
+#include "metile/flow/flow_network.h"
+#include "metile/flow/solver.h"
+
+namespace metile::flow {
+
+inline constexpr int kDinicOnlyBelowVertices = 32;
+inline constexpr int kTournamentRounds = 3;
+inline constexpr double kRequiredHeadroom = 0.10;  // challenger time * 1.10 <= Dinic time
+
+struct DispatchStats {
+  uint64_t small_network = 0;  // dispatched to Dinic by size
+  uint64_t cache_hits = 0;
+  uint64_t tournaments = 0;
+};
+
+// What one automatic dispatch did.
+struct DispatchTrace {
+  enum class Path { SmallNetwork, CacheHit, Tournament };
+  Path path = Path::SmallNetwork;
+  std::string solver;
+  // Tournament only: median seconds per entrant over kTournamentRounds rounds.
+  std::vector<std::pair<std::string, double>> median_seconds;
+};
+
+// Thread-safe decision cache: (topology hash, vertex count, arc count, source, sink) -> engine.
+class DispatchCache {
+ public:
+  using Key = std::tuple<uint64_t, int, int, int, int>;
+  static Key key_of(const FlowNetwork& net, int source, int sink);
+
+  std::optional<std::string> find(const Key& key);  // counts a hit
+  void insert(const Key& key, const std::string& solver);  // the first decision wins
+  void count_small_network();
+  void count_tournament();
+  void clear();  // forgets decisions and statistics
+  size_t size() const;
+  DispatchStats stats() const;
+
+ private:
+  mutable std::mutex mutex_;
+  std::map<Key, std::string> decisions_;
+  DispatchStats stats_;
+};
+
+DispatchCache& global_dispatch_cache();
+
+// The tournament rule on measured medians (the first entry is the reference, Dinic): the
+// fastest challenger wins if its time with 10% headroom still beats the reference's.
+std::string choose_tournament_winner(const std::vector<std::pair<std::string, double>>& median_seconds);
+
+MaxFlowResult dispatch_max_flow(const FlowNetwork& net, int source, int sink,
+                                DispatchCache& cache = global_dispatch_cache(),
+                                DispatchTrace* trace = nullptr,
+                                const SolverRegistry& registry = SolverRegistry::global());
+
+}  // namespace metile::flow
