@@ -15,7 +15,9 @@ Buffer Device::allocate(ir::DType dtype, std::vector<int64_t> shape) {
       .with_metadata(dtype, std::move(shape));
 }
 
-Device& default_device() { return host::host_device(); }
+Device& default_device() {
+  return host::host_device();
+}
 
 Device& get_device(std::string_view name) {
   if (name == "host") return host::host_device();

@@ -37,14 +37,19 @@ void bind_scalar(const codegen::KernelABI& abi, std::size_t i, const KernelArg& 
   if (ir::is_float(t)) {
     double value = std::visit(
         [](const auto& v) -> double {
-          if constexpr (std::is_arithmetic_v<std::decay_t<decltype(v)>>) return double(v);
-          else return 0.0;
+          if constexpr (std::is_arithmetic_v<std::decay_t<decltype(v)>>)
+            return double(v);
+          else
+            return 0.0;
         },
         arg);
     const float f = static_cast<float>(value);
-    if (t == DType::f32) store(bound, f);
-    else if (t == DType::f16) store(bound, metal::half(f).bits);
-    else store(bound, metal::bfloat(f).bits);
+    if (t == DType::f32)
+      store(bound, f);
+    else if (t == DType::f16)
+      store(bound, metal::half(f).bits);
+    else
+      store(bound, metal::bfloat(f).bits);
     return;
   }
   if (std::holds_alternative<float>(arg))
@@ -52,8 +57,10 @@ void bind_scalar(const codegen::KernelABI& abi, std::size_t i, const KernelArg& 
                     "; an integer value is required, but a float was given");
   const int64_t v = std::visit(
       [](const auto& x) -> int64_t {
-        if constexpr (std::is_integral_v<std::decay_t<decltype(x)>>) return int64_t(x);
-        else return 0;
+        if constexpr (std::is_integral_v<std::decay_t<decltype(x)>>)
+          return int64_t(x);
+        else
+          return 0;
       },
       arg);
   auto require_range = [&](int64_t lo, int64_t hi) {
@@ -95,8 +102,9 @@ std::vector<BoundArg> bind_kernel_args(const codegen::KernelABI& abi,
     const bool is_buffer = std::holds_alternative<std::reference_wrapper<Buffer>>(args[i]);
     if (p.kind == AbiParam::Kind::Buffer) {
       if (!is_buffer)
-        throw UserError(describe(abi, i) + " is a buffer of " + std::string(ir::dtype_name(p.dtype)) +
-                        ", but " + kind_name(args[i]) + " was given");
+        throw UserError(describe(abi, i) + " is a buffer of " +
+                        std::string(ir::dtype_name(p.dtype)) + ", but " + kind_name(args[i]) +
+                        " was given");
       Buffer& buffer = std::get<std::reference_wrapper<Buffer>>(args[i]).get();
       if (!buffer.valid()) throw UserError(describe(abi, i) + " was given an empty Buffer handle");
       if (buffer.dtype() && *buffer.dtype() != p.dtype)

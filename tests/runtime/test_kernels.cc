@@ -29,17 +29,26 @@ constexpr const char* kEntryCallGeometry =
 AbiParam buffer(std::string name, DType t, std::string access) {
   return {std::move(name), AbiParam::Kind::Buffer, t, std::move(access)};
 }
-AbiParam scalar(std::string name, DType t) { return {std::move(name), AbiParam::Kind::Scalar, t, ""}; }
+AbiParam scalar(std::string name, DType t) {
+  return {std::move(name), AbiParam::Kind::Scalar, t, ""};
+}
 
 const char* msl_type(DType t) {
   switch (t) {
-    case DType::f16: return "half";
-    case DType::bf16: return "bfloat";
-    case DType::f32: return "float";
-    case DType::i32: return "int";
-    case DType::u32: return "uint";
-    case DType::i64: return "long";
-    case DType::i1: return "bool";
+    case DType::f16:
+      return "half";
+    case DType::bf16:
+      return "bfloat";
+    case DType::f32:
+      return "float";
+    case DType::i32:
+      return "int";
+    case DType::u32:
+      return "uint";
+    case DType::i64:
+      return "long";
+    case DType::i1:
+      return "bool";
   }
   return "?";
 }
@@ -58,13 +67,20 @@ std::string emit(const KernelABI& abi, const std::string& body) {
                     " [[buffer(" + std::to_string(i) + ")]],\n    ";
     call_args += p.name + ", ";
   }
-  const std::string tg_bytes = std::to_string(abi.threadgroup_bytes > 0 ? abi.threadgroup_bytes : 16);
+  const std::string tg_bytes =
+      std::to_string(abi.threadgroup_bytes > 0 ? abi.threadgroup_bytes : 16);
   return "#include <metal_stdlib>\nusing namespace metal;\n\n"
-         "static inline void " + abi.body_name + "(" + body_params + kBodyGeometry + ") {\n" +
-         body + "}\n\n"
-         "kernel void " + abi.kernel_name + "(" + entry_params + kEntryGeometry + ") {\n"
-         "  threadgroup uchar tg_mem[" + tg_bytes + "] __attribute__((aligned(16)));\n"
-         "  " + abi.body_name + "(" + call_args + kEntryCallGeometry + ");\n}\n";
+         "static inline void " +
+         abi.body_name + "(" + body_params + kBodyGeometry + ") {\n" + body +
+         "}\n\n"
+         "kernel void " +
+         abi.kernel_name + "(" + entry_params + kEntryGeometry +
+         ") {\n"
+         "  threadgroup uchar tg_mem[" +
+         tg_bytes +
+         "] __attribute__((aligned(16)));\n"
+         "  " +
+         abi.body_name + "(" + call_args + kEntryCallGeometry + ");\n}\n";
 }
 
 KernelABI abi(std::string name, std::vector<AbiParam> params, std::array<int, 3> threads,
@@ -82,7 +98,8 @@ const CompiledKernel& build_once(const KernelABI& a, const std::string& body) {
   // One per kernel name; tests are single-threaded.
   static std::map<std::string, CompiledKernel> built;
   auto it = built.find(a.kernel_name);
-  if (it == built.end()) it = built.emplace(a.kernel_name, build_host_kernel(emit(a, body), a)).first;
+  if (it == built.end())
+    it = built.emplace(a.kernel_name, build_host_kernel(emit(a, body), a)).first;
   return it->second;
 }
 
@@ -104,9 +121,13 @@ codegen::KernelABI vector_add_abi() {
               buffer("out", DType::f32, "write"), scalar("n", DType::i32)},
              {256, 1, 1});
 }
-std::string vector_add_msl() { return emit(vector_add_abi(), kVectorAddBody); }
+std::string vector_add_msl() {
+  return emit(vector_add_abi(), kVectorAddBody);
+}
 
-const CompiledKernel& vector_add_kernel() { return build_once(vector_add_abi(), kVectorAddBody); }
+const CompiledKernel& vector_add_kernel() {
+  return build_once(vector_add_abi(), kVectorAddBody);
+}
 
 const CompiledKernel& vector_add_off_by_one_kernel() {
   auto a = vector_add_abi();
@@ -154,9 +175,10 @@ const CompiledKernel& row_reduce_kernel() {
 }
 
 const CompiledKernel& simd_ops_kernel() {
-  return build_once(abi("simd_ops", {buffer("x", DType::i32, "read"), buffer("out", DType::i32, "write")},
-                        {64, 1, 1}),
-                    R"(  int t = int(thread_position_in_threadgroup.x);
+  return build_once(
+      abi("simd_ops", {buffer("x", DType::i32, "read"), buffer("out", DType::i32, "write")},
+          {64, 1, 1}),
+      R"(  int t = int(thread_position_in_threadgroup.x);
   int v = x[t];
   device int* o = out + t * 8;
   o[0] = simd_shuffle_xor(v, ushort(5));
@@ -174,12 +196,13 @@ const CompiledKernel& simd_ops_kernel() {
 }
 
 const CompiledKernel& half_bfloat_kernel() {
-  return build_once(abi("half_bfloat",
-                        {buffer("h", DType::f16, "read"), buffer("b", DType::bf16, "read"),
-                         buffer("out_h", DType::f16, "write"), buffer("out_b", DType::bf16, "write"),
-                         buffer("out_f", DType::f32, "write"), scalar("scale", DType::f16)},
-                        {64, 1, 1}),
-                    R"(  int i = int(threadgroup_position_in_grid.x) * 64 + int(thread_position_in_threadgroup.x);
+  return build_once(
+      abi("half_bfloat",
+          {buffer("h", DType::f16, "read"), buffer("b", DType::bf16, "read"),
+           buffer("out_h", DType::f16, "write"), buffer("out_b", DType::bf16, "write"),
+           buffer("out_f", DType::f32, "write"), scalar("scale", DType::f16)},
+          {64, 1, 1}),
+      R"(  int i = int(threadgroup_position_in_grid.x) * 64 + int(thread_position_in_threadgroup.x);
   half x = h[i];
   bfloat y = b[i];
   half prod = x * scale;
@@ -236,8 +259,9 @@ const CompiledKernel& threadgroup_overflow_kernel() {
 }
 
 const CompiledKernel& coordinates_kernel() {
-  return build_once(abi("coordinates", {buffer("out", DType::u32, "write")}, {8, 4, 1}),
-                    R"(  uint g = threadgroup_position_in_grid.x + threadgroups_per_grid.x * threadgroup_position_in_grid.y;
+  return build_once(
+      abi("coordinates", {buffer("out", DType::u32, "write")}, {8, 4, 1}),
+      R"(  uint g = threadgroup_position_in_grid.x + threadgroups_per_grid.x * threadgroup_position_in_grid.y;
   uint t = thread_position_in_threadgroup.x + threads_per_threadgroup.x * thread_position_in_threadgroup.y;
   device uint* o = out + (g * 32 + t) * 4;
   o[0] = thread_position_in_threadgroup.x;

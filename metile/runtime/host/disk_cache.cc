@@ -18,7 +18,9 @@ std::string unique_suffix() {
   static std::atomic<unsigned> counter{0};
   return "." + std::to_string(getpid()) + "." + std::to_string(counter++) + ".tmp";
 }
-fs::path checksum_path(const fs::path& entry) { return entry.string() + ".sum"; }
+fs::path checksum_path(const fs::path& entry) {
+  return entry.string() + ".sum";
+}
 }  // namespace
 
 std::optional<std::string> read_file(const fs::path& path) {

@@ -50,8 +50,7 @@ std::string describe_fault(const FaultTrap& trap, const LaunchPlan& plan, const 
       case RegionKind::ThreadgroupMemory:
         return "out-of-bounds access in " + who + ": " +
                relative_position(address, *region,
-                                 "threadgroup memory (" + std::to_string(region->size) +
-                                     " bytes)");
+                                 "threadgroup memory (" + std::to_string(region->size) + " bytes)");
       case RegionKind::FiberStack:
         return "stack overflow in " + who + ": a thread's stack is " +
                std::to_string(region->size / 1024) + " KiB (set METILE_HOST_STACK_KB)";
@@ -66,8 +65,8 @@ std::string describe_fault(const FaultTrap& trap, const LaunchPlan& plan, const 
 std::string describe_slack_write(const LaunchPlan& plan, const BufferArg& buffer,
                                  std::ptrdiff_t offset) {
   return "out-of-bounds write in kernel '" + plan.kernel_name + "': byte offset " +
-         std::to_string(offset) + " " +
-         (offset < 0 ? "before the start of " : "past the end of ") + describe_buffer(buffer) +
+         std::to_string(offset) + " " + (offset < 0 ? "before the start of " : "past the end of ") +
+         describe_buffer(buffer) +
          " was overwritten (found after the launch, so the thread is unknown)";
 }
 

@@ -60,7 +60,9 @@ class AlternateStack {
   std::vector<unsigned char> memory_;
 };
 
-void ensure_alternate_stack() { static thread_local AlternateStack stack; }
+void ensure_alternate_stack() {
+  static thread_local AlternateStack stack;
+}
 
 }  // namespace
 

@@ -28,6 +28,8 @@ unsigned char* FiberStackPool::acquire() {
   return top;
 }
 
-void FiberStackPool::release(unsigned char* top) { free_tops_.push_back(top); }
+void FiberStackPool::release(unsigned char* top) {
+  free_tops_.push_back(top);
+}
 
 }  // namespace metile::runtime::host

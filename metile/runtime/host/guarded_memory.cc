@@ -19,7 +19,9 @@ std::size_t page_size() {
   static const std::size_t size = static_cast<std::size_t>(sysconf(_SC_PAGESIZE));
   return size;
 }
-std::size_t round_up(std::size_t n, std::size_t to) { return (n + to - 1) / to * to; }
+std::size_t round_up(std::size_t n, std::size_t to) {
+  return (n + to - 1) / to * to;
+}
 
 struct Registry {
   std::mutex mutex;
@@ -36,8 +38,8 @@ GuardedRegion::GuardedRegion(std::size_t size, RegionKind kind) {
   const std::size_t page = page_size();
   const std::size_t body = round_up(round_up(size, 16), page);
   mapping_size_ = body + 2 * page;
-  void* m = mmap(nullptr, mapping_size_, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,
-                 -1, 0);
+  void* m =
+      mmap(nullptr, mapping_size_, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
   if (m == MAP_FAILED) throw std::bad_alloc();
   mapping_ = static_cast<unsigned char*>(m);
   if (body > 0 && mprotect(mapping_ + page, body, PROT_READ | PROT_WRITE) != 0) {
@@ -53,9 +55,13 @@ GuardedRegion::GuardedRegion(std::size_t size, RegionKind kind) {
   r.by_begin[begin] = {kind, data_, size_, begin, begin + mapping_size_};
 }
 
-GuardedRegion::~GuardedRegion() { release(); }
+GuardedRegion::~GuardedRegion() {
+  release();
+}
 
-GuardedRegion::GuardedRegion(GuardedRegion&& other) noexcept { *this = std::move(other); }
+GuardedRegion::GuardedRegion(GuardedRegion&& other) noexcept {
+  *this = std::move(other);
+}
 
 GuardedRegion& GuardedRegion::operator=(GuardedRegion&& other) noexcept {
   if (this != &other) {

@@ -62,8 +62,8 @@ const std::vector<std::string>& HostCompiler::base_flags() {
   // -fno-strict-aliasing and -fwrapv: MSL code reinterprets threadgroup bytes and relies
   // on wrapping integer arithmetic, as the GPU does.
   static const std::vector<std::string> flags{
-      "-std=c++20", "-O2", "-fPIC", "-shared", "-fvisibility=hidden", "-fno-strict-aliasing",
-      "-fwrapv", "-Wno-attributes"};
+      "-std=c++20",           "-O2",     "-fPIC",          "-shared", "-fvisibility=hidden",
+      "-fno-strict-aliasing", "-fwrapv", "-Wno-attributes"};
   return flags;
 }
 
@@ -117,9 +117,9 @@ std::shared_ptr<const HostModule> HostCompiler::compile(std::string_view msl,
   std::string source(msl);
   source += "\n";
   source += generate_trampoline(abi);
-  const std::string key =
-      content_hash(source + '\0' + stdlib_bundle_hash() + '\0' + compiler_identity() + '\0' +
-                   join(options_.cxx) + ' ' + join(base_flags()) + ' ' + join(options_.extra_flags));
+  const std::string key = content_hash(source + '\0' + stdlib_bundle_hash() + '\0' +
+                                       compiler_identity() + '\0' + join(options_.cxx) + ' ' +
+                                       join(base_flags()) + ' ' + join(options_.extra_flags));
 
   std::promise<std::shared_ptr<const HostModule>> promise;
   std::shared_future<std::shared_ptr<const HostModule>> future;
@@ -170,8 +170,8 @@ std::shared_ptr<const HostModule> HostCompiler::load_or_build(const std::string&
   std::vector<std::string> argv = options_.cxx;
   argv.insert(argv.end(), base_flags().begin(), base_flags().end());
   argv.insert(argv.end(), options_.extra_flags.begin(), options_.extra_flags.end());
-  for (std::string arg : {std::string("-I"), (stdlib_dir() / "include").string(),
-                          std::string("-o"), object.string(), cc.string()})
+  for (std::string arg : {std::string("-I"), (stdlib_dir() / "include").string(), std::string("-o"),
+                          object.string(), cc.string()})
     argv.push_back(std::move(arg));
   {
     std::lock_guard lock(mutex_);
@@ -184,8 +184,8 @@ std::shared_ptr<const HostModule> HostCompiler::load_or_build(const std::string&
     fs::rename(cc, kept);
     fs::remove_all(scratch);
     throw InternalError("the host C++ compiler rejected the MSL of kernel '" + kernel_name +
-                        "' (generated code must always compile); source kept at " +
-                        kept.string() + "\ncommand: " + join(argv) + "\n" + result.output);
+                        "' (generated code must always compile); source kept at " + kept.string() +
+                        "\ncommand: " + join(argv) + "\n" + result.output);
   }
   const fs::path entry = cache_.store(name, object);
   fs::remove_all(scratch);

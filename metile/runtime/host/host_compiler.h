@@ -51,8 +51,7 @@ class HostCompiler {
   static const std::vector<std::string>& base_flags();
 
  private:
-  std::shared_ptr<const HostModule> load_or_build(const std::string& key,
-                                                  const std::string& source,
+  std::shared_ptr<const HostModule> load_or_build(const std::string& key, const std::string& source,
                                                   const std::string& kernel_name);
   const std::filesystem::path& stdlib_dir();  // materializes the embedded headers once
   const std::string& compiler_identity();     // `<cxx> --version`, once

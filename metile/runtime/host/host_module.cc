@@ -16,7 +16,8 @@ std::shared_ptr<HostModule> HostModule::load(const std::filesystem::path& path,
     error = why ? why : "dlopen failed";
     return nullptr;
   }
-  auto init = reinterpret_cast<MetileHostModuleInitFn>(dlsym(module->handle_, "metile_host_module_init"));
+  auto init =
+      reinterpret_cast<MetileHostModuleInitFn>(dlsym(module->handle_, "metile_host_module_init"));
   module->run_thread_ =
       reinterpret_cast<MetileHostRunThreadFn>(dlsym(module->handle_, "metile_host_run_thread"));
   if (!init || !module->run_thread_) {

@@ -5,8 +5,8 @@
 #include <limits>
 #include <mutex>
 
-#include "metile/runtime/host/fault_trap.h"
 #include "metile/runtime/host/fault_report.h"
+#include "metile/runtime/host/fault_trap.h"
 #include "metile/runtime/host/host_device.h"
 #include "metile/runtime/host/threadgroup_runner.h"
 #include "metile/runtime/host/worker_pool.h"
@@ -33,9 +33,7 @@ WorkerState& worker_state() {
 class LaunchState {
  public:
   LaunchState(const LaunchPlan& plan, std::span<const BufferArg> buffers)
-      : plan(plan),
-        buffers(buffers),
-        total(uint64_t(plan.grid[0]) * plan.grid[1] * plan.grid[2]) {}
+      : plan(plan), buffers(buffers), total(uint64_t(plan.grid[0]) * plan.grid[1] * plan.grid[2]) {}
 
   const LaunchPlan& plan;
   std::span<const BufferArg> buffers;
@@ -94,11 +92,11 @@ void run_worker(LaunchState& launch) {
   if (METILE_FAULT_TRAP_SET(trap) != 0) {
     // A kernel thread faulted; its fibers are abandoned and the worker carries on.
     worker.runner.abandon();
-    launch.record(worker.current_threadgroup,
-                  std::make_exception_ptr(KernelFaultError(describe_fault(
-                      trap, launch.plan, threadgroup_position(worker.current_threadgroup,
-                                                              launch.plan.grid),
-                      worker.runner.current_thread(), launch.buffers))));
+    launch.record(
+        worker.current_threadgroup,
+        std::make_exception_ptr(KernelFaultError(describe_fault(
+            trap, launch.plan, threadgroup_position(worker.current_threadgroup, launch.plan.grid),
+            worker.runner.current_thread(), launch.buffers))));
   }
   trap.armed = 1;
   run_threadgroups(launch, worker);

@@ -22,15 +22,22 @@ void threadgroup_barrier(unsigned /*mem_flags*/, int line) {
 MetileHostSimdView simd_rendezvous(const void* value, unsigned bytes, const char* op, int line) {
   return ThreadgroupRunner::active()->simd_rendezvous(value, bytes, op, line);
 }
-unsigned simd_lane() { return ThreadgroupRunner::active()->simd_lane(); }
-void fail(const char* message) { ThreadgroupRunner::active()->fail(message); }
+unsigned simd_lane() {
+  return ThreadgroupRunner::active()->simd_lane();
+}
+void fail(const char* message) {
+  ThreadgroupRunner::active()->fail(message);
+}
 
-const MetileHostRuntime table{METILE_HOST_ABI_VERSION, &threadgroup_barrier, &simd_rendezvous,
-                              &simd_lane, &fail, matrix_lane_map.data()};
+const MetileHostRuntime table{
+    METILE_HOST_ABI_VERSION, &threadgroup_barrier, &simd_rendezvous, &simd_lane, &fail,
+    matrix_lane_map.data()};
 
 }  // namespace
 
-const MetileHostRuntime& host_runtime_table() { return table; }
+const MetileHostRuntime& host_runtime_table() {
+  return table;
+}
 
 void set_simdgroup_matrix_lane_map(const std::array<unsigned char, 32>& lane_map) {
   std::array<unsigned char, 32> sorted = lane_map;

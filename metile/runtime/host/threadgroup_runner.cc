@@ -20,7 +20,9 @@ bool ThreadgroupRunner::WaitSite::operator==(const WaitSite& o) const {
   return line == o.line && std::strcmp(op, o.op) == 0;
 }
 
-ThreadgroupRunner* ThreadgroupRunner::active() { return active_runner; }
+ThreadgroupRunner* ThreadgroupRunner::active() {
+  return active_runner;
+}
 
 void ThreadgroupRunner::run(const LaunchPlan& plan, const Dim3& position,
                             unsigned char* threadgroup_memory) {
@@ -188,7 +190,9 @@ void ThreadgroupRunner::throw_pending_error() {
   throw KernelFaultError(pending_message_);
 }
 
-std::string ThreadgroupRunner::where() const { return "threadgroup " + format_dim3(position_); }
+std::string ThreadgroupRunner::where() const {
+  return "threadgroup " + format_dim3(position_);
+}
 
 namespace {
 // "0-15, 32-47"
@@ -219,10 +223,12 @@ std::string ThreadgroupRunner::divergence_report(unsigned first, unsigned count)
       any_barrier |= std::strcmp(th.site.op, kThreadgroupBarrier) == 0;
       place = std::string("wait at ") + th.site.op + " (line " + std::to_string(th.site.line) + ")";
     }
-    auto it = std::find_if(groups.begin(), groups.end(),
-                           [&](const auto& g) { return g.first == place; });
-    if (it == groups.end()) groups.push_back({place, {t}});
-    else it->second.push_back(t);
+    auto it =
+        std::find_if(groups.begin(), groups.end(), [&](const auto& g) { return g.first == place; });
+    if (it == groups.end())
+      groups.push_back({place, {t}});
+    else
+      it->second.push_back(t);
   }
   std::string scope = where();
   if (count < plan_->thread_count)
@@ -233,8 +239,8 @@ std::string ThreadgroupRunner::divergence_report(unsigned first, unsigned count)
                     ": not every thread reached the same " +
                     (any_barrier ? "barrier" : "collective") + ":";
   for (const auto& [place, ids] : groups)
-    out += "\n  thread" + std::string(ids.size() > 1 ? "s " : " ") + format_ranges(ids) + " " +
-           place;
+    out +=
+        "\n  thread" + std::string(ids.size() > 1 ? "s " : " ") + format_ranges(ids) + " " + place;
   const Dim3& s = plan_->threadgroup_size;
   if (s[1] > 1 || s[2] > 1)
     out += "\n  (thread t is at position (t % " + std::to_string(s[0]) + ", t / " +
@@ -244,8 +250,7 @@ std::string ThreadgroupRunner::divergence_report(unsigned first, unsigned count)
 }
 
 std::string format_dim3(const Dim3& d) {
-  return "(" + std::to_string(d[0]) + "," + std::to_string(d[1]) + "," + std::to_string(d[2]) +
-         ")";
+  return "(" + std::to_string(d[0]) + "," + std::to_string(d[1]) + "," + std::to_string(d[2]) + ")";
 }
 
 }  // namespace metile::runtime::host

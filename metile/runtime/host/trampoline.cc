@@ -12,13 +12,20 @@ using codegen::AbiParam;
 
 const char* cpp_type(ir::DType t) {
   switch (t) {
-    case ir::DType::f16: return "metal::half";
-    case ir::DType::bf16: return "metal::bfloat";
-    case ir::DType::f32: return "float";
-    case ir::DType::i32: return "int";
-    case ir::DType::u32: return "unsigned int";
-    case ir::DType::i64: return "long";
-    case ir::DType::i1: return "bool";
+    case ir::DType::f16:
+      return "metal::half";
+    case ir::DType::bf16:
+      return "metal::bfloat";
+    case ir::DType::f32:
+      return "float";
+    case ir::DType::i32:
+      return "int";
+    case ir::DType::u32:
+      return "unsigned int";
+    case ir::DType::i64:
+      return "long";
+    case ir::DType::i1:
+      return "bool";
   }
   throw InternalError("unknown dtype in KernelABI");
 }
@@ -47,8 +54,10 @@ std::string generate_trampoline(const codegen::KernelABI& abi) {
     const AbiParam& p = abi.params[i];
     const std::string arg = "args[" + std::to_string(i) + "]";
     const std::string type = cpp_type(p.dtype);
-    if (p.kind == AbiParam::Kind::Buffer) call += "      static_cast<" + type + "*>(" + arg + "),\n";
-    else call += "      *static_cast<const " + type + "*>(" + arg + "),\n";
+    if (p.kind == AbiParam::Kind::Buffer)
+      call += "      static_cast<" + type + "*>(" + arg + "),\n";
+    else
+      call += "      *static_cast<const " + type + "*>(" + arg + "),\n";
   }
   call += "      threadgroup_memory,\n";
   call += "      " + uint3_of("threadgroup_position_in_grid") + ",\n";
@@ -66,7 +75,8 @@ std::string generate_trampoline(const codegen::KernelABI& abi) {
          "extern \"C\" __attribute__((visibility(\"default\")))\n"
          "void metile_host_run_thread(void* const* args, unsigned char* threadgroup_memory,\n"
          "                            const MetileHostThreadCoords* coords) {\n"
-         "  " + body + "(\n" + call + ");\n}\n";
+         "  " +
+         body + "(\n" + call + ");\n}\n";
 }
 
 }  // namespace metile::runtime::host

@@ -37,15 +37,15 @@ vec<T, N, P> componentwise(const vec<T, N, P>& a, const vec<T, N, P>& b, const v
 template <class T>
 using compute_t = std::conditional_t<std::is_same_v<T, double>, double, float>;
 
-#define METILE_MATH_UNARY(name, expr)                                         \
-  template <floating T>                                                       \
-  T name(T value) {                                                           \
-    const compute_t<T> x = compute_t<T>(value);                               \
-    return T(expr);                                                           \
-  }                                                                           \
-  template <floating T, int N, bool P>                                        \
-  vec<T, N, P> name(const vec<T, N, P>& v) {                                  \
-    return componentwise(v, [](T e) { return name(e); });                     \
+#define METILE_MATH_UNARY(name, expr)                     \
+  template <floating T>                                   \
+  T name(T value) {                                       \
+    const compute_t<T> x = compute_t<T>(value);           \
+    return T(expr);                                       \
+  }                                                       \
+  template <floating T, int N, bool P>                    \
+  vec<T, N, P> name(const vec<T, N, P>& v) {              \
+    return componentwise(v, [](T e) { return name(e); }); \
   }
 METILE_MATH_UNARY(exp, std::exp(x))
 METILE_MATH_UNARY(exp2, std::exp2(x))
@@ -76,15 +76,15 @@ METILE_MATH_UNARY(saturate, std::fmin(std::fmax(x, compute_t<T>(0)), compute_t<T
 #undef METILE_MATH_UNARY
 
 // The second operand may be a scalar of the first's type (or converts to it).
-#define METILE_MATH_BINARY(name, expr)                                            \
-  template <floating T>                                                           \
-  T name(T first, std::type_identity_t<T> second) {                               \
-    const compute_t<T> x = compute_t<T>(first), y = compute_t<T>(second);         \
-    return T(expr);                                                               \
-  }                                                                               \
-  template <floating T, int N, bool P>                                            \
+#define METILE_MATH_BINARY(name, expr)                                                    \
+  template <floating T>                                                                   \
+  T name(T first, std::type_identity_t<T> second) {                                       \
+    const compute_t<T> x = compute_t<T>(first), y = compute_t<T>(second);                 \
+    return T(expr);                                                                       \
+  }                                                                                       \
+  template <floating T, int N, bool P>                                                    \
   vec<T, N, P> name(const vec<T, N, P>& a, const std::type_identity_t<vec<T, N, P>>& b) { \
-    return componentwise(a, b, [](T e, T f) { return name(e, f); });              \
+    return componentwise(a, b, [](T e, T f) { return name(e, f); });                      \
   }
 METILE_MATH_BINARY(fmin, std::fmin(x, y))
 METILE_MATH_BINARY(fmax, std::fmax(x, y))
@@ -115,13 +115,17 @@ auto mad(const T& a, const std::type_identity_t<T>& b, const std::type_identity_
 // library's ::abs(int) wins overload resolution where both are visible.
 template <scalar T>
 T min(T a, std::type_identity_t<T> b) {
-  if constexpr (floating<T>) return T(std::fmin(compute_t<T>(a), compute_t<T>(b)));
-  else return b < a ? b : a;
+  if constexpr (floating<T>)
+    return T(std::fmin(compute_t<T>(a), compute_t<T>(b)));
+  else
+    return b < a ? b : a;
 }
 template <scalar T>
 T max(T a, std::type_identity_t<T> b) {
-  if constexpr (floating<T>) return T(std::fmax(compute_t<T>(a), compute_t<T>(b)));
-  else return a < b ? b : a;
+  if constexpr (floating<T>)
+    return T(std::fmax(compute_t<T>(a), compute_t<T>(b)));
+  else
+    return a < b ? b : a;
 }
 template <scalar T>
 T clamp(T x, std::type_identity_t<T> lo, std::type_identity_t<T> hi) {
@@ -129,9 +133,12 @@ T clamp(T x, std::type_identity_t<T> lo, std::type_identity_t<T> hi) {
 }
 template <scalar T>
 T abs(T x) {
-  if constexpr (floating<T>) return fabs(x);
-  else if constexpr (std::is_signed_v<T>) return x < 0 ? T(-x) : x;
-  else return x;
+  if constexpr (floating<T>)
+    return fabs(x);
+  else if constexpr (std::is_signed_v<T>)
+    return x < 0 ? T(-x) : x;
+  else
+    return x;
 }
 template <class T, int N, bool P>
 vec<T, N, P> min(const vec<T, N, P>& a, const std::type_identity_t<vec<T, N, P>>& b) {
@@ -156,17 +163,17 @@ auto mix(const T& x, const std::type_identity_t<T>& y, const std::type_identity_
 }
 
 // Classification returns bool (a bool vector for vectors).
-#define METILE_MATH_PREDICATE(name, expr)                  \
-  template <floating T>                                    \
-  bool name(T value) {                                     \
-    const compute_t<T> x = compute_t<T>(value);            \
-    return expr;                                           \
-  }                                                        \
-  template <floating T, int N, bool P>                     \
-  vec<bool, N> name(const vec<T, N, P>& v) {               \
-    vec<bool, N> r;                                        \
-    for (int i = 0; i < N; ++i) r[i] = name(v[i]);         \
-    return r;                                              \
+#define METILE_MATH_PREDICATE(name, expr)          \
+  template <floating T>                            \
+  bool name(T value) {                             \
+    const compute_t<T> x = compute_t<T>(value);    \
+    return expr;                                   \
+  }                                                \
+  template <floating T, int N, bool P>             \
+  vec<bool, N> name(const vec<T, N, P>& v) {       \
+    vec<bool, N> r;                                \
+    for (int i = 0; i < N; ++i) r[i] = name(v[i]); \
+    return r;                                      \
   }
 METILE_MATH_PREDICATE(isnan, std::isnan(x))
 METILE_MATH_PREDICATE(isinf, std::isinf(x))
@@ -208,12 +215,13 @@ vec<T, N, P> normalize(const vec<T, N, P>& a) {
 
 }  // namespace math_impl
 
-#define METILE_MATH_FUNCTIONS(X)                                                           \
-  X(exp) X(exp2) X(exp10) X(log) X(log2) X(log10) X(sqrt) X(rsqrt) X(fabs) X(sin) X(cos)  \
-  X(tan) X(asin) X(acos) X(atan) X(sinh) X(cosh) X(tanh) X(floor) X(ceil) X(trunc)         \
-  X(round) X(rint) X(fract) X(sign) X(saturate) X(fmin) X(fmax) X(fmod) X(pow) X(powr)     \
-  X(atan2) X(copysign) X(step) X(divide) X(fma) X(mad) X(min) X(max) X(clamp) X(abs)       \
-  X(mix) X(isnan) X(isinf) X(isfinite) X(signbit) X(select) X(dot) X(length) X(normalize)
+#define METILE_MATH_FUNCTIONS(X)                                                                  \
+  X(exp)                                                                                          \
+  X(exp2) X(exp10) X(log) X(log2) X(log10) X(sqrt) X(rsqrt) X(fabs) X(sin) X(cos) X(tan) X(asin)  \
+      X(acos) X(atan) X(sinh) X(cosh) X(tanh) X(floor) X(ceil) X(trunc) X(round) X(rint) X(fract) \
+          X(sign) X(saturate) X(fmin) X(fmax) X(fmod) X(pow) X(powr) X(atan2) X(copysign) X(step) \
+              X(divide) X(fma) X(mad) X(min) X(max) X(clamp) X(abs) X(mix) X(isnan) X(isinf)      \
+                  X(isfinite) X(signbit) X(select) X(dot) X(length) X(normalize)
 #define METILE_USING_MATH(name) using math_impl::name;
 METILE_MATH_FUNCTIONS(METILE_USING_MATH)
 namespace fast {

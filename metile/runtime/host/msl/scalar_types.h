@@ -19,8 +19,12 @@ static_assert(sizeof(long) == 8, "MSL long is 64-bit");
 
 namespace detail {
 
-inline uint32_t float_bits(float f) { return std::bit_cast<uint32_t>(f); }
-inline float bits_float(uint32_t b) { return std::bit_cast<float>(b); }
+inline uint32_t float_bits(float f) {
+  return std::bit_cast<uint32_t>(f);
+}
+inline float bits_float(uint32_t b) {
+  return std::bit_cast<float>(b);
+}
 
 // IEEE binary16: 1 sign, 5 exponent, 10 mantissa bits.
 struct binary16_format {
@@ -32,7 +36,7 @@ struct binary16_format {
       return uint16_t(sign | (ax > 0x7f800000u ? 0x7e00u | ((ax >> 13) & 0x3ffu) : 0x7c00u));
     if (ax >= 0x477ff000u) return uint16_t(sign | 0x7c00u);  // >= 65520 rounds to inf
     if (ax >= 0x38800000u) {                                 // normal half
-      uint32_t r = ax - 0x38000000u;  // rebias the exponent from 127 to 15
+      uint32_t r = ax - 0x38000000u;                         // rebias the exponent from 127 to 15
       uint32_t h = r >> 13, rest = r & 0x1fffu;
       if (rest > 0x1000u || (rest == 0x1000u && (h & 1u))) ++h;
       return uint16_t(sign | h);
@@ -73,11 +77,11 @@ struct small_float {
 
   small_float() = default;
   template <class T>
-    requires std::is_arithmetic_v<T>
+  requires std::is_arithmetic_v<T>
   constexpr small_float(T v) : bits(Format::from_float(static_cast<float>(v))) {}
   template <class F>
-    requires(!std::is_same_v<F, Format>)
-  explicit small_float(small_float<F> v) : small_float(float(v)) {}
+  requires(!std::is_same_v<F, Format>) explicit small_float(small_float<F> v)
+      : small_float(float(v)) {}
 
   operator float() const { return Format::to_float(bits); }
 
@@ -130,37 +134,38 @@ small_float<F> promote(small_float<F> a, small_float<F>) {
   return a;
 }
 template <class F, class G>
-  requires(!std::is_same_v<F, G>)
-float promote(small_float<F>, small_float<G>) {
+requires(!std::is_same_v<F, G>) float promote(small_float<F>, small_float<G>) {
   return 0.0f;
 }
 template <class F, class T>
-  requires std::is_integral_v<T>
-small_float<F> promote(small_float<F>, T) {
+requires std::is_integral_v<T> small_float<F> promote(small_float<F>, T) {
   return {};
 }
 template <class F, class T>
-  requires std::is_floating_point_v<T>
-T promote(small_float<F>, T) {
+requires std::is_integral_v<T> small_float<F> promote(T, small_float<F>) {
   return {};
 }
-template <class A, class B>
-using arithmetic_result_t = decltype(promote(std::declval<A>(), std::declval<B>()));
+template <class F, class T>
+requires std::is_floating_point_v<T> T promote(small_float<F>, T) {
+  return {};
+}
+template <class F, class T>
+requires std::is_floating_point_v<T> T promote(T, small_float<F>) {
+  return {};
+}
 
 template <class A, class B>
-concept mixes_small_float =
-    (is_small_float<A>::value && (is_small_float<B>::value || std::is_arithmetic_v<B>)) ||
-    (is_small_float<B>::value && std::is_arithmetic_v<A>);
+concept mixes_small_float = (is_small_float<A>::value &&
+                             (is_small_float<B>::value || std::is_arithmetic_v<B>)) ||
+                            (is_small_float<B>::value && std::is_arithmetic_v<A>);
 
 template <class A, class B>
-using small_float_result_t =
-    std::conditional_t<is_small_float<A>::value, arithmetic_result_t<A, B>,
-                       arithmetic_result_t<B, A>>;
+using small_float_result_t = decltype(promote(std::declval<A>(), std::declval<B>()));
 
 #define METILE_SMALL_FLOAT_BINARY_OP(op)                                          \
   template <class A, class B>                                                     \
-    requires mixes_small_float<A, B>                                              \
-  small_float_result_t<A, B> operator op(A a, B b) {                              \
+  requires mixes_small_float<A, B> small_float_result_t<A, B>                     \
+  operator op(A a, B b) {                                                         \
     using R = small_float_result_t<A, B>;                                         \
     using Compute = std::conditional_t<std::is_same_v<R, double>, double, float>; \
     return R(Compute(a) op Compute(b));                                           \
@@ -171,13 +176,13 @@ METILE_SMALL_FLOAT_BINARY_OP(*)
 METILE_SMALL_FLOAT_BINARY_OP(/)
 #undef METILE_SMALL_FLOAT_BINARY_OP
 
-#define METILE_SMALL_FLOAT_COMPARISON(op)                     \
-  template <class A, class B>                                 \
-    requires mixes_small_float<A, B>                          \
-  bool operator op(A a, B b) {                                \
-    using R = small_float_result_t<A, B>;                     \
+#define METILE_SMALL_FLOAT_COMPARISON(op)                                         \
+  template <class A, class B>                                                     \
+  requires mixes_small_float<A, B>                                                \
+  bool operator op(A a, B b) {                                                    \
+    using R = small_float_result_t<A, B>;                                         \
     using Compute = std::conditional_t<std::is_same_v<R, double>, double, float>; \
-    return Compute(a) op Compute(b);                          \
+    return Compute(a) op Compute(b);                                              \
   }
 METILE_SMALL_FLOAT_COMPARISON(==)
 METILE_SMALL_FLOAT_COMPARISON(!=)
@@ -216,14 +221,22 @@ struct numeric_limits<detail::small_float<F>> {
   static constexpr bool is_specialized = true;
   static constexpr bool has_infinity = true;
   static constexpr bool has_quiet_NaN = true;
-  static T max() { return T::from_bits(std::is_same_v<F, detail::binary16_format> ? 0x7bff : 0x7f7f); }
+  static T max() {
+    return T::from_bits(std::is_same_v<F, detail::binary16_format> ? 0x7bff : 0x7f7f);
+  }
   static T lowest() { return -max(); }
-  static T min() { return T::from_bits(std::is_same_v<F, detail::binary16_format> ? 0x0400 : 0x0080); }
+  static T min() {
+    return T::from_bits(std::is_same_v<F, detail::binary16_format> ? 0x0400 : 0x0080);
+  }
   static T epsilon() {
     return T::from_bits(std::is_same_v<F, detail::binary16_format> ? 0x1400 : 0x3c00);
   }
-  static T infinity() { return T::from_bits(std::is_same_v<F, detail::binary16_format> ? 0x7c00 : 0x7f80); }
-  static T quiet_NaN() { return T::from_bits(std::is_same_v<F, detail::binary16_format> ? 0x7e00 : 0x7fc0); }
+  static T infinity() {
+    return T::from_bits(std::is_same_v<F, detail::binary16_format> ? 0x7c00 : 0x7f80);
+  }
+  static T quiet_NaN() {
+    return T::from_bits(std::is_same_v<F, detail::binary16_format> ? 0x7e00 : 0x7fc0);
+  }
 };
 
 }  // namespace metal

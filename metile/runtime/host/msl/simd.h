@@ -7,8 +7,8 @@
 
 #include <cstdio>
 
-#include "sync.h"
 #include "math_functions.h"
+#include "sync.h"
 
 namespace metal {
 namespace detail {
@@ -178,6 +178,8 @@ inline bool simd_any(bool predicate, int line = __builtin_LINE()) {
   return simd_ballot(predicate, line).any();
 }
 // Every existing lane is active in the emulator, so lane 0 is the first.
-inline bool simd_is_first() { return detail::host_runtime->simd_lane() == 0; }
+inline bool simd_is_first() {
+  return detail::host_runtime->simd_lane() == 0;
+}
 
 }  // namespace metal

@@ -38,7 +38,9 @@ inline matrix_coord apple_matrix_coord(unsigned lane) {
 inline matrix_coord matrix_coord_of_lane(unsigned lane) {
   return apple_matrix_coord(host_runtime->matrix_lane_map[lane]);
 }
-inline matrix_coord my_matrix_coord() { return matrix_coord_of_lane(host_runtime->simd_lane()); }
+inline matrix_coord my_matrix_coord() {
+  return matrix_coord_of_lane(host_runtime->simd_lane());
+}
 
 template <class TA, class TB, class TC>
 struct mma_fragments {

@@ -53,44 +53,47 @@ struct vec : detail::vec_fields<T, N, Packed> {
   vec() = default;
   // Broadcast: float4(0.0f), and the implicit scalar operand of vector arithmetic.
   template <class U>
-    requires detail::scalar<U>
+  requires detail::scalar<U>
   constexpr vec(U s) {
     for (int i = 0; i < N; ++i) (*this)[i] = T(s);
   }
   // Component lists: float4(a, b, c, d), float4(float2(...), z, w), float4(float3(...), w).
   template <class... A>
-    requires(sizeof...(A) >= 2 && (detail::component_count<A> + ...) == N)
-  constexpr vec(const A&... parts) {
+  requires(sizeof...(A) >= 2 &&
+           (detail::component_count<A> + ...) == N) constexpr vec(const A&... parts) {
     int i = 0;
     (append(i, parts), ...);
   }
   // Element conversion: float4(int4(...)).
   template <class U, bool Q>
-    requires(!std::is_same_v<U, T>)
-  explicit constexpr vec(const vec<U, N, Q>& other) {
+  requires(!std::is_same_v<U, T>) explicit constexpr vec(const vec<U, N, Q>& other) {
     for (int i = 0; i < N; ++i) (*this)[i] = T(other[i]);
   }
   // packed <-> unpacked of the same element type.
   template <bool Q>
-    requires(Q != Packed)
-  constexpr vec(const vec<T, N, Q>& other) {
+  requires(Q != Packed) constexpr vec(const vec<T, N, Q>& other) {
     for (int i = 0; i < N; ++i) (*this)[i] = other[i];
   }
 
   constexpr T& operator[](int i) {
-    if constexpr (N == 2) return i == 0 ? this->x : this->y;
-    else if constexpr (N == 3) return i == 0 ? this->x : i == 1 ? this->y : this->z;
-    else return i == 0 ? this->x : i == 1 ? this->y : i == 2 ? this->z : this->w;
+    if constexpr (N == 2)
+      return i == 0 ? this->x : this->y;
+    else if constexpr (N == 3)
+      return i == 0 ? this->x : i == 1 ? this->y : this->z;
+    else
+      return i == 0 ? this->x : i == 1 ? this->y : i == 2 ? this->z : this->w;
   }
   constexpr const T& operator[](int i) const { return const_cast<vec&>(*this)[i]; }
 
-#define METILE_VEC_BINARY_OP(op)                                  \
-  friend constexpr vec operator op(const vec& a, const vec& b) {  \
-    vec r;                                                        \
-    for (int i = 0; i < N; ++i) r[i] = T(a[i] op b[i]);           \
-    return r;                                                     \
-  }                                                               \
-  constexpr vec& operator op##=(const vec & b) { return *this = *this op b; }
+#define METILE_VEC_BINARY_OP(op)                                 \
+  friend constexpr vec operator op(const vec& a, const vec& b) { \
+    vec r;                                                       \
+    for (int i = 0; i < N; ++i) r[i] = T(a[i] op b[i]);          \
+    return r;                                                    \
+  }                                                              \
+  constexpr vec& operator op##=(const vec& b) {                  \
+    return *this = *this op b;                                   \
+  }
   METILE_VEC_BINARY_OP(+)
   METILE_VEC_BINARY_OP(-)
   METILE_VEC_BINARY_OP(*)
@@ -103,11 +106,11 @@ struct vec : detail::vec_fields<T, N, Packed> {
   METILE_VEC_BINARY_OP(>>)
 #undef METILE_VEC_BINARY_OP
 
-#define METILE_VEC_COMPARISON(op)                                              \
-  friend constexpr vec<bool, N> operator op(const vec& a, const vec& b) {      \
-    vec<bool, N> r;                                                            \
-    for (int i = 0; i < N; ++i) r[i] = a[i] op b[i];                           \
-    return r;                                                                  \
+#define METILE_VEC_COMPARISON(op)                                         \
+  friend constexpr vec<bool, N> operator op(const vec& a, const vec& b) { \
+    vec<bool, N> r;                                                       \
+    for (int i = 0; i < N; ++i) r[i] = a[i] op b[i];                      \
+    return r;                                                             \
   }
   METILE_VEC_COMPARISON(==)
   METILE_VEC_COMPARISON(!=)
@@ -124,7 +127,9 @@ struct vec : detail::vec_fields<T, N, Packed> {
     for (int i = 0; i < N; ++i) r[i] = T(-a[i]);
     return r;
   }
-  friend constexpr vec operator+(const vec& a) { return a; }
+  friend constexpr vec operator+(const vec& a) {
+    return a;
+  }
   friend constexpr vec operator~(const vec& a) {
     vec r;
     for (int i = 0; i < N; ++i) r[i] = T(~a[i]);
@@ -159,15 +164,19 @@ constexpr bool any(const vec<bool, N, P>& v) {
     if (v[i]) return true;
   return false;
 }
-constexpr bool all(bool b) { return b; }
-constexpr bool any(bool b) { return b; }
+constexpr bool all(bool b) {
+  return b;
+}
+constexpr bool any(bool b) {
+  return b;
+}
 
-#define METILE_VECTOR_ALIASES(T, name)                   \
-  using name##2 = vec<T, 2>;                             \
-  using name##3 = vec<T, 3>;                             \
-  using name##4 = vec<T, 4>;                             \
-  using packed_##name##2 = vec<T, 2, true>;              \
-  using packed_##name##3 = vec<T, 3, true>;              \
+#define METILE_VECTOR_ALIASES(T, name)      \
+  using name##2 = vec<T, 2>;                \
+  using name##3 = vec<T, 3>;                \
+  using name##4 = vec<T, 4>;                \
+  using packed_##name##2 = vec<T, 2, true>; \
+  using packed_##name##3 = vec<T, 3, true>; \
   using packed_##name##4 = vec<T, 4, true>;
 METILE_VECTOR_ALIASES(bool, bool)
 METILE_VECTOR_ALIASES(char, char)

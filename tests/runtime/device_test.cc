@@ -1,0 +1,105 @@
+// The Device / Buffer interface and launch-argument checking.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "metile/support/errors.h"
+#include "test_kernels.h"
+
+namespace metile::runtime::testing {
+namespace {
+
+using ir::DType;
+using ::testing::HasSubstr;
+
+template <class E, class F>
+std::string error_of(F f) {
+  try {
+    f();
+  } catch (const E& e) {
+    return e.what();
+  }
+  ADD_FAILURE() << "no error was raised";
+  return "";
+}
+
+TEST(Devices, HostIsTheDefaultAndOthersAreNotBuilt) {
+  EXPECT_EQ(default_device().name(), "host");
+  EXPECT_EQ(get_device("host").kind(), "host");
+  EXPECT_THAT(error_of<NotSupported>([] { get_device("cuda"); }),
+              HasSubstr("device 'cuda' is not available in this build"));
+  EXPECT_THAT(error_of<UserError>([] { get_device("tpu"); }), HasSubstr("unknown device 'tpu'"));
+}
+
+TEST(Buffers, CopiesAreBoundsChecked) {
+  Buffer b = default_device().allocate(DType::i32, {2, 3});
+  EXPECT_EQ(b.size_bytes(), 24u);
+  EXPECT_EQ(b.shape(), (std::vector<int64_t>{2, 3}));
+  const int in[6] = {1, 2, 3, 4, 5, 6};
+  b.copy_from_host(in, sizeof in);
+  int out[2] = {};
+  b.copy_to_host(out, sizeof out, 16);
+  EXPECT_EQ(out[1], 6);
+  EXPECT_THAT(error_of<UserError>([&] { b.copy_to_host(out, 8, 20); }),
+              HasSubstr("copy_to_host of 8 bytes at offset 20 exceeds the buffer of 24 bytes"));
+  Buffer copy = b;  // a handle to the same memory
+  EXPECT_EQ(copy.data(), b.data());
+}
+
+class LaunchArguments : public ::testing::Test {
+ protected:
+  Buffer a = default_device().allocate(DType::f32, {256});
+  Buffer out = default_device().allocate(DType::f32, {256});
+};
+
+TEST_F(LaunchArguments, WrongCount) {
+  EXPECT_EQ(error_of<UserError>([&] {
+              vector_add_kernel().launch({1}, {a, a, out});
+            }),
+            "kernel 'vector_add' takes 4 arguments, but 3 were given");
+}
+
+TEST_F(LaunchArguments, ScalarWhereABufferIsExpected) {
+  EXPECT_EQ(error_of<UserError>([&] {
+              vector_add_kernel().launch({1}, {a, 3, out, 256});
+            }),
+            "kernel 'vector_add' parameter 1 ('b') is a buffer of f32, but an int32 was given");
+}
+
+TEST_F(LaunchArguments, BufferWhereAScalarIsExpected) {
+  EXPECT_EQ(error_of<UserError>([&] {
+              vector_add_kernel().launch({1}, {a, a, out, out});
+            }),
+            "kernel 'vector_add' parameter 3 ('n') is a scalar i32, but a buffer was given");
+}
+
+TEST_F(LaunchArguments, FloatForAnIntegerScalar) {
+  EXPECT_THAT(error_of<UserError>([&] {
+                vector_add_kernel().launch({1}, {a, a, out, 2.5f});
+              }),
+              HasSubstr("parameter 3 ('n') is i32; an integer value is required, but a float"));
+}
+
+TEST_F(LaunchArguments, IntegerOutOfRange) {
+  EXPECT_THAT(error_of<UserError>([&] {
+                vector_add_kernel().launch({1}, {a, a, out, int64_t(1) << 40});
+              }),
+              HasSubstr("parameter 3 ('n') is i32; the value 1099511627776 is out of its range"));
+}
+
+TEST_F(LaunchArguments, BufferOfTheWrongDtype) {
+  Buffer halves = default_device().allocate(DType::f16, {256});
+  EXPECT_EQ(error_of<UserError>([&] {
+              vector_add_kernel().launch({1}, {a, halves, out, 256});
+            }),
+            "kernel 'vector_add' parameter 1 ('b') expects f32 elements, but the buffer holds f16");
+}
+
+TEST_F(LaunchArguments, UntypedBuffersAndWiderIntegersAreAccepted) {
+  Buffer raw = default_device().allocate(256 * sizeof(float));
+  for (int i = 0; i < 256; ++i) raw.data_as<float>()[i] = a.data_as<float>()[i] = 1.0f;
+  vector_add_kernel().launch({1}, {a, raw, out, int64_t(256)});
+  EXPECT_EQ(out.data_as<float>()[255], 2.0f);
+}
+
+}  // namespace
+}  // namespace metile::runtime::testing

@@ -1,0 +1,119 @@
+// Kernels that break the execution model: the emulator reports them, never hangs.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <cstring>
+
+#include "metile/runtime/kernel_errors.h"
+#include "test_kernels.h"
+
+namespace metile::runtime::testing {
+namespace {
+
+using ir::DType;
+using ::testing::HasSubstr;
+
+// The message of the KernelExecutionError subclass E thrown by `launch`.
+template <class E, class F>
+std::string error_of(F launch) {
+  try {
+    launch();
+  } catch (const E& e) {
+    return e.what();
+  }
+  ADD_FAILURE() << "no error was raised";
+  return "";
+}
+
+TEST(ExecutionErrors, ThreadsReturningBeforeABarrierAreADivergentBarrier) {
+  Buffer out = default_device().allocate(DType::f32, {3 * 64});
+  const std::string msg =
+      error_of<DivergentBarrierError>([&] { divergent_barrier_kernel().launch({3}, {out}); });
+  EXPECT_THAT(msg, HasSubstr("divergent barrier in kernel 'divergent', threadgroup (1,0,0)"));
+  EXPECT_THAT(msg, HasSubstr("threads 0-15 wait at threadgroup_barrier (line"));
+  EXPECT_THAT(msg, HasSubstr("threads 16-63 exited"));
+  // Threadgroup 0 ran to completion before the failure was reported.
+  EXPECT_EQ(out.data_as<float>()[0], 63.0f);
+}
+
+TEST(ExecutionErrors, DivergenceIsReportedForTheLowestFailingThreadgroup) {
+  Buffer out = default_device().allocate(DType::f32, {3 * 64});
+  for (int attempt = 0; attempt < 3; ++attempt) {
+    const std::string msg =
+        error_of<DivergentBarrierError>([&] { divergent_barrier_kernel().launch({3}, {out}); });
+    EXPECT_THAT(msg, HasSubstr("threadgroup (1,0,0)"));
+  }
+}
+
+TEST(ExecutionErrors, LanesAtDifferentCollectivesAreReported) {
+  Buffer out = default_device().allocate(DType::f32, {32});
+  const std::string msg =
+      error_of<DivergentBarrierError>([&] { mismatched_collective_kernel().launch({1}, {out}); });
+  EXPECT_THAT(msg,
+              HasSubstr("divergent SIMD collective in kernel 'mismatched', threadgroup (0,0,0)"));
+  EXPECT_THAT(msg, HasSubstr("threads 0-7 wait at simd_sum (line"));
+  EXPECT_THAT(msg, HasSubstr("threads 8-31 wait at simd_max (line"));
+}
+
+TEST(ExecutionErrors, ShufflingFromALaneThatDoesNotExist) {
+  Buffer out = default_device().allocate(DType::f32, {48});
+  const std::string msg =
+      error_of<KernelFaultError>([&] { partial_simd_group_kernel().launch({1}, {out}); });
+  // The last lane to arrive resumes first, so it is the one that reports.
+  EXPECT_THAT(msg, HasSubstr("kernel 'partial_simd', threadgroup (0,0,0), thread 47"));
+  EXPECT_THAT(msg, HasSubstr("simd_shuffle_xor (line"));
+  EXPECT_THAT(msg,
+              HasSubstr("lane 15 reads lane 31, which does not exist in its SIMD group of 16"));
+}
+
+TEST(ExecutionErrors, WritePastTheEndOfABufferIsCaught) {
+  const int n = 1024;
+  Buffer a = default_device().allocate(DType::f32, {n + 1});
+  Buffer b = default_device().allocate(DType::f32, {n + 1});
+  Buffer out = default_device().allocate(DType::f32, {n});
+  const std::string msg = error_of<KernelFaultError>([&] {
+    vector_add_off_by_one_kernel().launch({n / 256 + 1}, {a, b, out, n});
+  });
+  // Thread 0 of threadgroup 4 stores out[1024], one element past the end.
+  EXPECT_EQ(msg,
+            "out-of-bounds access in kernel 'vector_add_off_by_one' (threadgroup (4,0,0), thread "
+            "0): the access at byte offset 4096 is past the end of buffer 2 ('out', 4096 bytes)");
+}
+
+TEST(ExecutionErrors, WriteIntoTheAlignmentSlackIsCaughtAfterTheLaunch) {
+  const int n = 1023;  // 4092 bytes: 4 bytes of slack before the guard page
+  Buffer a = default_device().allocate(DType::f32, {n + 1});
+  Buffer b = default_device().allocate(DType::f32, {n + 1});
+  Buffer out = default_device().allocate(DType::f32, {n});
+  const std::string msg = error_of<KernelFaultError>([&] {
+    vector_add_off_by_one_kernel().launch({4}, {a, b, out, n});
+  });
+  EXPECT_THAT(msg, HasSubstr("out-of-bounds write in kernel 'vector_add_off_by_one': byte offset "
+                             "4092 past the end of buffer 2 ('out', 4092 bytes)"));
+  // The slack is restored: a correct launch afterwards reports nothing.
+  EXPECT_NO_THROW(vector_add_kernel().launch({4}, {a, b, out, n}));
+}
+
+TEST(ExecutionErrors, ThreadgroupMemoryOverflowIsCaught) {
+  Buffer out = default_device().allocate(DType::f32, {32});
+  const std::string msg =
+      error_of<KernelFaultError>([&] { threadgroup_overflow_kernel().launch({1}, {out}); });
+  EXPECT_THAT(msg, HasSubstr("out-of-bounds access in kernel 'tg_overflow' (threadgroup (0,0,0), "
+                             "thread 16): the access at byte offset 64 is past the end of "
+                             "threadgroup memory (64 bytes)"));
+}
+
+TEST(ExecutionErrors, TheEmulatorKeepsWorkingAfterAFault) {
+  Buffer out = default_device().allocate(DType::f32, {32});
+  EXPECT_THROW(threadgroup_overflow_kernel().launch({2}, {out}), KernelFaultError);
+  const int n = 300;
+  Buffer a = default_device().allocate(DType::f32, {n});
+  Buffer b = default_device().allocate(DType::f32, {n});
+  Buffer sum = default_device().allocate(DType::f32, {n});
+  for (int i = 0; i < n; ++i) a.data_as<float>()[i] = b.data_as<float>()[i] = float(i);
+  vector_add_kernel().launch({2}, {a, b, sum, n});
+  EXPECT_EQ(sum.data_as<float>()[299], 598.0f);
+}
+
+}  // namespace
+}  // namespace metile::runtime::testing

@@ -1,0 +1,116 @@
+// The host compiler's disk cache: hits skip the C++ compiler, damaged entries are rebuilt,
+// compile errors keep the source.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <unistd.h>
+#include <filesystem>
+#include <fstream>
+
+#include "metile/runtime/host/host_compiler.h"
+#include "metile/support/errors.h"
+#include "test_kernels.h"
+
+namespace metile::runtime::testing {
+namespace {
+
+namespace fs = std::filesystem;
+using host::HostCompiler;
+using host::HostCompilerOptions;
+using ::testing::HasSubstr;
+
+class HostCompilerCache : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::temp_directory_path() / ("metile-cache-test-" + std::to_string(getpid()));
+    fs::remove_all(dir_);
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+
+  HostCompiler fresh_compiler() const {
+    HostCompilerOptions o = HostCompilerOptions::from_environment();
+    o.cache_dir = dir_;
+    return HostCompiler(o);
+  }
+  fs::path only_object() const {
+    std::vector<fs::path> objects;
+    for (const auto& e : fs::directory_iterator(dir_))
+      if (e.path().extension() == ".so") objects.push_back(e.path());
+    EXPECT_EQ(objects.size(), 1u);
+    return objects.empty() ? fs::path() : objects.front();
+  }
+  // The module works: it adds.
+  static void expect_adds(const std::shared_ptr<const host::HostModule>& module) {
+    CompiledKernel k{vector_add_msl(), vector_add_abi(), module};
+    Buffer a = default_device().allocate(ir::DType::f32, {4});
+    Buffer out = default_device().allocate(ir::DType::f32, {4});
+    for (int i = 0; i < 4; ++i) a.data_as<float>()[i] = float(i);
+    k.launch({1}, {a, a, out, 4});
+    EXPECT_EQ(out.data_as<float>()[3], 6.0f);
+  }
+
+  fs::path dir_;
+};
+
+TEST_F(HostCompilerCache, SecondCompileHitsMemoryThenDisk) {
+  HostCompiler first = fresh_compiler();
+  auto m1 = first.compile(vector_add_msl(), vector_add_abi());
+  auto m2 = first.compile(vector_add_msl(), vector_add_abi());
+  EXPECT_EQ(m1, m2);
+  EXPECT_EQ(first.stats().compiler_runs, 1);
+  EXPECT_EQ(first.stats().memory_hits, 1);
+
+  HostCompiler second = fresh_compiler();  // a new process, in effect
+  auto m3 = second.compile(vector_add_msl(), vector_add_abi());
+  EXPECT_EQ(second.stats().compiler_runs, 0);
+  EXPECT_EQ(second.stats().disk_hits, 1);
+  expect_adds(m3);
+}
+
+TEST_F(HostCompilerCache, DamagedEntryIsIgnoredAndRebuilt) {
+  fresh_compiler().compile(vector_add_msl(), vector_add_abi());
+  const fs::path object = only_object();
+  fs::resize_file(object, fs::file_size(object) / 2);  // a truncated file
+
+  HostCompiler second = fresh_compiler();
+  auto module = second.compile(vector_add_msl(), vector_add_abi());
+  EXPECT_EQ(second.stats().compiler_runs, 1);
+  EXPECT_EQ(second.stats().disk_hits, 0);
+  expect_adds(module);
+
+  fs::remove(object.string() + ".sum");  // an entry without its checksum
+  HostCompiler third = fresh_compiler();
+  third.compile(vector_add_msl(), vector_add_abi());
+  EXPECT_EQ(third.stats().compiler_runs, 1);
+}
+
+TEST_F(HostCompilerCache, DifferentFlagsAreDifferentEntries) {
+  fresh_compiler().compile(vector_add_msl(), vector_add_abi());
+  HostCompilerOptions o = HostCompilerOptions::from_environment();
+  o.cache_dir = dir_;
+  o.extra_flags = {"-DMETILE_TEST_FLAG=1"};
+  HostCompiler flagged(o);
+  flagged.compile(vector_add_msl(), vector_add_abi());
+  EXPECT_EQ(flagged.stats().compiler_runs, 1);
+}
+
+TEST_F(HostCompilerCache, CompileErrorIsAnInternalErrorKeepingTheSource) {
+  std::string broken = vector_add_msl();
+  broken.replace(broken.find("float s = x + y;"), 16, "float s = x + undefined_name;");
+  HostCompiler compiler = fresh_compiler();
+  try {
+    compiler.compile(broken, vector_add_abi());
+    FAIL() << "expected a compile error";
+  } catch (const InternalError& e) {
+    const std::string msg = e.what();
+    EXPECT_THAT(msg, HasSubstr("the host C++ compiler rejected the MSL of kernel 'vector_add'"));
+    EXPECT_THAT(msg, HasSubstr("undefined_name"));
+    const auto at = msg.find("source kept at ") + 15;
+    const fs::path kept = msg.substr(at, msg.find('\n', at) - at);
+    EXPECT_TRUE(fs::exists(kept)) << kept;
+  }
+  EXPECT_THROW(compiler.compile(broken, vector_add_abi()), InternalError);  // not cached
+}
+
+}  // namespace
+}  // namespace metile::runtime::testing
