@@ -1,0 +1,119 @@
+"""The on-disk cache of traced kernels: Tile IR text keyed by the kernel's source, the
+values it reads from its globals and closure, the argument signature and the compiler
+build. A new process that launches the same kernel with the same signature parses the IR
+instead of tracing (compiled objects are cached on disk by the C++ core).
+
+METILE_CACHE_DIR chooses the directory (default ~/.cache/metile); METILE_CACHE_DIR=off
+turns the cache off.
+"""
+
+import hashlib
+import inspect
+import os
+import types
+
+from . import _core
+
+_SIMPLE = (int, float, str, bool, bytes, type(None))
+
+
+def directory():
+    root = os.environ.get("METILE_CACHE_DIR")
+    if root == "off":
+        return None
+    if not root:
+        root = os.path.join(os.path.expanduser("~"), ".cache", "metile")
+    return os.path.join(root, "python-ir")
+
+
+def _core_stamp():
+    stat = os.stat(_core.__file__)
+    return f"{stat.st_size}:{stat.st_mtime_ns}"
+
+
+def _code_names(code):
+    names = set(code.co_names)
+    for const in code.co_consts:
+        if isinstance(const, types.CodeType):
+            names |= _code_names(const)
+    return names
+
+
+def _value_print(value, seen):
+    """A stable text for a value the kernel reads, or None when it has none."""
+    if isinstance(value, _SIMPLE):
+        return repr(value)
+    if isinstance(value, tuple):
+        parts = [_value_print(v, seen) for v in value]
+        return None if None in parts else "(" + ",".join(parts) + ")"
+    if isinstance(value, types.ModuleType):
+        return "module:" + value.__name__
+    if getattr(value, "__module__", "").split(".")[0] == "metile":
+        return "metile:" + getattr(value, "__qualname__", type(value).__name__)
+    if isinstance(value, types.FunctionType):
+        return function_fingerprint(value, seen)
+    if hasattr(value, "fn") and isinstance(value.fn, types.FunctionType):  # a @metile.kernel
+        return function_fingerprint(value.fn, seen)
+    return None
+
+
+def function_fingerprint(fn, seen=None):
+    """A hash of fn's source and of every global or closure value it reads; None when one
+    of them cannot be printed stably (then the disk cache is not used)."""
+    seen = set() if seen is None else seen
+    if fn in seen:
+        return "recursive:" + fn.__qualname__
+    seen.add(fn)
+    try:
+        source = inspect.getsource(fn)
+    except (OSError, TypeError):
+        return None
+    # The file and line too: the cached IR records the user's lines for error messages.
+    parts = [source, fn.__code__.co_filename, str(fn.__code__.co_firstlineno)]
+    for name in sorted(_code_names(fn.__code__)):
+        if name in fn.__globals__:
+            printed = _value_print(fn.__globals__[name], seen)
+            if printed is None:
+                return None
+            parts.append(f"{name}={printed}")
+    for name, cell in zip(fn.__code__.co_freevars, fn.__closure__ or ()):
+        printed = _value_print(cell.cell_contents, seen)
+        if printed is None:
+            return None
+        parts.append(f"{name}={printed}")
+    return hashlib.sha256("\n".join(parts).encode()).hexdigest()
+
+
+def key(fingerprint, signature):
+    from . import __version__
+
+    text = f"{fingerprint}\n{signature!r}\n{__version__}\n{_core_stamp()}"
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
+def load(entry):
+    """The cached Tile IR kernel for ``entry``, or None."""
+    folder = directory()
+    if folder is None:
+        return None
+    path = os.path.join(folder, entry + ".tir")
+    try:
+        with open(path, encoding="utf-8") as f:
+            return _core.Kernel.parse(f.read(), path)
+    except (OSError, _core.CompilationError):
+        return None  # missing or unreadable: trace again and overwrite it
+
+
+def store(entry, kernel):
+    folder = directory()
+    if folder is None:
+        return
+    try:
+        os.makedirs(folder, exist_ok=True)
+        path = os.path.join(folder, entry + ".tir")
+        temporary = f"{path}.{os.getpid()}.tmp"
+        with open(temporary, "w", encoding="utf-8") as f:
+            f.write(kernel.print())
+        os.replace(temporary, path)  # atomic: readers never see half a file
+    except OSError:
+        pass  # a read-only cache directory only costs the next process a trace

@@ -1,0 +1,87 @@
+"""Element dtypes: meTile's names, their aliases, and their numpy counterparts.
+
+f16 is numpy.float16; bf16 is ml_dtypes.bfloat16 (numpy has no bfloat16).
+"""
+
+import numpy as np
+
+float16 = "f16"
+bfloat16 = "bf16"
+float32 = "f32"
+int32 = "i32"
+uint32 = "u32"
+int64 = "i64"
+int1 = "i1"
+
+NAMES = ("f16", "bf16", "f32", "i32", "u32", "i64", "i1")
+_ALIASES = {
+    "float16": "f16", "half": "f16", "bfloat16": "bf16", "float32": "f32", "float": "f32",
+    "int32": "i32", "uint32": "u32", "int64": "i64", "bool": "i1", "int1": "i1",
+}
+
+
+def _bfloat16():
+    import ml_dtypes
+
+    return np.dtype(ml_dtypes.bfloat16)
+
+
+def _numpy_to_name():
+    table = {
+        np.dtype(np.float16): "f16", np.dtype(np.float32): "f32", np.dtype(np.int32): "i32",
+        np.dtype(np.uint32): "u32", np.dtype(np.int64): "i64",
+    }
+    try:
+        table[_bfloat16()] = "bf16"
+    except ImportError:
+        pass
+    return table
+
+
+_FROM_NUMPY = _numpy_to_name()
+_TO_NUMPY = {name: dtype for dtype, name in _FROM_NUMPY.items()}
+
+
+def dtype_name(dtype):
+    """The meTile name of a dtype given as a name, an alias, or a numpy dtype/type."""
+    if isinstance(dtype, str):
+        name = _ALIASES.get(dtype, dtype)
+        if name in NAMES:
+            return name
+        raise ValueError(f"unknown dtype '{dtype}' (expected one of {', '.join(NAMES)})")
+    try:
+        np_dtype = np.dtype(dtype)
+    except TypeError:
+        raise ValueError(f"unknown dtype {dtype!r} (expected one of {', '.join(NAMES)})") from None
+    if np_dtype == np.bool_:
+        return "i1"
+    return from_numpy(np_dtype)
+
+
+def from_numpy(np_dtype):
+    """The meTile name of a numpy array dtype usable as a buffer; TypeError otherwise."""
+    name = _FROM_NUMPY.get(np.dtype(np_dtype))
+    if name is None:
+        hint = "; convert with .astype(numpy.float32)" if np.dtype(np_dtype).kind == "f" else ""
+        raise TypeError(
+            f"numpy dtype {np.dtype(np_dtype)} has no meTile buffer dtype "
+            f"(supported: float16, bfloat16, float32, int32, uint32, int64){hint}")
+    return name
+
+
+def to_numpy(name):
+    """The numpy dtype of a meTile buffer dtype."""
+    name = dtype_name(name)
+    if name == "bf16" and name not in _TO_NUMPY:
+        _TO_NUMPY[name] = _bfloat16()
+    if name not in _TO_NUMPY:
+        raise TypeError(f"dtype {name} cannot be a buffer dtype")
+    return _TO_NUMPY[name]
+
+
+def is_float(name):
+    return name in ("f16", "bf16", "f32")
+
+
+def is_integer(name):
+    return name in ("i32", "u32", "i64")

@@ -1,0 +1,30 @@
+"""The errors meTile raises (DESIGN.md, "Errors").
+
+CompilationError: the kernel broke a rule; the message names the op, the rule and the
+user's source line (also as the attributes ``file``, ``line`` and ``rule``).
+NotSupportedError: a feature of the specification that is not built yet.
+InternalCompilerError: a bug in meTile.
+"""
+
+from ._core import CompilationError, InternalCompilerError, NotSupportedError
+
+
+class OutOfResources(CompilationError):
+    """A kernel needs more threads or threadgroup memory than the device offers."""
+
+
+def user_error(rule, where=None, cls=CompilationError):
+    """An exception of ``cls`` for a broken rule at ``where`` = (file, line) or None."""
+    file, line = where if where else (None, None)
+    error = cls(f"{file}:{line}: {rule}" if file else rule)
+    error.file, error.line, error.rule = file, line, rule
+    return error
+
+
+__all__ = [
+    "CompilationError",
+    "InternalCompilerError",
+    "NotSupportedError",
+    "OutOfResources",
+    "user_error",
+]

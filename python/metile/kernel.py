@@ -1,0 +1,238 @@
+"""@metile.kernel: a Python function traced into Tile IR, specialised per signature.
+
+A specialisation is keyed by the runtime arguments' kinds and dtypes, the constexpr values
+and the compile options; each is traced and compiled once per process (and its traced IR
+is reused across processes through disk_cache). ``stats`` counts traces, compiles and
+cache hits.
+"""
+
+import inspect
+from dataclasses import dataclass
+
+from . import _core, disk_cache, loops, source_rewrite
+from .buffer import describe
+from .errors import NotSupportedError, user_error
+from .frames import user_location
+from .tracing import BufferUse, Trace, activate, active_trace
+from .values import Value
+
+OPTIONS = ("STRICT_MATH", "RELAXED_PRECISION", "SCHEDULE")
+_RESERVED_CONSTEXPRS = ("num_threads",)  # kernel attributes the compiler reads
+_MISSING = object()
+
+
+class constexpr:
+    """Annotation of a kernel parameter whose value is known when the kernel is compiled
+    (``BLOCK: metile.constexpr``). Each value gives its own specialisation; Python control
+    flow may depend on it."""
+
+
+def _is_constexpr(annotation):
+    if annotation is constexpr:
+        return True
+    return isinstance(annotation, str) and annotation.split(".")[-1] == "constexpr"
+
+
+@dataclass
+class CacheStats:
+    traces: int = 0  # Python bodies run by the tracer
+    disk_hits: int = 0  # traced IR read from the disk cache instead
+    compiles: int = 0  # calls of the C++ compile()
+    hits: int = 0  # launches served by the in-process cache
+
+
+@dataclass
+class Param:
+    name: str
+    constexpr: bool
+    keyword_only: bool
+    default: object
+
+
+@dataclass
+class Specialisation:
+    tile_ir: object  # _core.Kernel, as traced
+    compiled: object  # _core.CompiledKernel
+    writes: tuple  # per runtime argument: whether the kernel writes it
+
+
+def _math_mode(options):
+    strict = bool(options.get("STRICT_MATH", False))
+    relaxed = bool(options.get("RELAXED_PRECISION", False))
+    if strict and relaxed:
+        raise ValueError("STRICT_MATH and RELAXED_PRECISION cannot both be True")
+    schedule = options.get("SCHEDULE")
+    if schedule is not None:
+        raise user_error(
+            "SCHEDULE: explicit schedules (metile.Schedule) are not built yet; omit SCHEDULE "
+            "or pass None for the compiler's automatic thread plan", user_location(),
+            NotSupportedError)
+    return "strict" if strict else ("relaxed" if relaxed else "default")
+
+
+def _constexpr_key(name, value):
+    try:
+        hash(value)
+    except TypeError:
+        raise TypeError(f"constexpr '{name}' must be hashable, got {type(value).__name__}") from None
+    return ("constexpr", type(value).__name__, value)
+
+
+class KernelFunction:
+    """A kernel: launch it with ``kernel[grid](*args, **constexprs_and_options)``."""
+
+    def __init__(self, fn):
+        self.fn = fn
+        self.name = fn.__name__
+        self.__name__ = fn.__name__
+        self.__doc__ = fn.__doc__
+        self.params = []
+        for p in inspect.signature(fn).parameters.values():
+            if p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD):
+                raise TypeError(f"@metile.kernel {self.name}: *args and **kwargs are not supported")
+            if p.name in OPTIONS or p.name in _RESERVED_CONSTEXPRS:
+                raise TypeError(f"@metile.kernel {self.name}: parameter name '{p.name}' is reserved")
+            self.params.append(Param(p.name, _is_constexpr(p.annotation),
+                                     p.kind == p.KEYWORD_ONLY,
+                                     _MISSING if p.default is p.empty else p.default))
+        self._index = {p.name: i for i, p in enumerate(self.params)}
+        self._positional = sum(not p.keyword_only for p in self.params)
+        self._rewritten = None
+        self._fingerprint = _MISSING
+        self._cache = {}
+        self.stats = CacheStats()
+
+    def __getitem__(self, grid):
+        from .launch import BoundKernel
+
+        return BoundKernel(self, grid)
+
+    def __call__(self, *args, **kwargs):
+        if active_trace() is not None:
+            raise user_error(f"{self.name}: calling a kernel from a kernel is not supported; "
+                             "call a plain Python helper function instead", user_location())
+        raise TypeError(f"launch the kernel with {self.name}[grid](...)")
+
+    def __repr__(self):
+        return f"<metile.kernel {self.name}>"
+
+    # ---- arguments --------------------------------------------------------------------
+    def bind(self, args, kwargs):
+        """(one value per parameter, the options) from a call's arguments."""
+        if len(args) > self._positional:
+            raise TypeError(f"{self.name}() takes {self._positional} positional arguments but "
+                            f"{len(args)} were given")
+        values = list(args) + [_MISSING] * (len(self.params) - len(args))
+        options = {}
+        for name, value in kwargs.items():
+            if name in OPTIONS:
+                options[name] = value
+                continue
+            index = self._index.get(name)
+            if index is None:
+                raise TypeError(f"{self.name}() got an unexpected keyword argument '{name}' (not "
+                                f"a parameter, nor one of the options {', '.join(OPTIONS)})")
+            if values[index] is not _MISSING:
+                raise TypeError(f"{self.name}() got multiple values for argument '{name}'")
+            values[index] = value
+        for i, p in enumerate(self.params):
+            if values[i] is _MISSING:
+                if p.default is _MISSING:
+                    raise TypeError(f"{self.name}() missing argument '{p.name}'")
+                values[i] = p.default
+        return values, options
+
+    def signature(self, values):
+        """The specialisation signature and the runtime arguments as (kind, dtype, value)."""
+        signature, runtime = [], []
+        for p, value in zip(self.params, values):
+            if p.constexpr:
+                signature.append(_constexpr_key(p.name, value))
+            else:
+                kind, dtype, value = describe(value, p.name)
+                signature.append((kind, dtype))
+                runtime.append((kind, dtype, value))
+        return tuple(signature), runtime
+
+    # ---- tracing ------------------------------------------------------------------------
+    def trace(self, *args, **kwargs):
+        """The Tile IR this kernel traces to for these arguments (no compilation)."""
+        values, _ = self.bind(args, kwargs)
+        signature, _ = self.signature(values)
+        return self._trace(signature, values)
+
+    def _trace(self, signature, values):
+        if self._rewritten is None:
+            self._rewritten = source_rewrite.rewrite(self.fn, loops)
+        self.stats.traces += 1
+        trace = Trace(self.name)
+        code = self.fn.__code__
+        args, kwargs = [], {}
+        with activate(trace):
+            trace.core.set_location(code.co_filename, code.co_firstlineno)
+            runtime_index = 0
+            for p, spec, value in zip(self.params, signature, values):
+                if p.constexpr:
+                    proxy = value
+                    if isinstance(value, (bool, int)):
+                        trace.core.set_attr_int(p.name, int(value))
+                    elif isinstance(value, float):
+                        trace.core.set_attr_float(p.name, value)
+                elif spec[0] == "buffer":
+                    trace.buffers[runtime_index] = BufferUse(runtime_index)
+                    proxy = Value(trace, trace.core.add_buffer(p.name, spec[1]),
+                                  frozenset((runtime_index,)))
+                    runtime_index += 1
+                else:
+                    proxy = Value(trace, trace.core.add_scalar(p.name, spec[1]))
+                    runtime_index += 1
+                if p.keyword_only:
+                    kwargs[p.name] = proxy
+                else:
+                    args.append(proxy)
+            result = self._rewritten(*args, **kwargs)
+            if result is not None:
+                raise user_error(f"{self.name}: a kernel returns nothing; store its results "
+                                 "into buffers", (code.co_filename, code.co_firstlineno))
+            return trace.finish()
+
+    # ---- specialisations ------------------------------------------------------------------
+    def _traced_ir(self, signature, values):
+        """The Tile IR for a signature: from the disk cache, or traced (and stored there)."""
+        if self._fingerprint is _MISSING:
+            self._fingerprint = disk_cache.function_fingerprint(self.fn)
+        entry = None
+        if self._fingerprint is not None:
+            entry = disk_cache.key(self._fingerprint, signature)
+            kernel = disk_cache.load(entry)
+            if kernel is not None:
+                self.stats.disk_hits += 1
+                return kernel
+        kernel = self._trace(signature, values)
+        if entry is not None:
+            disk_cache.store(entry, kernel)
+        return kernel
+
+    def specialise(self, values, options):
+        """The compiled specialisation for bound values, and the runtime arguments."""
+        signature, runtime = self.signature(values)
+        math = _math_mode(options)
+        key = (signature, math)
+        found = self._cache.get(key)
+        if found is not None:
+            self.stats.hits += 1
+            return found, runtime
+        tile_ir = self._traced_ir(signature, values)
+        self.stats.compiles += 1
+        compiled = _core.compile(tile_ir, "host", math)
+        writes = tuple("write" in p["access"] for p in compiled.abi["params"])
+        found = Specialisation(tile_ir, compiled, writes)
+        self._cache[key] = found
+        return found, runtime
+
+
+def kernel(fn=None):
+    """Decorator: ``@metile.kernel`` makes a Python function a meTile kernel."""
+    if fn is None:
+        return kernel
+    return KernelFunction(fn)

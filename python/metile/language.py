@@ -1,0 +1,298 @@
+"""The meTile language: the functions a @metile.kernel calls while it is traced.
+
+Each records Tile IR through the C++ TileBuilder, which checks every rule and reports a
+broken one at the user's line. Python numbers adopt the dtype of the traced operand next
+to them; with numbers only, the result is computed in Python.
+"""
+
+import builtins
+import math
+
+from . import dtypes
+from .errors import NotSupportedError, user_error
+from .frames import user_location
+from .tracing import current
+from .values import Value, as_value, as_values, binary, cast, is_number, unary, wrap
+
+# Every meTile target runs 32-wide SIMD groups (Apple SIMD groups, CUDA warps).
+SIMD_WIDTH = 32
+
+
+def _not_built(name, why=""):
+    raise user_error(f"{name} is not built yet{why}", user_location(), NotSupportedError)
+
+
+def _dims(shape, op):
+    shape = (shape,) if isinstance(shape, int) else tuple(shape)
+    if not all(isinstance(d, int) for d in shape):
+        raise user_error(f"{op}: a tile shape is Python integers (constexprs), got {shape!r}",
+                         user_location())
+    return list(shape)
+
+
+# ---- geometry ---------------------------------------------------------------------------
+def program_id(axis=0):
+    """This program's index in the launch grid along ``axis`` (an i32 scalar)."""
+    trace = current("program_id")
+    return wrap(trace, trace.at().program_id(axis))
+
+
+def num_programs(axis=0):
+    """The number of programs along ``axis`` (an i32 scalar)."""
+    trace = current("num_programs")
+    return wrap(trace, trace.at().num_programs(axis))
+
+
+def thread_id(axis=0):
+    """The calling thread's index in its threadgroup (an i32 scalar, per thread)."""
+    trace = current("thread_id")
+    return wrap(trace, trace.at().thread_id(axis))
+
+
+def simd_lane_id():
+    """The calling thread's lane in its SIMD group (an i32 scalar, per thread)."""
+    return thread_id() % SIMD_WIDTH
+
+
+# ---- tiles ----------------------------------------------------------------------------------
+def arange(start, end, layout=None):
+    """The 1-D i32 tile start, ..., end - 1; end - start is a power of two."""
+    if layout is not None:
+        _not_built("arange(layout=...)", ": thread layouts (ThreadLayout) are not implemented")
+    if not (isinstance(start, int) and isinstance(end, int)):
+        raise user_error("arange: start and end are Python integers (constexprs), got "
+                         f"{type(start).__name__} and {type(end).__name__}", user_location())
+    trace = current("arange")
+    return wrap(trace, trace.at().arange(start, end))
+
+
+def full(shape, value, dtype="f32"):
+    """A tile of ``shape`` whose every element is ``value``."""
+    trace = current("full")
+    if isinstance(value, Value):
+        return broadcast_to(value.to(dtype), shape)
+    return wrap(trace, trace.at().full(_dims(shape, "full"), float(value), dtypes.dtype_name(dtype)))
+
+
+def zeros(shape, dtype="f32"):
+    """A tile of ``shape`` filled with zeros of ``dtype``."""
+    return full(shape, 0, dtype)
+
+
+def broadcast_to(value, shape):
+    """``value`` (a scalar or a tile) repeated to ``shape`` (numpy broadcasting rules)."""
+    value = as_value(value, "broadcast_to")
+    return wrap(value.trace, value.trace.at().broadcast_to(value.id, _dims(shape, "broadcast_to")),
+                value.origins)
+
+
+def expand_dims(value, axis):
+    """A 1-D tile as a 2-D tile with a dimension of size 1 at ``axis``."""
+    value = as_value(value, "expand_dims")
+    return wrap(value.trace, value.trace.at().expand_dims(value.id, axis), value.origins)
+
+
+# ---- elementwise -------------------------------------------------------------------------------
+def where(condition, x, y):
+    """``x`` where ``condition`` (i1) is true, else ``y``."""
+    if is_number(condition):
+        return x if condition else y
+    condition = as_value(condition, "where")
+    x, y = as_values(x, y, "where")
+    trace = condition.trace
+    return wrap(trace, trace.at().select(condition.id, x.id, y.id), x.origins | y.origins)
+
+
+def maximum(a, b):
+    """The elementwise larger of ``a`` and ``b``."""
+    if is_number(a) and is_number(b):
+        return builtins.max(a, b)
+    return binary("max", a, b)
+
+
+def minimum(a, b):
+    """The elementwise smaller of ``a`` and ``b``."""
+    if is_number(a) and is_number(b):
+        return builtins.min(a, b)
+    return binary("min", a, b)
+
+
+def _math(op, python_fn, fast=False):
+    def apply(x):
+        if is_number(x):
+            return python_fn(x)
+        return unary(op, x, fast)
+
+    apply.__name__ = ("fast_" if fast else "") + op
+    apply.__doc__ = f"Elementwise {op}" + (" (the target's fast approximation is allowed)."
+                                           if fast else ".")
+    return apply
+
+
+exp = _math("exp", math.exp)
+exp2 = _math("exp2", lambda x: 2.0 ** x)
+log = _math("log", math.log)
+sqrt = _math("sqrt", math.sqrt)
+rsqrt = _math("rsqrt", lambda x: 1.0 / math.sqrt(x))
+tanh = _math("tanh", math.tanh)
+sin = _math("sin", math.sin)
+cos = _math("cos", math.cos)
+abs = _math("abs", builtins.abs)
+fast_exp = _math("exp", math.exp, fast=True)
+fast_exp2 = _math("exp2", lambda x: 2.0 ** x, fast=True)
+fast_log = _math("log", math.log, fast=True)
+fast_sqrt = _math("sqrt", math.sqrt, fast=True)
+fast_rsqrt = _math("rsqrt", lambda x: 1.0 / math.sqrt(x), fast=True)
+fast_tanh = _math("tanh", math.tanh, fast=True)
+fast_sin = _math("sin", math.sin, fast=True)
+fast_cos = _math("cos", math.cos, fast=True)
+
+
+# ---- memory --------------------------------------------------------------------------------
+def _stored_value(value, dtype, op):
+    """``value`` as the stored dtype: numbers convert; float->float and int->int values cast."""
+    value = as_value(value, op, dtype)
+    same_kind = (dtypes.is_float(value.dtype) and dtypes.is_float(dtype)) or (
+        dtypes.is_integer(value.dtype) and dtypes.is_integer(dtype))
+    return cast(value, dtype) if value.dtype != dtype and same_kind else value
+
+
+def load(pointer, mask=None, other=None):
+    """``*pointer``; where ``mask`` is false the element is ``other`` (default 0) and memory
+    is not touched."""
+    pointer = as_value(pointer, "load")
+    trace = pointer.trace
+    mask_id = other_id = -1
+    if mask is not None:
+        mask_id = as_value(mask, "load").id
+        if other is not None:
+            other_id = as_value(other, "load", pointer.dtype).id
+    elif other is not None:
+        raise user_error("load: 'other' is only meaningful with a mask", user_location())
+    trace.mark(pointer.origins, read=True)
+    return wrap(trace, trace.at().load(pointer.id, mask_id, other_id))
+
+
+def store(pointer, value, mask=None):
+    """``*pointer = value`` where ``mask`` is true. A float value is rounded to a float
+    buffer's dtype (and an integer to an integer buffer's)."""
+    pointer = as_value(pointer, "store")
+    trace = pointer.trace
+    value = _stored_value(value, pointer.dtype, "store")
+    mask_id = -1 if mask is None else as_value(mask, "store").id
+    trace.mark(pointer.origins, write=True)
+    trace.at().store(pointer.id, value.id, mask_id)
+
+
+def shared(size, dtype="f32"):
+    """A threadgroup-memory allocation of ``size`` elements; returns its pointer."""
+    trace = current("shared")
+    if not isinstance(size, int):
+        raise user_error("shared: the size is a Python integer (a constexpr)", user_location())
+    return wrap(trace, trace.at().shared_alloc(size, dtypes.dtype_name(dtype)))
+
+
+# ---- reductions, collectives, synchronisation -------------------------------------------------
+def _reduce(kind, x, axis):
+    x = as_value(x, kind)
+    if axis is not None and not (len(x.shape) == 1 and axis in (0, -1)):
+        _not_built(f"{kind}(axis={axis})", ": reductions combine a whole tile into one scalar")
+    return wrap(x.trace, x.trace.at().reduce(kind, x.id))
+
+
+def sum(x, axis=None):
+    """The sum of all elements of a tile (a scalar)."""
+    return _reduce("sum", x, axis)
+
+
+def max(x, other=None, axis=None):
+    """The largest element of a tile (a scalar); with two operands, ``maximum``."""
+    return maximum(x, other) if other is not None else _reduce("max", x, axis)
+
+
+def min(x, other=None, axis=None):
+    """The smallest element of a tile (a scalar); with two operands, ``minimum``."""
+    return minimum(x, other) if other is not None else _reduce("min", x, axis)
+
+
+def _simd(op, x, lane=None):
+    x = as_value(x, op)
+    lane_id = -1 if lane is None else as_value(lane, op, "i32").id
+    return wrap(x.trace, x.trace.at().simd(op, x.id, lane_id))
+
+
+def simd_sum(x):
+    """The sum of a per-thread scalar over the SIMD group."""
+    return _simd("simd_sum", x)
+
+
+def simd_max(x):
+    """The maximum of a per-thread scalar over the SIMD group."""
+    return _simd("simd_max", x)
+
+
+def simd_min(x):
+    """The minimum of a per-thread scalar over the SIMD group."""
+    return _simd("simd_min", x)
+
+
+def simd_shuffle(x, lane):
+    """``x`` of the given lane of this SIMD group."""
+    return _simd("simd_shuffle", x, lane)
+
+
+def simd_shuffle_xor(x, mask):
+    """``x`` of lane (this lane ^ mask)."""
+    return _simd("simd_shuffle_xor", x, mask)
+
+
+def simd_broadcast(x, lane):
+    """``x`` of one lane, the same for every thread of the SIMD group."""
+    return _simd("simd_broadcast", x, lane)
+
+
+def barrier():
+    """Every thread of the threadgroup waits here; threadgroup memory writes become visible."""
+    trace = current("barrier")
+    trace.at().barrier()
+
+
+# ---- specified, not built yet ----------------------------------------------------------------
+def dot(a, b, accumulator=None):
+    """Matrix product of 8x8 fragments (not built yet)."""
+    _not_built("metile.dot", ": matrix fragments need Schedule(backend='simdgroup_inline')")
+
+
+def tile_load(*args, **kwargs):
+    """Loads a tile through a descriptor (not built yet; use tensor(...).load)."""
+    _not_built("metile.tile_load", "; use metile.tensor(...).load(coords)")
+
+
+def tile_store(*args, **kwargs):
+    """Stores a tile through a descriptor (not built yet; use tensor(...).store)."""
+    _not_built("metile.tile_store", "; use metile.tensor(...).store(coords, value)")
+
+
+def loop_state(*args, **kwargs):
+    """Explicit loop state for fragments (not built yet; tile_range carries variables)."""
+    _not_built("metile.loop_state", "; tile_range carries reassigned variables automatically")
+
+
+def scalar(*args, **kwargs):
+    """A uniform scalar (not built yet)."""
+    _not_built("metile.scalar")
+
+
+def convert_layout(value, layout):
+    """Redistributes a tile to another ThreadLayout (not built yet)."""
+    _not_built("metile.convert_layout", ": thread layouts are not implemented")
+
+
+def tile_swizzle(*args, **kwargs):
+    """Program-id swizzling for tile traversal (not built yet)."""
+    _not_built("metile.tile_swizzle")
+
+
+def simdgroup_role(*args, **kwargs):
+    """Producer/consumer SIMD-group roles (not built yet)."""
+    _not_built("metile.simdgroup_role")

@@ -1,0 +1,161 @@
+"""Traced loops: ``for i in metile.tile_range(start, end, step)`` (see source_rewrite.py).
+
+Every variable the body assigns that is bound before the loop is loop-carried. A carried
+variable keeps one type; one that starts as a Python number adopts the type the body gives
+it (``m = -1e38`` followed by ``m = metile.maximum(m, x)`` carries a tile of x's shape and
+dtype starting at -1e38), and a traced scalar the body turns into a tile starts as that
+scalar splat to the tile. Either case re-traces the body once with the promoted start.
+"""
+
+from .errors import user_error
+from .frames import user_location
+from .tracing import current
+from .values import Value, constant, dtype_for_numbers, is_number, number_dtype, wrap
+
+_MAX_TRACES = 4  # each re-trace promotes at least one carried value, which then stays fixed
+
+
+class _Unbound:
+    def __repr__(self):
+        return "<unbound>"
+
+
+UNBOUND = _Unbound()
+
+
+def peek(getter):
+    """The value of a variable read through ``getter``, or UNBOUND before its first assignment."""
+    try:
+        return getter()
+    except NameError:
+        return UNBOUND
+
+
+class TileRange:
+    """The iteration space of a traced loop: start, start + step, ... below end."""
+
+    def __init__(self, start, end, step=1):
+        if is_number(step) and step <= 0:
+            raise user_error(f"tile_range: the step must be positive, got {step}", user_location())
+        self.start, self.end, self.step = start, end, step
+
+    def __iter__(self):
+        raise user_error(
+            "tile_range: use it directly as the iterable of a for statement in the body of a "
+            "@metile.kernel function (`for i in metile.tile_range(0, n, BLOCK):`); loops in "
+            "helper functions are not traced", user_location())
+
+
+def tile_range(start, end, step=1):
+    """A loop over [start, end) by step that runs on the device (bounds: integer scalars)."""
+    return TileRange(start, end, step)
+
+
+def _bounds(trace, rng):
+    dtype = "i32"
+    for bound in (rng.step, rng.end, rng.start):
+        if isinstance(bound, Value):
+            dtype = dtype_for_numbers(bound)
+    ids = []
+    for bound in (rng.start, rng.end, rng.step):
+        if isinstance(bound, Value):
+            ids.append(trace.check(bound, "tile_range"))
+        elif is_number(bound):
+            ids.append(constant(trace, bound, dtype, "tile_range").id)
+        else:
+            raise user_error(f"tile_range: bounds must be integers or traced integer scalars, "
+                             f"got {type(bound).__name__}", user_location())
+    return ids
+
+
+def _start_like(trace, start, out):
+    """``start`` (a number or a scalar Value) as a value of out's type."""
+    if is_number(start):
+        start = constant(trace, start, out.dtype, "tile_range")
+    if out.shape and not start.shape:
+        start = wrap(trace, trace.at().splat(start.id, list(out.shape)), start.origins)
+    return start
+
+
+def _type_change(name, before, after):
+    return user_error(
+        f"tile_range: loop-carried variable '{name}' changes type from {before} to {after} "
+        "in the loop body; a carried value keeps one type (start it as "
+        "metile.full(shape, value, dtype), or cast with .to(dtype))", user_location())
+
+
+def run_tile_loop(rng, body, names, inits, line):
+    """Traces ``body(i, *values)`` as a loop over ``rng``; returns the variables' values after it."""
+    if not isinstance(rng, TileRange):
+        raise user_error("tile_range: internal rewrite mismatch, the iterable is not a tile_range",
+                         user_location())
+    trace = current("tile_range")
+    inits = list(inits)
+    numbers = {k: v for k, v in enumerate(inits) if is_number(v)}  # carried numbers' Python start
+    for _ in range(_MAX_TRACES):
+        bounds = _bounds(trace, rng)
+        carried = [k for k, v in enumerate(inits) if isinstance(v, Value)]
+        for k in carried:
+            trace.check(inits[k], "tile_range")
+        first = trace.core.next_value_id()
+        induction, region_args = trace.at().begin_for(*bounds, [inits[k].id for k in carried])
+        args = list(inits)
+        for k, arg in zip(carried, region_args):
+            args[k] = wrap(trace, arg, inits[k].origins)
+        outputs = list(body(wrap(trace, induction), *args))
+
+        promoted = {}
+        for k, out in enumerate(outputs):
+            init = inits[k]
+            if isinstance(init, Value):
+                if is_number(out):
+                    out = _start_like(trace, out, init)
+                elif not isinstance(out, Value):
+                    raise _type_change(names[k], init.type, type(out).__name__)
+                trace.check(out, "tile_range")
+                if out.type == init.type:
+                    outputs[k] = out
+                elif not init.pointer and not init.shape and out.dtype == init.dtype:
+                    promoted[k] = init  # a traced scalar that becomes a tile
+                elif k in numbers and not out.pointer:
+                    promoted[k] = numbers[k]
+                else:
+                    raise _type_change(names[k], init.type, out.type)
+                if k in promoted:
+                    promoted[k] = (promoted[k], out.dtype, out.shape)
+            elif is_number(init) and out is not init and not (is_number(out) and out == init):
+                if isinstance(out, Value):
+                    promoted[k] = (init, out.dtype, out.shape)
+                elif is_number(out):  # Python arithmetic on the number: carry it as a scalar
+                    floats = "f32" in (number_dtype(init), number_dtype(out))
+                    promoted[k] = (init, "f32" if floats else number_dtype(init), ())
+                else:
+                    raise _type_change(names[k], type(init).__name__, type(out).__name__)
+            elif init is not UNBOUND and not is_number(init) and out is not init:
+                raise user_error(
+                    f"tile_range: variable '{names[k]}' holds a {type(init).__name__} and is "
+                    "reassigned in the loop body; only traced values and numbers can be "
+                    "loop-carried", user_location())
+
+        if promoted:
+            trace.core.abandon_for()
+            trace.close_region(first, "an abandoned trace of a tile_range body")
+            for k, (start, dtype, shape) in promoted.items():
+                if is_number(start):
+                    start = constant(trace, start, dtype, "tile_range")
+                if shape:
+                    start = wrap(trace, trace.at().splat(start.id, list(shape)), start.origins)
+                inits[k] = start
+            continue
+
+        end = trace.core.next_value_id()
+        results = trace.at().end_for([outputs[k].id for k in carried])
+        trace.closed.append((first, end, f"the tile_range body at line {line}"))
+        for k, result in zip(carried, results):
+            outputs[k] = wrap(trace, result, inits[k].origins | outputs[k].origins)
+        for k, init in enumerate(inits):
+            if is_number(init):
+                outputs[k] = init
+        return tuple(outputs)
+    raise user_error("tile_range: the loop-carried types did not settle after "
+                     f"{_MAX_TRACES} traces of the body", user_location())

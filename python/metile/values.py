@@ -1,0 +1,264 @@
+"""Traced values: proxies for Tile IR values with Python operators.
+
+A Python number next to a traced value adopts the value's dtype (``x * 2`` on an f16 tile
+multiplies by an f16 2; ``offs + 1`` adds an i32 1; ``ptr + 4`` offsets by an i32 4).
+``/`` is true division (integers are converted to f32 first); ``//`` rounds toward
+negative infinity; ``%`` takes the sign of the dividend, as in C and Triton.
+"""
+
+import numpy as np
+
+from . import dtypes
+from .errors import user_error
+from .frames import user_location
+from .tracing import current
+
+NUMBER_TYPES = (bool, int, float, np.bool_, np.integer, np.floating)
+
+
+def is_number(x):
+    return isinstance(x, NUMBER_TYPES) and not isinstance(x, Value)
+
+
+def number_dtype(x):
+    """The dtype of a lone Python number: i1 for bool, i32 for int, f32 for float."""
+    if isinstance(x, (bool, np.bool_)):
+        return "i1"
+    return "f32" if isinstance(x, (float, np.floating)) else "i32"
+
+
+def wrap(trace, value_id, origins=frozenset()):
+    return Value(trace, value_id, origins)
+
+
+def constant(trace, x, dtype, op):
+    """The Python number ``x`` as a scalar constant of ``dtype``."""
+    core = trace.at()
+    if dtypes.is_float(dtype):
+        return wrap(trace, core.constant_float(float(x), dtype))
+    if isinstance(x, (float, np.floating)):
+        if not float(x).is_integer():
+            raise user_error(
+                f"{op}: the Python number {x} is not an integer but the other operand is {dtype}; "
+                "cast that operand to a float dtype first (.to('f32'))", user_location())
+    return wrap(trace, core.constant_int(int(x), dtype))
+
+
+def _operand_error(op, x):
+    return user_error(
+        f"{op}: operands must be traced values or Python numbers, got {type(x).__name__}",
+        user_location())
+
+
+def as_value(x, op, dtype=None):
+    """``x`` as a traced Value: a Value as is, a number as a constant of ``dtype`` (or its own)."""
+    trace = current(op)
+    if isinstance(x, Value):
+        trace.check(x, op)
+        return x
+    if is_number(x):
+        return constant(trace, x, dtype or number_dtype(x), op)
+    raise _operand_error(op, x)
+
+
+def dtype_for_numbers(v):
+    """The dtype a number adopts next to ``v``: v's dtype, or i32 beside a pointer."""
+    return "i32" if v.pointer else v.dtype
+
+
+def as_values(a, b, op):
+    """Both operands as Values; a number adopts the other operand's dtype."""
+    if isinstance(a, Value):
+        a = as_value(a, op)
+        return a, as_value(b, op, dtype_for_numbers(a))
+    if isinstance(b, Value):
+        b = as_value(b, op)
+        return as_value(a, op, dtype_for_numbers(b)), b
+    if is_number(a) and is_number(b):
+        dtype = "f32" if "f32" in (number_dtype(a), number_dtype(b)) else number_dtype(a)
+        return as_value(a, op, dtype), as_value(b, op, dtype)
+    raise _operand_error(op, b if is_number(a) else a)
+
+
+def binary(op, a, b):
+    """An arithmetic or bitwise Tile IR op ('add', 'floordiv', 'max', ...) on two operands."""
+    a, b = as_values(a, b, op)
+    return wrap(a.trace, a.trace.at().binary(op, a.id, b.id))
+
+
+def compare(pred, a, b):
+    a, b = as_values(a, b, "cmp")
+    return wrap(a.trace, a.trace.at().cmp(pred, a.id, b.id))
+
+
+def unary(op, a, fast=False):
+    a = as_value(a, op)
+    return wrap(a.trace, a.trace.at().unary(op, a.id, fast))
+
+
+def cast(a, dtype):
+    a = as_value(a, "cast")
+    return wrap(a.trace, a.trace.at().cast(a.id, dtypes.dtype_name(dtype)), a.origins)
+
+
+def ptr_add(ptr, offsets, op="ptr_add"):
+    ptr = as_value(ptr, op)
+    offsets = as_value(offsets, op, "i32")
+    return wrap(ptr.trace, ptr.trace.at().ptr_add(ptr.id, offsets.id), ptr.origins)
+
+
+def true_divide(a, b):
+    a, b = as_values(a, b, "div")
+    if not dtypes.is_float(a.dtype):
+        a, b = cast(a, "f32"), cast(b, "f32")
+    return binary("div", a, b)
+
+
+def _not_a_python_value(what):
+    """Raises for Python control flow on a traced value, naming the construct and line."""
+    from .source_rewrite import construct_at
+
+    file, line = user_location()
+    construct = construct_at(file, line) or what
+    raise user_error(
+        f"{construct} on a traced value: Python control flow runs once, while tracing, and "
+        "cannot depend on values known only when the kernel runs; use metile.where for "
+        "values and metile.tile_range for loops (constexpr parameters may drive Python "
+        "control flow)", (file, line))
+
+
+def _reversed(f):
+    return lambda self, other: f(other, self)
+
+
+class Value:
+    """A traced Tile IR value: a scalar, a tile, a pointer (tile), or a tensor descriptor."""
+
+    __slots__ = ("trace", "id", "type", "origins")
+
+    def __init__(self, trace, value_id, origins=frozenset()):
+        self.trace = trace
+        self.id = value_id
+        self.type = trace.core.type(value_id)
+        # The buffer parameters a pointer derives from (their access is inferred).
+        self.origins = origins if self.type.pointer else frozenset()
+
+    @property
+    def dtype(self):
+        """The element dtype name ('f32'); for pointers, the pointee's."""
+        return self.type.dtype
+
+    @property
+    def shape(self):
+        """The tile shape as a tuple; () for scalars and pointers."""
+        return tuple(self.type.shape)
+
+    @property
+    def pointer(self):
+        return self.type.pointer
+
+    def to(self, dtype):
+        """This value converted to ``dtype`` (round to nearest for floats)."""
+        return cast(self, dtype)
+
+    def __repr__(self):
+        return f"metile.Value(%{self.id}: {self.type})"
+
+    __hash__ = object.__hash__
+
+    def __add__(self, other):
+        if self.pointer:
+            return ptr_add(self, other)
+        if isinstance(other, Value) and other.pointer:
+            return ptr_add(other, self)
+        return binary("add", self, other)
+
+    def __radd__(self, other):
+        return ptr_add(self, other) if self.pointer else binary("add", other, self)
+
+    def __sub__(self, other):
+        if self.pointer:
+            return ptr_add(self, -other if is_number(other) else unary("neg", other), "ptr_sub")
+        return binary("sub", self, other)
+
+    __mul__ = lambda self, other: binary("mul", self, other)  # noqa: E731
+    __truediv__ = true_divide
+    __floordiv__ = lambda self, other: binary("floordiv", self, other)  # noqa: E731
+    __mod__ = lambda self, other: binary("rem", self, other)  # noqa: E731
+    __and__ = lambda self, other: binary("and", self, other)  # noqa: E731
+    __or__ = lambda self, other: binary("or", self, other)  # noqa: E731
+    __xor__ = lambda self, other: binary("xor", self, other)  # noqa: E731
+    __lshift__ = lambda self, other: binary("shl", self, other)  # noqa: E731
+    __rshift__ = lambda self, other: binary("shr", self, other)  # noqa: E731
+    __rsub__ = _reversed(lambda a, b: binary("sub", a, b))
+    __rmul__ = _reversed(lambda a, b: binary("mul", a, b))
+    __rtruediv__ = _reversed(true_divide)
+    __rfloordiv__ = _reversed(lambda a, b: binary("floordiv", a, b))
+    __rmod__ = _reversed(lambda a, b: binary("rem", a, b))
+    __rand__ = _reversed(lambda a, b: binary("and", a, b))
+    __ror__ = _reversed(lambda a, b: binary("or", a, b))
+    __rxor__ = _reversed(lambda a, b: binary("xor", a, b))
+    __rlshift__ = _reversed(lambda a, b: binary("shl", a, b))
+    __rrshift__ = _reversed(lambda a, b: binary("shr", a, b))
+
+    def __neg__(self):
+        return unary("neg", self)
+
+    def __pos__(self):
+        return self
+
+    def __abs__(self):
+        return unary("abs", self)
+
+    def __invert__(self):
+        ones = 1 if self.dtype == "i1" else (0xFFFFFFFF if self.dtype == "u32" else -1)
+        return binary("xor", self, ones)
+
+    def __lt__(self, other):
+        return compare("lt", self, other)
+
+    def __le__(self, other):
+        return compare("le", self, other)
+
+    def __gt__(self, other):
+        return compare("gt", self, other)
+
+    def __ge__(self, other):
+        return compare("ge", self, other)
+
+    def __eq__(self, other):
+        if not (isinstance(other, Value) or is_number(other)):
+            return NotImplemented
+        return compare("eq", self, other)
+
+    def __ne__(self, other):
+        if not (isinstance(other, Value) or is_number(other)):
+            return NotImplemented
+        return compare("ne", self, other)
+
+    def __getitem__(self, index):
+        """``t[:, None]`` (a column) and ``t[None, :]`` (a row) of a 1-D tile."""
+        index = index if isinstance(index, tuple) else (index,)
+        full = slice(None)
+        if len(self.shape) == 1 and len(index) == 2:
+            if index[0] == full and index[1] is None:
+                return wrap(self.trace, self.trace.at().expand_dims(self.id, 1), self.origins)
+            if index[0] is None and index[1] == full:
+                return wrap(self.trace, self.trace.at().expand_dims(self.id, 0), self.origins)
+        raise user_error(
+            f"indexing: only t[:, None] and t[None, :] on a 1-D tile are supported, got "
+            f"{index!r} on {self.type}", user_location())
+
+    def __bool__(self):
+        _not_a_python_value("converting a traced value to a Python bool")
+
+    def __index__(self):
+        _not_a_python_value("using a traced value as a Python integer")
+
+    __int__ = __index__
+
+    def __float__(self):
+        _not_a_python_value("using a traced value as a Python float")
+
+    def __iter__(self):
+        _not_a_python_value("iterating over a traced value")

@@ -1,0 +1,14 @@
+// The areas of the extension metile._core; module.cc calls each init_<area> once.
+#pragma once
+
+#include <nanobind/nanobind.h>
+
+namespace metile::python {
+
+void init_errors(nanobind::module_& m);   // CompilationError and friends, C++ translation
+void init_ir(nanobind::module_& m);       // Tile IR kernels and the tracer's builder
+void init_compile(nanobind::module_& m);  // compile(), CompiledKernel, launch
+void init_runtime(nanobind::module_& m);  // device buffers
+void init_graph(nanobind::module_& m);    // GraphBuilder, plan_graph_fusion
+
+}  // namespace metile::python

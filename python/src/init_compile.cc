@@ -1,0 +1,126 @@
+// Compiling and launching: compile(kernel) runs the pipeline for a device and returns a
+// CompiledKernel (source, ABI, execution report) whose launch() runs it. The GIL is
+// released while compiling and while a launch runs.
+#include <nanobind/nanobind.h>
+#include <nanobind/stl/array.h>
+#include <nanobind/stl/string.h>
+
+#include <memory>
+#include <vector>
+
+#include "init.h"
+#include "kernel_trace.h"
+#include "metile/compile.h"
+#include "metile/ir/printer.h"
+
+namespace nb = nanobind;
+using namespace nb::literals;
+
+namespace metile::python {
+
+namespace {
+// The Python handle of a compiled kernel (CompiledKernel is immutable and shared).
+struct CompiledHandle {
+  std::shared_ptr<const CompiledKernel> kernel;
+};
+
+MathMode math_from_name(const std::string& name) {
+  if (name == "default") return MathMode::Default;
+  if (name == "strict") return MathMode::Strict;
+  if (name == "relaxed") return MathMode::Relaxed;
+  throw nb::value_error(("math mode must be default, strict or relaxed, got '" + name + "'").c_str());
+}
+
+nb::dict abi_dict(const codegen::KernelABI& abi) {
+  nb::list params;
+  for (const codegen::AbiParam& p : abi.params) {
+    nb::dict d;
+    d["name"] = p.name;
+    d["kind"] = p.kind == codegen::AbiParam::Kind::Buffer ? "buffer" : "scalar";
+    d["dtype"] = std::string(ir::dtype_name(p.dtype));
+    d["access"] = p.access;
+    params.append(d);
+  }
+  nb::dict d;
+  d["kernel_name"] = abi.kernel_name;
+  d["body_name"] = abi.body_name;
+  d["params"] = params;
+  d["threads_per_threadgroup"] = nb::make_tuple(abi.threads_per_threadgroup[0],
+                                                abi.threads_per_threadgroup[1],
+                                                abi.threads_per_threadgroup[2]);
+  d["threadgroup_bytes"] = abi.threadgroup_bytes;
+  d["grid_rule"] = abi.grid_rule;
+  return d;
+}
+
+std::vector<KernelArg> launch_args(const nb::list& args) {
+  std::vector<KernelArg> r;
+  r.reserve(args.size());
+  for (nb::handle a : args) {
+    if (nb::isinstance<BufferView>(a))
+      r.emplace_back(nb::cast<BufferView>(a));
+    else if (nb::isinstance<runtime::Buffer>(a))
+      r.emplace_back(nb::cast<runtime::Buffer>(a));
+    else if (PyBool_Check(a.ptr()) || PyLong_Check(a.ptr()))
+      r.emplace_back(nb::cast<int64_t>(a));
+    else if (PyFloat_Check(a.ptr()))
+      r.emplace_back(nb::cast<double>(a));
+    else
+      throw nb::type_error("launch arguments are BufferView, DeviceBuffer, int or float");
+  }
+  return r;
+}
+
+void launch(const CompiledHandle& h, std::array<int64_t, 3> grid, const nb::list& args) {
+  std::vector<KernelArg> converted = launch_args(args);
+  nb::gil_scoped_release release;
+  h.kernel->launch(grid, converted);
+}
+}  // namespace
+
+void init_compile(nb::module_& m) {
+  nb::class_<BufferView>(m, "BufferView",
+                         "Caller memory as a launch argument: address, length, dtype. It is "
+                         "copied to the device before the launch and back if the kernel writes it.")
+      .def(
+          "__init__",
+          [](BufferView* v, uintptr_t data, int64_t bytes, const std::string& dtype) {
+            new (v) BufferView{reinterpret_cast<void*>(data), bytes, dtype_from_name(dtype)};
+          },
+          "data"_a, "bytes"_a, "dtype"_a,
+          "Memory the device can address (host memory for the host device).")
+      .def_prop_ro("bytes", [](const BufferView& v) { return v.bytes; }, "The length in bytes.");
+
+  nb::class_<CompiledHandle>(m, "CompiledKernel", "A kernel compiled for a device.")
+      .def_prop_ro("name", [](const CompiledHandle& h) { return h.kernel->name(); },
+                   "The kernel's name.")
+      .def_prop_ro("source", [](const CompiledHandle& h) { return h.kernel->source(); },
+                   "The emitted source (MSL).")
+      .def_prop_ro("abi", [](const CompiledHandle& h) { return abi_dict(h.kernel->abi()); },
+                   "The KernelABI: params, threads_per_threadgroup, threadgroup_bytes, grid_rule.")
+      .def_prop_ro("report_json", [](const CompiledHandle& h) { return h.kernel->report().str(); },
+                   "The ExecutionReport as JSON text.")
+      .def_prop_ro("tile_ir", [](const CompiledHandle& h) { return ir::print(h.kernel->tile_ir()); },
+                   "The Tile IR after the target-independent passes, as text.")
+      .def_prop_ro("metal_ir", [](const CompiledHandle& h) { return ir::print(h.kernel->metal_ir()); },
+                   "The Metal IR after its passes, as text.")
+      .def("launch", &launch, "grid"_a, "args"_a,
+           "Runs grid[0] x grid[1] x grid[2] programs with one argument per kernel parameter "
+           "(BufferView, DeviceBuffer, int or float) and waits for them.");
+
+  m.def(
+      "compile",
+      [](const ir::Kernel& kernel, const std::string& device, const std::string& math) {
+        CompileOptions options;
+        options.device = device;
+        options.math = math_from_name(math);
+        ir::Kernel copy = kernel;
+        nb::gil_scoped_release release;
+        return CompiledHandle{compile(std::move(copy), options)};
+      },
+      "kernel"_a, "device"_a = "host", "math"_a = "default",
+      "Compiles a Tile IR kernel for a device; compiled code is cached in process and on disk. "
+      "math: default, strict (STRICT_MATH) or relaxed (RELAXED_PRECISION).");
+}
+
+}  // namespace metile::python

@@ -1,0 +1,47 @@
+// Device memory for Python: DeviceBuffer is a runtime::Buffer, allocated on a device and
+// filled or read through host copies. metile.Buffer (python/metile/buffer.py) wraps it.
+#include <nanobind/nanobind.h>
+#include <nanobind/stl/string.h>
+#include <nanobind/stl/vector.h>
+
+#include "init.h"
+#include "kernel_trace.h"
+#include "metile/runtime/buffer.h"
+#include "metile/runtime/device.h"
+
+namespace nb = nanobind;
+using namespace nb::literals;
+
+namespace metile::python {
+
+void init_runtime(nb::module_& m) {
+  using runtime::Buffer;
+  nb::class_<Buffer>(m, "DeviceBuffer", "One allocation of device memory.")
+      .def_static(
+          "allocate",
+          [](const std::string& device, const std::string& dtype, std::vector<int64_t> shape) {
+            ir::DType t = dtype_from_name(dtype);
+            return runtime::get_device(device).allocate(t, std::move(shape));
+          },
+          "device"_a, "dtype"_a, "shape"_a,
+          "Allocates shape elements of dtype on a device ('host').")
+      .def_prop_ro("size_bytes", &Buffer::size_bytes, "The allocation's length in bytes.")
+      .def_prop_ro("device", [](const Buffer& b) { return b.device().name(); },
+                   "The device's name.")
+      .def(
+          "copy_from_host",
+          [](Buffer& b, uintptr_t src, size_t bytes) {
+            nb::gil_scoped_release release;
+            b.copy_from_host(reinterpret_cast<const void*>(src), bytes);
+          },
+          "src"_a, "bytes"_a, "Copies bytes from host memory at address src into the buffer.")
+      .def(
+          "copy_to_host",
+          [](const Buffer& b, uintptr_t dst, size_t bytes) {
+            nb::gil_scoped_release release;
+            b.copy_to_host(reinterpret_cast<void*>(dst), bytes);
+          },
+          "dst"_a, "bytes"_a, "Copies the buffer's first bytes to host memory at address dst.");
+}
+
+}  // namespace metile::python
