@@ -1,0 +1,700 @@
+#include "tests/lower/metal_interpreter.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <limits>
+
+namespace metile::lower_test {
+
+Buffer Buffer::f32(const std::vector<float>& values) {
+  Buffer b{ir::DType::f32, std::vector<uint8_t>(values.size() * 4)};
+  std::memcpy(b.bytes.data(), values.data(), b.bytes.size());
+  return b;
+}
+
+Buffer Buffer::i32(const std::vector<int32_t>& values) {
+  Buffer b{ir::DType::i32, std::vector<uint8_t>(values.size() * 4)};
+  std::memcpy(b.bytes.data(), values.data(), b.bytes.size());
+  return b;
+}
+
+Buffer Buffer::zeros(ir::DType dtype, int64_t elements) {
+  return {dtype, std::vector<uint8_t>(elements * ir::dtype_bytes(dtype))};
+}
+
+std::vector<float> Buffer::floats() const {
+  std::vector<float> r(elements());
+  if (dtype != ir::DType::f32) throw InterpreterError("floats() of a non-f32 buffer");
+  std::memcpy(r.data(), bytes.data(), bytes.size());
+  return r;
+}
+
+namespace {
+
+// One thread's value: numbers in i (integers, i1) or f (floats); pointers as (space, byte
+// offset) with space >= 0 a device buffer index and kThreadgroup the threadgroup block.
+struct Val {
+  int64_t i = 0;
+  double f = 0;
+  int space = -1;
+};
+constexpr int kThreadgroup = -2;
+
+double round_to(ir::DType t, double v) {
+  if (t == ir::DType::f32) return static_cast<float>(v);
+  throw InterpreterError("the test interpreter handles f32 floats only, not " +
+                         std::string(ir::dtype_name(t)));
+}
+
+int64_t wrap(ir::DType t, int64_t v) {
+  switch (t) {
+    case ir::DType::i32:
+      return static_cast<int32_t>(static_cast<uint32_t>(v));
+    case ir::DType::u32:
+      return static_cast<uint32_t>(v);
+    case ir::DType::i1:
+      return v & 1;
+    default:
+      return v;
+  }
+}
+
+// Threadgroup-memory bookkeeping per byte, for the race and initialisation checks.
+struct ByteState {
+  int64_t write_epoch = -1;
+  int writer = -1;
+  int64_t read_epoch = -1;
+  int reader = -1;
+  bool many_readers = false;
+};
+
+class Runner {
+ public:
+  Runner(const ir::Kernel& k, std::vector<Buffer>& buffers, int simd_width)
+      : k_(k), buffers_(buffers), width_(simd_width) {
+    threads_ = static_cast<int>(std::get<int64_t>(k.attrs.at("threads_per_threadgroup")));
+    tg_bytes_ = std::get<int64_t>(k.attrs.at("threadgroup_bytes"));
+    regs_.resize(k.types.size());
+  }
+
+  void threadgroup(const std::vector<Arg>& args, std::array<int, 3> tg, std::array<int, 3> grid) {
+    tg_ = tg;
+    grid_ = grid;
+    epoch_ = 0;
+    tg_mem_.assign(tg_bytes_, 0);
+    tg_state_.assign(tg_bytes_, ByteState{});
+    std::vector<char> all(threads_, 1);
+    for (size_t p = 0; p < k_.params.size(); ++p) {
+      const ir::Type& t = k_.type(k_.params[p].value);
+      Val v;
+      if (t.pointer) {
+        if (args.at(p).buffer < 0)
+          fail(nullptr, -1, "parameter " + k_.params[p].name + " needs a buffer");
+        v.space = args[p].buffer;
+      } else if (ir::is_float(t.dtype)) {
+        v.f = round_to(t.dtype, args.at(p).number);
+      } else {
+        v.i = wrap(t.dtype, static_cast<int64_t>(args.at(p).number));
+      }
+      define(k_.params[p].value);
+      std::fill(regs_[k_.params[p].value].begin(), regs_[k_.params[p].value].end(), v);
+    }
+    block(k_.body, all);
+  }
+
+  RunStats stats;
+
+ private:
+  [[noreturn]] void fail(const ir::Op* op, int thread, const std::string& what) const {
+    std::string where = "kernel " + k_.name + ", threadgroup (" + std::to_string(tg_[0]) + ", " +
+                        std::to_string(tg_[1]) + ", " + std::to_string(tg_[2]) + ")";
+    if (thread >= 0) where += ", thread " + std::to_string(thread);
+    if (op) where += ", " + std::string(ir::op_name(op->kind));
+    throw InterpreterError(where + ": " + what);
+  }
+
+  std::vector<Val>& define(ir::ValueId v) {
+    regs_[v].resize(threads_);
+    return regs_[v];
+  }
+  const std::vector<Val>& get(ir::ValueId v) const { return regs_[v]; }
+
+  void block(const ir::Block& b, const std::vector<char>& active) {
+    for (const ir::Op& op : b.ops) this->op(op, active);
+  }
+
+  template <typename F>
+  void each(const std::vector<char>& active, F&& f) {
+    for (int t = 0; t < threads_; ++t)
+      if (active[t]) f(t);
+  }
+
+  void op(const ir::Op& op, const std::vector<char>& active) {
+    using K = ir::OpKind;
+    const ir::ValueId r = op.results.empty() ? ir::kNoValue : op.results[0];
+    switch (op.kind) {
+      case K::Yield:
+        return;
+      case K::Constant: {
+        const ir::DType dt = k_.type(r).dtype;
+        Val v;
+        if (ir::is_float(dt))
+          v.f = round_to(dt, op.float_attr("value"));
+        else
+          v.i = wrap(dt, op.int_attr("value"));
+        auto& out = define(r);
+        each(active, [&](int t) { out[t] = v; });
+        return;
+      }
+      case K::ThreadIndex:
+      case K::ThreadgroupIndex:
+      case K::ThreadgroupCount:
+      case K::SimdLane:
+      case K::SimdGroup: {
+        auto& out = define(r);
+        each(active, [&](int t) {
+          if (op.kind == K::ThreadIndex) out[t].i = t;
+          if (op.kind == K::ThreadgroupIndex) out[t].i = tg_[op.int_attr("axis")];
+          if (op.kind == K::ThreadgroupCount) out[t].i = grid_[op.int_attr("axis")];
+          if (op.kind == K::SimdLane) out[t].i = t % width_;
+          if (op.kind == K::SimdGroup) out[t].i = t / width_;
+        });
+        return;
+      }
+      case K::ThreadgroupBuffer: {
+        const ir::Type& t = k_.type(r);
+        const int64_t off = op.int_attr("offset"), size = op.int_attr("size");
+        if (off < 0 || off + size * ir::dtype_bytes(t.dtype) > tg_bytes_)
+          fail(&op, -1, "the buffer lies outside the threadgroup block");
+        auto& out = define(r);
+        each(active, [&](int th) { out[th] = {off, 0, kThreadgroup}; });
+        return;
+      }
+      case K::PtrAdd: {
+        const int64_t elem = ir::dtype_bytes(k_.type(r).dtype);
+        auto& out = define(r);
+        each(active, [&](int t) {
+          out[t] = get(op.operands[0])[t];
+          out[t].i += get(op.operands[1])[t].i * elem;
+        });
+        return;
+      }
+      case K::Load:
+        return load(op, active);
+      case K::Store:
+        return store(op, active);
+      case K::Barrier:
+        return barrier(op, active);
+      case K::SimdSum:
+      case K::SimdMax:
+      case K::SimdMin:
+      case K::SimdShuffle:
+      case K::SimdShuffleXor:
+      case K::SimdBroadcast:
+        return simd(op, active);
+      case K::For:
+        return for_loop(op, active);
+      case K::If:
+        return if_else(op, active);
+      case K::Select: {
+        auto& out = define(r);
+        each(active, [&](int t) {
+          out[t] = get(op.operands[0])[t].i ? get(op.operands[1])[t] : get(op.operands[2])[t];
+        });
+        return;
+      }
+      case K::Cast:
+        return cast(op, active);
+      case K::Cmp:
+        return cmp(op, active);
+      default:
+        if (op.operands.size() == 1) return unary(op, active);
+        if (op.operands.size() == 2) return binary(op, active);
+        fail(&op, -1, "the test interpreter does not execute this op");
+    }
+  }
+
+  void unary(const ir::Op& op, const std::vector<char>& active) {
+    using K = ir::OpKind;
+    const ir::DType dt = k_.type(op.results[0]).dtype;
+    auto& out = define(op.results[0]);
+    each(active, [&](int t) {
+      const Val a = get(op.operands[0])[t];
+      if (!ir::is_float(dt)) {
+        if (op.kind == K::Neg)
+          out[t].i = wrap(dt, -a.i);
+        else if (op.kind == K::Abs)
+          out[t].i = wrap(dt, a.i < 0 ? -a.i : a.i);
+        else
+          fail(&op, t, "integer operand");
+        return;
+      }
+      double x = a.f, y = 0;
+      switch (op.kind) {
+        case K::Neg:
+          y = -x;
+          break;
+        case K::Abs:
+          y = std::fabs(x);
+          break;
+        case K::Exp:
+          y = std::exp(x);
+          break;
+        case K::Exp2:
+          y = std::exp2(x);
+          break;
+        case K::Log:
+          y = std::log(x);
+          break;
+        case K::Sqrt:
+          y = std::sqrt(x);
+          break;
+        case K::Rsqrt:
+          y = 1.0 / std::sqrt(x);
+          break;
+        case K::Tanh:
+          y = std::tanh(x);
+          break;
+        case K::Sin:
+          y = std::sin(x);
+          break;
+        case K::Cos:
+          y = std::cos(x);
+          break;
+        default:
+          fail(&op, t, "the test interpreter does not execute this op");
+      }
+      out[t].f = round_to(dt, y);
+    });
+  }
+
+  void binary(const ir::Op& op, const std::vector<char>& active) {
+    using K = ir::OpKind;
+    const ir::DType dt = k_.type(op.results[0]).dtype;
+    auto& out = define(op.results[0]);
+    each(active, [&](int t) {
+      const Val a = get(op.operands[0])[t], b = get(op.operands[1])[t];
+      if (ir::is_float(dt)) {
+        double y = 0;
+        switch (op.kind) {
+          case K::Add:
+            y = a.f + b.f;
+            break;
+          case K::Sub:
+            y = a.f - b.f;
+            break;
+          case K::Mul:
+            y = a.f * b.f;
+            break;
+          case K::Div:
+            y = a.f / b.f;
+            break;
+          case K::Rem:
+            y = std::fmod(a.f, b.f);
+            break;
+          case K::FloorDiv:
+            y = std::floor(a.f / b.f);
+            break;
+          case K::Min:
+            y = std::min(a.f, b.f);
+            break;
+          case K::Max:
+            y = std::max(a.f, b.f);
+            break;
+          default:
+            fail(&op, t, "not defined on floats");
+        }
+        out[t].f = round_to(dt, y);
+        return;
+      }
+      int64_t y = 0;
+      const bool divides = op.kind == K::Div || op.kind == K::Rem || op.kind == K::FloorDiv;
+      if (divides && b.i == 0) fail(&op, t, "integer division by zero");
+      switch (op.kind) {
+        case K::Add:
+          y = a.i + b.i;
+          break;
+        case K::Sub:
+          y = a.i - b.i;
+          break;
+        case K::Mul:
+          y = a.i * b.i;
+          break;
+        case K::Div:
+          y = a.i / b.i;
+          break;
+        case K::Rem:
+          y = a.i % b.i;
+          break;
+        case K::FloorDiv:
+          y = a.i / b.i - ((a.i % b.i != 0) && ((a.i < 0) != (b.i < 0)));
+          break;
+        case K::Min:
+          y = std::min(a.i, b.i);
+          break;
+        case K::Max:
+          y = std::max(a.i, b.i);
+          break;
+        case K::And:
+          y = a.i & b.i;
+          break;
+        case K::Or:
+          y = a.i | b.i;
+          break;
+        case K::Xor:
+          y = a.i ^ b.i;
+          break;
+        case K::Shl:
+          y = a.i << b.i;
+          break;
+        case K::Shr:
+          y = a.i >> b.i;
+          break;
+        default:
+          fail(&op, t, "the test interpreter does not execute this op");
+      }
+      out[t].i = wrap(dt, y);
+    });
+  }
+
+  void cmp(const ir::Op& op, const std::vector<char>& active) {
+    const std::string& pred = op.str_attr("pred");
+    const bool fl = ir::is_float(k_.type(op.operands[0]).dtype);
+    auto& out = define(op.results[0]);
+    each(active, [&](int t) {
+      const Val a = get(op.operands[0])[t], b = get(op.operands[1])[t];
+      const double x = fl ? a.f : static_cast<double>(a.i), y = fl ? b.f : static_cast<double>(b.i);
+      bool v = pred == "lt"   ? x < y
+               : pred == "le" ? x <= y
+               : pred == "gt" ? x > y
+               : pred == "ge" ? x >= y
+               : pred == "eq" ? x == y
+                              : x != y;
+      out[t].i = v;
+    });
+  }
+
+  void cast(const ir::Op& op, const std::vector<char>& active) {
+    const ir::DType from = k_.type(op.operands[0]).dtype, to = k_.type(op.results[0]).dtype;
+    auto& out = define(op.results[0]);
+    each(active, [&](int t) {
+      const Val a = get(op.operands[0])[t];
+      const double x = ir::is_float(from) ? a.f : static_cast<double>(a.i);
+      if (ir::is_float(to))
+        out[t].f = round_to(to, x);
+      else if (to == ir::DType::i1)
+        out[t].i = x != 0;
+      else
+        out[t].i = wrap(to, ir::is_float(from) ? static_cast<int64_t>(std::trunc(x)) : a.i);
+    });
+  }
+
+  // The bytes of one access, checked: device buffer bounds or threadgroup block bounds.
+  uint8_t* address(const ir::Op& op, int t, const Val& p, ir::DType dt) {
+    const int64_t n = ir::dtype_bytes(dt);
+    if (p.i % n != 0) fail(&op, t, "misaligned address " + std::to_string(p.i));
+    if (p.space == kThreadgroup) {
+      if (p.i < 0 || p.i + n > tg_bytes_)
+        fail(&op, t,
+             "threadgroup access at byte " + std::to_string(p.i) + " outside the " +
+                 std::to_string(tg_bytes_) + "-byte block");
+      return tg_mem_.data() + p.i;
+    }
+    if (p.space < 0 || p.space >= static_cast<int>(buffers_.size()))
+      fail(&op, t, "access through a pointer that is not a buffer");
+    Buffer& b = buffers_[p.space];
+    if (b.dtype != dt) fail(&op, t, "buffer dtype differs from the pointee dtype");
+    if (p.i < 0 || p.i + n > static_cast<int64_t>(b.bytes.size()))
+      fail(&op, t,
+           "out-of-bounds access to element " + std::to_string(p.i / n) + " of buffer " +
+               std::to_string(p.space) + " with " + std::to_string(b.elements()) + " elements");
+    return b.bytes.data() + p.i;
+  }
+
+  Val read(const ir::Op& op, int t, const Val& p, ir::DType dt) {
+    const uint8_t* a = address(op, t, p, dt);
+    if (p.space == kThreadgroup) check_tg(op, t, p.i, ir::dtype_bytes(dt), false);
+    Val v;
+    switch (dt) {
+      case ir::DType::f32: {
+        float f;
+        std::memcpy(&f, a, 4);
+        v.f = f;
+        break;
+      }
+      case ir::DType::i32: {
+        int32_t x;
+        std::memcpy(&x, a, 4);
+        v.i = x;
+        break;
+      }
+      case ir::DType::u32: {
+        uint32_t x;
+        std::memcpy(&x, a, 4);
+        v.i = x;
+        break;
+      }
+      case ir::DType::i64: {
+        int64_t x;
+        std::memcpy(&x, a, 8);
+        v.i = x;
+        break;
+      }
+      case ir::DType::i1:
+        v.i = *a & 1;
+        break;
+      default:
+        fail(&op, t, "the test interpreter handles f32, i32, u32, i64 and i1 memory");
+    }
+    return v;
+  }
+
+  void write(const ir::Op& op, int t, const Val& p, ir::DType dt, const Val& v) {
+    uint8_t* a = address(op, t, p, dt);
+    if (p.space == kThreadgroup) check_tg(op, t, p.i, ir::dtype_bytes(dt), true);
+    switch (dt) {
+      case ir::DType::f32: {
+        float f = static_cast<float>(v.f);
+        std::memcpy(a, &f, 4);
+        break;
+      }
+      case ir::DType::i32:
+      case ir::DType::u32: {
+        uint32_t x = static_cast<uint32_t>(v.i);
+        std::memcpy(a, &x, 4);
+        break;
+      }
+      case ir::DType::i64:
+        std::memcpy(a, &v.i, 8);
+        break;
+      case ir::DType::i1:
+        *a = static_cast<uint8_t>(v.i & 1);
+        break;
+      default:
+        fail(&op, t, "the test interpreter handles f32, i32, u32, i64 and i1 memory");
+    }
+  }
+
+  void check_tg(const ir::Op& op, int t, int64_t at, int64_t n, bool is_write) {
+    for (int64_t byte = at; byte < at + n; ++byte) {
+      ByteState& s = tg_state_[byte];
+      const std::string where = "threadgroup byte " + std::to_string(byte);
+      if (!is_write) {
+        ++stats.threadgroup_reads;
+        if (s.writer < 0) fail(&op, t, "reads " + where + ", which no thread wrote");
+        if (s.write_epoch == epoch_ && s.writer != t)
+          fail(&op, t,
+               "reads " + where + " written by thread " + std::to_string(s.writer) +
+                   " with no barrier in between");
+        if (s.read_epoch != epoch_) {
+          s.read_epoch = epoch_;
+          s.reader = t;
+          s.many_readers = false;
+        } else if (s.reader != t) {
+          s.many_readers = true;
+        }
+        continue;
+      }
+      if (s.write_epoch == epoch_ && s.writer != t)
+        fail(&op, t,
+             "writes " + where + " also written by thread " + std::to_string(s.writer) +
+                 " with no barrier in between");
+      if (s.read_epoch == epoch_ && (s.reader != t || s.many_readers))
+        fail(&op, t, "writes " + where + " read by another thread with no barrier in between");
+      s.write_epoch = epoch_;
+      s.writer = t;
+    }
+  }
+
+  void load(const ir::Op& op, const std::vector<char>& active) {
+    const ir::DType dt = k_.type(op.results[0]).dtype;
+    if (k_.type(op.results[0]).is_vector()) fail(&op, -1, "vector loads are not interpreted");
+    auto& out = define(op.results[0]);
+    each(active, [&](int t) {
+      if (op.operands.size() == 3 && !get(op.operands[1])[t].i) {
+        out[t] = get(op.operands[2])[t];
+        return;
+      }
+      out[t] = read(op, t, get(op.operands[0])[t], dt);
+    });
+  }
+
+  void store(const ir::Op& op, const std::vector<char>& active) {
+    const ir::DType dt = k_.type(op.operands[0]).dtype;
+    each(active, [&](int t) {
+      if (op.operands.size() == 3 && !get(op.operands[2])[t].i) return;
+      write(op, t, get(op.operands[0])[t], dt, get(op.operands[1])[t]);
+    });
+  }
+
+  void barrier(const ir::Op& op, const std::vector<char>& active) {
+    for (int t = 0; t < threads_; ++t)
+      if (!active[t])
+        fail(&op, t, "divergent barrier: this thread does not reach it while others wait");
+    if (op.str_attr("scope") == "threadgroup") {
+      ++epoch_;
+      ++stats.barriers;
+    }
+  }
+
+  void simd(const ir::Op& op, const std::vector<char>& active) {
+    using K = ir::OpKind;
+    const ir::DType dt = k_.type(op.results[0]).dtype;
+    const bool fl = ir::is_float(dt);
+    const std::vector<Val>& v = get(op.operands[0]);
+    std::vector<Val> result(threads_);
+    for (int base = 0; base < threads_; base += width_) {
+      const int end = std::min(threads_, base + width_);
+      if (op.kind == K::SimdSum || op.kind == K::SimdMax || op.kind == K::SimdMin) {
+        bool first = true;
+        Val acc;
+        for (int t = base; t < end; ++t) {
+          if (!active[t]) continue;
+          if (first) {
+            acc = v[t];
+            first = false;
+          } else if (op.kind == K::SimdSum) {
+            fl ? acc.f = round_to(dt, acc.f + v[t].f) : acc.i = wrap(dt, acc.i + v[t].i);
+          } else if (op.kind == K::SimdMax) {
+            fl ? acc.f = std::max(acc.f, v[t].f) : acc.i = std::max(acc.i, v[t].i);
+          } else {
+            fl ? acc.f = std::min(acc.f, v[t].f) : acc.i = std::min(acc.i, v[t].i);
+          }
+        }
+        for (int t = base; t < end; ++t) result[t] = acc;
+        continue;
+      }
+      for (int t = base; t < end; ++t) {
+        if (!active[t]) continue;
+        const int64_t arg = get(op.operands[1])[t].i;
+        const int64_t lane = op.kind == K::SimdShuffleXor ? (t - base) ^ arg : arg;
+        const int64_t src = base + lane;
+        if (lane < 0 || lane >= width_ || src >= end || !active[src])
+          fail(&op, t, "reads lane " + std::to_string(lane) + ", which is not active");
+        result[t] = v[src];
+      }
+    }
+    auto& out = define(op.results[0]);
+    each(active, [&](int t) { out[t] = result[t]; });
+  }
+
+  int64_t uniform_int(const ir::Op& op, ir::ValueId v, const std::vector<char>& active) {
+    int64_t value = 0;
+    bool seen = false;
+    each(active, [&](int t) {
+      if (seen && get(v)[t].i != value)
+        fail(&op, t, "loop bounds differ between threads; lowering promised uniform bounds");
+      value = get(v)[t].i;
+      seen = true;
+    });
+    return value;
+  }
+
+  void for_loop(const ir::Op& op, const std::vector<char>& active) {
+    const ir::Block& body = op.regions[0];
+    const int64_t start = uniform_int(op, op.operands[0], active);
+    const int64_t end = uniform_int(op, op.operands[1], active);
+    const int64_t step = uniform_int(op, op.operands[2], active);
+    if (step <= 0) fail(&op, -1, "the loop step must be positive");
+    const size_t carried = op.operands.size() - 3;
+    for (size_t i = 0; i < carried; ++i) {
+      auto& arg = define(body.args[1 + i]);
+      each(active, [&](int t) { arg[t] = get(op.operands[3 + i])[t]; });
+    }
+    for (int64_t iv = start; iv < end; iv += step) {
+      auto& ivs = define(body.args[0]);
+      each(active, [&](int t) { ivs[t].i = iv; });
+      block(body, active);
+      const std::vector<ir::ValueId>& yields = body.ops.back().operands;
+      std::vector<std::vector<Val>> next;
+      for (size_t i = 0; i < carried; ++i) next.push_back(get(yields[i]));
+      for (size_t i = 0; i < carried; ++i) {
+        auto& arg = define(body.args[1 + i]);
+        each(active, [&](int t) { arg[t] = next[i][t]; });
+      }
+    }
+    for (size_t i = 0; i < carried; ++i) {
+      auto& out = define(op.results[i]);
+      each(active, [&](int t) { out[t] = get(body.args[1 + i])[t]; });
+    }
+  }
+
+  void if_else(const ir::Op& op, const std::vector<char>& active) {
+    std::vector<char> then_mask(threads_, 0), else_mask(threads_, 0);
+    each(active, [&](int t) { (get(op.operands[0])[t].i ? then_mask : else_mask)[t] = 1; });
+    for (size_t i = 0; i < op.results.size(); ++i) define(op.results[i]);
+    for (size_t branch = 0; branch < op.regions.size(); ++branch) {
+      const std::vector<char>& mask = branch == 0 ? then_mask : else_mask;
+      if (std::none_of(mask.begin(), mask.end(), [](char c) { return c; })) continue;
+      const ir::Block& region = op.regions[branch];
+      block(region, mask);
+      for (size_t i = 0; i < op.results.size(); ++i) {
+        const ir::ValueId y = region.ops.back().operands[i];
+        each(mask, [&](int t) { regs_[op.results[i]][t] = get(y)[t]; });
+      }
+    }
+  }
+
+  const ir::Kernel& k_;
+  std::vector<Buffer>& buffers_;
+  int width_;
+  int threads_ = 0;
+  int64_t tg_bytes_ = 0;
+  std::array<int, 3> tg_{}, grid_{};
+  int64_t epoch_ = 0;
+  std::vector<uint8_t> tg_mem_;
+  std::vector<ByteState> tg_state_;
+  std::vector<std::vector<Val>> regs_;
+};
+
+}  // namespace
+
+std::vector<int64_t> Buffer::ints() const {
+  std::vector<int64_t> r;
+  for (int64_t e = 0; e < elements(); ++e) {
+    const uint8_t* a = bytes.data() + e * ir::dtype_bytes(dtype);
+    switch (dtype) {
+      case ir::DType::i32: {
+        int32_t x;
+        std::memcpy(&x, a, 4);
+        r.push_back(x);
+        break;
+      }
+      case ir::DType::u32: {
+        uint32_t x;
+        std::memcpy(&x, a, 4);
+        r.push_back(x);
+        break;
+      }
+      case ir::DType::i64: {
+        int64_t x;
+        std::memcpy(&x, a, 8);
+        r.push_back(x);
+        break;
+      }
+      case ir::DType::i1:
+        r.push_back(*a & 1);
+        break;
+      default:
+        throw InterpreterError("ints() of a float buffer");
+    }
+  }
+  return r;
+}
+
+RunStats run_metal(const ir::Kernel& metal, std::vector<Buffer>& buffers,
+                   const std::vector<Arg>& args, std::array<int, 3> grid, int simd_width) {
+  if (metal.dialect != ir::Dialect::Metal) throw InterpreterError("not a Metal IR kernel");
+  if (args.size() != metal.params.size())
+    throw InterpreterError("kernel " + metal.name + " takes " +
+                           std::to_string(metal.params.size()) + " arguments, got " +
+                           std::to_string(args.size()));
+  Runner runner(metal, buffers, simd_width);
+  for (int z = 0; z < grid[2]; ++z)
+    for (int y = 0; y < grid[1]; ++y)
+      for (int x = 0; x < grid[0]; ++x) runner.threadgroup(args, {x, y, z}, grid);
+  return runner.stats;
+}
+
+}  // namespace metile::lower_test
