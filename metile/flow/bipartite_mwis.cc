@@ -42,10 +42,12 @@ bool is_bipartite(int vertex_count, const std::vector<std::pair<int, int>>& edge
   return true;
 }
 
-std::vector<int> max_weight_independent_set_bipartite(int vertex_count, const std::vector<int64_t>& weights,
-                                                      const std::vector<std::pair<int, int>>& edges) {
+std::vector<int> max_weight_independent_set_bipartite(
+    int vertex_count, const std::vector<int64_t>& weights,
+    const std::vector<std::pair<int, int>>& edges) {
   if (vertex_count < 0)
-    throw UserError("bipartite MWIS: vertex count must be >= 0, got " + std::to_string(vertex_count));
+    throw UserError("bipartite MWIS: vertex count must be >= 0, got " +
+                    std::to_string(vertex_count));
   if (static_cast<int>(weights.size()) != vertex_count)
     throw UserError("bipartite MWIS: " + std::to_string(weights.size()) + " weights for " +
                     std::to_string(vertex_count) + " vertices");
@@ -55,8 +57,9 @@ std::vector<int> max_weight_independent_set_bipartite(int vertex_count, const st
                       std::to_string(weights[v]));
   std::vector<int> side;
   if (!is_bipartite(vertex_count, edges, &side))
-    throw UserError("bipartite MWIS: the conflict graph has an odd cycle (not bipartite); "
-                    "weighted set packing on it is not one s-t cut");
+    throw UserError(
+        "bipartite MWIS: the conflict graph has an odd cycle (not bipartite); "
+        "weighted set packing on it is not one s-t cut");
 
   FlowNetwork::Builder builder(vertex_count);
   const int s = builder.add_vertex(), t = builder.add_vertex();

@@ -60,24 +60,32 @@ DimacsProblem read_dimacs_max_flow(std::istream& in, const std::string& name) {
       return static_cast<int>(id - 1);
     };
     if (w[0] == "p") {
-      if (builder) throw fail("second problem line (the first is on line " + std::to_string(problem_line) + ")");
-      if (w.size() != 4 || w[1] != "max") throw fail("problem line must be 'p max <vertices> <arcs>'");
+      if (builder)
+        throw fail("second problem line (the first is on line " + std::to_string(problem_line) +
+                   ")");
+      if (w.size() != 4 || w[1] != "max")
+        throw fail("problem line must be 'p max <vertices> <arcs>'");
       vertices = integer(2, "vertex count");
       declared_arcs = integer(3, "arc count");
-      if (vertices < 2 || vertices > (int64_t{1} << 30)) throw fail("vertex count must be in 2..2^30");
-      if (declared_arcs < 0 || declared_arcs > (int64_t{1} << 30)) throw fail("arc count must be in 0..2^30");
+      if (vertices < 2 || vertices > (int64_t{1} << 30))
+        throw fail("vertex count must be in 2..2^30");
+      if (declared_arcs < 0 || declared_arcs > (int64_t{1} << 30))
+        throw fail("arc count must be in 0..2^30");
       builder.emplace(static_cast<int>(vertices));
       problem_line = line_number;
     } else if (w[0] == "n") {
       if (!builder) throw fail("node line before the problem line 'p max N M'");
-      if (w.size() != 3 || (w[2] != "s" && w[2] != "t")) throw fail("node line must be 'n <id> s' or 'n <id> t'");
+      if (w.size() != 3 || (w[2] != "s" && w[2] != "t"))
+        throw fail("node line must be 'n <id> s' or 'n <id> t'");
       const int v = vertex(1, "node id");
       if (w[2] == "s") {
-        if (source_line) throw fail("second source (the first is on line " + std::to_string(source_line) + ")");
+        if (source_line)
+          throw fail("second source (the first is on line " + std::to_string(source_line) + ")");
         source = v;
         source_line = line_number;
       } else {
-        if (sink_line) throw fail("second sink (the first is on line " + std::to_string(sink_line) + ")");
+        if (sink_line)
+          throw fail("second sink (the first is on line " + std::to_string(sink_line) + ")");
         sink = v;
         sink_line = line_number;
       }
@@ -98,8 +106,8 @@ DimacsProblem read_dimacs_max_flow(std::istream& in, const std::string& name) {
   if (!builder) throw fail("no problem line 'p max N M' (end of input)");
   if (arcs != declared_arcs) {
     line_number = problem_line;
-    throw fail("problem line declares " + std::to_string(declared_arcs) + " arcs but the input has " +
-               std::to_string(arcs));
+    throw fail("problem line declares " + std::to_string(declared_arcs) +
+               " arcs but the input has " + std::to_string(arcs));
   }
   if (source < 0) throw fail("no source line 'n <id> s' (end of input)");
   if (sink < 0) throw fail("no sink line 'n <id> t' (end of input)");

@@ -101,6 +101,8 @@ class Dinic {
 
 }  // namespace
 
-Capacity run_dinic(ResidualGraph& g, int source, int sink) { return Dinic(g, source, sink).run(); }
+Capacity run_dinic(ResidualGraph& g, int source, int sink) {
+  return Dinic(g, source, sink).run();
+}
 
 }  // namespace metile::flow

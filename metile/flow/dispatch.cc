@@ -101,8 +101,8 @@ MaxFlowResult run_tournament(const FlowNetwork& net, int s, int t,
     }
   }
   for (size_t i = 1; i < k; ++i)
-    if (!failed[i] && (results[i].value != results[0].value ||
-                       results[i].source_side != results[0].source_side))
+    if (!failed[i] &&
+        (results[i].value != results[0].value || results[i].source_side != results[0].source_side))
       throw InternalError("max-flow tournament: " + entrants[i]->name() + " disagrees with " +
                           entrants[0]->name() + " (value " + std::to_string(results[i].value) +
                           " vs " + std::to_string(results[0].value) + ")");

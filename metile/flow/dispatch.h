@@ -45,7 +45,7 @@ class DispatchCache {
   using Key = std::tuple<uint64_t, int, int, int, int>;
   static Key key_of(const FlowNetwork& net, int source, int sink);
 
-  std::optional<std::string> find(const Key& key);  // counts a hit
+  std::optional<std::string> find(const Key& key);         // counts a hit
   void insert(const Key& key, const std::string& solver);  // the first decision wins
   void count_small_network();
   void count_tournament();
@@ -63,7 +63,8 @@ DispatchCache& global_dispatch_cache();
 
 // The tournament rule on measured medians (the first entry is the reference, Dinic): the
 // fastest challenger wins if its time with 10% headroom still beats the reference's.
-std::string choose_tournament_winner(const std::vector<std::pair<std::string, double>>& median_seconds);
+std::string choose_tournament_winner(
+    const std::vector<std::pair<std::string, double>>& median_seconds);
 
 MaxFlowResult dispatch_max_flow(const FlowNetwork& net, int source, int sink,
                                 DispatchCache& cache = global_dispatch_cache(),

@@ -26,7 +26,9 @@ FlowNetwork::Builder::Builder(int vertex_count) : vertex_count_(vertex_count) {
     throw UserError("FlowNetwork: vertex count must be >= 0, got " + std::to_string(vertex_count));
 }
 
-int FlowNetwork::Builder::add_vertex() { return vertex_count_++; }
+int FlowNetwork::Builder::add_vertex() {
+  return vertex_count_++;
+}
 
 void FlowNetwork::Builder::add_arc(int from, int to, Capacity capacity) {
   auto check = [&](int v, const char* role) {

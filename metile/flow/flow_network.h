@@ -19,8 +19,9 @@ class FlowNetwork {
   class Builder {
    public:
     explicit Builder(int vertex_count = 0);
-    int add_vertex();                                   // returns its index
-    void add_arc(int from, int to, Capacity capacity);  // UserError on bad vertex or negative capacity
+    int add_vertex();  // returns its index
+    void add_arc(int from, int to,
+                 Capacity capacity);  // UserError on bad vertex or negative capacity
     FlowNetwork build() &&;
 
    private:
@@ -36,7 +37,9 @@ class FlowNetwork {
   int arc_from(int arc) const { return from_[arc]; }
   int arc_to(int arc) const { return to_[arc]; }
   Capacity arc_capacity(int arc) const { return capacity_[arc]; }
-  uint64_t topology_hash() const { return hash_; }  // topology and capacities, for the dispatch cache
+  uint64_t topology_hash() const {
+    return hash_;
+  }  // topology and capacities, for the dispatch cache
 
  private:
   int vertex_count_ = 0;
@@ -46,16 +49,18 @@ class FlowNetwork {
 };
 
 struct MaxFlowResult {
-  Capacity value = 0;             // saturates at kInfiniteCapacity when an all-infinite s-t path exists
-  bool unbounded = false;         // true in that case
-  std::vector<char> source_side;  // min cut: 1 for vertices reachable from s in the final residual graph
-  std::string solver;             // "dinic" | "push-relabel"
+  Capacity value = 0;      // saturates at kInfiniteCapacity when an all-infinite s-t path exists
+  bool unbounded = false;  // true in that case
+  std::vector<char>
+      source_side;     // min cut: 1 for vertices reachable from s in the final residual graph
+  std::string solver;  // "dinic" | "push-relabel"
 };
 
 enum class SolverKind { Dinic, PushRelabel, Auto };
 
 // Exact maximum s-t flow value and a minimum cut. UserError on bad source/sink (out of range
 // or equal). Auto follows the dispatch rules of dispatch.h.
-MaxFlowResult max_flow(const FlowNetwork& net, int source, int sink, SolverKind kind = SolverKind::Auto);
+MaxFlowResult max_flow(const FlowNetwork& net, int source, int sink,
+                       SolverKind kind = SolverKind::Auto);
 
 }  // namespace metile::flow

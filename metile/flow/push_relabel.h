@@ -17,6 +17,7 @@ struct PushRelabelTuning {
 // Pushes a maximum s-t flow through `g` (in place; phase 1 finds a maximum preflow, phase 2
 // returns the excess that cannot reach t to s) and returns its value. UserError when the
 // preflow's excess could overflow 64 bits (the source's arcs sum past INT64_MAX).
-Capacity run_push_relabel(ResidualGraph& g, int source, int sink, const PushRelabelTuning& tuning = {});
+Capacity run_push_relabel(ResidualGraph& g, int source, int sink,
+                          const PushRelabelTuning& tuning = {});
 
 }  // namespace metile::flow

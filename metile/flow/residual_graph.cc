@@ -10,7 +10,9 @@ ResidualGraph ResidualGraph::build(const FlowNetwork& net, Capacity infinite_as)
   const int m = net.arc_count();
   g.vertex_count = n;
   g.first.assign(n + 1, 0);
-  auto carries_flow = [&](int a) { return net.arc_capacity(a) > 0 && net.arc_from(a) != net.arc_to(a); };
+  auto carries_flow = [&](int a) {
+    return net.arc_capacity(a) > 0 && net.arc_from(a) != net.arc_to(a);
+  };
   for (int a = 0; a < m; ++a) {
     if (!carries_flow(a)) continue;
     ++g.first[net.arc_from(a) + 1];

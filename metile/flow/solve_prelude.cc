@@ -9,13 +9,14 @@ namespace metile::flow {
 void validate_terminals(const FlowNetwork& net, int source, int sink) {
   const int n = net.vertex_count();
   if (source < 0 || source >= n)
-    throw UserError("max_flow: source " + std::to_string(source) + " is not a vertex (network has " +
-                    std::to_string(n) + ")");
+    throw UserError("max_flow: source " + std::to_string(source) +
+                    " is not a vertex (network has " + std::to_string(n) + ")");
   if (sink < 0 || sink >= n)
     throw UserError("max_flow: sink " + std::to_string(sink) + " is not a vertex (network has " +
                     std::to_string(n) + ")");
   if (source == sink)
-    throw UserError("max_flow: source and sink must differ (both are " + std::to_string(source) + ")");
+    throw UserError("max_flow: source and sink must differ (both are " + std::to_string(source) +
+                    ")");
 }
 
 namespace {
@@ -70,8 +71,9 @@ Capacity finite_stand_in_for_infinity(const FlowNetwork& net) {
     if (c >= kInfiniteCapacity) continue;
     total += c;  // each c < 2^61, so the sum cannot overflow before the check below trips
     if (total >= kInfiniteCapacity - 1)
-      throw UserError("max_flow: the finite capacities sum to 2^61 or more; such flows cannot be told "
-                      "from an infinite arc (kInfiniteCapacity)");
+      throw UserError(
+          "max_flow: the finite capacities sum to 2^61 or more; such flows cannot be told "
+          "from an infinite arc (kInfiniteCapacity)");
   }
   return total + 1;
 }

@@ -45,7 +45,9 @@ class PushRelabelSolver final : public MaxFlowSolver {
 
 }  // namespace
 
-std::unique_ptr<MaxFlowSolver> make_dinic_solver() { return std::make_unique<DinicSolver>(); }
+std::unique_ptr<MaxFlowSolver> make_dinic_solver() {
+  return std::make_unique<DinicSolver>();
+}
 std::unique_ptr<MaxFlowSolver> make_push_relabel_solver() {
   return std::make_unique<PushRelabelSolver>();
 }

@@ -61,9 +61,9 @@ class SolverRegistry {
   // Differential-tests a candidate against Dinic; it joins dispatch iff the test passes.
   DifferentialReport qualify(const std::string& name, const std::vector<FlowProblem>& corpus);
 
-  const MaxFlowSolver& reference() const;          // Dinic
-  const MaxFlowSolver* find(const std::string& name) const;  // nullptr if unknown
-  const MaxFlowSolver& get(const std::string& name) const;   // UserError if unknown
+  const MaxFlowSolver& reference() const;                       // Dinic
+  const MaxFlowSolver* find(const std::string& name) const;     // nullptr if unknown
+  const MaxFlowSolver& get(const std::string& name) const;      // UserError if unknown
   std::vector<const MaxFlowSolver*> dispatch_entrants() const;  // qualified, reference first
   std::vector<std::string> names() const;
 

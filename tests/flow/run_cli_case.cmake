@@ -1,0 +1,22 @@
+# One metile-flow CLI case, run by CTest:
+#   cmake -DCLI=<metile-flow> -DINPUT=<file or -> [-DSTDIN=<file>] [-DARGS=a;b]
+#         -DEXPECT_RC=zero|nonzero [-DEXPECT_STDOUT=<regex>] [-DEXPECT_STDERR=<regex>] -P run_cli_case.cmake
+set(command ${CLI} ${ARGS} ${INPUT})
+if(DEFINED STDIN)
+  execute_process(COMMAND ${command} INPUT_FILE ${STDIN} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+else()
+  execute_process(COMMAND ${command} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+endif()
+set(report "command: ${command}\nexit: ${rc}\nstdout:\n${out}\nstderr:\n${err}")
+if(EXPECT_RC STREQUAL "zero" AND NOT rc EQUAL 0)
+  message(FATAL_ERROR "expected success\n${report}")
+endif()
+if(EXPECT_RC STREQUAL "nonzero" AND rc EQUAL 0)
+  message(FATAL_ERROR "expected a non-zero exit\n${report}")
+endif()
+if(DEFINED EXPECT_STDOUT AND NOT out MATCHES "${EXPECT_STDOUT}")
+  message(FATAL_ERROR "stdout does not match '${EXPECT_STDOUT}'\n${report}")
+endif()
+if(DEFINED EXPECT_STDERR AND NOT err MATCHES "${EXPECT_STDERR}")
+  message(FATAL_ERROR "stderr does not match '${EXPECT_STDERR}'\n${report}")
+endif()
