@@ -103,6 +103,17 @@ TEST(ExecutionErrors, ThreadgroupMemoryOverflowIsCaught) {
                              "threadgroup memory (64 bytes)"));
 }
 
+TEST(ExecutionErrors, StackOverflowIsCaught) {
+  Buffer x = default_device().allocate(DType::f32, {32});
+  Buffer out = default_device().allocate(DType::f32, {32});
+  const std::string msg = error_of<KernelFaultError>([&] {
+    stack_hog_kernel().launch({1}, {x, out});
+  });
+  EXPECT_THAT(msg,
+              HasSubstr("stack overflow in kernel 'stack_hog' (threadgroup (0,0,0), thread 0)"));
+  EXPECT_THAT(msg, HasSubstr("KiB (set METILE_HOST_STACK_KB)"));
+}
+
 TEST(ExecutionErrors, TheEmulatorKeepsWorkingAfterAFault) {
   Buffer out = default_device().allocate(DType::f32, {32});
   EXPECT_THROW(threadgroup_overflow_kernel().launch({2}, {out}), KernelFaultError);

@@ -288,4 +288,16 @@ const CompiledKernel& simdgroup_matmul_kernel() {
 )");
 }
 
+const CompiledKernel& stack_hog_kernel() {
+  return build_once(
+      abi("stack_hog", {buffer("x", DType::f32, "read"), buffer("out", DType::f32, "write")},
+          {32, 1, 1}),
+      R"(  int tid = int(thread_position_in_threadgroup.x);
+  float big[40000];
+  big[0] = x[0];
+  for (int i = 1; i < 40000; ++i) big[i] = big[i - 1] * 0.5f + x[i % 32];
+  out[tid] = big[(tid * 7919) % 40000];
+)");
+}
+
 }  // namespace metile::runtime::testing

@@ -33,6 +33,9 @@ const CompiledKernel& coordinates_kernel();
 // d = a * b + c with simdgroup 8x8 matrices; also records each lane's thread_elements.
 const CompiledKernel& simdgroup_matmul_kernel();
 
+// A thread whose 160 KB local array overflows its fiber stack.
+const CompiledKernel& stack_hog_kernel();
+
 // The MSL source of the vector_add kernel (for compiler tests).
 std::string vector_add_msl();
 codegen::KernelABI vector_add_abi();

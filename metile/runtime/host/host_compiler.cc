@@ -60,10 +60,18 @@ HostCompilerOptions HostCompilerOptions::from_environment() {
 
 const std::vector<std::string>& HostCompiler::base_flags() {
   // -fno-strict-aliasing and -fwrapv: MSL code reinterprets threadgroup bytes and relies
-  // on wrapping integer arithmetic, as the GPU does.
-  static const std::vector<std::string> flags{
-      "-std=c++20",           "-O2",     "-fPIC",          "-shared", "-fvisibility=hidden",
-      "-fno-strict-aliasing", "-fwrapv", "-Wno-attributes"};
+  // on wrapping integer arithmetic, as the GPU does. -fstack-clash-protection: a large
+  // frame probes every page, so an overflow hits the fiber stack's guard page instead of
+  // jumping over it into a neighbour.
+  static const std::vector<std::string> flags{"-std=c++20",
+                                              "-O2",
+                                              "-fPIC",
+                                              "-shared",
+                                              "-fvisibility=hidden",
+                                              "-fno-strict-aliasing",
+                                              "-fwrapv",
+                                              "-fstack-clash-protection",
+                                              "-Wno-attributes"};
   return flags;
 }
 

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <utility>
 
 #include "metile/runtime/kernel_errors.h"
 
@@ -45,13 +46,13 @@ void ThreadgroupRunner::run(const LaunchPlan& plan, const Dim3& position,
   pending_ = PendingError::None;
   active_runner = this;
 
-  unsigned next_new = 0;
+  next_new_ = 0;
   while (true) {
     unsigned t;
     if (ready_head_ < ready_.size()) {
       t = ready_[ready_head_++];
-    } else if (next_new < n) {
-      t = next_new++;
+    } else if (next_new_ < n) {
+      t = next_new_++;
     } else {
       break;
     }
@@ -87,23 +88,42 @@ void ThreadgroupRunner::resume(unsigned thread) {
   }
   t.state = State::Running;
   const ctx::transfer_t back = ctx::jump_fcontext(t.context, this);
-  t.context = back.fctx;
-  if (t.state == State::Exited) {
-    stacks_.release(t.stack_top);
-    t.stack_top = nullptr;
+  // The fiber may have moved on to later threads (see fiber_main): current_ is its last.
+  EmulatedThread& last = threads_[current_];
+  last.context = back.fctx;
+  if (last.state == State::Exited) {
+    stacks_.release(last.stack_top);
+    last.stack_top = nullptr;
   }
 }
 
 void ThreadgroupRunner::fiber_main(ctx::transfer_t from_scheduler) {
   auto* self = static_cast<ThreadgroupRunner*>(from_scheduler.data);
   self->scheduler_ = from_scheduler.fctx;
-  const LaunchPlan& plan = *self->plan_;
-  const unsigned t = self->current_;
-  const Dim3& size = plan.threadgroup_size;
+  while (true) {
+    self->run_current_thread();
+    EmulatedThread& done = self->threads_[self->current_];
+    done.state = State::Exited;
+    ++self->exited_;
+    // When the scheduler would start the next new thread anyway, start it here, on this
+    // stack: a kernel without barriers then costs no context switch per thread.
+    if (self->ready_head_ < self->ready_.size() || self->next_new_ >= self->plan_->thread_count)
+      break;
+    EmulatedThread& next = self->threads_[self->next_new_];
+    next.stack_top = std::exchange(done.stack_top, nullptr);
+    next.state = State::Running;
+    self->current_ = self->next_new_++;
+  }
+  ctx::jump_fcontext(self->scheduler_, nullptr);  // never resumed
+}
+
+void ThreadgroupRunner::run_current_thread() {
+  const unsigned t = current_;
+  const Dim3& size = plan_->threadgroup_size;
   MetileHostThreadCoords coords{};
   for (int i = 0; i < 3; ++i) {
-    coords.threadgroup_position_in_grid[i] = self->position_[i];
-    coords.threadgroups_per_grid[i] = plan.grid[i];
+    coords.threadgroup_position_in_grid[i] = position_[i];
+    coords.threadgroups_per_grid[i] = plan_->grid[i];
     coords.threads_per_threadgroup[i] = size[i];
   }
   coords.thread_position_in_threadgroup[0] = t % size[0];
@@ -111,11 +131,7 @@ void ThreadgroupRunner::fiber_main(ctx::transfer_t from_scheduler) {
   coords.thread_position_in_threadgroup[2] = t / (size[0] * size[1]);
   coords.simd_lane = t % kWidth;
   coords.simd_group = t / kWidth;
-  plan.run_thread(plan.args, self->threadgroup_memory_, &coords);
-
-  self->threads_[t].state = State::Exited;
-  ++self->exited_;
-  ctx::jump_fcontext(self->scheduler_, nullptr);  // never resumed
+  plan_->run_thread(plan_->args, threadgroup_memory_, &coords);
 }
 
 void ThreadgroupRunner::block() {

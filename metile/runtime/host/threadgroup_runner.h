@@ -58,6 +58,7 @@ class ThreadgroupRunner {
 
   static void fiber_main(boost::context::detail::transfer_t from_scheduler);
   void resume(unsigned thread);
+  void run_current_thread();
   void block();  // parks the current thread until a rendezvous releases it
   void release(unsigned first, unsigned count);
   std::string divergence_report(unsigned first, unsigned count) const;
@@ -73,6 +74,7 @@ class ThreadgroupRunner {
   std::vector<unsigned> ready_;  // FIFO of released threads
   std::size_t ready_head_ = 0;
   unsigned current_ = 0;
+  unsigned next_new_ = 0;  // threads below it have started
   unsigned exited_ = 0;
   unsigned barrier_arrived_ = 0;
   boost::context::detail::fcontext_t scheduler_ = nullptr;
