@@ -81,8 +81,9 @@ def _constexpr_key(name, value):
 class KernelFunction:
     """A kernel: launch it with ``kernel[grid](*args, **constexprs_and_options)``."""
 
-    def __init__(self, fn):
+    def __init__(self, fn, num_threads=None):
         self.fn = fn
+        self.num_threads = num_threads
         self.name = fn.__name__
         self.__name__ = fn.__name__
         self.__doc__ = fn.__doc__
@@ -170,6 +171,11 @@ class KernelFunction:
         args, kwargs = [], {}
         with activate(trace):
             trace.core.set_location(code.co_filename, code.co_firstlineno)
+            if self.num_threads is not None:
+                threads = self.num_threads
+                if callable(threads):
+                    threads = threads({p.name: v for p, v in zip(self.params, values) if p.constexpr})
+                trace.core.set_attr_int("num_threads", int(threads))
             runtime_index = 0
             for p, spec, value in zip(self.params, signature, values):
                 if p.constexpr:
@@ -231,8 +237,12 @@ class KernelFunction:
         return found, runtime
 
 
-def kernel(fn=None):
-    """Decorator: ``@metile.kernel`` makes a Python function a meTile kernel."""
+def kernel(fn=None, *, num_threads=None):
+    """Decorator: ``@metile.kernel`` makes a Python function a meTile kernel.
+
+    ``@metile.kernel(num_threads=N)`` fixes the threads per threadgroup (an int, or a
+    callable of the constexprs by name) for kernels that index threads with thread_id();
+    otherwise the compiler derives it from the kernel's tiles."""
     if fn is None:
-        return kernel
-    return KernelFunction(fn)
+        return lambda f: KernelFunction(f, num_threads)
+    return KernelFunction(fn, num_threads)

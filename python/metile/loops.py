@@ -90,13 +90,12 @@ def run_tile_loop(rng, body, names, inits, line):
         raise user_error("tile_range: internal rewrite mismatch, the iterable is not a tile_range",
                          user_location())
     trace = current("tile_range")
-    inits = list(inits)
+    # A variable still holding a value of an earlier loop body is body-local here, not carried.
+    inits = [UNBOUND if isinstance(v, Value) and not trace.usable(v) else v for v in inits]
     numbers = {k: v for k, v in enumerate(inits) if is_number(v)}  # carried numbers' Python start
     for _ in range(_MAX_TRACES):
         bounds = _bounds(trace, rng)
         carried = [k for k, v in enumerate(inits) if isinstance(v, Value)]
-        for k in carried:
-            trace.check(inits[k], "tile_range")
         first = trace.core.next_value_id()
         induction, region_args = trace.at().begin_for(*bounds, [inits[k].id for k in carried])
         args = list(inits)

@@ -85,6 +85,20 @@ class _Scope(ast.NodeVisitor):
     visit_Nonlocal = visit_Global
 
 
+def _place_at_loop(new, loop):
+    """Gives generated code the position of the loop's `for` keyword, so that the frame
+    running it reports the loop's line (the moved body keeps its own positions)."""
+    stack = [new]
+    while stack:
+        n = stack.pop()
+        if getattr(n, "lineno", None) is not None and n is not new:
+            continue  # a node of the user's own code
+        if "lineno" in n._attributes:
+            n.lineno = n.end_lineno = loop.lineno
+            n.col_offset, n.end_col_offset = loop.col_offset, loop.col_offset + 3
+        stack.extend(c for c in ast.iter_child_nodes(n) if not isinstance(c, ast.stmt) or c is new)
+
+
 class _LoopRewriter(ast.NodeTransformer):
     def __init__(self, filename):
         self.filename = filename
@@ -139,8 +153,8 @@ class _LoopRewriter(ast.NodeTransformer):
                                 run)
         else:
             assign = ast.Expr(run)
-        for new in (body, assign):
-            ast.copy_location(new, node)
+        for new in (body, body.body[-1], assign):
+            _place_at_loop(new, node)
         return [body, assign]
 
 

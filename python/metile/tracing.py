@@ -45,6 +45,10 @@ class Trace:
     def close_region(self, first, what):
         self.closed.append((first, self.core.next_value_id(), what))
 
+    def usable(self, value):
+        """Whether ``value`` belongs to this trace and to no closed region."""
+        return value.trace is self and not any(f <= value.id < e for f, e, _ in self.closed)
+
     def check(self, value, op):
         """Raises when ``value`` may not be used here: another trace, or a closed region."""
         if value.trace is not self:
