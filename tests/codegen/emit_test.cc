@@ -191,6 +191,23 @@ TEST(EmitMsl, NamesComeFromHintsAndStayUnique) {
   EXPECT_NE(src.find("const float v5 = float_1 + x_y;"), std::string::npos) << src;
 }
 
+TEST(EmitMsl, HintsNeverShadowWhatTheBodyCalls) {
+  ir::Kernel k = metal_kernel("shadows", 32, 0);
+  MetalBuilder b(k);
+  auto out = b.add_param("out", Type::ptr(DType::f32), "write");
+  auto x = b.named(b.f32(1.0), "simd_sum");
+  auto y = b.named(b.f32(2.0), "float4");
+  auto z = b.named(b.f32(3.0), "a__b");
+  auto s = b.named(b.create1(OpKind::SimdSum, {x}, Type::scalar(DType::f32)), "metile_x");
+  auto sum = b.op(OpKind::Add, s, y);
+  b.store(out, b.op(OpKind::Add, sum, z));
+  const std::string src = emit(k);
+  EXPECT_NE(src.find("const float simd_sum_1 = 1.0f;"), std::string::npos) << src;
+  EXPECT_NE(src.find("const float float4_2 = 2.0f;"), std::string::npos) << src;
+  EXPECT_NE(src.find("const float v3 = 3.0f;"), std::string::npos) << src;
+  EXPECT_NE(src.find("const float v4 = simd_sum(simd_sum_1);"), std::string::npos) << src;
+}
+
 TEST(EmitMslErrors, ReservedParameterName) {
   ir::Kernel k = metal_kernel("bad_param", 32, 0);
   MetalBuilder b(k);
