@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <sstream>
 
 #include "metile/support/errors.h"
 
@@ -142,7 +143,11 @@ Value GraphBuilder::rms_norm(Value x, Value weight, double eps) {
   if (sw.dtype != sx.dtype)
     throw UserError("rms_norm: weight dtype " + std::string(dtype_name(sw.dtype)) +
                     " differs from x dtype " + std::string(dtype_name(sx.dtype)));
-  if (!(eps > 0)) throw UserError("rms_norm: eps must be positive, got " + std::to_string(eps));
+  if (!(eps > 0)) {
+    std::ostringstream text;
+    text << "rms_norm: eps must be positive, got " << eps;
+    throw UserError(text.str());
+  }
   return record(OpKind::RmsNorm, {x, weight}, sx, {{"axis", int64_t{sx.rank() - 1}}, {"eps", eps}});
 }
 
