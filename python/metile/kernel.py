@@ -100,7 +100,8 @@ class KernelFunction:
         self._positional = sum(not p.keyword_only for p in self.params)
         self._rewritten = None
         self._fingerprint = _MISSING
-        self._cache = {}
+        self._cache = {}  # (signature, math mode) -> Specialisation
+        self._traced = {}  # signature -> traced Tile IR (shared by the math modes)
         self.stats = CacheStats()
 
     def __getitem__(self, grid):
@@ -204,7 +205,13 @@ class KernelFunction:
 
     # ---- specialisations ------------------------------------------------------------------
     def _traced_ir(self, signature, values):
-        """The Tile IR for a signature: from the disk cache, or traced (and stored there)."""
+        """The Tile IR for a signature: already traced, from the disk cache, or traced now."""
+        if signature in self._traced:
+            return self._traced[signature]
+        self._traced[signature] = kernel = self._load_or_trace(signature, values)
+        return kernel
+
+    def _load_or_trace(self, signature, values):
         if self._fingerprint is _MISSING:
             self._fingerprint = disk_cache.function_fingerprint(self.fn)
         entry = None

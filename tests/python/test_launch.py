@@ -1,0 +1,126 @@
+"""Launching, dispatches, caches, Buffer, the host helpers and the bindings themselves."""
+
+import json
+import os
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+import metile
+from metile import _core
+
+
+@metile.kernel
+def scale(x, out, n, factor, BLOCK: metile.constexpr):
+    i = metile.program_id(0) * BLOCK + metile.arange(0, BLOCK)
+    metile.store(out + i, metile.load(x + i, mask=i < n) * factor, mask=i < n)
+
+
+def fresh(kernel):
+    """The same function as a new kernel object: empty in-process cache, zero counters."""
+    return metile.KernelFunction(kernel.fn)
+
+
+def test_second_call_neither_traces_nor_compiles(monkeypatch, tmp_path):
+    monkeypatch.setenv("METILE_CACHE_DIR", str(tmp_path))
+    k = fresh(scale)
+    x, out = np.arange(100, dtype=np.float32), np.zeros(100, np.float32)
+    k[(1,)](x, out, 100, 2.0, BLOCK=128)
+    assert (k.stats.traces, k.stats.compiles, k.stats.hits) == (1, 1, 0)
+    k[(1,)](x, out, 100, 3.0, BLOCK=128)  # new runtime values, same signature
+    assert (k.stats.traces, k.stats.compiles, k.stats.hits) == (1, 1, 1)
+    np.testing.assert_array_equal(out, x * 3)
+    k[(1,)](x, out, 100, 3.0, BLOCK=64)  # a new constexpr: a new specialisation
+    k[(1,)](x, out, 100, 3.0, BLOCK=64, STRICT_MATH=True)  # new options: compile, no trace
+    assert (k.stats.traces, k.stats.compiles) == (2, 3)
+
+
+def test_disk_cache_skips_tracing_in_a_new_kernel_object(monkeypatch, tmp_path):
+    monkeypatch.setenv("METILE_CACHE_DIR", str(tmp_path))
+    x, out = np.arange(10, dtype=np.float32), np.zeros(10, np.float32)
+    first = fresh(scale)
+    first[(1,)](x, out, 10, 2.0, BLOCK=32)
+    second = fresh(scale)
+    second[(1,)](x, out, 10, 5.0, BLOCK=32)
+    assert (second.stats.traces, second.stats.disk_hits) == (0, 1)
+    np.testing.assert_array_equal(out, x * 5)
+    monkeypatch.setenv("METILE_CACHE_DIR", "off")
+    third = fresh(scale)
+    third[(1,)](x, out, 10, 5.0, BLOCK=32)
+    assert (third.stats.traces, third.stats.disk_hits) == (1, 0)
+
+
+def test_prepare_explain_and_reports():
+    x, out = np.ones(300, np.float32), np.zeros(300, np.float32)
+    dispatch = scale[lambda meta: (metile.cdiv(meta["n"], meta["BLOCK"]),)].prepare(
+        x, out, 300, 4.0, BLOCK=128)
+    assert dispatch.grid == (3, 1, 1)
+    dispatch()
+    np.testing.assert_array_equal(out, 4.0)
+    report = json.loads(dispatch.explain())
+    assert report == dispatch.execution_report
+    assert report["kernel"] == "scale"
+    assert report["geometry"]["threads_per_threadgroup"][0] >= 1
+    assert dispatch.schedule_plan is None
+    assert "kernel void scale" in dispatch.source
+    assert [p["access"] for p in dispatch.abi["params"]] == ["read", "write", "", ""]
+    out[:] = 0
+    dispatch()  # a dispatch launches again with the same arguments
+    np.testing.assert_array_equal(out, 4.0)
+
+
+def test_buffer_api():
+    b = metile.Buffer(data=[[1.0, 2.0], [3.0, 4.0]])
+    assert (b.shape, b.dtype, b.nbytes, len(b)) == ((2, 2), "f32", 16, 2)
+    np.testing.assert_array_equal(b.numpy(), [[1, 2], [3, 4]])
+    assert metile.Buffer.zeros((3,), dtype="f16").numpy().dtype == np.float16
+    assert metile.Buffer.zeros(4, dtype="bf16").dtype == "bf16"
+    assert metile.Buffer.from_numpy(np.arange(5, dtype=np.int32)).dtype == "i32"
+    assert np.asarray(metile.Buffer(data=np.ones(3, np.float32))).sum() == 3
+    with pytest.raises(TypeError, match="float64"):
+        metile.Buffer(data=np.ones(3))
+
+
+def test_grid_helpers():
+    assert [metile.cdiv(a, 256) for a in (0, 1, 256, 257)] == [0, 1, 1, 2]
+    assert [metile.next_power_of_2(n) for n in (0, 1, 2, 3, 1000, 1024)] == [1, 1, 2, 4, 1024, 1024]
+
+
+def test_traced_ir_names_the_function_and_infers_access():
+    ir = scale.trace(np.zeros(4, np.float32), np.zeros(4, np.float32), 4, 1.0, BLOCK=64)
+    assert ir.name == "scale"
+    assert ir.params == [("x", "ptr<f32>", "read"), ("out", "ptr<f32>", "write"),
+                         ("n", "i32", ""), ("factor", "f32", "")]
+    assert ir.attrs == {"BLOCK": 64}
+    assert f'loc("{__file__}"' in ir.print()
+
+
+def test_metile_debug_dumps_use_the_python_function_name(tmp_path):
+    script = tmp_path / "debug_kernel.py"
+    script.write_text(
+        "import numpy as np, metile\n"
+        "@metile.kernel\n"
+        "def my_python_kernel(x):\n"
+        "    metile.store(x + metile.arange(0, 32), 1.0)\n"
+        "my_python_kernel[(1,)](np.zeros(32, np.float32))\n")
+    env = dict(os.environ, METILE_DEBUG="tile_ir", METILE_CACHE_DIR="off")
+    subprocess.run([sys.executable, str(script)], cwd=tmp_path, env=env, check=True)
+    assert list((tmp_path / "debug_output" / "my_python_kernel").iterdir())
+
+
+def test_every_binding_has_a_signature_and_a_docstring():
+    missing = []
+    for name in dir(_core):
+        obj = getattr(_core, name)
+        members = [(name, obj)]
+        if isinstance(obj, type) and not issubclass(obj, BaseException):
+            members += [(f"{name}.{m}", getattr(obj, m)) for m in vars(obj)
+                        if not m.startswith("_") and callable(getattr(obj, m))]
+        for qualified, member in members:
+            if callable(member) and not (member.__doc__ or "").strip():
+                missing.append(qualified)
+            elif type(member).__name__ == "nb_func" and "(" not in member.__doc__.splitlines()[0]:
+                missing.append(qualified + " (signature)")
+    assert not missing, missing
