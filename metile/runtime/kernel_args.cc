@@ -5,7 +5,7 @@
 #include <limits>
 #include <string>
 
-#include "metile/runtime/host/msl/scalar_types.h"
+#include "metile/runtime/host/msl/scalar_types.h"  // the one half/bfloat rounding
 #include "metile/support/errors.h"
 
 namespace metile::runtime {

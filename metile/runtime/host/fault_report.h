@@ -16,7 +16,7 @@ class HostBufferStorage;
 struct BufferArg {
   std::size_t index;  // the kernel parameter
   std::string name;
-  const HostBufferStorage* storage;
+  HostBufferStorage* storage;
 };
 
 // "out-of-bounds access in kernel 'k' (threadgroup (3,0,0), thread 17): the access at

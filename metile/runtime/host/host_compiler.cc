@@ -145,7 +145,13 @@ std::shared_ptr<const HostModule> HostCompiler::compile(std::string_view msl,
   }
   if (!builds_it) return future.get();  // waits for, or rethrows, the builder's result
   try {
-    auto module = load_or_build(key, source, abi.kernel_name);
+    std::shared_ptr<const HostModule> module;
+    try {
+      module = load_or_build(key, source, abi.kernel_name);
+    } catch (const fs::filesystem_error& e) {
+      throw UserError("the host kernel cache at " + cache_.dir().string() +
+                      " is not usable (set METILE_CACHE_DIR): " + e.what());
+    }
     promise.set_value(module);
     return module;
   } catch (...) {

@@ -15,7 +15,7 @@ class HostBufferStorage : public BufferStorage {
   void* host_data() const override { return region_.data(); }
   void copy_from_host(std::size_t offset, const void* src, std::size_t bytes) override;
   void copy_to_host(std::size_t offset, void* dst, std::size_t bytes) const override;
-  const GuardedRegion& region() const { return region_; }
+  GuardedRegion& region() { return region_; }
 
  private:
   Device& device_;

@@ -105,7 +105,7 @@ void run_worker(LaunchState& launch) {
 
 void check_slack(const LaunchPlan& plan, std::span<const BufferArg> buffers) {
   for (const BufferArg& b : buffers) {
-    auto& region = const_cast<GuardedRegion&>(b.storage->region());
+    GuardedRegion& region = b.storage->region();
     if (auto offset = region.damaged_slack()) {
       region.restore_slack();
       throw KernelFaultError(describe_slack_write(plan, b, *offset));
@@ -125,7 +125,7 @@ void launch_on_host(const HostModule& module, const codegen::KernelABI& abi, con
       pointers[i] = bound[i].scalar;
       continue;
     }
-    auto* storage = dynamic_cast<const HostBufferStorage*>(&bound[i].buffer->storage());
+    auto* storage = dynamic_cast<HostBufferStorage*>(&bound[i].buffer->storage());
     if (!storage)
       throw UserError("kernel '" + abi.kernel_name + "' parameter " + std::to_string(i) + " ('" +
                       abi.params[i].name + "') is a buffer on device '" +

@@ -193,7 +193,7 @@ MetileHostSimdView ThreadgroupRunner::simd_rendezvous(const void* value, unsigne
   return view;
 }
 
-void ThreadgroupRunner::fail(std::string message) {
+void ThreadgroupRunner::fail(const char* message) {
   pending_ = PendingError::Fault;
   pending_message_ = "in kernel '" + plan_->kernel_name + "', " + where() + ", thread " +
                      std::to_string(current_) + ": " + message;

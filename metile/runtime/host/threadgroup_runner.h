@@ -34,7 +34,7 @@ class ThreadgroupRunner {
   void threadgroup_barrier(int line);
   MetileHostSimdView simd_rendezvous(const void* value, unsigned bytes, const char* op, int line);
   unsigned simd_lane() const { return current_ % METILE_HOST_SIMD_WIDTH; }
-  [[noreturn]] void fail(std::string message);
+  [[noreturn]] void fail(const char* message);
 
  private:
   enum class State : uint8_t { NotStarted, Ready, Running, Waiting, Exited };
