@@ -1,0 +1,152 @@
+// The whole pipeline on the library kernels: emitted MSL kept as reviewed golden files,
+// the ExecutionReport's contents, and METILE_DEBUG dumps that metile's own parser reads
+// back unchanged.
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "metile/ir/parser.h"
+#include "metile/ir/printer.h"
+#include "metile/kernels/kernels.h"
+#include "metile/pipeline.h"
+
+namespace metile {
+namespace {
+
+using ir::DType;
+
+std::string read_file(const std::filesystem::path& p) {
+  std::ifstream in(p);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+std::filesystem::path golden_dir() {
+  const char* root = std::getenv("METILE_SOURCE_DIR");
+  return std::filesystem::path(root ? root : ".") / "tests/pipeline/golden";
+}
+
+struct LibraryKernel {
+  std::string name;
+  ir::Kernel (*build)(DType, int64_t);
+  DType dtype;
+  int64_t block;
+};
+
+const std::vector<LibraryKernel>& library() {
+  static const std::vector<LibraryKernel> kernels = {
+      {"vector_add_f32", kernels::vector_add, DType::f32, 1024},
+      {"softmax_f32", kernels::softmax, DType::f32, 512},
+      {"rms_norm_f16", kernels::rms_norm, DType::f16, 512},
+      {"row_sum_bf16", kernels::row_sum, DType::bf16, 512},
+  };
+  return kernels;
+}
+
+class PipelineGolden : public testing::TestWithParam<LibraryKernel> {};
+
+// A change here changes the code every user runs: regenerate with METILE_UPDATE_GOLDEN=1
+// and review the diff like any other code change.
+TEST_P(PipelineGolden, EmittedMslMatchesGolden) {
+  const LibraryKernel& k = GetParam();
+  const std::string source = compile_to_source(k.build(k.dtype, k.block)).emitted.source;
+  const std::filesystem::path path = golden_dir() / (k.name + ".metal");
+  if (std::getenv("METILE_UPDATE_GOLDEN")) {
+    std::ofstream(path) << source;
+    GTEST_SKIP() << "rewrote " << path << "; review the diff";
+  }
+  ASSERT_TRUE(std::filesystem::exists(path)) << path << " is missing (METILE_UPDATE_GOLDEN=1)";
+  EXPECT_EQ(source, read_file(path)) << "emitted MSL of " << k.name << " differs from " << path;
+}
+
+INSTANTIATE_TEST_SUITE_P(Library, PipelineGolden, testing::ValuesIn(library()),
+                         [](const auto& info) { return info.param.name; });
+
+TEST(ExecutionReport, SoftmaxRecordsGeometryAllocationsPassesAndLoops) {
+  PipelineResult r = compile_to_source(kernels::softmax(DType::f32, 512));
+  const nlohmann::json j = r.report.to_json();
+  EXPECT_EQ(j["kernel"], "softmax_f32");
+  EXPECT_EQ(j["target"], "host");
+  const int threads = j["geometry"]["threads_per_threadgroup"][0];
+  EXPECT_EQ(threads, r.emitted.abi.threads_per_threadgroup[0]);
+  EXPECT_FALSE(j["geometry"]["reason"].get<std::string>().empty());
+  // Two reductions across more than one SIMD group need threadgroup scratch.
+  ASSERT_FALSE(j["allocations"].empty());
+  int64_t end = 0;
+  for (const auto& a : j["allocations"]) {
+    EXPECT_GT(a["bytes"].get<int64_t>(), 0);
+    end = std::max(end, a["offset"].get<int64_t>() + a["bytes"].get<int64_t>());
+  }
+  EXPECT_LE(end, j["threadgroup_bytes"].get<int64_t>());
+  EXPECT_EQ(j["threadgroup_bytes"], r.emitted.abi.threadgroup_bytes);
+  // Three tile_range loops, each 512 elements wide.
+  ASSERT_EQ(j["loops"].size(), 3u);
+  for (const auto& l : j["loops"]) {
+    EXPECT_EQ(l["tile_elements"], 512);
+    EXPECT_EQ(l["elements_per_thread"], 512 / threads);
+  }
+  std::vector<std::string> passes;
+  for (const auto& p : j["passes"]) passes.push_back(p["name"]);
+  const std::vector<std::string> expected = {
+      "verify", "apply_math_mode", "canonicalize",   "expand_tensor_access", "cse",
+      "dce",    "plan_threads",    "lower_to_metal", "canonicalize",         "cse",
+      "dce",    "emit_msl"};
+  EXPECT_EQ(passes, expected);
+  EXPECT_EQ(j["source_bytes"], static_cast<int64_t>(r.emitted.source.size()));
+}
+
+TEST(MathMode, StrictRemovesFastMathAndRelaxedAddsIt) {
+  PipelineOptions strict, relaxed;
+  strict.math = MathMode::Strict;
+  relaxed.math = MathMode::Relaxed;
+  const std::string s = compile_to_source(kernels::softmax(DType::f32, 512), strict).emitted.source;
+  const std::string r =
+      compile_to_source(kernels::softmax(DType::f32, 512), relaxed).emitted.source;
+  EXPECT_EQ(s.find("fast::"), std::string::npos);
+  EXPECT_NE(s.find("precise::exp"), std::string::npos);
+  EXPECT_NE(r.find("fast::exp"), std::string::npos);
+}
+
+TEST(DebugDump, WritesEveryStepAndTheFilesReadBackUnchanged) {
+  const std::filesystem::path dir = std::filesystem::temp_directory_path() / "metile_debug_test";
+  std::filesystem::remove_all(dir);
+  setenv("METILE_DEBUG", "all", 1);
+  setenv("METILE_DEBUG_DIR", dir.c_str(), 1);
+  compile_to_source(kernels::rms_norm(DType::f32, 256));
+  unsetenv("METILE_DEBUG");
+  unsetenv("METILE_DEBUG_DIR");
+  std::map<std::string, int> by_extension;
+  for (const auto& entry : std::filesystem::directory_iterator(dir / "rms_norm_f32")) {
+    const std::string ext = entry.path().extension();
+    ++by_extension[ext];
+    if (ext == ".tir" || ext == ".mir") {
+      const std::string text = read_file(entry.path());
+      EXPECT_EQ(ir::print(ir::parse(text, entry.path().string())), text) << entry.path();
+    }
+  }
+  EXPECT_EQ(by_extension[".tir"], 6);  // input + five Tile IR passes
+  EXPECT_EQ(by_extension[".mir"], 4);  // lowering + three Metal IR passes
+  EXPECT_EQ(by_extension[".metal"], 1);
+  EXPECT_EQ(by_extension[".json"], 1);
+  std::filesystem::remove_all(dir);
+}
+
+TEST(DebugDump, UnknownValueIsAnError) {
+  setenv("METILE_DEBUG", "tile_ir,everything", 1);
+  try {
+    compile_to_source(kernels::row_sum(DType::f32, 256));
+    ADD_FAILURE() << "expected a UserError";
+  } catch (const UserError& e) {
+    EXPECT_NE(std::string(e.what()).find("METILE_DEBUG: unknown value 'everything'"),
+              std::string::npos)
+        << e.what();
+  }
+  unsetenv("METILE_DEBUG");
+}
+
+}  // namespace
+}  // namespace metile
