@@ -81,5 +81,25 @@ TEST(LowerDataMovement, ExpandDimsNeverMovesValues) {
   for (int i = 0; i < 256; ++i) EXPECT_EQ(buffers[0].ints()[i], 3 * i);
 }
 
+TEST(LowerDataMovement, PointerTilesDoNotCrossThreads) {
+  ir::Kernel k;
+  k.name = "pointer_rows";
+  ir::TileBuilder b(k);
+  ir::ValueId x = b.add_param("x", ir::Type::ptr(ir::DType::f32), "read");
+  ir::ValueId out = b.add_param("out", ir::Type::ptr(ir::DType::f32), "write");
+  ir::ValueId rows = b.expand_dims(b.binary(OpKind::Mul, b.arange(0, 4), b.constant_int(64)), 1);
+  ir::ValueId row_ptrs = b.ptr_add(x, rows);  // tile<4x1xptr<f32>>
+  ir::ValueId cols = b.expand_dims(b.arange(0, 64), 0);
+  ir::ValueId ptrs = b.ptr_add(row_ptrs, cols);  // broadcasts the pointers to [4, 64]
+  b.store(b.ptr_add(out, b.binary(OpKind::Add, rows, cols)), b.load(ptrs));
+  try {
+    lower_checked(k, 64);
+    FAIL() << "expected NotSupported";
+  } catch (const NotSupported& e) {
+    EXPECT_NE(std::string(e.what()).find("broadcast: moving a tile of pointers"), std::string::npos)
+        << e.what();
+  }
+}
+
 }  // namespace
 }  // namespace metile::lower_test
