@@ -22,6 +22,8 @@ struct LaunchPlan {
 };
 
 // "(x,y,z)"
-std::string format_dim3(const Dim3& d);
+inline std::string format_dim3(const Dim3& d) {
+  return "(" + std::to_string(d[0]) + "," + std::to_string(d[1]) + "," + std::to_string(d[2]) + ")";
+}
 
 }  // namespace metile::runtime::host

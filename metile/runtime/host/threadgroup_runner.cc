@@ -156,13 +156,9 @@ void ThreadgroupRunner::threadgroup_barrier(int line) {
     return;
   }
   barrier_arrived_ = 0;
-  for (const auto& t : threads_) {
-    if (!(t.site == me.site)) {
-      pending_ = PendingError::Divergence;
-      pending_message_ = divergence_report(0, plan_->thread_count);
-      block();
-    }
-  }
+  for (const auto& t : threads_)
+    if (!(t.site == me.site))
+      abort_threadgroup(PendingError::Divergence, divergence_report(0, plan_->thread_count));
   release(0, plan_->thread_count);
 }
 
@@ -180,13 +176,9 @@ MetileHostSimdView ThreadgroupRunner::simd_rendezvous(const void* value, unsigne
     return view;
   }
   const unsigned first = group_index * kWidth;
-  for (unsigned t = first; t < first + group.lanes; ++t) {
-    if (!(threads_[t].site == me.site)) {
-      pending_ = PendingError::Divergence;
-      pending_message_ = divergence_report(first, group.lanes);
-      block();
-    }
-  }
+  for (unsigned t = first; t < first + group.lanes; ++t)
+    if (!(threads_[t].site == me.site))
+      abort_threadgroup(PendingError::Divergence, divergence_report(first, group.lanes));
   group.arrived = 0;
   ++group.generation;
   release(first, group.lanes);
@@ -194,11 +186,16 @@ MetileHostSimdView ThreadgroupRunner::simd_rendezvous(const void* value, unsigne
 }
 
 void ThreadgroupRunner::fail(const char* message) {
-  pending_ = PendingError::Fault;
-  pending_message_ = "in kernel '" + plan_->kernel_name + "', " + where() + ", thread " +
-                     std::to_string(current_) + ": " + message;
+  abort_threadgroup(PendingError::Fault, "in kernel '" + plan_->kernel_name + "', " + where() +
+                                             ", thread " + std::to_string(current_) + ": " +
+                                             message);
+}
+
+void ThreadgroupRunner::abort_threadgroup(PendingError kind, std::string message) {
+  pending_ = kind;
+  pending_message_ = std::move(message);  // leaves nothing behind in this abandoned frame
   block();
-  __builtin_unreachable();  // an abandoned fiber is never resumed
+  __builtin_unreachable();  // the scheduler abandons this fiber and never resumes it
 }
 
 void ThreadgroupRunner::throw_pending_error() {
@@ -263,10 +260,6 @@ std::string ThreadgroupRunner::divergence_report(unsigned first, unsigned count)
            std::to_string(s[0]) + " % " + std::to_string(s[1]) + ", t / " +
            std::to_string(s[0] * s[1]) + ") of the threadgroup)";
   return out;
-}
-
-std::string format_dim3(const Dim3& d) {
-  return "(" + std::to_string(d[0]) + "," + std::to_string(d[1]) + "," + std::to_string(d[2]) + ")";
 }
 
 }  // namespace metile::runtime::host

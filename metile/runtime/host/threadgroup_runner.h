@@ -38,6 +38,7 @@ class ThreadgroupRunner {
 
  private:
   enum class State : uint8_t { NotStarted, Ready, Running, Waiting, Exited };
+  enum class PendingError { None, Divergence, Fault };
   struct WaitSite {
     const char* op = nullptr;
     int line = 0;
@@ -64,6 +65,8 @@ class ThreadgroupRunner {
   std::string divergence_report(unsigned first, unsigned count) const;
   std::string where() const;
   [[noreturn]] void throw_pending_error();
+  // Ends the threadgroup from inside a fiber: records the error and parks for good.
+  [[noreturn]] void abort_threadgroup(PendingError kind, std::string message);
 
   FiberStackPool& stacks_;
   const LaunchPlan* plan_ = nullptr;
@@ -78,7 +81,7 @@ class ThreadgroupRunner {
   unsigned exited_ = 0;
   unsigned barrier_arrived_ = 0;
   boost::context::detail::fcontext_t scheduler_ = nullptr;
-  enum class PendingError { None, Divergence, Fault } pending_ = PendingError::None;
+  PendingError pending_ = PendingError::None;
   std::string pending_message_;
 };
 
