@@ -221,6 +221,47 @@ TEST(FusionPlan, ExactSelectionPicksTwoOuterRegionsOverTheMiddle) {
   expect_valid(g, plan);
 }
 
+// With producer cones one edge deep, two convex regions can each need the other's result.
+TEST(FusionPlan, MutuallyDependentRegionsConflict) {
+  GraphBuilder b;
+  Value a = b.exp(b.input("x", TensorSpec({256}, "f32")));
+  Value c = b.exp(b.input("y", TensorSpec({256}, "f32")));
+  Value from_a = b.exp(a);
+  Value from_c = b.exp(c);
+  Value left = b.add(a, from_c);   // {a, from_c, left} reads c
+  Value right = b.add(c, from_a);  // {c, from_a, right} reads a
+  Graph g = b.build({left, right});
+  FusionOptions shallow;
+  shallow.neighbourhood.max_depth = 1;
+  FusionPlan plan = plan_graph_fusion(g, target::default_target(), shallow);
+  EXPECT_NE(plan.explain().find("(kernel dependency cycle)"), std::string::npos) << plan.explain();
+  expect_valid(g, plan);
+}
+
+// Three regions in a ring (each reads one result of the next) are pairwise independent, so
+// selection may pick all three; the plan then gives up the least valuable one.
+TEST(FusionPlan, RingOfRegionsIsBrokenAfterSelection) {
+  GraphBuilder b;
+  std::vector<Value> y, x;
+  for (const char* name : {"i1", "i2", "i3"})
+    y.push_back(b.exp(b.input(name, TensorSpec({256}, "f32"))));
+  for (int i = 0; i < 3; ++i) x.push_back(b.scale(y[(i + 2) % 3], 2.0));
+  std::vector<Value> outs;
+  for (int i = 0; i < 3; ++i) outs.push_back(b.add(y[i], x[i]));
+  Graph g = b.build(outs);
+  FusionOptions shallow;
+  shallow.neighbourhood.max_depth = 1;
+  FusionPlan plan = plan_graph_fusion(g, target::default_target(), shallow);
+  EXPECT_NE(plan.explain().find("dropped after selection: with the other selected regions its "
+                                "kernel closes a dependency cycle"),
+            std::string::npos)
+      << plan.explain();
+  int three_op_regions = 0;
+  for (const FusedRegion& r : plan.regions) three_op_regions += r.ops.size() == 3;
+  EXPECT_EQ(three_op_regions, 2);
+  expect_valid(g, plan);
+}
+
 TEST(FusionPlan, PlanningTwiceGivesTheSameReport) {
   auto build = [] {
     GraphBuilder b;

@@ -14,6 +14,11 @@ namespace metile::graph {
 
 namespace {
 
+bool shares_op(const std::vector<int>& a, const std::vector<int>& b) {
+  return std::any_of(a.begin(), a.end(),
+                     [&](int o) { return std::binary_search(b.begin(), b.end(), o); });
+}
+
 // Kernel order for a grouping of ops (op -> group); empty when the groups form a cycle.
 std::vector<int> group_order(const Graph& graph, const std::vector<int>& group, int groups) {
   std::vector<std::set<int>> successors(groups);
@@ -93,7 +98,8 @@ FusionPlan plan_graph_fusion(const Graph& graph, const target::Target& target,
   for (const CandidateRegion& c : found.candidates) selectable.push_back({c.ops, c.benefit_ns});
   for (size_t i = 0; i < selectable.size(); ++i)
     for (size_t j = i + 1; j < selectable.size(); ++j)
-      if (reach.reaches_any(selectable[i].ops, selectable[j].ops) &&
+      if (!shares_op(selectable[i].ops, selectable[j].ops) &&
+          reach.reaches_any(selectable[i].ops, selectable[j].ops) &&
           reach.reaches_any(selectable[j].ops, selectable[i].ops))
         cycles.emplace_back(i, j);
   Selection selection = select_regions(
