@@ -31,7 +31,4 @@ from .schedule import Schedule
 from .tensor import Tensor, tensor
 from .values import Value, cast
 
-try:
-    from .graph import GraphBuilder, TensorSpec, plan_graph_fusion  # noqa: F401
-except ImportError:  # built without the graph library
-    pass
+from ._core import GraphBuilder, TensorSpec, plan_graph_fusion  # noqa: E402

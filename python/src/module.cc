@@ -8,8 +8,5 @@ NB_MODULE(_core, m) {
   metile::python::init_ir(m);
   metile::python::init_compile(m);
   metile::python::init_runtime(m);
-#if METILE_PY_HAS_GRAPH
   metile::python::init_graph(m);
-#endif
-  m.attr("has_graph") = bool(METILE_PY_HAS_GRAPH);
 }

@@ -1,0 +1,125 @@
+// Graph planning for Python: TensorSpec, GraphBuilder (records a compute DAG, checking
+// shapes and dtypes where ops are added), and plan_graph_fusion (chooses the kernels).
+#include <nanobind/nanobind.h>
+#include <nanobind/stl/string.h>
+#include <nanobind/stl/string_view.h>
+#include <nanobind/stl/vector.h>
+
+#include "init.h"
+#include "metile/graph/fusion/fusion_plan.h"
+#include "metile/graph/graph_builder.h"
+#include "metile/target/target.h"
+
+namespace nb = nanobind;
+using namespace nb::literals;
+
+namespace metile::python {
+
+namespace {
+// A region as Python sees it: value ids resolved to names ("%values", "%3").
+struct Region {
+  int id;
+  std::vector<std::string> ops, inputs, outputs;
+  int64_t bytes_saved;
+  int launches_saved;
+};
+
+std::vector<std::string> names(const graph::FusionPlan& plan, const std::vector<int>& ids) {
+  std::vector<std::string> r;
+  for (int id : ids) r.push_back(plan.value_names.at(id));
+  return r;
+}
+
+std::vector<Region> regions(const graph::FusionPlan& plan) {
+  std::vector<Region> r;
+  for (const graph::FusedRegion& g : plan.regions)
+    r.push_back({g.id, g.ops, names(plan, g.inputs), names(plan, g.outputs), g.bytes_saved,
+                 g.launches_saved});
+  return r;
+}
+
+void bind_specs(nb::module_& m) {
+  nb::class_<graph::TensorSpec>(m, "TensorSpec", "The type of a graph tensor: shape and dtype.")
+      .def(nb::init<graph::Shape, std::string_view>(), "shape"_a, "dtype"_a,
+           "A shape (a sequence of positive ints) and a dtype: f16, bf16, f32 or i32.")
+      .def_prop_ro("shape", [](const graph::TensorSpec& s) { return s.shape; }, "The shape.")
+      .def_prop_ro("dtype", [](const graph::TensorSpec& s) { return std::string(graph::dtype_name(s.dtype)); },
+                   "The dtype name.")
+      .def("__repr__", [](const graph::TensorSpec& s) { return "TensorSpec" + s.str(); });
+  nb::class_<graph::Value>(m, "GraphValue", "A value recorded by a GraphBuilder.")
+      .def_prop_ro("id", [](const graph::Value& v) { return v.id; }, "The value id in its graph.");
+  nb::class_<graph::Graph>(m, "Graph", "A typed compute DAG built by GraphBuilder.build.")
+      .def("__str__", &graph::Graph::str, "The text form, one op per line.")
+      .def_prop_ro("inputs", &graph::Graph::inputs, "The input value ids.")
+      .def_prop_ro("outputs", &graph::Graph::outputs, "The output value ids.");
+}
+
+void bind_builder(nb::module_& m) {
+  using B = graph::GraphBuilder;
+  using V = graph::Value;
+  nb::class_<B>(m, "GraphBuilder",
+                "Records tensor operations without choosing kernel boundaries. Each method "
+                "checks shapes and dtypes; a mismatch raises CompilationError naming the op.")
+      .def(nb::init<>(), "An empty graph.")
+      .def("input", &B::input, "name"_a, "spec"_a, "A graph input named name of type spec.")
+      .def("add", &B::add, "a"_a, "b"_a, "a + b (numpy broadcasting).")
+      .def("subtract", &B::subtract, "a"_a, "b"_a, "a - b.")
+      .def("multiply", &B::multiply, "a"_a, "b"_a, "a * b.")
+      .def("divide", &B::divide, "a"_a, "b"_a, "a / b (floats).")
+      .def("scale", &B::scale, "x"_a, "factor"_a, "x * factor.")
+      .def("exp", &B::exp, "x"_a, "e^x.")
+      .def("silu", &B::silu, "x"_a, "x * sigmoid(x).")
+      .def("causal_mask", &B::causal_mask, "x"_a, "-inf above the diagonal of the last two axes.")
+      .def("rms_norm", &B::rms_norm, "x"_a, "weight"_a, "eps"_a,
+           "x * rsqrt(mean(x^2, last axis) + eps) * weight.")
+      .def("softmax", &B::softmax, "x"_a, "axis"_a = -1, "Softmax along axis.")
+      .def("sum", &B::sum, "x"_a, "axis"_a, "keepdims"_a = false, "Sum along axis.")
+      .def("max", &B::max, "x"_a, "axis"_a, "keepdims"_a = false, "Maximum along axis.")
+      .def("mean", &B::mean, "x"_a, "axis"_a, "keepdims"_a = false, "Mean along axis.")
+      .def("matmul", &B::matmul, "a"_a, "b"_a, "a @ b over the last two axes.")
+      .def("transpose", &B::transpose, "x"_a, "Swaps the last two axes.")
+      .def("spec", [](const B& b, V v) { return b.spec(v); }, "value"_a, "The value's TensorSpec.")
+      .def("build", &B::build, "outputs"_a,
+           "The graph computing outputs; every op must contribute to an output.");
+}
+
+void bind_plan(nb::module_& m) {
+  nb::class_<Region>(m, "FusedRegion", "One kernel of a fusion plan.")
+      .def_ro("id", &Region::id, "The region's index in the plan.")
+      .def_ro("ops", &Region::ops, "Op kind names in topological order, e.g. ['add', 'rms_norm'].")
+      .def_ro("inputs", &Region::inputs, "Values read from outside the region ('%values').")
+      .def_ro("outputs", &Region::outputs, "Values the region writes ('%2').")
+      .def_ro("bytes_saved", &Region::bytes_saved, "Estimated device traffic avoided by fusing.")
+      .def_ro("launches_saved", &Region::launches_saved, "Kernel launches avoided by fusing.")
+      .def("__repr__", [](const Region& r) {
+        std::string s = "FusedRegion(ops=[";
+        for (size_t i = 0; i < r.ops.size(); ++i) s += (i ? ", " : "") + r.ops[i];
+        return s + "])";
+      });
+  nb::class_<graph::FusionPlan>(m, "FusionPlan", "The kernels chosen for a graph.")
+      .def_prop_ro("regions", &regions, "The regions (kernels) in dependency order.")
+      .def_prop_ro("target", [](const graph::FusionPlan& p) { return p.target; }, "The target's name.")
+      .def_prop_ro("bytes_saved", &graph::FusionPlan::bytes_saved, "Total estimated traffic saved.")
+      .def_prop_ro("launches_saved", &graph::FusionPlan::launches_saved, "Total launches saved.")
+      .def("explain", &graph::FusionPlan::explain,
+           "JSON: each region with its savings, and why every rejected alternative lost.");
+  m.def(
+      "plan_graph_fusion",
+      [](const graph::Graph& g, const std::string& target) {
+        const target::Target& t =
+            target == "default" ? target::default_target() : target::target_by_name(target);
+        nb::gil_scoped_release release;
+        return graph::plan_graph_fusion(g, t);
+      },
+      "graph"_a, "target"_a = "default",
+      "Chooses the kernels of a graph: legal multi-output regions selected by exact min cuts.");
+}
+}  // namespace
+
+void init_graph(nb::module_& m) {
+  bind_specs(m);
+  bind_builder(m);
+  bind_plan(m);
+}
+
+}  // namespace metile::python
