@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <deque>
-#include <numeric>
 
 #include "metile/flow/flow_network.h"
 #include "metile/graph/fusion/fusion_rules.h"
@@ -44,12 +43,18 @@ Cone build_cone(const Graph& graph, const Reachability& reach, const CostModel& 
     int o = queue.front();
     queue.pop_front();
     if (dist[o] == max_depth) continue;
-    for (int p : graph.producers(o))
-      if (dist[p] < 0) dist[p] = dist[o] + 1, queue.push_back(p);
+    for (int p : graph.producers(o)) {
+      if (dist[p] >= 0) continue;
+      dist[p] = dist[o] + 1;
+      queue.push_back(p);
+    }
   }
   cone.position.assign(graph.ops().size(), -1);
-  for (int o = 0; o < static_cast<int>(graph.ops().size()); ++o)
-    if (dist[o] >= 0) cone.position[o] = static_cast<int>(cone.ops.size()), cone.ops.push_back(o);
+  for (int o = 0; o < static_cast<int>(graph.ops().size()); ++o) {
+    if (dist[o] < 0) continue;
+    cone.position[o] = static_cast<int>(cone.ops.size());
+    cone.ops.push_back(o);
+  }
 
   FusionDomain anchor_domain = fusion_domain(graph, anchor);
   auto on_way_to_anchor = [&](int q) { return q == anchor || reach.reaches(q, anchor); };
