@@ -3,8 +3,9 @@ values it reads from its globals and closure, the argument signature and the com
 build. A new process that launches the same kernel with the same signature parses the IR
 instead of tracing (compiled objects are cached on disk by the C++ core).
 
-METILE_CACHE_DIR chooses the directory (default ~/.cache/metile); METILE_CACHE_DIR=off
-turns the cache off.
+The cache lives in <cache root>/python-ir, beside the C++ core's compiled objects: the root
+is METILE_CACHE_DIR, else $XDG_CACHE_HOME/metile, else ~/.cache/metile. METILE_TRACE_CACHE=off
+turns it off.
 """
 
 import hashlib
@@ -18,11 +19,12 @@ _SIMPLE = (int, float, str, bool, bytes, type(None))
 
 
 def directory():
-    root = os.environ.get("METILE_CACHE_DIR")
-    if root == "off":
+    if os.environ.get("METILE_TRACE_CACHE") == "off":
         return None
+    root = os.environ.get("METILE_CACHE_DIR")
     if not root:
-        root = os.path.join(os.path.expanduser("~"), ".cache", "metile")
+        xdg = os.environ.get("XDG_CACHE_HOME")
+        root = os.path.join(xdg, "metile") if xdg else os.path.join(os.path.expanduser("~"), ".cache", "metile")
     return os.path.join(root, "python-ir")
 
 

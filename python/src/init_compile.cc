@@ -28,7 +28,8 @@ MathMode math_from_name(const std::string& name) {
   if (name == "default") return MathMode::Default;
   if (name == "strict") return MathMode::Strict;
   if (name == "relaxed") return MathMode::Relaxed;
-  throw nb::value_error(("math mode must be default, strict or relaxed, got '" + name + "'").c_str());
+  throw nb::value_error(
+      ("math mode must be default, strict or relaxed, got '" + name + "'").c_str());
 }
 
 nb::dict abi_dict(const codegen::KernelABI& abi) {
@@ -45,9 +46,9 @@ nb::dict abi_dict(const codegen::KernelABI& abi) {
   d["kernel_name"] = abi.kernel_name;
   d["body_name"] = abi.body_name;
   d["params"] = params;
-  d["threads_per_threadgroup"] = nb::make_tuple(abi.threads_per_threadgroup[0],
-                                                abi.threads_per_threadgroup[1],
-                                                abi.threads_per_threadgroup[2]);
+  d["threads_per_threadgroup"] =
+      nb::make_tuple(abi.threads_per_threadgroup[0], abi.threads_per_threadgroup[1],
+                     abi.threads_per_threadgroup[2]);
   d["threadgroup_bytes"] = abi.threadgroup_bytes;
   d["grid_rule"] = abi.grid_rule;
   return d;
@@ -89,21 +90,27 @@ void init_compile(nb::module_& m) {
           },
           "data"_a, "bytes"_a, "dtype"_a,
           "Memory the device can address (host memory for the host device).")
-      .def_prop_ro("bytes", [](const BufferView& v) { return v.bytes; }, "The length in bytes.");
+      .def_prop_ro(
+          "bytes", [](const BufferView& v) { return v.bytes; }, "The length in bytes.");
 
   nb::class_<CompiledHandle>(m, "CompiledKernel", "A kernel compiled for a device.")
-      .def_prop_ro("name", [](const CompiledHandle& h) { return h.kernel->name(); },
-                   "The kernel's name.")
-      .def_prop_ro("source", [](const CompiledHandle& h) { return h.kernel->source(); },
-                   "The emitted source (MSL).")
-      .def_prop_ro("abi", [](const CompiledHandle& h) { return abi_dict(h.kernel->abi()); },
-                   "The KernelABI: params, threads_per_threadgroup, threadgroup_bytes, grid_rule.")
-      .def_prop_ro("report_json", [](const CompiledHandle& h) { return h.kernel->report().str(); },
-                   "The ExecutionReport as JSON text.")
-      .def_prop_ro("tile_ir", [](const CompiledHandle& h) { return ir::print(h.kernel->tile_ir()); },
-                   "The Tile IR after the target-independent passes, as text.")
-      .def_prop_ro("metal_ir", [](const CompiledHandle& h) { return ir::print(h.kernel->metal_ir()); },
-                   "The Metal IR after its passes, as text.")
+      .def_prop_ro(
+          "name", [](const CompiledHandle& h) { return h.kernel->name(); }, "The kernel's name.")
+      .def_prop_ro(
+          "source", [](const CompiledHandle& h) { return h.kernel->source(); },
+          "The emitted source (MSL).")
+      .def_prop_ro(
+          "abi", [](const CompiledHandle& h) { return abi_dict(h.kernel->abi()); },
+          "The KernelABI: params, threads_per_threadgroup, threadgroup_bytes, grid_rule.")
+      .def_prop_ro(
+          "report_json", [](const CompiledHandle& h) { return h.kernel->report().str(); },
+          "The ExecutionReport as JSON text.")
+      .def_prop_ro(
+          "tile_ir", [](const CompiledHandle& h) { return ir::print(h.kernel->tile_ir()); },
+          "The Tile IR after the target-independent passes, as text.")
+      .def_prop_ro(
+          "metal_ir", [](const CompiledHandle& h) { return ir::print(h.kernel->metal_ir()); },
+          "The Metal IR after its passes, as text.")
       .def("launch", &launch, "grid"_a, "args"_a,
            "Runs grid[0] x grid[1] x grid[2] programs with one argument per kernel parameter "
            "(BufferView, DeviceBuffer, int or float) and waits for them.");

@@ -39,12 +39,12 @@ void init_errors(nb::module_& m) {
       m, "CompilationError", PyExc_Exception,
       "A kernel broke a rule of meTile. The message names the op, the rule and the user's "
       "source line; the attributes file, line and rule hold them separately.");
-  not_supported_error = new_exception(
-      m, "NotSupportedError", compilation_error,
-      "A feature of the meTile specification that is not built yet.");
-  internal_compiler_error = new_exception(
-      m, "InternalCompilerError", PyExc_Exception,
-      "A bug in meTile itself; the message carries what is needed to reproduce it.");
+  not_supported_error =
+      new_exception(m, "NotSupportedError", compilation_error,
+                    "A feature of the meTile specification that is not built yet.");
+  internal_compiler_error =
+      new_exception(m, "InternalCompilerError", PyExc_Exception,
+                    "A bug in meTile itself; the message carries what is needed to reproduce it.");
 
   nb::register_exception_translator([](const std::exception_ptr& p, void*) {
     try {

@@ -42,12 +42,16 @@ void bind_specs(nb::module_& m) {
   nb::class_<graph::TensorSpec>(m, "TensorSpec", "The type of a graph tensor: shape and dtype.")
       .def(nb::init<graph::Shape, std::string_view>(), "shape"_a, "dtype"_a,
            "A shape (a sequence of positive ints) and a dtype: f16, bf16, f32 or i32.")
-      .def_prop_ro("shape", [](const graph::TensorSpec& s) { return s.shape; }, "The shape.")
-      .def_prop_ro("dtype", [](const graph::TensorSpec& s) { return std::string(graph::dtype_name(s.dtype)); },
-                   "The dtype name.")
+      .def_prop_ro(
+          "shape", [](const graph::TensorSpec& s) { return s.shape; }, "The shape.")
+      .def_prop_ro(
+          "dtype",
+          [](const graph::TensorSpec& s) { return std::string(graph::dtype_name(s.dtype)); },
+          "The dtype name.")
       .def("__repr__", [](const graph::TensorSpec& s) { return "TensorSpec" + s.str(); });
   nb::class_<graph::Value>(m, "GraphValue", "A value recorded by a GraphBuilder.")
-      .def_prop_ro("id", [](const graph::Value& v) { return v.id; }, "The value id in its graph.");
+      .def_prop_ro(
+          "id", [](const graph::Value& v) { return v.id; }, "The value id in its graph.");
   nb::class_<graph::Graph>(m, "Graph", "A typed compute DAG built by GraphBuilder.build.")
       .def("__str__", &graph::Graph::str, "The text form, one op per line.")
       .def_prop_ro("inputs", &graph::Graph::inputs, "The input value ids.")
@@ -78,7 +82,8 @@ void bind_builder(nb::module_& m) {
       .def("mean", &B::mean, "x"_a, "axis"_a, "keepdims"_a = false, "Mean along axis.")
       .def("matmul", &B::matmul, "a"_a, "b"_a, "a @ b over the last two axes.")
       .def("transpose", &B::transpose, "x"_a, "Swaps the last two axes.")
-      .def("spec", [](const B& b, V v) { return b.spec(v); }, "value"_a, "The value's TensorSpec.")
+      .def(
+          "spec", [](const B& b, V v) { return b.spec(v); }, "value"_a, "The value's TensorSpec.")
       .def("build", &B::build, "outputs"_a,
            "The graph computing outputs; every op must contribute to an output.");
 }
@@ -98,7 +103,8 @@ void bind_plan(nb::module_& m) {
       });
   nb::class_<graph::FusionPlan>(m, "FusionPlan", "The kernels chosen for a graph.")
       .def_prop_ro("regions", &regions, "The regions (kernels) in dependency order.")
-      .def_prop_ro("target", [](const graph::FusionPlan& p) { return p.target; }, "The target's name.")
+      .def_prop_ro(
+          "target", [](const graph::FusionPlan& p) { return p.target; }, "The target's name.")
       .def_prop_ro("bytes_saved", &graph::FusionPlan::bytes_saved, "Total estimated traffic saved.")
       .def_prop_ro("launches_saved", &graph::FusionPlan::launches_saved, "Total launches saved.")
       .def("explain", &graph::FusionPlan::explain,

@@ -26,10 +26,14 @@ ir::OpKind op_from_name(const std::string& name) {
 
 std::string kind_name(ir::TypeKind k) {
   switch (k) {
-    case ir::TypeKind::Scalar: return "scalar";
-    case ir::TypeKind::Tile: return "tile";
-    case ir::TypeKind::Vector: return "vector";
-    case ir::TypeKind::TensorDesc: return "desc";
+    case ir::TypeKind::Scalar:
+      return "scalar";
+    case ir::TypeKind::Tile:
+      return "tile";
+    case ir::TypeKind::Vector:
+      return "vector";
+    case ir::TypeKind::TensorDesc:
+      return "desc";
   }
   return "?";
 }
@@ -48,37 +52,47 @@ nb::dict attrs_dict(const ir::Attrs& attrs) {
 }
 
 void bind_type(nb::module_& m) {
-  nb::class_<ir::Type>(m, "Type", "The type of a Tile IR value: scalar, tile, pointer or descriptor.")
-      .def_prop_ro("kind", [](const ir::Type& t) { return kind_name(t.kind); },
-                   "'scalar', 'tile', 'vector' or 'desc'")
-      .def_prop_ro("dtype", [](const ir::Type& t) { return std::string(ir::dtype_name(t.dtype)); },
-                   "The element dtype name ('f32'); for pointers, the pointee's.")
-      .def_prop_ro("shape", [](const ir::Type& t) { return t.is_tile() ? t.shape : std::vector<int64_t>{}; },
-                   "The tile shape; [] for scalars and pointers.")
-      .def_prop_ro("pointer", [](const ir::Type& t) { return t.pointer; },
-                   "Whether the elements are pointers.")
-      .def_prop_ro("threadgroup",
-                   [](const ir::Type& t) { return t.space == ir::AddressSpace::Threadgroup; },
-                   "Whether pointers address threadgroup memory.")
+  nb::class_<ir::Type>(m, "Type",
+                       "The type of a Tile IR value: scalar, tile, pointer or descriptor.")
+      .def_prop_ro(
+          "kind", [](const ir::Type& t) { return kind_name(t.kind); },
+          "'scalar', 'tile', 'vector' or 'desc'")
+      .def_prop_ro(
+          "dtype", [](const ir::Type& t) { return std::string(ir::dtype_name(t.dtype)); },
+          "The element dtype name ('f32'); for pointers, the pointee's.")
+      .def_prop_ro(
+          "shape", [](const ir::Type& t) { return t.is_tile() ? t.shape : std::vector<int64_t>{}; },
+          "The tile shape; [] for scalars and pointers.")
+      .def_prop_ro(
+          "pointer", [](const ir::Type& t) { return t.pointer; },
+          "Whether the elements are pointers.")
+      .def_prop_ro(
+          "threadgroup", [](const ir::Type& t) { return t.space == ir::AddressSpace::Threadgroup; },
+          "Whether pointers address threadgroup memory.")
       .def("__str__", &ir::Type::str, "The text form: 'tile<256xf32>'.")
       .def("__repr__", [](const ir::Type& t) { return "Type(" + t.str() + ")"; })
-      .def("__eq__", [](const ir::Type& a, const ir::Type& b) { return a == b; }, "other"_a);
+      .def(
+          "__eq__", [](const ir::Type& a, const ir::Type& b) { return a == b; }, "other"_a);
 }
 
 void bind_kernel(nb::module_& m) {
   nb::class_<ir::Kernel>(m, "Kernel", "A Tile IR (or Metal IR) kernel.")
-      .def_prop_ro("name", [](const ir::Kernel& k) { return k.name; }, "The kernel's name.")
+      .def_prop_ro(
+          "name", [](const ir::Kernel& k) { return k.name; }, "The kernel's name.")
       .def_prop_ro(
           "params",
           [](const ir::Kernel& k) {
             std::vector<std::tuple<std::string, std::string, std::string>> r;
-            for (const ir::Param& p : k.params) r.emplace_back(p.name, k.type(p.value).str(), p.access);
+            for (const ir::Param& p : k.params)
+              r.emplace_back(p.name, k.type(p.value).str(), p.access);
             return r;
           },
           "The parameters as (name, type, access) tuples; access is '' for scalars.")
-      .def_prop_ro("attrs", [](const ir::Kernel& k) { return attrs_dict(k.attrs); },
-                   "Kernel attributes, e.g. the constexpr values it was specialised with.")
-      .def("print", [](const ir::Kernel& k) { return ir::print(k); }, "The IR text form.")
+      .def_prop_ro(
+          "attrs", [](const ir::Kernel& k) { return attrs_dict(k.attrs); },
+          "Kernel attributes, e.g. the constexpr values it was specialised with.")
+      .def(
+          "print", [](const ir::Kernel& k) { return ir::print(k); }, "The IR text form.")
       .def("__str__", [](const ir::Kernel& k) { return ir::print(k); })
       .def(
           "verify",
@@ -89,7 +103,10 @@ void bind_kernel(nb::module_& m) {
           },
           "Every broken rule of the kernel, one message each; [] when it is valid.")
       .def_static(
-          "parse", [](const std::string& text, const std::string& filename) { return ir::parse(text, filename); },
+          "parse",
+          [](const std::string& text, const std::string& filename) {
+            return ir::parse(text, filename);
+          },
           "text"_a, "filename"_a = "<input>",
           "Reads a kernel from its text form (CompilationError when the text is malformed).");
 }
@@ -104,94 +121,173 @@ void bind_trace(nb::module_& m) {
       .def("type", &T::type, "value"_a, "The type of a value.")
       .def("next_value_id", &T::next_value_id,
            "The id the next value gets: values made between two calls have ids in that range.")
-      .def("set_location",
-           [b](T& t, const std::string& file, int line) { b(t).set_location({file, line}); },
-           "file"_a, "line"_a, "The user's source location recorded on the ops made next.")
+      .def(
+          "set_location",
+          [b](T& t, const std::string& file, int line) {
+            b(t).set_location({file, line});
+          },
+          "file"_a, "line"_a, "The user's source location recorded on the ops made next.")
       .def("add_buffer", &T::add_buffer, "name"_a, "dtype"_a,
            "Appends a device buffer parameter (a pointer to dtype); returns its value.")
       .def("add_scalar", &T::add_scalar, "name"_a, "dtype"_a,
            "Appends a scalar parameter; returns its value.")
-      .def("set_attr_int", [](T& t, const std::string& n, int64_t v) { t.set_attr(n, v); },
-           "name"_a, "value"_a, "Records an integer kernel attribute (a constexpr).")
-      .def("set_attr_float", [](T& t, const std::string& n, double v) { t.set_attr(n, v); },
-           "name"_a, "value"_a, "Records a floating-point kernel attribute (a constexpr).")
+      .def(
+          "set_attr_int", [](T& t, const std::string& n, int64_t v) { t.set_attr(n, v); }, "name"_a,
+          "value"_a, "Records an integer kernel attribute (a constexpr).")
+      .def(
+          "set_attr_float", [](T& t, const std::string& n, double v) { t.set_attr(n, v); },
+          "name"_a, "value"_a, "Records a floating-point kernel attribute (a constexpr).")
       .def("set_param_access", &T::set_param_access, "index"_a, "access"_a,
            "Sets a buffer parameter's access: read, write or read_write.")
       .def("set_tensor_access", &T::set_tensor_access, "descriptor"_a, "access"_a,
            "Sets the access of a descriptor; False when its op was abandoned.")
       .def("finish", &T::finish, "Ends the trace and returns the Kernel.")
       // Scalars and geometry.
-      .def("constant_float", [b](T& t, double v, const std::string& d) { return b(t).constant(v, dtype_from_name(d)); },
-           "value"_a, "dtype"_a, "A scalar constant of dtype from a float.")
-      .def("constant_int", [b](T& t, int64_t v, const std::string& d) { return b(t).constant_int(v, dtype_from_name(d)); },
-           "value"_a, "dtype"_a, "A scalar constant of dtype from an integer.")
-      .def("program_id", [b](T& t, int axis) { return b(t).program_id(axis); }, "axis"_a,
-           "This program's index in the launch grid (i32).")
-      .def("num_programs", [b](T& t, int axis) { return b(t).num_programs(axis); }, "axis"_a,
-           "The number of programs along axis (i32).")
-      .def("thread_id", [b](T& t, int axis) { return b(t).thread_id(axis); }, "axis"_a,
-           "The calling thread's index in its threadgroup (i32, per thread).")
+      .def(
+          "constant_float",
+          [b](T& t, double v, const std::string& d) {
+            return b(t).constant(v, dtype_from_name(d));
+          },
+          "value"_a, "dtype"_a, "A scalar constant of dtype from a float.")
+      .def(
+          "constant_int",
+          [b](T& t, int64_t v, const std::string& d) {
+            return b(t).constant_int(v, dtype_from_name(d));
+          },
+          "value"_a, "dtype"_a, "A scalar constant of dtype from an integer.")
+      .def(
+          "program_id", [b](T& t, int axis) { return b(t).program_id(axis); }, "axis"_a,
+          "This program's index in the launch grid (i32).")
+      .def(
+          "num_programs", [b](T& t, int axis) { return b(t).num_programs(axis); }, "axis"_a,
+          "The number of programs along axis (i32).")
+      .def(
+          "thread_id", [b](T& t, int axis) { return b(t).thread_id(axis); }, "axis"_a,
+          "The calling thread's index in its threadgroup (i32, per thread).")
       // Tiles.
-      .def("arange", [b](T& t, int64_t s, int64_t e) { return b(t).arange(s, e); }, "start"_a, "end"_a,
-           "The 1-D i32 tile start .. end-1 (a power-of-two count).")
-      .def("full", [b](T& t, std::vector<int64_t> shape, double v, const std::string& d) {
-             return b(t).full(std::move(shape), v, dtype_from_name(d));
-           }, "shape"_a, "value"_a, "dtype"_a, "A tile of one value.")
-      .def("splat", [b](T& t, ir::ValueId s, std::vector<int64_t> shape) { return b(t).splat(s, std::move(shape)); },
-           "scalar"_a, "shape"_a, "A tile whose every element is the scalar.")
-      .def("expand_dims", [b](T& t, ir::ValueId v, int axis) { return b(t).expand_dims(v, axis); },
-           "tile"_a, "axis"_a, "Inserts a dimension of size 1 at axis (1-D to 2-D).")
-      .def("broadcast_to", [b](T& t, ir::ValueId v, std::vector<int64_t> shape) { return b(t).broadcast_to(v, std::move(shape)); },
-           "value"_a, "shape"_a, "The value broadcast to shape (numpy rules).")
+      .def(
+          "arange", [b](T& t, int64_t s, int64_t e) { return b(t).arange(s, e); }, "start"_a,
+          "end"_a, "The 1-D i32 tile start .. end-1 (a power-of-two count).")
+      .def(
+          "full",
+          [b](T& t, std::vector<int64_t> shape, double v, const std::string& d) {
+            return b(t).full(std::move(shape), v, dtype_from_name(d));
+          },
+          "shape"_a, "value"_a, "dtype"_a, "A tile of one value.")
+      .def(
+          "splat",
+          [b](T& t, ir::ValueId s, std::vector<int64_t> shape) {
+            return b(t).splat(s, std::move(shape));
+          },
+          "scalar"_a, "shape"_a, "A tile whose every element is the scalar.")
+      .def(
+          "expand_dims", [b](T& t, ir::ValueId v, int axis) { return b(t).expand_dims(v, axis); },
+          "tile"_a, "axis"_a, "Inserts a dimension of size 1 at axis (1-D to 2-D).")
+      .def(
+          "broadcast_to",
+          [b](T& t, ir::ValueId v, std::vector<int64_t> shape) {
+            return b(t).broadcast_to(v, std::move(shape));
+          },
+          "value"_a, "shape"_a, "The value broadcast to shape (numpy rules).")
       // Elementwise.
-      .def("binary", [b](T& t, const std::string& op, ir::ValueId x, ir::ValueId y) {
-             return b(t).binary(op_from_name(op), x, y);
-           }, "op"_a, "a"_a, "b"_a, "An arithmetic or bitwise op by name ('add', 'floordiv', ...).")
-      .def("cmp", [b](T& t, const std::string& pred, ir::ValueId x, ir::ValueId y) { return b(t).cmp(pred, x, y); },
-           "pred"_a, "a"_a, "b"_a, "A comparison: lt, le, gt, ge, eq or ne; the result is i1.")
-      .def("select", [b](T& t, ir::ValueId c, ir::ValueId x, ir::ValueId y) { return b(t).select(c, x, y); },
-           "cond"_a, "a"_a, "b"_a, "a where cond is true, else b.")
-      .def("cast", [b](T& t, ir::ValueId v, const std::string& d) { return b(t).cast(v, dtype_from_name(d)); },
-           "value"_a, "dtype"_a, "The value converted to dtype.")
-      .def("unary", [b](T& t, const std::string& op, ir::ValueId v, bool fast) {
-             return b(t).unary(op_from_name(op), v, fast);
-           }, "op"_a, "value"_a, "fast"_a = false, "A unary math op by name ('exp', 'neg', ...).")
+      .def(
+          "binary",
+          [b](T& t, const std::string& op, ir::ValueId x, ir::ValueId y) {
+            return b(t).binary(op_from_name(op), x, y);
+          },
+          "op"_a, "a"_a, "b"_a, "An arithmetic or bitwise op by name ('add', 'floordiv', ...).")
+      .def(
+          "cmp",
+          [b](T& t, const std::string& pred, ir::ValueId x, ir::ValueId y) {
+            return b(t).cmp(pred, x, y);
+          },
+          "pred"_a, "a"_a, "b"_a, "A comparison: lt, le, gt, ge, eq or ne; the result is i1.")
+      .def(
+          "select",
+          [b](T& t, ir::ValueId c, ir::ValueId x, ir::ValueId y) { return b(t).select(c, x, y); },
+          "cond"_a, "a"_a, "b"_a, "a where cond is true, else b.")
+      .def(
+          "cast",
+          [b](T& t, ir::ValueId v, const std::string& d) {
+            return b(t).cast(v, dtype_from_name(d));
+          },
+          "value"_a, "dtype"_a, "The value converted to dtype.")
+      .def(
+          "unary",
+          [b](T& t, const std::string& op, ir::ValueId v, bool fast) {
+            return b(t).unary(op_from_name(op), v, fast);
+          },
+          "op"_a, "value"_a, "fast"_a = false, "A unary math op by name ('exp', 'neg', ...).")
       // Memory.
-      .def("ptr_add", [b](T& t, ir::ValueId p, ir::ValueId o) { return b(t).ptr_add(p, o); },
-           "ptr"_a, "offsets"_a, "The pointer(s) advanced by integer offsets.")
-      .def("load", [b](T& t, ir::ValueId p, ir::ValueId mask, ir::ValueId other) { return b(t).load(p, mask, other); },
-           "ptrs"_a, "mask"_a = ir::kNoValue, "other"_a = ir::kNoValue,
-           "*ptrs; where mask is false, other and no memory access.")
-      .def("store", [b](T& t, ir::ValueId p, ir::ValueId v, ir::ValueId mask) { b(t).store(p, v, mask); },
-           "ptrs"_a, "value"_a, "mask"_a = ir::kNoValue, "*ptrs = value where mask is true.")
-      .def("make_tensor", [b](T& t, ir::ValueId base, const std::vector<ir::ValueId>& dims,
-                              const std::vector<ir::ValueId>& strides, const std::string& access) {
-             return b(t).make_tensor(base, dims, strides, access);
-           }, "base"_a, "dims"_a, "strides"_a, "access"_a, "A tensor descriptor over a buffer.")
-      .def("tensor_load", [b](T& t, ir::ValueId d, const std::vector<ir::ValueId>& c) { return b(t).tensor_load(d, c); },
-           "desc"_a, "coords"_a, "The elements at the coordinates; out of bounds reads 0.")
-      .def("tensor_store", [b](T& t, ir::ValueId d, const std::vector<ir::ValueId>& c, ir::ValueId v) {
-             b(t).tensor_store(d, c, v);
-           }, "desc"_a, "coords"_a, "value"_a, "Stores at the coordinates; out of bounds is skipped.")
-      .def("shared_alloc", [b](T& t, int64_t size, const std::string& d) { return b(t).shared_alloc(size, dtype_from_name(d)); },
-           "size"_a, "dtype"_a, "A threadgroup allocation; returns its pointer.")
+      .def(
+          "ptr_add", [b](T& t, ir::ValueId p, ir::ValueId o) { return b(t).ptr_add(p, o); },
+          "ptr"_a, "offsets"_a, "The pointer(s) advanced by integer offsets.")
+      .def(
+          "load",
+          [b](T& t, ir::ValueId p, ir::ValueId mask, ir::ValueId other) {
+            return b(t).load(p, mask, other);
+          },
+          "ptrs"_a, "mask"_a = ir::kNoValue, "other"_a = ir::kNoValue,
+          "*ptrs; where mask is false, other and no memory access.")
+      .def(
+          "store",
+          [b](T& t, ir::ValueId p, ir::ValueId v, ir::ValueId mask) { b(t).store(p, v, mask); },
+          "ptrs"_a, "value"_a, "mask"_a = ir::kNoValue, "*ptrs = value where mask is true.")
+      .def(
+          "make_tensor",
+          [b](T& t, ir::ValueId base, const std::vector<ir::ValueId>& dims,
+              const std::vector<ir::ValueId>& strides,
+              const std::string& access) { return b(t).make_tensor(base, dims, strides, access); },
+          "base"_a, "dims"_a, "strides"_a, "access"_a, "A tensor descriptor over a buffer.")
+      .def(
+          "tensor_load",
+          [b](T& t, ir::ValueId d, const std::vector<ir::ValueId>& c) {
+            return b(t).tensor_load(d, c);
+          },
+          "desc"_a, "coords"_a, "The elements at the coordinates; out of bounds reads 0.")
+      .def(
+          "tensor_store",
+          [b](T& t, ir::ValueId d, const std::vector<ir::ValueId>& c, ir::ValueId v) {
+            b(t).tensor_store(d, c, v);
+          },
+          "desc"_a, "coords"_a, "value"_a, "Stores at the coordinates; out of bounds is skipped.")
+      .def(
+          "shared_alloc",
+          [b](T& t, int64_t size, const std::string& d) {
+            return b(t).shared_alloc(size, dtype_from_name(d));
+          },
+          "size"_a, "dtype"_a, "A threadgroup allocation; returns its pointer.")
       // Reductions, collectives, synchronisation.
-      .def("reduce", [b](T& t, const std::string& kind, ir::ValueId v) { return b(t).reduce(kind, v); },
-           "kind"_a, "tile"_a, "sum, max or min of a whole tile, as a scalar.")
-      .def("simd", [b](T& t, const std::string& op, ir::ValueId v, ir::ValueId lane) {
-             return b(t).simd(op_from_name(op), v, lane);
-           }, "op"_a, "value"_a, "lane"_a = ir::kNoValue, "A SIMD collective by name ('simd_sum', ...).")
-      .def("barrier", [b](T& t) { b(t).barrier(); }, "Every thread of the threadgroup waits here.")
+      .def(
+          "reduce",
+          [b](T& t, const std::string& kind, ir::ValueId v) { return b(t).reduce(kind, v); },
+          "kind"_a, "tile"_a, "sum, max or min of a whole tile, as a scalar.")
+      .def(
+          "simd",
+          [b](T& t, const std::string& op, ir::ValueId v, ir::ValueId lane) {
+            return b(t).simd(op_from_name(op), v, lane);
+          },
+          "op"_a, "value"_a, "lane"_a = ir::kNoValue,
+          "A SIMD collective by name ('simd_sum', ...).")
+      .def(
+          "barrier", [b](T& t) { b(t).barrier(); }, "Every thread of the threadgroup waits here.")
       // Structured loops.
-      .def("begin_for", [b](T& t, ir::ValueId s, ir::ValueId e, ir::ValueId step, const std::vector<ir::ValueId>& inits) {
-             ir::Builder::ForScope scope = b(t).begin_for(s, e, step, inits);
-             return std::make_pair(scope.induction_var, scope.carried);
-           }, "start"_a, "end"_a, "step"_a, "inits"_a,
-           "Opens a loop body; returns (induction variable, carried values).")
-      .def("end_for", [b](T& t, const std::vector<ir::ValueId>& yields) { return b(t).end_for(yields); },
-           "yields"_a, "Closes the innermost loop; returns its results.")
-      .def("abandon_for", [b](T& t) { b(t).abandon_for(); },
-           "Drops the innermost open loop and everything built in it.");
+      .def(
+          "begin_for",
+          [b](T& t, ir::ValueId s, ir::ValueId e, ir::ValueId step,
+              const std::vector<ir::ValueId>& inits) {
+            ir::Builder::ForScope scope = b(t).begin_for(s, e, step, inits);
+            return std::make_pair(scope.induction_var, scope.carried);
+          },
+          "start"_a, "end"_a, "step"_a, "inits"_a,
+          "Opens a loop body; returns (induction variable, carried values).")
+      .def(
+          "end_for",
+          [b](T& t, const std::vector<ir::ValueId>& yields) { return b(t).end_for(yields); },
+          "yields"_a, "Closes the innermost loop; returns its results.")
+      .def(
+          "abandon_for", [b](T& t) { b(t).abandon_for(); },
+          "Drops the innermost open loop and everything built in it.");
 }
 }  // namespace
 

@@ -26,8 +26,8 @@ void init_runtime(nb::module_& m) {
           "device"_a, "dtype"_a, "shape"_a,
           "Allocates shape elements of dtype on a device ('host').")
       .def_prop_ro("size_bytes", &Buffer::size_bytes, "The allocation's length in bytes.")
-      .def_prop_ro("device", [](const Buffer& b) { return b.device().name(); },
-                   "The device's name.")
+      .def_prop_ro(
+          "device", [](const Buffer& b) { return b.device().name(); }, "The device's name.")
       .def(
           "copy_from_host",
           [](Buffer& b, uintptr_t src, size_t bytes) {

@@ -46,7 +46,7 @@ def test_disk_cache_skips_tracing_in_a_new_kernel_object(monkeypatch, tmp_path):
     second[(1,)](x, out, 10, 5.0, BLOCK=32)
     assert (second.stats.traces, second.stats.disk_hits) == (0, 1)
     np.testing.assert_array_equal(out, x * 5)
-    monkeypatch.setenv("METILE_CACHE_DIR", "off")
+    monkeypatch.setenv("METILE_TRACE_CACHE", "off")
     third = fresh(scale)
     third[(1,)](x, out, 10, 5.0, BLOCK=32)
     assert (third.stats.traces, third.stats.disk_hits) == (1, 0)
@@ -105,7 +105,7 @@ def test_metile_debug_dumps_use_the_python_function_name(tmp_path):
         "def my_python_kernel(x):\n"
         "    metile.store(x + metile.arange(0, 32), 1.0)\n"
         "my_python_kernel[(1,)](np.zeros(32, np.float32))\n")
-    env = dict(os.environ, METILE_DEBUG="tile_ir", METILE_CACHE_DIR="off")
+    env = dict(os.environ, METILE_DEBUG="tile_ir", METILE_TRACE_CACHE="off")
     subprocess.run([sys.executable, str(script)], cwd=tmp_path, env=env, check=True)
     assert list((tmp_path / "debug_output" / "my_python_kernel").iterdir())
 
