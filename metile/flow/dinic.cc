@@ -15,8 +15,8 @@ constexpr int kUnlabelled = std::numeric_limits<int>::max();
 
 class Dinic {
  public:
-  Dinic(ResidualGraph& g, int s, int t)
-      : g_(g), s_(s), t_(t), dist_(g.vertex_count), current_(g.vertex_count) {
+  Dinic(ResidualGraph& g, int s, int t, Deadline deadline)
+      : g_(g), s_(s), t_(t), deadline_(deadline), dist_(g.vertex_count), current_(g.vertex_count) {
     queue_.reserve(g.vertex_count);
     path_.reserve(g.vertex_count);
   }
@@ -38,6 +38,7 @@ class Dinic {
     dist_[t_] = 0;
     queue_.push_back(t_);
     for (size_t i = 0; i < queue_.size(); ++i) {
+      deadline_.tick();
       const int u = queue_[i];
       const int du = dist_[u];
       if (dist_[s_] != kUnlabelled && du >= dist_[s_]) break;
@@ -58,6 +59,7 @@ class Dinic {
     int v = s_;
     path_.clear();  // arcs from s to v
     while (true) {
+      deadline_.tick();
       if (v == t_) {
         Capacity bottleneck = g_.arcs[path_[0]].residual;
         for (int a : path_) bottleneck = std::min(bottleneck, g_.arcs[a].residual);
@@ -96,13 +98,14 @@ class Dinic {
 
   ResidualGraph& g_;
   const int s_, t_;
+  Deadline deadline_;
   std::vector<int> dist_, current_, queue_, path_;
 };
 
 }  // namespace
 
-Capacity run_dinic(ResidualGraph& g, int source, int sink) {
-  return Dinic(g, source, sink).run();
+Capacity run_dinic(ResidualGraph& g, int source, int sink, Deadline deadline) {
+  return Dinic(g, source, sink, deadline).run();
 }
 
 }  // namespace metile::flow

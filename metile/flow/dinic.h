@@ -2,11 +2,13 @@
 // compiler networks.
 #pragma once
 
+#include "metile/flow/deadline.h"
 #include "metile/flow/residual_graph.h"
 
 namespace metile::flow {
 
 // Pushes a maximum s-t flow through `g` (in place) and returns its value.
-Capacity run_dinic(ResidualGraph& g, int source, int sink);
+// Throws SolveCancelled once `deadline` passes.
+Capacity run_dinic(ResidualGraph& g, int source, int sink, Deadline deadline = {});
 
 }  // namespace metile::flow

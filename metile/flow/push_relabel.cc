@@ -23,8 +23,9 @@ constexpr int kNone = -1;
 
 class PushRelabel {
  public:
-  PushRelabel(ResidualGraph& g, const PushRelabelTuning& tuning)
+  PushRelabel(ResidualGraph& g, Deadline deadline, const PushRelabelTuning& tuning)
       : g_(g),
+        deadline_(deadline),
         n_(g.vertex_count),
         tuning_(tuning),
         label_(n_),
@@ -83,6 +84,7 @@ class PushRelabel {
         continue;
       }
       active_head_[max_active_] = next_active_[v];
+      deadline_.tick();
       discharge(v);
       if (work_ > work_limit_) global_relabel();
     }
@@ -207,6 +209,7 @@ class PushRelabel {
   }
 
   ResidualGraph& g_;
+  Deadline deadline_;
   const int n_;
   const PushRelabelTuning tuning_;
   int target_ = 0, excluded_ = 0;
@@ -221,8 +224,9 @@ class PushRelabel {
 
 }  // namespace
 
-Capacity run_push_relabel(ResidualGraph& g, int source, int sink, const PushRelabelTuning& tuning) {
-  return PushRelabel(g, tuning).run(source, sink);
+Capacity run_push_relabel(ResidualGraph& g, int source, int sink, Deadline deadline,
+                          const PushRelabelTuning& tuning) {
+  return PushRelabel(g, deadline, tuning).run(source, sink);
 }
 
 }  // namespace metile::flow

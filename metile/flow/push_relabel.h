@@ -1,6 +1,7 @@
 // Highest-label push-relabel with the gap and global-relabeling heuristics.
 #pragma once
 
+#include "metile/flow/deadline.h"
 #include "metile/flow/residual_graph.h"
 
 namespace metile::flow {
@@ -17,7 +18,8 @@ struct PushRelabelTuning {
 // Pushes a maximum s-t flow through `g` (in place; phase 1 finds a maximum preflow, phase 2
 // returns the excess that cannot reach t to s) and returns its value. UserError when the
 // preflow's excess could overflow 64 bits (the source's arcs sum past INT64_MAX).
-Capacity run_push_relabel(ResidualGraph& g, int source, int sink,
+// Throws SolveCancelled once `deadline` passes.
+Capacity run_push_relabel(ResidualGraph& g, int source, int sink, Deadline deadline = {},
                           const PushRelabelTuning& tuning = {});
 
 }  // namespace metile::flow

@@ -11,15 +11,16 @@ namespace metile::flow {
 
 namespace {
 
-using Engine = Capacity (*)(ResidualGraph&, int, int);
+using Engine = Capacity (*)(ResidualGraph&, int, int, Deadline);
 
 // Shared shape of the in-tree engines: prelude, residual graph, algorithm, canonical cut.
-MaxFlowResult solve_with(const FlowNetwork& net, int s, int t, const char* name, Engine engine) {
+MaxFlowResult solve_with(const FlowNetwork& net, int s, int t, const char* name, Engine engine,
+                         Deadline deadline) {
   validate_terminals(net, s, t);
   if (auto unbounded = unbounded_result(net, s, t, name)) return *unbounded;
   ResidualGraph g = ResidualGraph::build(net, finite_stand_in_for_infinity(net));
   MaxFlowResult result;
-  result.value = engine(g, s, t);
+  result.value = engine(g, s, t, deadline);
   result.source_side = reachable_in_residual(g, s);
   result.solver = name;
   METILE_ASSERT(!result.source_side[t], std::string(name) + " ended with an augmenting path");
@@ -30,16 +31,25 @@ class DinicSolver final : public MaxFlowSolver {
  public:
   std::string name() const override { return "dinic"; }
   MaxFlowResult solve(const FlowNetwork& net, int s, int t) const override {
-    return solve_with(net, s, t, "dinic", run_dinic);
+    return solve_before(net, s, t, Deadline());
+  }
+  MaxFlowResult solve_before(const FlowNetwork& net, int s, int t, Deadline d) const override {
+    return solve_with(net, s, t, "dinic", run_dinic, d);
   }
 };
+
+Capacity run_push_relabel_default(ResidualGraph& g, int s, int t, Deadline d) {
+  return run_push_relabel(g, s, t, d);
+}
 
 class PushRelabelSolver final : public MaxFlowSolver {
  public:
   std::string name() const override { return "push-relabel"; }
   MaxFlowResult solve(const FlowNetwork& net, int s, int t) const override {
-    return solve_with(net, s, t, "push-relabel",
-                      [](ResidualGraph& g, int s, int t) { return run_push_relabel(g, s, t); });
+    return solve_before(net, s, t, Deadline());
+  }
+  MaxFlowResult solve_before(const FlowNetwork& net, int s, int t, Deadline d) const override {
+    return solve_with(net, s, t, "push-relabel", run_push_relabel_default, d);
   }
 };
 

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "metile/flow/deadline.h"
 #include "metile/flow/flow_network.h"
 
 namespace metile::flow {
@@ -20,6 +21,13 @@ class MaxFlowSolver {
   // Must return the exact value and the canonical cut: vertices reachable from s in the final
   // residual graph of a maximum flow (unique for a given network, whatever the engine).
   virtual MaxFlowResult solve(const FlowNetwork& net, int source, int sink) const = 0;
+  // The same, but an engine may throw SolveCancelled once `deadline` passes (the dispatch
+  // tournament stops entrants that have already lost). Engines that cannot stop early need
+  // not override this.
+  virtual MaxFlowResult solve_before(const FlowNetwork& net, int source, int sink,
+                                     Deadline deadline) const {
+    return solve(net, source, sink);
+  }
 };
 
 std::unique_ptr<MaxFlowSolver> make_dinic_solver();

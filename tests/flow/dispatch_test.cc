@@ -1,6 +1,8 @@
 // Automatic dispatch: the size rule, the tournament, the headroom rule and the cache.
 #include <gtest/gtest.h>
 
+#include <chrono>
+#include <cmath>
 #include <thread>
 
 #include "metile/flow/dispatch.h"
@@ -166,6 +168,48 @@ TEST(SolverRegistry, CandidatesJoinDispatchOnlyAfterPassingTheDifferentialTest) 
   dispatch_max_flow(random_of_size(50, 8), 0, 1, cache, &trace, registry);
   EXPECT_EQ(trace.median_seconds.size(), 3u);
   EXPECT_THROW(registry.get("nonexistent"), UserError);
+}
+
+// Exact, but spends 50 ms per solve unless its deadline stops it first.
+class Dawdler final : public MaxFlowSolver {
+ public:
+  std::string name() const override { return "dawdler"; }
+  MaxFlowResult solve(const FlowNetwork& net, int s, int t) const override {
+    return solve_before(net, s, t, Deadline());
+  }
+  MaxFlowResult solve_before(const FlowNetwork& net, int s, int t, Deadline d) const override {
+    const auto until = Deadline::Clock::now() + std::chrono::milliseconds(50);
+    while (Deadline::Clock::now() < until) d.tick();
+    MaxFlowResult r = make_dinic_solver()->solve(net, s, t);
+    r.solver = name();
+    return r;
+  }
+};
+
+TEST(Dispatch, TournamentStopsEntrantsThatHaveAlreadyLost) {
+  SolverRegistry registry;
+  registry.add_candidate(std::make_unique<Dawdler>());
+  ASSERT_TRUE(registry.qualify("dawdler", differential_corpus(3, 1)).passed());
+  DispatchCache cache;
+  DispatchTrace trace;
+  const auto start = Deadline::Clock::now();
+  const MaxFlowResult r = dispatch_max_flow(random_of_size(40, 9), 0, 1, cache, &trace, registry);
+  const double took = std::chrono::duration<double>(Deadline::Clock::now() - start).count();
+  EXPECT_NE(r.solver, "dawdler");
+  ASSERT_EQ(trace.median_seconds.size(), 3u);
+  EXPECT_EQ(trace.median_seconds[2].first, "dawdler");
+  EXPECT_TRUE(std::isinf(trace.median_seconds[2].second));
+  EXPECT_LT(took, 0.1);  // three full dawdles would take 150 ms
+}
+
+TEST(Deadline, EnginesStopOnceTheDeadlinePasses) {
+  const FlowNetwork net = random_of_size(3000, 4);
+  const Deadline passed(Deadline::Clock::now() - std::chrono::seconds(1));
+  EXPECT_THROW(make_dinic_solver()->solve_before(net, 0, 1, passed), SolveCancelled);
+  EXPECT_THROW(make_push_relabel_solver()->solve_before(net, 0, 1, passed), SolveCancelled);
+  const Deadline far(Deadline::Clock::now() + std::chrono::hours(1));
+  EXPECT_EQ(make_dinic_solver()->solve_before(net, 0, 1, far).value,
+            make_push_relabel_solver()->solve_before(net, 0, 1, far).value);
 }
 
 TEST(SolverRegistry, PushRelabelPassesTheDifferentialTest) {
