@@ -74,7 +74,8 @@ Instance ak_style(int k, uint64_t seed) {
         b.add_arc(block + level * block_width + v,
                   block + (level + 1) * block_width + rng.uniform(0, block_width - 1),
                   rng.uniform(1, 1000));
-  for (int v = 0; v < block_width; ++v) b.add_arc(block + (block_levels - 1) * block_width + v, t, 1000);
+  for (int v = 0; v < block_width; ++v)
+    b.add_arc(block + (block_levels - 1) * block_width + v, t, 1000);
   return Instance{"ak-style", std::move(b).build(), s, t};
 }
 

@@ -63,15 +63,17 @@ std::string hostname() {
 // The instance list: (family, size label, generator).
 std::vector<std::pair<std::string, std::function<Instance()>>> instances(bool quick) {
   std::vector<std::pair<std::string, std::function<Instance()>>> out;
-  const std::vector<int> arc_targets = quick ? std::vector<int>{10000, 100000}
-                                             : std::vector<int>{10000, 100000, 1000000};
+  const std::vector<int> arc_targets =
+      quick ? std::vector<int>{10000, 100000} : std::vector<int>{10000, 100000, 1000000};
   for (int m : arc_targets) {
     const std::string label = m >= 1000000 ? "1e6" : m >= 100000 ? "1e5" : "1e4";
     // RMF long: frames a x a with b = a^2 frames; wide: b frames with a = b^2 (m ~ 5 a^2 b).
     const int long_a = std::max(2, static_cast<int>(std::lround(std::pow(m / 5.0, 0.25))));
-    out.emplace_back(label, [=] { return genrmf("genrmf-long", long_a, long_a * long_a, 1, 10000, m); });
+    out.emplace_back(label,
+                     [=] { return genrmf("genrmf-long", long_a, long_a * long_a, 1, 10000, m); });
     const int wide_b = std::max(2, static_cast<int>(std::lround(std::pow(m / 5.0, 0.2))));
-    out.emplace_back(label, [=] { return genrmf("genrmf-wide", wide_b * wide_b, wide_b, 1, 10000, m + 1); });
+    out.emplace_back(
+        label, [=] { return genrmf("genrmf-wide", wide_b * wide_b, wide_b, 1, 10000, m + 1); });
     // RLG: width = 4 * levels, degree 3 (m ~ 3 * width * levels).
     const int levels = std::max(4, static_cast<int>(std::lround(std::sqrt(m / 12.0))));
     out.emplace_back(label, [=] { return washington_rlg(4 * levels, levels, 3, 10000, m + 2); });
@@ -86,18 +88,22 @@ nlohmann::json bench_instance(const Instance& in, const std::string& label, cons
             << " vertices, " << in.network.arc_count() << " arcs\n";
   std::vector<std::unique_ptr<ExternalSolver>> externals = make_external_solvers(in);
   std::vector<Contender> contenders;
-  contenders.push_back({"dinic", true, [&] { return max_flow(in.network, in.source, in.sink, SolverKind::Dinic).value; }});
-  contenders.push_back({"push-relabel", true, [&] {
-                          return max_flow(in.network, in.source, in.sink, SolverKind::PushRelabel).value;
+  contenders.push_back({"dinic", true, [&] {
+                          return max_flow(in.network, in.source, in.sink, SolverKind::Dinic).value;
                         }});
-  contenders.push_back({"auto", true, [&] { return max_flow(in.network, in.source, in.sink).value; }});
+  contenders.push_back(
+      {"push-relabel", true,
+       [&] { return max_flow(in.network, in.source, in.sink, SolverKind::PushRelabel).value; }});
+  contenders.push_back(
+      {"auto", true, [&] { return max_flow(in.network, in.source, in.sink).value; }});
   for (auto& e : externals) contenders.push_back({e->name(), false, [&e] { return e->solve(); }});
 
   // The first auto call runs the tournament; it is timed on its own, later calls hit the cache.
   global_dispatch_cache().clear();
   DispatchTrace trace;
   const auto t0 = Clock::now();
-  const Capacity auto_value = dispatch_max_flow(in.network, in.source, in.sink, global_dispatch_cache(), &trace).value;
+  const Capacity auto_value =
+      dispatch_max_flow(in.network, in.source, in.sink, global_dispatch_cache(), &trace).value;
   const double tournament_seconds = std::chrono::duration<double>(Clock::now() - t0).count();
 
   std::map<std::string, std::vector<double>> seconds;
@@ -128,7 +134,8 @@ nlohmann::json bench_instance(const Instance& in, const std::string& label, cons
   j["flow"] = auto_value;
   j["auto_solver"] = trace.solver;
   j["auto_first_call_ms"] = tournament_seconds * 1e3;
-  for (const auto& [name, median_s] : trace.median_seconds) j["tournament_median_ms"][name] = median_s * 1e3;
+  for (const auto& [name, median_s] : trace.median_seconds)
+    j["tournament_median_ms"][name] = median_s * 1e3;
   bool agree = true;
   for (const auto& [name, v] : values) agree = agree && v == auto_value;
   j["flows_agree"] = agree;
@@ -142,7 +149,8 @@ nlohmann::json bench_instance(const Instance& in, const std::string& label, cons
   }
   if (!agree) {
     for (const auto& [name, v] : values) j["flow_by_solver"][name] = v;
-    std::cerr << "[max_flow] FLOW MISMATCH on " << in.family << " " << label << "; timings rejected\n";
+    std::cerr << "[max_flow] FLOW MISMATCH on " << in.family << " " << label
+              << "; timings rejected\n";
   } else {
     j["ratio_auto_over_best_external"] = median(seconds["auto"]) / best_external;
   }
@@ -154,8 +162,9 @@ nlohmann::json bench_compiler_sized(const Options& opt) {
   std::cerr << "[max_flow] compiler-sized: " << count << " networks of 8-30 vertices\n";
   std::vector<Instance> nets;
   for (int i = 0; i < count; ++i) nets.push_back(compiler_sized(8 + i % 23, 1000 + i));
-  const std::vector<std::string> names = {"auto", "dinic", "push-relabel", "bgl-push-relabel",
-                                          "bgl-boykov-kolmogorov", "lemon-preflow"};
+  const std::vector<std::string> names = {
+      "auto",         "dinic", "push-relabel", "bgl-push-relabel", "bgl-boykov-kolmogorov",
+      "lemon-preflow"};
   std::map<std::string, std::vector<double>> per_network_us;  // median over repeats, per network
   const int inner = 20;  // solves per timing sample: single solves are a few microseconds
   for (const Instance& in : nets) {
@@ -179,7 +188,8 @@ nlohmann::json bench_compiler_sized(const Options& opt) {
         const size_t i = rep % 2 == 0 ? j : solve.size() - 1 - j;
         const auto start = Clock::now();
         for (int r = 0; r < inner; ++r) (void)solve[i]();
-        samples[names[i]].push_back(std::chrono::duration<double, std::micro>(Clock::now() - start).count() / inner);
+        samples[names[i]].push_back(
+            std::chrono::duration<double, std::micro>(Clock::now() - start).count() / inner);
       }
     for (const auto& [name, s] : samples) per_network_us[name].push_back(median(s));
   }
@@ -192,26 +202,32 @@ nlohmann::json bench_compiler_sized(const Options& opt) {
 }
 
 void print_table(const nlohmann::json& report) {
-  std::printf("\n%-15s %-5s %9s %9s | %9s %9s %9s | %9s %9s %9s | %-12s %7s\n", "family", "size", "vertices",
-              "arcs", "dinic", "push-rel", "auto", "bgl-pr", "bgl-bk", "lemon", "auto picks", "ratio");
+  std::printf("\n%-15s %-5s %9s %9s | %9s %9s %9s | %9s %9s %9s | %-12s %7s\n", "family", "size",
+              "vertices", "arcs", "dinic", "push-rel", "auto", "bgl-pr", "bgl-bk", "lemon",
+              "auto picks", "ratio");
   for (const auto& r : report["instances"]) {
     auto ms = [&](const char* k) { return r["median_ms"][k].get<double>(); };
-    std::printf("%-15s %-5s %9d %9d | %9.2f %9.2f %9.2f | %9.2f %9.2f %9.2f | %-12s %7s\n",
-                r["family"].get<std::string>().c_str(), r["size"].get<std::string>().c_str(),
-                r["vertices"].get<int>(), r["arcs"].get<int>(), ms("dinic"), ms("push-relabel"), ms("auto"),
-                ms("bgl-push-relabel"), ms("bgl-boykov-kolmogorov"), ms("lemon-preflow"),
-                r["auto_solver"].get<std::string>().c_str(),
-                r.contains("ratio_auto_over_best_external")
-                    ? std::to_string(r["ratio_auto_over_best_external"].get<double>()).substr(0, 5).c_str()
-                    : "MISMATCH");
+    std::printf(
+        "%-15s %-5s %9d %9d | %9.2f %9.2f %9.2f | %9.2f %9.2f %9.2f | %-12s %7s\n",
+        r["family"].get<std::string>().c_str(), r["size"].get<std::string>().c_str(),
+        r["vertices"].get<int>(), r["arcs"].get<int>(), ms("dinic"), ms("push-relabel"), ms("auto"),
+        ms("bgl-push-relabel"), ms("bgl-boykov-kolmogorov"), ms("lemon-preflow"),
+        r["auto_solver"].get<std::string>().c_str(),
+        r.contains("ratio_auto_over_best_external")
+            ? std::to_string(r["ratio_auto_over_best_external"].get<double>()).substr(0, 5).c_str()
+            : "MISMATCH");
   }
-  std::printf("(times: median ms over repeats; ratio = auto / best(BGL, LEMON); auto is the cached dispatch,\n"
-              " its first call, which runs the tournament, is auto_first_call_ms in the JSON)\n");
+  std::printf(
+      "(times: median ms over repeats; ratio = auto / best(BGL, LEMON); auto is the cached "
+      "dispatch,\n"
+      " its first call, which runs the tournament, is auto_first_call_ms in the JSON)\n");
   const auto& c = report["compiler_sized"];
   if (c.contains("median_us")) {
-    std::printf("\ncompiler-sized networks (%d, 8-30 vertices), median solve time in microseconds:\n",
-                c["networks"].get<int>());
-    for (const auto& [name, us] : c["median_us"].items()) std::printf("  %-22s %8.2f us\n", name.c_str(), us.get<double>());
+    std::printf(
+        "\ncompiler-sized networks (%d, 8-30 vertices), median solve time in microseconds:\n",
+        c["networks"].get<int>());
+    for (const auto& [name, us] : c["median_us"].items())
+      std::printf("  %-22s %8.2f us\n", name.c_str(), us.get<double>());
   }
 }
 
@@ -228,8 +244,9 @@ int main(int argc, char** argv) {
     } else if (arg == "--out" && i + 1 < argc) {
       opt.out = argv[++i];
     } else if (arg == "--help" || arg == "-h") {
-      std::printf("usage: max_flow_bench [--quick] [--repeats N] [--out PATH]\n"
-                  "default --out: benchmarks/results/<hostname>-max_flow.json\n");
+      std::printf(
+          "usage: max_flow_bench [--quick] [--repeats N] [--out PATH]\n"
+          "default --out: benchmarks/results/<hostname>-max_flow.json\n");
       return 0;
     } else {
       std::fprintf(stderr, "max_flow_bench: unknown argument '%s' (try --help)\n", arg.c_str());
@@ -244,7 +261,8 @@ int main(int argc, char** argv) {
   report["quick"] = opt.quick;
   report["repeats"] = opt.repeats;
   report["timing"] =
-      "metile times include building the residual graph from the FlowNetwork; external solvers' graphs are "
+      "metile times include building the residual graph from the FlowNetwork; external solvers' "
+      "graphs are "
       "built once outside the timed region. lemon-preflow runs runMinCut (value and a min cut).";
   report["instances"] = nlohmann::json::array();
   bool all_agree = true;
