@@ -34,6 +34,10 @@ struct Case {
   int rows;
   int cols;
 };
+// gtest prints parameters in test listings; show the case, not its bytes.
+void PrintTo(const Case& c, std::ostream* os) {
+  *os << storage_name(c.storage) << " " << c.rows << "x" << c.cols;
+}
 std::string case_name(const testing::TestParamInfo<Case>& info) {
   return storage_name(info.param.storage) + "_" + std::to_string(info.param.rows) + "x" +
          std::to_string(info.param.cols);

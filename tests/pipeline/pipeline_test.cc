@@ -37,6 +37,10 @@ struct LibraryKernel {
   int64_t block;
 };
 
+void PrintTo(const LibraryKernel& k, std::ostream* os) {
+  *os << k.name;
+}
+
 const std::vector<LibraryKernel>& library() {
   static const std::vector<LibraryKernel> kernels = {
       {"vector_add_f32", kernels::vector_add, DType::f32, 1024},
