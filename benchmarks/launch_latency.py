@@ -1,14 +1,16 @@
 """Measures a small kernel's first-call cost (trace + compile) and its cached launch time
-on the default device:
+on the default device, after checking the first call's output against numpy:
 
-    python -m metile.launch_latency
+    python benchmarks/launch_latency.py [--launches N] [--out FILE.json]
 
 The first call starts with empty caches (a temporary METILE_CACHE_DIR), so it includes
 tracing, the compiler pipeline and the system C++ compiler building the host object.
 """
 
 import argparse
+import json
 import os
+import socket
 import statistics
 import tempfile
 import time
@@ -17,6 +19,7 @@ import time
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--launches", type=int, default=2000)
+    parser.add_argument("--out", help="JSON path (default benchmarks/results/<host>-launch_latency.json)")
     args = parser.parse_args()
     os.environ["METILE_CACHE_DIR"] = tempfile.mkdtemp(prefix="metile-latency-")
 
@@ -32,7 +35,10 @@ def main():
                      mask)
 
     n = 1024
-    x, y, out = (metile.Buffer.zeros(n) for _ in range(3))
+    rng = np.random.default_rng(0)
+    x = metile.Buffer(data=rng.standard_normal(n).astype(np.float32))
+    y = metile.Buffer(data=rng.standard_normal(n).astype(np.float32))
+    out = metile.Buffer.zeros(n)
     start = time.perf_counter()
     add.trace(x, y, out, n, BLOCK=256)
     trace_only = time.perf_counter() - start
@@ -40,6 +46,9 @@ def main():
     start = time.perf_counter()
     add[(metile.cdiv(n, 256),)](x, y, out, n, BLOCK=256)
     first = time.perf_counter() - start
+    error = float(np.max(np.abs(out.numpy() - (x.numpy() + y.numpy()))))
+    if error != 0.0:
+        raise SystemExit(f"launch_latency: wrong result (max error {error}); not timing")
 
     samples = []
     for _ in range(args.launches):
@@ -58,6 +67,19 @@ def main():
     print(f"cached launch, kernel[grid](...):      median {statistics.median(samples) * 1e6:.1f} us")
     print(f"prepared dispatch():                   median {statistics.median(prepared) * 1e6:.1f} us")
     print(f"stats: {add.stats}")
+    result = {
+        "machine": socket.gethostname(),
+        "kernel": "vector_add f32, n = 1024, BLOCK = 256",
+        "trace_only_ms": trace_only * 1e3,
+        "first_call_ms": first * 1e3,
+        "cached_launch_us": {"median": statistics.median(samples) * 1e6, "samples": len(samples)},
+        "prepared_dispatch_us": {"median": statistics.median(prepared) * 1e6, "samples": len(prepared)},
+    }
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    path = args.out or os.path.join(root, "benchmarks", "results", f"{socket.gethostname()}-launch_latency.json")
+    with open(path, "w") as f:
+        json.dump(result, f, indent=2)
+    print(f"raw figures: {path}")
 
 
 if __name__ == "__main__":
