@@ -50,6 +50,28 @@ std::optional<OpKind> parse_op_name(std::string_view name) {
   return std::nullopt;
 }
 
+bool is_bitwise(OpKind k) {
+  return k == OpKind::And || k == OpKind::Or || k == OpKind::Xor || k == OpKind::Shl ||
+         k == OpKind::Shr;
+}
+
+bool is_binary_arithmetic(OpKind k) {
+  return k == OpKind::Add || k == OpKind::Sub || k == OpKind::Mul || k == OpKind::Div ||
+         k == OpKind::Rem || k == OpKind::FloorDiv || k == OpKind::Min || k == OpKind::Max ||
+         is_bitwise(k);
+}
+
+bool is_unary_math(OpKind k) {
+  return k == OpKind::Neg || k == OpKind::Abs || k == OpKind::Exp || k == OpKind::Exp2 ||
+         k == OpKind::Log || k == OpKind::Sqrt || k == OpKind::Rsqrt || k == OpKind::Tanh ||
+         k == OpKind::Sin || k == OpKind::Cos;
+}
+
+bool is_elementwise(OpKind k) {
+  return is_binary_arithmetic(k) || is_unary_math(k) || k == OpKind::Cmp || k == OpKind::Select ||
+         k == OpKind::Cast;
+}
+
 int64_t Op::int_attr(const std::string& k) const {
   auto it = attrs.find(k);
   METILE_ASSERT(it != attrs.end() && std::holds_alternative<int64_t>(it->second),

@@ -35,6 +35,14 @@ const OpInfo& op_info(OpKind k);
 std::string_view op_name(OpKind k);
 std::optional<OpKind> parse_op_name(std::string_view name);
 
+// Op categories shared by builders, verifiers and passes.
+bool is_binary_arithmetic(OpKind k);  // add ... shr: two operands of one type, one result
+bool is_bitwise(OpKind k);            // and, or, xor, shl, shr
+bool is_unary_math(OpKind k);         // neg, abs and the transcendental functions
+// Each result element depends only on the same element of the operands (binary
+// arithmetic, cmp, select, cast, unary math): values keep their owners when lowered.
+bool is_elementwise(OpKind k);
+
 // Attribute values: integers (also booleans), floats, strings, dtypes, integer lists.
 using Attr = std::variant<int64_t, double, std::string, DType, std::vector<int64_t>>;
 using Attrs = std::map<std::string, Attr>;  // ordered, so printing is deterministic

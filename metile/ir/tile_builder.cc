@@ -16,50 +16,6 @@ std::string shape_str(const std::vector<int64_t>& shape) {
   return r + "]";
 }
 
-bool is_bitwise(OpKind k) {
-  return k == OpKind::And || k == OpKind::Or || k == OpKind::Xor || k == OpKind::Shl ||
-         k == OpKind::Shr;
-}
-
-bool is_binary(OpKind k) {
-  switch (k) {
-    case OpKind::Add:
-    case OpKind::Sub:
-    case OpKind::Mul:
-    case OpKind::Div:
-    case OpKind::Rem:
-    case OpKind::FloorDiv:
-    case OpKind::Min:
-    case OpKind::Max:
-    case OpKind::And:
-    case OpKind::Or:
-    case OpKind::Xor:
-    case OpKind::Shl:
-    case OpKind::Shr:
-      return true;
-    default:
-      return false;
-  }
-}
-
-bool is_unary_math(OpKind k) {
-  switch (k) {
-    case OpKind::Neg:
-    case OpKind::Abs:
-    case OpKind::Exp:
-    case OpKind::Exp2:
-    case OpKind::Log:
-    case OpKind::Sqrt:
-    case OpKind::Rsqrt:
-    case OpKind::Tanh:
-    case OpKind::Sin:
-    case OpKind::Cos:
-      return true;
-    default:
-      return false;
-  }
-}
-
 std::vector<int64_t> shape_of(const Type& t) {
   return t.is_tile() ? t.shape : std::vector<int64_t>{};
 }
@@ -196,7 +152,7 @@ ValueId TileBuilder::to_shape(const std::string& op, ValueId v, const std::vecto
 }
 
 ValueId TileBuilder::binary(OpKind kind, ValueId a, ValueId b) {
-  METILE_ASSERT(is_binary(kind), "binary() takes an arithmetic or bitwise op");
+  METILE_ASSERT(is_binary_arithmetic(kind), "binary() takes an arithmetic or bitwise op");
   const std::string op(op_name(kind));
   const Type &ta = type(a), &tb = type(b);
   if (ta.pointer || tb.pointer || ta.is_desc() || tb.is_desc())

@@ -110,19 +110,6 @@ Arity arity(OpKind k) {
   }
 }
 
-bool is_unary_math(OpKind k) {
-  return k == OpKind::Neg || k == OpKind::Abs || k == OpKind::Exp || k == OpKind::Exp2 ||
-         k == OpKind::Log || k == OpKind::Sqrt || k == OpKind::Rsqrt || k == OpKind::Tanh ||
-         k == OpKind::Sin || k == OpKind::Cos;
-}
-
-bool is_binary(OpKind k) {
-  return k == OpKind::Add || k == OpKind::Sub || k == OpKind::Mul || k == OpKind::Div ||
-         k == OpKind::Rem || k == OpKind::FloorDiv || k == OpKind::Min || k == OpKind::Max ||
-         k == OpKind::And || k == OpKind::Or || k == OpKind::Xor || k == OpKind::Shl ||
-         k == OpKind::Shr;
-}
-
 std::string shape_text(const Type& t) {
   std::string r = "[";
   if (t.is_tile() || t.is_vector())
@@ -157,7 +144,7 @@ class CommonOpRules {
       return geometry(2);
     if (k == OpKind::ThreadId || k == OpKind::ThreadIndex) return geometry(0);
     if (k == OpKind::SimdLane || k == OpKind::SimdGroup) return geometry(-1);
-    if (is_binary(k)) return binary();
+    if (is_binary_arithmetic(k)) return binary();
     if (is_unary_math(k)) return unary();
     if (k == OpKind::Cmp) return cmp();
     if (k == OpKind::Select) return select();

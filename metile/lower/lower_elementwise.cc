@@ -4,41 +4,6 @@
 
 namespace metile::lower {
 
-bool is_elementwise(ir::OpKind kind) {
-  using K = ir::OpKind;
-  switch (kind) {
-    case K::Add:
-    case K::Sub:
-    case K::Mul:
-    case K::Div:
-    case K::Rem:
-    case K::FloorDiv:
-    case K::Min:
-    case K::Max:
-    case K::And:
-    case K::Or:
-    case K::Xor:
-    case K::Shl:
-    case K::Shr:
-    case K::Cmp:
-    case K::Select:
-    case K::Cast:
-    case K::Neg:
-    case K::Abs:
-    case K::Exp:
-    case K::Exp2:
-    case K::Log:
-    case K::Sqrt:
-    case K::Rsqrt:
-    case K::Tanh:
-    case K::Sin:
-    case K::Cos:
-      return true;
-    default:
-      return false;
-  }
-}
-
 void lower_constant_or_geometry(Lowering& l, const ir::Op& op) {
   const ir::Type& t = l.tile_type(op.results[0]);
   switch (op.kind) {

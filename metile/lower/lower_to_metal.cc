@@ -31,7 +31,7 @@ void check_plan(const ThreadPlan& plan, const target::Target& target) {
 void lower_block(Lowering& l, const ir::Block& block) {
   using K = ir::OpKind;
   for (const ir::Op& op : block.ops) {
-    if (is_elementwise(op.kind)) {
+    if (ir::is_elementwise(op.kind)) {
       lower_elementwise(l, op);
       continue;
     }

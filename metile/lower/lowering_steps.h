@@ -8,7 +8,6 @@ namespace metile::lower {
 
 // lower_elementwise.cc: constants, geometry, arange, splat, arithmetic, cmp, select, cast,
 // math, and SIMD collectives on per-thread scalars.
-bool is_elementwise(ir::OpKind kind);
 void lower_constant_or_geometry(Lowering& l, const ir::Op& op);
 void lower_arange(Lowering& l, const ir::Op& op);
 void lower_splat(Lowering& l, const ir::Op& op);
