@@ -97,4 +97,11 @@ std::shared_ptr<const CompiledKernel> compile(ir::Kernel kernel, const CompileOp
   return cache.emplace(key, compiled).first->second;
 }
 
+std::shared_ptr<const CompiledKernel> compile(const std::string& name,
+                                              const dsl::KernelFunction& kernel,
+                                              const dsl::Constexprs& constexprs,
+                                              const CompileOptions& options) {
+  return compile(dsl::trace(name, kernel, constexprs), options);
+}
+
 }  // namespace metile

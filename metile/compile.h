@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "metile/codegen/kernel_abi.h"
+#include "metile/dsl/trace.h"
 #include "metile/ir/ir.h"
 #include "metile/pipeline.h"
 #include "metile/runtime/buffer.h"
@@ -66,6 +67,13 @@ class CompiledKernel {
 // Compiles a traced Tile IR kernel for a device. Compiled device code is cached (in
 // process and on disk) by content, so compiling the same kernel twice is cheap.
 std::shared_ptr<const CompiledKernel> compile(ir::Kernel kernel,
+                                              const CompileOptions& options = {});
+
+// Traces a metile::dsl kernel function specialised on `constexprs`, then compiles it:
+//   auto add = metile::compile("vector_add", vector_add, {{"BLOCK", 256}});
+std::shared_ptr<const CompiledKernel> compile(const std::string& name,
+                                              const dsl::KernelFunction& kernel,
+                                              const dsl::Constexprs& constexprs = {},
                                               const CompileOptions& options = {});
 
 }  // namespace metile

@@ -15,20 +15,20 @@ namespace {
 using namespace metile::dsl;
 
 // Copies BLOCK elements per program and forgets the tail mask.
-ir::Kernel unmasked_copy() {
-  return trace("unmasked_copy",
-               [](KernelContext& k) {
-                 auto x = k.buffer("x", f32, "read");
-                 auto y = k.buffer("y", f32, "write");
-                 const int64_t block = k.constexpr_int("BLOCK");
-                 auto offsets = program_id(0) * block + arange(0, block);
-                 store(y + offsets, load(x + offsets));
-               },
-               {{"BLOCK", 64}});
+void unmasked_copy_kernel(KernelContext& k) {
+  auto x = k.buffer("x", f32, "read");
+  auto y = k.buffer("y", f32, "write");
+  const int64_t block = k.constexpr_int("BLOCK");
+  auto offsets = program_id(0) * block + arange(0, block);
+  store(y + offsets, load(x + offsets));
+}
+
+std::shared_ptr<const CompiledKernel> unmasked_copy() {
+  return compile("unmasked_copy", unmasked_copy_kernel, {{"BLOCK", 64}});
 }
 
 TEST(GeneratedKernelFaults, UnmaskedTailIsReportedAsOutOfBounds) {
-  auto compiled = compile(unmasked_copy());
+  auto compiled = unmasked_copy();
   runtime::Device& device = runtime::default_device();
   const int n = 100;  // two programs of 64: the second runs 28 elements past the end
   runtime::Buffer x = device.allocate(ir::DType::f32, {n});
@@ -55,7 +55,7 @@ TEST(GeneratedKernelFaults, UnmaskedTailIsReportedAsOutOfBounds) {
 }
 
 TEST(GeneratedKernelFaults, ArgumentMismatchNamesTheParameter) {
-  auto compiled = compile(unmasked_copy());
+  auto compiled = unmasked_copy();
   runtime::Buffer x = runtime::default_device().allocate(ir::DType::f32, {64});
   const KernelArg args[] = {x, int64_t{3}};
   try {
