@@ -10,8 +10,10 @@
 #include "metile/ir/parser.h"
 #include "metile/ir/printer.h"
 #include "metile/ir/verifier.h"
+#include "metile/lower/expand_tensor_access.h"
 #include "metile/lower/lower.h"
 #include "metile/target/target.h"
+#include "metile/transform/apply_math_mode.h"
 #include "metile/transform/pass_registry.h"
 
 namespace {
@@ -67,6 +69,17 @@ struct Options {
 const metile::target::Target* lowering_target = nullptr;
 
 void register_tool_passes() {
+  using metile::ir::Kernel;
+  metile::transform::register_pass(
+      {"expand-tensor-access",
+       "rewrites tensor descriptor loads/stores as bounds-masked pointer accesses",
+       [](Kernel k) { return metile::lower::expand_tensor_access(std::move(k)); }});
+  metile::transform::register_pass(
+      {"strict-math", "drops every fast-math flag (STRICT_MATH)",
+       [](Kernel k) { return metile::transform::apply_math_mode(std::move(k), true, false); }});
+  metile::transform::register_pass(
+      {"relaxed-math", "marks every transcendental fast (RELAXED_PRECISION)",
+       [](Kernel k) { return metile::transform::apply_math_mode(std::move(k), false, true); }});
   metile::transform::register_pass(
       {"lower", "lowers Tile IR to Metal IR for the target (--target)", [](metile::ir::Kernel k) {
          return metile::lower::lower_to_metal_ir(std::move(k), *lowering_target);
