@@ -13,12 +13,3 @@ config.test_exec_root = os.path.join(config.metile_binary_dir, "tests", "lit")
 
 config.substitutions.append(("metile-opt", config.metile_opt))
 config.substitutions.append(("FileCheck", config.filecheck))
-
-# Tests of `lower` run once lowering handles a plain vector add; until then they are
-# reported as UNSUPPORTED rather than failing.
-import subprocess
-
-_probe = os.path.join(config.test_source_root, "lower", "vector_add.ir")
-if os.path.exists(config.metile_opt) and subprocess.run(
-        [config.metile_opt, _probe, "--pass", "lower"], capture_output=True).returncode == 0:
-    config.available_features.add("lowering")
