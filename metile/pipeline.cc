@@ -4,11 +4,13 @@
 #include "metile/pipeline.h"
 
 #include "metile/codegen/emit.h"
+#include "metile/ir/printer.h"
 #include "metile/ir/verifier.h"
 #include "metile/lower/expand_tensor_access.h"
 #include "metile/lower/lower_to_metal.h"
 #include "metile/lower/plan_threads.h"
 #include "metile/pipeline_steps.h"
+#include "metile/replay_log.h"
 #include "metile/transform/apply_math_mode.h"
 #include "metile/transform/canonicalize.h"
 #include "metile/transform/cse.h"
@@ -19,6 +21,8 @@ namespace metile {
 PipelineResult compile_to_source(ir::Kernel kernel, const PipelineOptions& options) {
   const target::Target& target = options.target ? *options.target : target::default_target();
   PipelineSteps steps(kernel.name, target);
+  const std::string replay = replay_dir();
+  const std::string input_text = replay.empty() ? "" : ir::print(kernel);
 
   // 1. The traced kernel must be valid Tile IR; a frontend bug shows up here, not later.
   steps.input(kernel);
@@ -47,6 +51,11 @@ PipelineResult compile_to_source(ir::Kernel kernel, const PipelineOptions& optio
 
   // 6. Emit Metal Shading Language: a body function, an entry wrapper, and the ABI.
   codegen::EmittedKernel emitted = steps.emit(metal, codegen::emit_msl);
+
+  // 7. With METILE_REPLAY_DIR set, record the input and output for a replay diff.
+  if (!replay.empty())
+    write_replay_entry(replay, {kernel.name, target.name, math_mode_name(options.math), input_text,
+                                emitted.source});
 
   return steps.finish(std::move(kernel), std::move(metal), std::move(emitted), options.math);
 }

@@ -1,0 +1,66 @@
+#include "metile/replay_log.h"
+
+#include <unistd.h>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <thread>
+
+#include "metile/support/errors.h"
+#include "metile/support/hash.h"
+
+namespace metile {
+
+std::string math_mode_name(MathMode m) {
+  return m == MathMode::Strict ? "strict" : m == MathMode::Relaxed ? "relaxed" : "default";
+}
+
+MathMode math_mode_from_name(const std::string& name) {
+  if (name == "default") return MathMode::Default;
+  if (name == "strict") return MathMode::Strict;
+  if (name == "relaxed") return MathMode::Relaxed;
+  throw UserError("unknown math mode '" + name + "'; modes are default, strict and relaxed");
+}
+
+std::string replay_dir() {
+  const char* dir = std::getenv("METILE_REPLAY_DIR");
+  return dir && *dir ? dir : "";
+}
+
+void write_replay_entry(const std::string& dir, const ReplayEntry& e) {
+  namespace fs = std::filesystem;
+  const nlohmann::json j = {{"kernel", e.kernel},
+                            {"target", e.target},
+                            {"math", e.math},
+                            {"tile_ir", e.tile_ir},
+                            {"source", e.source}};
+  const std::string key = content_hash(e.target + "\n" + e.math + "\n" + e.tile_ir);
+  std::error_code ec;
+  fs::create_directories(dir, ec);
+  std::ostringstream tmp_name;
+  tmp_name << key << ".tmp." << std::hash<std::thread::id>{}(std::this_thread::get_id()) << "."
+           << ::getpid();
+  const fs::path tmp = fs::path(dir) / tmp_name.str();
+  {
+    std::ofstream out(tmp, std::ios::binary);
+    out << j.dump(1) << "\n";
+    if (!out) throw UserError("METILE_REPLAY_DIR: cannot write " + tmp.string());
+  }
+  fs::rename(tmp, fs::path(dir) / (key + ".json"), ec);
+  if (ec) throw UserError("METILE_REPLAY_DIR: cannot write " + dir + ": " + ec.message());
+}
+
+ReplayEntry read_replay_entry(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw UserError("cannot read replay entry " + path);
+  try {
+    const nlohmann::json j = nlohmann::json::parse(in);
+    return {j.at("kernel"), j.at("target"), j.at("math"), j.at("tile_ir"), j.at("source")};
+  } catch (const nlohmann::json::exception& e) {
+    throw UserError("replay entry " + path + " is malformed: " + e.what());
+  }
+}
+
+}  // namespace metile
