@@ -1,26 +1,19 @@
-// The table of contents of meTile: every stage, in order, named. Each step is one pass in
-// the file named after it; METILE_DEBUG writes the IR after each step (step_runner.h).
+// The table of contents of meTile: every stage, in order, named. Each step is a pass
+// registered under its name (pass_registry.cc) and implemented in the file named after it;
+// METILE_DEBUG writes the IR after each step (pipeline_steps.h).
 
 #include "metile/pipeline.h"
 
 #include "metile/codegen/emit.h"
 #include "metile/ir/printer.h"
-#include "metile/ir/verifier.h"
-#include "metile/lower/expand_tensor_access.h"
-#include "metile/lower/lower_to_metal.h"
-#include "metile/lower/plan_threads.h"
 #include "metile/pipeline_steps.h"
 #include "metile/replay_log.h"
-#include "metile/transform/apply_math_mode.h"
-#include "metile/transform/canonicalize.h"
-#include "metile/transform/cse.h"
-#include "metile/transform/dce.h"
 
 namespace metile {
 
 PipelineResult compile_to_source(ir::Kernel kernel, const PipelineOptions& options) {
   const target::Target& target = options.target ? *options.target : target::default_target();
-  PipelineSteps steps(kernel.name, target);
+  PipelineSteps steps(kernel.name, target, options.math);
   const std::string replay = replay_dir();
   const std::string input_text = replay.empty() ? "" : ir::print(kernel);
 
@@ -28,26 +21,23 @@ PipelineResult compile_to_source(ir::Kernel kernel, const PipelineOptions& optio
   steps.input(kernel);
 
   // 2. Target-independent Tile IR passes.
-  kernel = steps.run("apply_math_mode", kernel, [&](ir::Kernel k) {
-    return transform::apply_math_mode(std::move(k), options.math == MathMode::Strict,
-                                      options.math == MathMode::Relaxed);
-  });
-  kernel = steps.run("canonicalize", kernel, transform::canonicalize);
-  kernel = steps.run("expand_tensor_access", kernel, lower::expand_tensor_access);
-  kernel = steps.run("cse", kernel, transform::eliminate_common_subexpressions);
-  kernel = steps.run("dce", kernel, transform::eliminate_dead_code);
+  kernel = steps.run("apply_math_mode", std::move(kernel));
+  kernel = steps.run("canonicalize", std::move(kernel));
+  kernel = steps.run("expand_tensor_access", std::move(kernel));
+  kernel = steps.run("cse", std::move(kernel));
+  kernel = steps.run("dce", std::move(kernel));
 
-  // 3. Geometry: how many threads share a tile.
-  lower::ThreadPlan plan = steps.plan_threads(kernel, lower::plan_threads);
+  // 3. Geometry: how many threads share a tile. plan_schedule will take this step's place.
+  steps.analyze("plan_threads", kernel);
 
   // 4. Lowering: tiles become per-thread register slots, reductions become SIMD and
   //    threadgroup collectives, threadgroup memory is allocated.
-  ir::Kernel metal = steps.lower(kernel, plan, lower::lower_to_metal);
+  ir::Kernel metal = steps.run("lower_to_metal", kernel);
 
   // 5. Metal IR passes.
-  metal = steps.run("canonicalize", metal, transform::canonicalize);
-  metal = steps.run("cse", metal, transform::eliminate_common_subexpressions);
-  metal = steps.run("dce", metal, transform::eliminate_dead_code);
+  metal = steps.run("canonicalize", std::move(metal));
+  metal = steps.run("cse", std::move(metal));
+  metal = steps.run("dce", std::move(metal));
 
   // 6. Emit Metal Shading Language: a body function, an entry wrapper, and the ABI.
   codegen::EmittedKernel emitted = steps.emit(metal, codegen::emit_msl);
@@ -57,7 +47,7 @@ PipelineResult compile_to_source(ir::Kernel kernel, const PipelineOptions& optio
     write_replay_entry(replay, {kernel.name, target.name, math_mode_name(options.math), input_text,
                                 emitted.source});
 
-  return steps.finish(std::move(kernel), std::move(metal), std::move(emitted), options.math);
+  return steps.finish(std::move(kernel), std::move(metal), std::move(emitted));
 }
 
 }  // namespace metile

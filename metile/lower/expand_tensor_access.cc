@@ -164,10 +164,10 @@ bool has_descriptors(const ir::Kernel& k) {
 
 }  // namespace
 
-ir::Kernel expand_tensor_access(ir::Kernel tile) {
-  if (!has_descriptors(tile)) return tile;
+ir::PassResult expand_tensor_access(ir::Kernel tile) {
+  if (!has_descriptors(tile)) return {std::move(tile), false};
   Expander(tile).block(tile.body);
-  return tile;
+  return {std::move(tile), true};
 }
 
 }  // namespace metile::lower

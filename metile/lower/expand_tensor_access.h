@@ -5,10 +5,10 @@
 // unchanged.
 #pragma once
 
-#include "metile/ir/ir.h"
+#include "metile/ir/pass_result.h"
 
 namespace metile::lower {
 
-ir::Kernel expand_tensor_access(ir::Kernel tile);
+ir::PassResult expand_tensor_access(ir::Kernel tile);
 
 }  // namespace metile::lower

@@ -1,5 +1,5 @@
-// Lowering Tile IR to Metal IR: the results the pipeline and the execution report consume,
-// and the one-call entry point metile-opt's `lower` pass uses.
+// What lowering Tile IR to Metal IR hands the pipeline and the execution report. The steps,
+// each a registered pass (metile/pass_registry.h) in a file of its own:
 //
 //   expand_tensor_access (expand_tensor_access.h): descriptors -> pointers + bounds masks
 //   plan_threads (plan_threads.h): threads per threadgroup, with the reason in words
@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "metile/ir/ir.h"
-#include "metile/target/target.h"
+#include "metile/lower/plan_threads.h"
 
 namespace metile::lower {
 
@@ -31,22 +31,17 @@ struct LoopInfo {
   int elements_per_thread = 0;
 };
 
-// How many threads share the kernel's tiles, and why.
-struct ThreadPlan {
-  int threads_per_threadgroup = 0;
-  std::string reason;
-};
-
-struct LoweringResult {
-  ir::Kernel metal;
-  ThreadPlan plan;
+// What lowering decided besides the Metal IR; the execution report lists it.
+struct LoweringFacts {
   std::vector<Allocation> allocations;
   std::vector<LoopInfo> loops;
   std::vector<std::string>
       value_layouts;  // "%5: identity(1024 elements, 256 threads, 4 per thread)"
 };
 
-// expand_tensor_access -> plan_threads -> lower_to_metal; returns the Metal IR kernel.
-ir::Kernel lower_to_metal_ir(ir::Kernel tile, const target::Target& target);
+struct LoweringResult : LoweringFacts {
+  ir::Kernel metal;
+  ThreadPlan plan;
+};
 
 }  // namespace metile::lower

@@ -4,30 +4,6 @@
 
 namespace metile::lower {
 
-namespace {
-
-// The user's threadgroup regions are laid out before any compiler scratch.
-int64_t user_shared_bytes(const ir::Kernel& tile) {
-  int64_t bytes = 0;
-  ir::walk(tile.body, [&](const ir::Op& op) {
-    if (op.kind == ir::OpKind::SharedAlloc)
-      bytes += ThreadgroupAllocator::round_up(op.int_attr("size") *
-                                              ir::dtype_bytes(tile.type(op.results[0]).dtype));
-  });
-  return bytes;
-}
-
-void check_plan(const ThreadPlan& plan, const target::Target& target) {
-  const int n = plan.threads_per_threadgroup;
-  if (n <= 0 || (n & (n - 1)) != 0 || n > target.max_threads_per_threadgroup)
-    throw UserError("lower_to_metal: the thread plan's " + std::to_string(n) +
-                    " threads per threadgroup must be a power of two no larger than " +
-                    std::to_string(target.max_threads_per_threadgroup) + " (target " + target.name +
-                    ")");
-}
-
-}  // namespace
-
 void lower_block(Lowering& l, const ir::Block& block) {
   using K = ir::OpKind;
   for (const ir::Op& op : block.ops) {
@@ -104,8 +80,8 @@ LoweringResult lower_to_metal(const ir::Kernel& tile, const ThreadPlan& plan,
                               const target::Target& target) {
   if (tile.dialect != ir::Dialect::Tile)
     throw UserError("lower_to_metal: kernel '" + tile.name + "' is not Tile IR");
-  check_plan(plan, target);
-  Lowering l(tile, plan, target, user_shared_bytes(tile));
+  check_thread_plan(plan, target);
+  Lowering l(tile, plan, target, ThreadgroupAllocator::user_bytes(tile));
   lower_block(l, tile.body);
   const int64_t bytes = l.allocator.total_bytes();
   if (bytes > target.threadgroup_memory_bytes)

@@ -53,6 +53,15 @@ ThreadPlan requested_plan(const ir::Kernel& k, const target::Target& target) {
 
 }  // namespace
 
+void check_thread_plan(const ThreadPlan& plan, const target::Target& target) {
+  const int n = plan.threads_per_threadgroup;
+  if (n <= 0 || (n & (n - 1)) != 0 || n > target.max_threads_per_threadgroup)
+    throw UserError("lower_to_metal: the thread plan's " + std::to_string(n) +
+                    " threads per threadgroup must be a power of two no larger than " +
+                    std::to_string(target.max_threads_per_threadgroup) + " (target " + target.name +
+                    ")");
+}
+
 ThreadPlan plan_threads(const ir::Kernel& tile, const target::Target& target) {
   if (tile.attrs.count("num_threads")) return requested_plan(tile, target);
   const int64_t floor = target.simd_width;

@@ -1,14 +1,30 @@
-// Threads per threadgroup for a Tile IR kernel (see docs/lowering.md, "Thread plan").
+// The schedule step of the pipeline: how many threads share the kernel's tiles (see
+// docs/lowering.md, "Thread plan"). Lowering implements whatever plan it is given. This is the
+// file plan_schedule (seed 002: backend, SIMD-group geometry, staging, as a SchedulePlan)
+// replaces; the pipeline step keeps its place between the Tile IR passes and lower_to_metal.
 #pragma once
 
-#include "metile/lower/lower.h"
+#include <string>
+
+#include "metile/ir/ir.h"
+#include "metile/target/target.h"
 
 namespace metile::lower {
+
+// How many threads share the kernel's tiles, and why.
+struct ThreadPlan {
+  int threads_per_threadgroup = 0;
+  std::string reason;
+};
 
 // A power of two in [simd_width, max_threads_per_threadgroup]: the largest tile's size / 4,
 // clamped to that range and to the target's default ceiling; the kernel attribute
 // `num_threads` overrides the rule (UserError unless it is a power of two within the target's
 // limits).
 ThreadPlan plan_threads(const ir::Kernel& tile, const target::Target& target);
+
+// UserError unless the plan's thread count is a power of two the target allows; lowering
+// checks a plan it did not make.
+void check_thread_plan(const ThreadPlan& plan, const target::Target& target);
 
 }  // namespace metile::lower

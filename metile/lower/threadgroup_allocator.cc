@@ -24,6 +24,15 @@ int64_t ThreadgroupAllocator::allocate_scratch(const std::string& purpose, ir::D
   return scratch_offset_;
 }
 
+int64_t ThreadgroupAllocator::user_bytes(const ir::Kernel& tile) {
+  int64_t bytes = 0;
+  ir::walk(tile.body, [&](const ir::Op& op) {
+    if (op.kind == ir::OpKind::SharedAlloc)
+      bytes += round_up(op.int_attr("size") * ir::dtype_bytes(tile.type(op.results[0]).dtype));
+  });
+  return bytes;
+}
+
 int64_t ThreadgroupAllocator::total_bytes() const {
   return round_up(scratch_offset_ + scratch_bytes_);
 }

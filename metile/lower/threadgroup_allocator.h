@@ -28,6 +28,9 @@ class ThreadgroupAllocator {
   const std::vector<Allocation>& allocations() const { return allocations_; }
 
   static int64_t round_up(int64_t bytes) { return (bytes + 15) / 16 * 16; }
+  // The bytes of every shared_alloc of a Tile IR kernel, each rounded up: the user's
+  // regions are laid out before any compiler scratch.
+  static int64_t user_bytes(const ir::Kernel& tile);
 
  private:
   int64_t user_end_ = 0;

@@ -10,16 +10,22 @@ bool has_fast_variant(ir::OpKind k) {
 }
 }  // namespace
 
-ir::Kernel apply_math_mode(ir::Kernel kernel, bool strict, bool relaxed) {
-  if (!strict && !relaxed) return kernel;
+ir::PassResult apply_math_mode(ir::Kernel kernel, bool strict, bool relaxed) {
+  if (!strict && !relaxed) return {std::move(kernel), false};
+  bool changed = false;
   ir::walk(kernel.body, [&](ir::Op& op) {
     if (!has_fast_variant(op.kind)) return;
-    if (strict)
-      op.attrs.erase("fast");
-    else
-      op.attrs["fast"] = int64_t{1};
+    const ir::Attr fast = int64_t{1};
+    auto it = op.attrs.find("fast");
+    if (strict && it != op.attrs.end()) {
+      op.attrs.erase(it);
+      changed = true;
+    } else if (relaxed && (it == op.attrs.end() || it->second != fast)) {
+      op.attrs["fast"] = fast;
+      changed = true;
+    }
   });
-  return kernel;
+  return {std::move(kernel), changed};
 }
 
 }  // namespace metile::transform

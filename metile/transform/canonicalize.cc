@@ -46,6 +46,7 @@ class Canonicalizer {
   explicit Canonicalizer(ir::Kernel& k) : k_(k) {}
 
   void run() { k_.body.ops = block(std::move(k_.body.ops)); }
+  bool changed() const { return changed_; }
 
  private:
   ValueId resolve(ValueId v) const {
@@ -88,14 +89,21 @@ class Canonicalizer {
   }
 
   void rewrite(Op& op, std::vector<Op>& out) {
-    if (op.kind == OpKind::If && inline_constant_if(op, out)) return;
-    if (op.kind == OpKind::For && drop_empty_loop(op)) return;
+    if ((op.kind == OpKind::If && inline_constant_if(op, out)) ||
+        (op.kind == OpKind::For && drop_empty_loop(op))) {
+      changed_ = true;
+      return;
+    }
     for (ir::Block& r : op.regions) r.ops = block(std::move(r.ops));
     if (auto v = identity(op)) {
       replaced_[op.results[0]] = *v;
+      changed_ = true;
       return;
     }
+    // Every fold turns the op into a constant or a splat, which are never folded themselves.
+    const OpKind before_fold = op.kind;
     fold(op, out);
+    changed_ = changed_ || op.kind != before_fold;
     if (op.kind == OpKind::Constant) constants_[op.results[0]] = op.attrs.at("value");
     if (op.kind == OpKind::Splat) splat_of_[op.results[0]] = op.operands[0];
     out.push_back(std::move(op));
@@ -230,13 +238,16 @@ class Canonicalizer {
   std::map<ValueId, ValueId> replaced_;  // result of a removed op -> the value it equals
   std::map<ValueId, Attr> constants_;    // scalar constants
   std::map<ValueId, ValueId> splat_of_;  // splat tile -> its scalar
+  bool changed_ = false;
 };
 
 }  // namespace
 
-ir::Kernel canonicalize(ir::Kernel k) {
-  Canonicalizer(k).run();
-  return k;
+ir::PassResult canonicalize(ir::Kernel k) {
+  Canonicalizer canonicalizer(k);
+  canonicalizer.run();
+  const bool changed = canonicalizer.changed();
+  return {std::move(k), changed};
 }
 
 }  // namespace metile::transform

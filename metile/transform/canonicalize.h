@@ -1,6 +1,6 @@
 #pragma once
 
-#include "metile/ir/ir.h"
+#include "metile/ir/pass_result.h"
 
 namespace metile::transform {
 
@@ -10,6 +10,6 @@ namespace metile::transform {
 // a select or if with a constant condition, removes loops that never run, and turns
 // broadcasts of splats into splats. Ops whose results were replaced are removed; constants
 // left unused are for dce.
-ir::Kernel canonicalize(ir::Kernel k);
+ir::PassResult canonicalize(ir::Kernel k);
 
 }  // namespace metile::transform

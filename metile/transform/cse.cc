@@ -60,6 +60,9 @@ class Cse {
     }
   }
 
+  // Every replaced op was removed.
+  bool changed() const { return !replaced_.empty(); }
+
  private:
   ValueId resolve(ValueId v) const {
     auto it = replaced_.find(v);
@@ -81,9 +84,11 @@ class Cse {
 
 }  // namespace
 
-ir::Kernel eliminate_common_subexpressions(ir::Kernel k) {
-  Cse(k).block(k.body);
-  return k;
+ir::PassResult eliminate_common_subexpressions(ir::Kernel k) {
+  Cse cse(k);
+  cse.block(k.body);
+  const bool changed = cse.changed();
+  return {std::move(k), changed};
 }
 
 }  // namespace metile::transform

@@ -1,6 +1,6 @@
 #pragma once
 
-#include "metile/ir/ir.h"
+#include "metile/ir/pass_result.h"
 
 namespace metile::transform {
 
@@ -8,6 +8,6 @@ namespace metile::transform {
 // type) that is visible at its position: earlier in the same block or in an enclosing one.
 // Pure: every op without regions and with one result except loads, tensor loads, shared
 // allocations and SIMD collectives (those depend on memory or on the other lanes).
-ir::Kernel eliminate_common_subexpressions(ir::Kernel k);
+ir::PassResult eliminate_common_subexpressions(ir::Kernel k);
 
 }  // namespace metile::transform

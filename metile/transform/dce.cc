@@ -67,11 +67,11 @@ class DeadCode {
 
 }  // namespace
 
-ir::Kernel eliminate_dead_code(ir::Kernel k) {
+ir::PassResult eliminate_dead_code(ir::Kernel k) {
   DeadCode dce(k);
-  while (dce.sweep(k.body)) {
-  }
-  return k;
+  bool changed = false;
+  while (dce.sweep(k.body)) changed = true;
+  return {std::move(k), changed};
 }
 
 }  // namespace metile::transform

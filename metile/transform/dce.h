@@ -1,12 +1,12 @@
 #pragma once
 
-#include "metile/ir/ir.h"
+#include "metile/ir/pass_result.h"
 
 namespace metile::transform {
 
 // Removes ops whose results are never used and that have no effect besides their results:
 // everything except stores, tensor stores, barriers and yields, and for/if ops whose regions
 // hold one of those. Loads and SIMD collectives without users go too.
-ir::Kernel eliminate_dead_code(ir::Kernel k);
+ir::PassResult eliminate_dead_code(ir::Kernel k);
 
 }  // namespace metile::transform

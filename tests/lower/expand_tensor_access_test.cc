@@ -15,7 +15,9 @@ int count_tile_ops(const ir::Kernel& k, OpKind kind) {
 }
 
 TEST(ExpandTensorAccess, DescriptorsBecomeMaskedPointerAccesses) {
-  ir::Kernel expanded = lower::expand_tensor_access(tensor_copy(16, 32, 0));
+  ir::PassResult result = lower::expand_tensor_access(tensor_copy(16, 32, 0));
+  EXPECT_TRUE(result.changed);
+  const ir::Kernel& expanded = result.kernel;
   EXPECT_EQ(count_tile_ops(expanded, OpKind::MakeTensor), 0);
   EXPECT_EQ(count_tile_ops(expanded, OpKind::TensorLoad), 0);
   EXPECT_EQ(count_tile_ops(expanded, OpKind::TensorStore), 0);
@@ -31,7 +33,9 @@ TEST(ExpandTensorAccess, DescriptorsBecomeMaskedPointerAccesses) {
 TEST(ExpandTensorAccess, KernelsWithoutDescriptorsAreUnchanged) {
   ir::Kernel k = vector_add(128);
   const size_t values = k.types.size();
-  ir::Kernel same = lower::expand_tensor_access(k);
+  ir::PassResult result = lower::expand_tensor_access(k);
+  EXPECT_FALSE(result.changed);
+  const ir::Kernel& same = result.kernel;
   EXPECT_EQ(same.types.size(), values);
   EXPECT_EQ(same.body.ops.size(), k.body.ops.size());
 }

@@ -71,11 +71,5 @@ TEST(LowerElementwise, PlannedSmallTile) {
   }
 }
 
-TEST(LowerElementwise, LowerToMetalIrConvenience) {
-  ir::Kernel metal = lower::lower_to_metal_ir(vector_add(1024), test_target());
-  EXPECT_EQ(metal.dialect, ir::Dialect::Metal);
-  run_vector_add(metal, 1024, 2000);
-}
-
 }  // namespace
 }  // namespace metile::lower_test

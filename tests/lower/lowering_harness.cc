@@ -10,7 +10,7 @@ const target::Target& test_target() {
 
 lower::LoweringResult lower_checked(ir::Kernel tile, int threads) {
   ir::verify_or_throw(tile, "");
-  ir::Kernel expanded = lower::expand_tensor_access(std::move(tile));
+  ir::Kernel expanded = lower::expand_tensor_access(std::move(tile)).kernel;
   ir::verify_or_throw(expanded, "expand_tensor_access");
   lower::ThreadPlan plan = threads ? lower::ThreadPlan{threads, "forced by the test"}
                                    : lower::plan_threads(expanded, test_target());

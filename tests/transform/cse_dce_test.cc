@@ -110,25 +110,5 @@ TEST(Dce, RemovesDeadOpsInsideRegions) {
                         "  }\n"));
 }
 
-TEST(PassRegistry, KnownPassesAndErrors) {
-  for (const char* name : {"verify", "canonicalize", "cse", "dce"})
-    EXPECT_EQ(find_pass(name).name, name);
-  try {
-    find_pass("nope");
-    FAIL() << "no error";
-  } catch (const UserError& e) {
-    EXPECT_EQ(std::string(e.what()),
-              "unknown pass 'nope'; known passes: canonicalize, cse, dce, "
-              "verify" +
-                  std::string(pass_names().size() > 4 ? ", ..." : ""));
-  }
-  register_pass({"rename", "renames the kernel", [](ir::Kernel k) {
-                   k.name = "renamed";
-                   return k;
-                 }});
-  EXPECT_EQ(run_pass("rename", tile_kernel("")).substr(0, 21), "tile.kernel @renamed(");
-  EXPECT_THROW(register_pass({"rename", "", nullptr}), InternalError);
-}
-
 }  // namespace
 }  // namespace metile::transform::testing

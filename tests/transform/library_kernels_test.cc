@@ -25,7 +25,9 @@ std::vector<ir::Kernel> library() {
 }
 
 ir::Kernel simplify(ir::Kernel k) {
-  return eliminate_dead_code(eliminate_common_subexpressions(canonicalize(std::move(k))));
+  return eliminate_dead_code(
+             eliminate_common_subexpressions(canonicalize(std::move(k)).kernel).kernel)
+      .kernel;
 }
 
 TEST(LibraryKernels, VerifyRoundTripAndSimplify) {

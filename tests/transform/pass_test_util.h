@@ -1,4 +1,4 @@
-// Runs a pass on IR text and returns the printed result, verified.
+// Runs a registered pass on IR text and returns the printed result, verified.
 #pragma once
 
 #include <string>
@@ -6,14 +6,15 @@
 #include "metile/ir/parser.h"
 #include "metile/ir/printer.h"
 #include "metile/ir/verifier.h"
-#include "metile/transform/pass_registry.h"
+#include "metile/pass_registry.h"
 
 namespace metile::transform::testing {
 
 inline std::string run_pass(const std::string& pass, const std::string& text) {
   ir::Kernel k = ir::parse(text);
   ir::verify_or_throw(k, "");
-  k = find_pass(pass).run(std::move(k));
+  PassContext context(target::default_target());
+  k = find_pass(pass).run(std::move(k), context).kernel;
   ir::verify_or_throw(k, pass);
   return ir::print(k);
 }

@@ -1,5 +1,6 @@
-// metile-opt: reads Tile IR or Metal IR text, verifies it, runs the named passes in order
-// (verifying after each), and prints the result. The way passes are tested (tests/lit).
+// metile-opt: reads Tile IR or Metal IR text, verifies it, runs the named pipeline passes in
+// order (verifying after each), and prints the result: the IR, or the emitted source when the
+// last pass is emit_msl. The way passes are tested (tests/lit).
 #include <fstream>
 #include <iostream>
 #include <optional>
@@ -10,30 +11,30 @@
 #include "metile/ir/parser.h"
 #include "metile/ir/printer.h"
 #include "metile/ir/verifier.h"
-#include "metile/lower/expand_tensor_access.h"
-#include "metile/lower/lower.h"
+#include "metile/pass_registry.h"
 #include "metile/target/target.h"
-#include "metile/transform/apply_math_mode.h"
-#include "metile/transform/pass_registry.h"
 
 namespace {
 
-using metile::transform::pass_names;
+using metile::find_pass;
+using metile::pass_names;
 
 constexpr int kBadInput = 1;
 constexpr int kBadUsage = 2;
 constexpr int kCompilerBug = 3;
 
 const char kUsage[] =
-    "usage: metile-opt FILE [--pass NAME ...] [--target NAME]\n"
+    "usage: metile-opt FILE [--pass NAME ...] [--target NAME] [--math MODE]\n"
     "\n"
     "Reads Tile IR or Metal IR text from FILE ('-' for stdin), verifies it, runs the named\n"
-    "passes in order (verifying after each), and prints the result. With no pass it prints\n"
-    "the input back.\n"
+    "passes in order (verifying after each), and prints the result: the IR, or the emitted\n"
+    "source when the last pass is emit_msl. With no pass it prints the input back.\n"
     "\n"
     "  --pass NAME     run pass NAME (repeatable; also --pass=NAME)\n"
-    "  --target NAME   the target `lower` lowers for (default: the host emulator's)\n"
-    "  --list-passes   list the passes and exit\n"
+    "  --target NAME   the target of plan_threads, lower_to_metal and emit_msl\n"
+    "                  (default: the host emulator's)\n"
+    "  --math MODE     apply_math_mode's mode: default, strict or relaxed\n"
+    "  --list-passes   list the passes, in pipeline order, and exit\n"
     "  --help          show this message\n"
     "\n"
     "Exit status: 0 ok, 1 invalid input, 2 bad usage, 3 compiler bug.\n";
@@ -41,8 +42,8 @@ const char kUsage[] =
 void list_passes() {
   for (const std::string& name : pass_names()) {
     std::cout << "  " << name;
-    std::cout << std::string(name.size() < 16 ? 16 - name.size() : 1, ' ')
-              << metile::transform::find_pass(name).description << "\n";
+    std::cout << std::string(name.size() < 22 ? 22 - name.size() : 1, ' ')
+              << find_pass(name).description << "\n";
   }
 }
 
@@ -63,27 +64,21 @@ struct Options {
   std::string file;
   std::vector<std::string> passes;
   std::string target;
+  std::string math;
 };
 
-// The target `lower` uses; set from --target before any pass runs.
-const metile::target::Target* lowering_target = nullptr;
+std::optional<metile::MathMode> math_mode(const std::string& name) {
+  if (name.empty() || name == "default") return metile::MathMode::Default;
+  if (name == "strict") return metile::MathMode::Strict;
+  if (name == "relaxed") return metile::MathMode::Relaxed;
+  return std::nullopt;
+}
 
-void register_tool_passes() {
-  using metile::ir::Kernel;
-  metile::transform::register_pass(
-      {"expand-tensor-access",
-       "rewrites tensor descriptor loads/stores as bounds-masked pointer accesses",
-       [](Kernel k) { return metile::lower::expand_tensor_access(std::move(k)); }});
-  metile::transform::register_pass(
-      {"strict-math", "drops every fast-math flag (STRICT_MATH)",
-       [](Kernel k) { return metile::transform::apply_math_mode(std::move(k), true, false); }});
-  metile::transform::register_pass(
-      {"relaxed-math", "marks every transcendental fast (RELAXED_PRECISION)",
-       [](Kernel k) { return metile::transform::apply_math_mode(std::move(k), false, true); }});
-  metile::transform::register_pass(
-      {"lower", "lowers Tile IR to Metal IR for the target (--target)", [](metile::ir::Kernel k) {
-         return metile::lower::lower_to_metal_ir(std::move(k), *lowering_target);
-       }});
+// emit_msl's output is source, not IR, so no pass can follow it.
+bool emit_is_last(const std::vector<std::string>& passes) {
+  for (size_t i = 0; i + 1 < passes.size(); ++i)
+    if (passes[i] == "emit_msl") return false;
+  return true;
 }
 
 // Parses the command line; returns an exit status when the program should stop.
@@ -104,6 +99,10 @@ std::optional<int> parse_args(int argc, char** argv, Options& o) {
       o.target = argv[++i];
     } else if (arg.rfind("--target=", 0) == 0) {
       o.target = arg.substr(9);
+    } else if (arg == "--math" && i + 1 < argc) {
+      o.math = argv[++i];
+    } else if (arg.rfind("--math=", 0) == 0) {
+      o.math = arg.substr(7);
     } else if (arg.rfind("--pass=", 0) == 0) {
       o.passes.push_back(arg.substr(7));
     } else if ((arg.size() > 1 && arg[0] == '-') || !o.file.empty()) {
@@ -117,10 +116,18 @@ std::optional<int> parse_args(int argc, char** argv, Options& o) {
     std::cerr << "metile-opt: no input file\n" << kUsage;
     return kBadUsage;
   }
+  if (!math_mode(o.math)) {
+    std::cerr << "metile-opt: unknown math mode '" << o.math
+              << "'; known modes: default, strict, relaxed\n";
+    return kBadUsage;
+  }
+  if (!emit_is_last(o.passes)) {
+    std::cerr << "metile-opt: emit_msl prints source, so it must be the last pass\n";
+    return kBadUsage;
+  }
   try {
-    for (const std::string& name : o.passes) metile::transform::find_pass(name);
-    lowering_target = o.target.empty() ? &metile::target::default_target()
-                                       : &metile::target::target_by_name(o.target);
+    for (const std::string& name : o.passes) find_pass(name);
+    if (!o.target.empty()) metile::target::target_by_name(o.target);
   } catch (const metile::UserError& e) {
     std::cerr << "metile-opt: " << e.what() << "\n";
     return kBadUsage;
@@ -140,18 +147,24 @@ int run(const Options& o) {
   for (const metile::ir::Diagnostic& d : diagnostics)
     std::cerr << filename << ": error: " << d.str() << "\n";
   if (!diagnostics.empty()) return kBadInput;
+  const metile::target::Target& target = o.target.empty()
+                                             ? metile::target::default_target()
+                                             : metile::target::target_by_name(o.target);
+  metile::PassContext context(target, *math_mode(o.math));
   for (const std::string& name : o.passes) {
-    kernel = metile::transform::find_pass(name).run(std::move(kernel));
+    kernel = find_pass(name).run(std::move(kernel), context).kernel;
     metile::ir::verify_or_throw(kernel, name);
   }
-  std::cout << metile::ir::print(kernel);
+  if (!o.passes.empty() && o.passes.back() == "emit_msl")
+    std::cout << context.emitted->source;
+  else
+    std::cout << metile::ir::print(kernel);
   return 0;
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
-  register_tool_passes();
   Options options;
   if (auto status = parse_args(argc, argv, options)) return *status;
   try {

@@ -1,0 +1,91 @@
+#include "metile/pass_registry.h"
+
+#include "metile/lower/expand_tensor_access.h"
+#include "metile/lower/lower_to_metal.h"
+#include "metile/lower/plan_threads.h"
+#include "metile/support/errors.h"
+#include "metile/transform/apply_math_mode.h"
+#include "metile/transform/canonicalize.h"
+#include "metile/transform/cse.h"
+#include "metile/transform/dce.h"
+
+namespace metile {
+
+namespace {
+
+using ir::Kernel;
+using ir::PassResult;
+
+PassResult run_apply_math_mode(Kernel k, PassContext& context) {
+  return transform::apply_math_mode(std::move(k), context.math == MathMode::Strict,
+                                    context.math == MathMode::Relaxed);
+}
+
+PassResult run_plan_threads(Kernel k, PassContext& context) {
+  context.thread_plan = lower::plan_threads(k, context.target);
+  return {std::move(k), false};
+}
+
+PassResult run_lower_to_metal(Kernel k, PassContext& context) {
+  if (!context.thread_plan)
+    throw UserError("lower_to_metal: kernel '" + k.name +
+                    "' has no thread plan; run plan_threads before lower_to_metal");
+  lower::LoweringResult lowered = lower::lower_to_metal(k, *context.thread_plan, context.target);
+  Kernel metal = std::move(lowered.metal);
+  context.lowering = std::move(static_cast<lower::LoweringFacts&>(lowered));
+  return {std::move(metal), true};
+}
+
+PassResult run_emit_msl(Kernel k, PassContext& context) {
+  context.emitted = codegen::emit_msl(k, context.target);
+  return {std::move(k), false};
+}
+
+// In pipeline order; the Tile IR passes that also run on Metal IR appear once.
+const std::vector<Pass>& registry() {
+  static const std::vector<Pass> passes = {
+      {"verify", "checks the kernel against its dialect's rules and changes nothing",
+       [](Kernel k, PassContext&) {
+         return PassResult{std::move(k), false};
+       }},
+      {"apply_math_mode",
+       "applies the math mode (--math): strict drops every fast flag, relaxed marks every "
+       "transcendental fast",
+       run_apply_math_mode},
+      {"canonicalize",
+       "folds constants, applies exact algebraic identities, picks constant branches",
+       [](Kernel k, PassContext&) { return transform::canonicalize(std::move(k)); }},
+      {"expand_tensor_access",
+       "rewrites tensor descriptor loads/stores as bounds-masked pointer accesses",
+       [](Kernel k, PassContext&) { return lower::expand_tensor_access(std::move(k)); }},
+      {"cse", "replaces pure ops by identical earlier ones",
+       [](Kernel k, PassContext&) {
+         return transform::eliminate_common_subexpressions(std::move(k));
+       }},
+      {"dce", "removes ops whose results are unused and that have no effects",
+       [](Kernel k, PassContext&) { return transform::eliminate_dead_code(std::move(k)); }},
+      {"plan_threads", "picks the threads per threadgroup for the target (--target)",
+       run_plan_threads},
+      {"lower_to_metal", "lowers Tile IR to Metal IR with plan_threads' plan", run_lower_to_metal},
+      {"emit_msl", "emits the Metal Shading Language source of a Metal IR kernel", run_emit_msl},
+  };
+  return passes;
+}
+
+}  // namespace
+
+const Pass& find_pass(const std::string& name) {
+  for (const Pass& pass : registry())
+    if (pass.name == name) return pass;
+  std::string known;
+  for (const Pass& pass : registry()) known += (known.empty() ? "" : ", ") + pass.name;
+  throw UserError("unknown pass '" + name + "'; known passes: " + known);
+}
+
+std::vector<std::string> pass_names() {
+  std::vector<std::string> names;
+  for (const Pass& pass : registry()) names.push_back(pass.name);
+  return names;
+}
+
+}  // namespace metile

@@ -1,0 +1,42 @@
+// Every pipeline step as a named pass. pipeline.cc runs them by these names, metile-opt runs
+// any sequence of them (--pass NAME), and the ExecutionReport lists them under these names.
+#pragma once
+
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "metile/codegen/emit.h"
+#include "metile/ir/pass_result.h"
+#include "metile/lower/lower.h"
+#include "metile/pipeline.h"
+#include "metile/target/target.h"
+
+namespace metile {
+
+// What passes read besides the kernel (the options), and what the steps whose product is not
+// IR leave for the steps after them.
+struct PassContext {
+  explicit PassContext(const target::Target& t, MathMode m = MathMode::Default)
+      : target(t), math(m) {}
+
+  const target::Target& target;
+  MathMode math = MathMode::Default;
+  std::optional<lower::ThreadPlan> thread_plan;   // set by plan_threads, read by lower_to_metal
+  lower::LoweringFacts lowering;                  // set by lower_to_metal
+  std::optional<codegen::EmittedKernel> emitted;  // set by emit_msl
+};
+
+struct Pass {
+  std::string name;
+  std::string description;
+  std::function<ir::PassResult(ir::Kernel, PassContext&)> run;
+};
+
+// The pass of that name; UserError listing the known names when there is none.
+const Pass& find_pass(const std::string& name);
+// Every pass name, in pipeline order.
+std::vector<std::string> pass_names();
+
+}  // namespace metile

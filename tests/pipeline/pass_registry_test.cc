@@ -1,0 +1,139 @@
+// The pass registry: one name per pipeline step, the names the ExecutionReport lists, and a
+// `changed` flag from every pass that agrees with comparing the printed IR.
+#include "metile/pass_registry.h"
+
+#include <gtest/gtest.h>
+
+#include <map>
+#include <set>
+
+#include "metile/ir/parser.h"
+#include "metile/ir/printer.h"
+#include "metile/ir/verifier.h"
+#include "metile/kernels/kernels.h"
+#include "metile/support/errors.h"
+
+namespace metile {
+namespace {
+
+const char kTensorCopy[] =
+    "tile.kernel @copy(%src: ptr<f32> {access = \"read\"}, %out: ptr<f32> {access = "
+    "\"write\"}, %n: i32) {\n"
+    "  %one = constant {value = 1} : i32\n"
+    "  %t = make_tensor %src, %n, %one {access = \"read\"} : desc<1xf32>\n"
+    "  %i = arange {end = 64, start = 0} : tile<64xi32>\n"
+    "  %v = tensor_load %t, %i : tile<64xf32>\n"
+    "  %os = splat %out : tile<64xptr<f32>>\n"
+    "  %op = ptr_add %os, %i : tile<64xptr<f32>>\n"
+    "  store %op, %v\n"
+    "}\n";
+
+std::vector<ir::Kernel> corpus() {
+  std::vector<ir::Kernel> all;
+  for (ir::DType dtype : {ir::DType::f32, ir::DType::f16}) {
+    all.push_back(kernels::vector_add(dtype));
+    all.push_back(kernels::softmax(dtype));
+    all.push_back(kernels::rms_norm(dtype));
+    all.push_back(kernels::row_sum(dtype));
+  }
+  all.push_back(ir::parse(kTensorCopy));
+  return all;
+}
+
+// The steps compile_to_source runs, in its order (emit_msl last).
+const std::vector<std::string> kPipeline = {
+    "verify", "apply_math_mode", "canonicalize",   "expand_tensor_access", "cse",
+    "dce",    "plan_threads",    "lower_to_metal", "canonicalize",         "cse",
+    "dce",    "emit_msl"};
+
+TEST(PassRegistry, OneNamePerStepInPipelineOrder) {
+  const std::vector<std::string> expected = {
+      "verify",       "apply_math_mode", "canonicalize", "expand_tensor_access", "cse", "dce",
+      "plan_threads", "lower_to_metal",  "emit_msl"};
+  EXPECT_EQ(pass_names(), expected);
+  for (const std::string& name : pass_names()) {
+    EXPECT_EQ(find_pass(name).name, name);
+    EXPECT_FALSE(find_pass(name).description.empty()) << name;
+  }
+}
+
+TEST(PassRegistry, TheReportListsThePassesByTheirRegisteredNames) {
+  const PipelineResult r = compile_to_source(kernels::softmax(ir::DType::f32));
+  std::vector<std::string> reported;
+  for (const schedule::PassRecord& p : r.report.passes) reported.push_back(p.name);
+  EXPECT_EQ(reported, kPipeline);
+}
+
+TEST(PassRegistry, UnknownPassListsTheKnownOnes) {
+  try {
+    find_pass("lower");
+    FAIL() << "no error";
+  } catch (const UserError& e) {
+    EXPECT_EQ(std::string(e.what()),
+              "unknown pass 'lower'; known passes: verify, apply_math_mode, canonicalize, "
+              "expand_tensor_access, cse, dce, plan_threads, lower_to_metal, emit_msl");
+  }
+}
+
+TEST(PassRegistry, LowerToMetalNeedsAThreadPlan) {
+  PassContext context(target::default_target());
+  try {
+    find_pass("lower_to_metal").run(kernels::vector_add(ir::DType::f32), context);
+    FAIL() << "no error";
+  } catch (const UserError& e) {
+    EXPECT_NE(std::string(e.what()).find("run plan_threads before lower_to_metal"),
+              std::string::npos)
+        << e.what();
+  }
+}
+
+// Running the registered passes by hand gives what compile_to_source gives.
+TEST(PassRegistry, PassesByNameReproduceThePipeline) {
+  for (MathMode math : {MathMode::Default, MathMode::Strict, MathMode::Relaxed}) {
+    for (const ir::Kernel& input : corpus()) {
+      SCOPED_TRACE(input.name);
+      PassContext context(target::default_target(), math);
+      ir::Kernel k = input;
+      for (const std::string& name : kPipeline)
+        k = find_pass(name).run(std::move(k), context).kernel;
+      PipelineOptions options;
+      options.math = math;
+      const PipelineResult r = compile_to_source(input, options);
+      ASSERT_TRUE(context.emitted);
+      EXPECT_EQ(context.emitted->source, r.emitted.source);
+      EXPECT_EQ(context.thread_plan->reason, r.report.thread_plan_reason);
+      EXPECT_EQ(context.lowering.value_layouts, r.report.value_layouts);
+      EXPECT_EQ(context.lowering.allocations.size(), r.report.allocations.size());
+    }
+  }
+}
+
+// Each pass says whether it changed the IR; the printed IR before and after must agree, and
+// across the corpus every rewriting pass must be seen both changing and not changing it.
+TEST(PassRegistry, ChangedAgreesWithThePrintedIr) {
+  std::map<std::string, std::set<bool>> seen;
+  for (MathMode math : {MathMode::Default, MathMode::Strict, MathMode::Relaxed}) {
+    for (const ir::Kernel& input : corpus()) {
+      PassContext context(target::default_target(), math);
+      ir::Kernel k = input;
+      for (const std::string& name : kPipeline) {
+        if (name == "emit_msl") break;
+        SCOPED_TRACE(input.name + " " + name);
+        const std::string before = ir::print(k);
+        ir::PassResult result = find_pass(name).run(std::move(k), context);
+        ir::verify_or_throw(result.kernel, name);
+        EXPECT_EQ(result.changed, ir::print(result.kernel) != before);
+        seen[name].insert(result.changed);
+        k = std::move(result.kernel);
+      }
+    }
+  }
+  for (const char* name : {"apply_math_mode", "canonicalize", "expand_tensor_access", "cse", "dce"})
+    EXPECT_EQ(seen[name], (std::set<bool>{false, true})) << name;
+  EXPECT_EQ(seen["verify"], std::set<bool>{false});
+  EXPECT_EQ(seen["plan_threads"], std::set<bool>{false});
+  EXPECT_EQ(seen["lower_to_metal"], std::set<bool>{true});
+}
+
+}  // namespace
+}  // namespace metile
