@@ -124,8 +124,6 @@ void bind_trace(nb::module_& m) {
           "__init__", [](T* t, const std::string& name) { new (t) T(name, kEscapeHint); }, "name"_a,
           "Starts an empty Tile IR kernel.")
       .def("type", &T::type, "value"_a, "The type of a value.")
-      .def("next_value_id", &T::next_value_id,
-           "The id the next value gets: values made between two calls have ids in that range.")
       .def(
           "set_location",
           [b](T& t, const std::string& file, int line) {
