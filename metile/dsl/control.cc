@@ -24,37 +24,32 @@ LoopFrame begin_loop(const Operand& start, const Operand& end, const Operand& st
   ir::ValueId hi = materialize(end, bound_dtype, "tile_range", here);
   ir::ValueId by = materialize(step, bound_dtype, "tile_range", here);
   std::vector<ir::ValueId> inits = ids(init, "tile_range", here);
-  builder_at(here);
-  ir::Builder::ForScope scope = s.core.begin_for(lo, hi, by, inits, "a tile_range body");
+  ir::Builder::ForScope scope = core_at(s, here).begin_for(lo, hi, by, inits, "a tile_range body");
   return {wrap(scope.induction_var), wrap_all(scope.carried)};
 }
 
 std::vector<Value> end_loop(const std::vector<Value>& yields, const Here& here) {
   TraceState& s = current(here);
   std::vector<ir::ValueId> ys = ids(yields, "tile_range", here);
-  builder_at(here);
-  return wrap_all(s.core.end_for(ys));
+  return wrap_all(core_at(s, here).end_for(ys));
 }
 
 void begin_if(const Value& cond, const Here& here) {
   TraceState& s = current(here);
   ir::ValueId c = use(cond, "if", here);
-  builder_at(here);
-  s.core.begin_if(c, "the then-branch of an if_");
+  core_at(s, here).begin_if(c, "the then-branch of an if_");
 }
 
 void begin_else(const std::vector<Value>& then_yields, const Here& here) {
   TraceState& s = current(here);
   std::vector<ir::ValueId> ys = ids(then_yields, "if", here);
-  builder_at(here);
-  s.core.begin_else(ys, "the else-branch of an if_");
+  core_at(s, here).begin_else(ys, "the else-branch of an if_");
 }
 
 std::vector<Value> end_if(const std::vector<Value>& else_yields, const Here& here) {
   TraceState& s = current(here);
   std::vector<ir::ValueId> ys = ids(else_yields, "if", here);
-  builder_at(here);
-  return wrap_all(s.core.end_if(ys));
+  return wrap_all(core_at(s, here).end_if(ys));
 }
 
 }  // namespace metile::dsl::detail

@@ -21,7 +21,6 @@ std::vector<ir::ValueId> contiguous_strides(ir::TileBuilder& b,
     strides[i] = b.binary(ir::OpKind::Mul, strides[i + 1], b.cast(dims[i + 1], DType::i32));
   return strides;
 }
-
 }  // namespace
 
 Tensor tensor(const Value& base, const std::vector<Operand>& shape,
@@ -32,14 +31,13 @@ Tensor tensor(const Value& base, const std::vector<Operand>& shape,
   std::vector<ir::ValueId> steps = strides.empty() && !dims.empty()
                                        ? contiguous_strides(bld, dims)
                                        : integers(strides, "tensor", here);
-  return Tensor(detail::wrap(detail::current(here).core.make_tensor(b, dims, steps, access)));
+  return Tensor(detail::wrap(detail::core_at(here).make_tensor(b, dims, steps, access)));
 }
 
 Value Tensor::load(const std::vector<Operand>& coords, Here here) const {
   ir::ValueId d = detail::use(descriptor_, "tensor.load", here);
   std::vector<ir::ValueId> cs = integers(coords, "tensor.load", here);
-  detail::builder_at(here);
-  return detail::wrap(detail::current(here).core.tensor_load(d, cs));
+  return detail::wrap(detail::core_at(here).tensor_load(d, cs));
 }
 
 void Tensor::store(const std::vector<Operand>& coords, const Operand& value, Here here) const {
@@ -47,7 +45,7 @@ void Tensor::store(const std::vector<Operand>& coords, const Operand& value, Her
   std::vector<ir::ValueId> cs = integers(coords, "tensor.store", here);
   ir::TileBuilder& b = detail::builder_at(here);
   ir::ValueId v = detail::materialize(value, b.type(d).dtype, "tensor.store", here);
-  detail::current(here).core.tensor_store(d, cs, v);
+  detail::core_at(here).tensor_store(d, cs, v);
 }
 
 }  // namespace metile::dsl

@@ -24,8 +24,7 @@ std::string given_names(const Constexprs& given) {
 
 Ptr KernelContext::buffer(const std::string& name, DType dtype, const std::string& access,
                           Here here) {
-  detail::builder_at(here);
-  return detail::wrap(state_.core.add_buffer(name, dtype, access));
+  return detail::wrap(detail::core_at(state_, here).add_buffer(name, dtype, access));
 }
 
 Ptr KernelContext::buffer(const std::string& name, DType dtype, Here here) {
@@ -33,8 +32,7 @@ Ptr KernelContext::buffer(const std::string& name, DType dtype, Here here) {
 }
 
 Scalar KernelContext::scalar(const std::string& name, DType dtype, Here here) {
-  detail::builder_at(here);
-  return detail::wrap(state_.core.add_scalar(name, dtype));
+  return detail::wrap(detail::core_at(state_, here).add_scalar(name, dtype));
 }
 
 const ConstexprValue* KernelContext::lookup(const std::string& name, const Here& here) {
@@ -88,8 +86,7 @@ double KernelContext::constexpr_float(const std::string& name, double default_va
 }
 
 void KernelContext::set_num_threads(int64_t n, Here here) {
-  detail::builder_at(here);
-  state_.core.set_num_threads(n);
+  detail::core_at(state_, here).set_num_threads(n);
 }
 
 const std::string& KernelContext::kernel_name() const {

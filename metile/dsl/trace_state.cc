@@ -33,9 +33,16 @@ TraceState& current(const Here& here) {
 }
 
 ir::TileBuilder& builder_at(const Here& here) {
-  ir::TileBuilder& b = current(here).core.builder();
-  b.set_location(to_location(here));
-  return b;
+  return core_at(here).builder();
+}
+
+trace::KernelTrace& core_at(TraceState& s, const Here& here) {
+  s.core.builder().set_location(to_location(here));
+  return s.core;
+}
+
+trace::KernelTrace& core_at(const Here& here) {
+  return core_at(current(here), here);
 }
 
 ir::ValueId use(const Value& v, const std::string& op, const Here& here) {
@@ -43,9 +50,7 @@ ir::ValueId use(const Value& v, const std::string& op, const Here& here) {
   if (!v.valid()) fail(here, op, "got an empty Value (default-constructed, never assigned)");
   if (v.trace_serial() != s.serial)
     fail(here, op, "value %" + std::to_string(v.id()) + " belongs to another kernel's trace");
-  if (s.core.usable(v.id())) return v.id();
-  builder_at(here);  // the core's error points at `here`
-  return s.core.use(v.id(), op);
+  return s.core.usable(v.id()) ? v.id() : core_at(s, here).use(v.id(), op);
 }
 
 Value wrap(ir::ValueId id) {

@@ -31,6 +31,9 @@ TraceState* exchange_active(TraceState* next);
 TraceState& current(const Here& here);
 // The builder of the current trace with its location set to `here`.
 ir::TileBuilder& builder_at(const Here& here);
+// The tracing core of `s` (or of the current trace), its errors and ops located at `here`.
+trace::KernelTrace& core_at(TraceState& s, const Here& here);
+trace::KernelTrace& core_at(const Here& here);
 metile::SourceLocation to_location(const Here& here);
 [[noreturn]] void fail(const Here& here, const std::string& op, const std::string& rule);
 
