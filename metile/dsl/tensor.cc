@@ -21,12 +21,6 @@ std::vector<ir::ValueId> contiguous_strides(ir::TileBuilder& b,
     strides[i] = b.binary(ir::OpKind::Mul, strides[i + 1], b.cast(dims[i + 1], DType::i32));
   return strides;
 }
-
-std::string access_of(const detail::TraceState& s, ir::ValueId base) {
-  for (const ir::Param& p : s.kernel.params)
-    if (p.value == base) return p.access;
-  return "read_write";
-}
 }  // namespace
 
 Tensor tensor(const Value& base, const std::vector<Operand>& shape,
@@ -37,14 +31,13 @@ Tensor tensor(const Value& base, const std::vector<Operand>& shape,
   std::vector<ir::ValueId> steps = strides.empty() && !dims.empty()
                                        ? contiguous_strides(bld, dims)
                                        : integers(strides, "tensor", here);
-  const std::string mode = access.empty() ? access_of(detail::current(here), b) : access;
-  return Tensor(detail::wrap(bld.make_tensor(b, dims, steps, mode)));
+  return Tensor(detail::wrap(detail::core_at(here).make_tensor(b, dims, steps, access)));
 }
 
 Value Tensor::load(const std::vector<Operand>& coords, Here here) const {
   ir::ValueId d = detail::use(descriptor_, "tensor.load", here);
   std::vector<ir::ValueId> cs = integers(coords, "tensor.load", here);
-  return detail::wrap(detail::builder_at(here).tensor_load(d, cs));
+  return detail::wrap(detail::core_at(here).tensor_load(d, cs));
 }
 
 void Tensor::store(const std::vector<Operand>& coords, const Operand& value, Here here) const {
@@ -52,7 +45,7 @@ void Tensor::store(const std::vector<Operand>& coords, const Operand& value, Her
   std::vector<ir::ValueId> cs = integers(coords, "tensor.store", here);
   ir::TileBuilder& b = detail::builder_at(here);
   ir::ValueId v = detail::materialize(value, b.type(d).dtype, "tensor.store", here);
-  b.tensor_store(d, cs, v);
+  detail::core_at(here).tensor_store(d, cs, v);
 }
 
 }  // namespace metile::dsl

@@ -27,7 +27,9 @@ class Tensor {
 };
 
 // A descriptor over `base` (a device buffer). Empty strides mean row-major contiguous;
-// an empty access takes the buffer parameter's access ("read_write" for other pointers).
+// an empty access takes the access of the buffer parameter `base` derives from
+// (read_write when it derives from several with different accesses). Loads and stores
+// through the descriptor must fit the access it was given.
 Tensor tensor(const Value& base, const std::vector<Operand>& shape,
               const std::vector<Operand>& strides = {}, const std::string& access = "",
               Here here = Here::current());

@@ -14,19 +14,6 @@ std::string ConstexprValue::str() const {
 }
 
 namespace {
-// The kernel attribute the thread planner reads; no constexpr may take its name.
-constexpr const char* kNumThreadsAttr = "num_threads";
-
-void check_new_param(detail::TraceState& s, const std::string& what, const std::string& name,
-                     const Here& here) {
-  if (name.empty()) fail(here, what, "a parameter needs a name");
-  if (!s.kernel.body.ops.empty() || s.builder.open_regions() != 0)
-    fail(here, what + " '" + name + "'",
-         "kernel parameters must be declared before the first operation");
-  for (const ir::Param& p : s.kernel.params)
-    if (p.name == name) fail(here, what + " '" + name + "'", "a parameter of that name exists");
-}
-
 std::string given_names(const Constexprs& given) {
   if (given.empty()) return "none";
   std::string r;
@@ -37,21 +24,19 @@ std::string given_names(const Constexprs& given) {
 
 Ptr KernelContext::buffer(const std::string& name, DType dtype, const std::string& access,
                           Here here) {
-  check_new_param(state_, "buffer", name, here);
-  if (access != "read" && access != "write" && access != "read_write")
-    fail(here, "buffer '" + name + "'",
-         "access must be read, write or read_write, got '" + access + "'");
-  if (dtype == DType::i1) fail(here, "buffer '" + name + "'", "i1 buffers are not supported");
-  return detail::wrap(state_.builder.add_param(name, ir::Type::ptr(dtype), access));
+  return detail::wrap(detail::core_at(state_, here).add_buffer(name, dtype, access));
+}
+
+Ptr KernelContext::buffer(const std::string& name, DType dtype, Here here) {
+  return buffer(name, dtype, "", here);
 }
 
 Scalar KernelContext::scalar(const std::string& name, DType dtype, Here here) {
-  check_new_param(state_, "scalar", name, here);
-  return detail::wrap(state_.builder.add_param(name, ir::Type::scalar(dtype)));
+  return detail::wrap(detail::core_at(state_, here).add_scalar(name, dtype));
 }
 
 const ConstexprValue* KernelContext::lookup(const std::string& name, const Here& here) {
-  if (name == kNumThreadsAttr)
+  if (name == "num_threads")
     fail(here, "constexpr '" + name + "'", "the name is reserved for set_num_threads()");
   state_.requested.insert(name);
   auto it = state_.given.find(name);
@@ -60,9 +45,9 @@ const ConstexprValue* KernelContext::lookup(const std::string& name, const Here&
 
 void KernelContext::record(const std::string& name, const ConstexprValue& v) {
   if (v.is_int())
-    state_.kernel.attrs[name] = v.as_int();
+    state_.core.set_constexpr(name, v.as_int());
   else
-    state_.kernel.attrs[name] = v.as_double();
+    state_.core.set_constexpr(name, v.as_double());
 }
 
 int64_t KernelContext::constexpr_int(const std::string& name, Here here) {
@@ -101,22 +86,18 @@ double KernelContext::constexpr_float(const std::string& name, double default_va
 }
 
 void KernelContext::set_num_threads(int64_t n, Here here) {
-  if (n <= 0)
-    fail(here, "set_num_threads", "needs a positive thread count, got " + std::to_string(n));
-  state_.kernel.attrs[kNumThreadsAttr] = n;
+  detail::core_at(state_, here).set_num_threads(n);
 }
 
 const std::string& KernelContext::kernel_name() const {
-  return state_.kernel.name;
+  return state_.core.kernel().name;
 }
 
 ir::Kernel trace(const std::string& name, const KernelFunction& fn, const Constexprs& constexprs,
                  Here here) {
   static std::atomic<uint32_t> next_serial{1};
   if (name.empty()) fail(here, "trace", "the kernel needs a name");
-  auto state = std::make_unique<detail::TraceState>(next_serial++);
-  state->kernel.dialect = ir::Dialect::Tile;
-  state->kernel.name = name;
+  auto state = std::make_unique<detail::TraceState>(next_serial++, name);
   state->given = constexprs;
 
   // Restores the enclosing trace (if any) however fn exits.
@@ -128,12 +109,11 @@ ir::Kernel trace(const std::string& name, const KernelFunction& fn, const Conste
   KernelContext context(*state);
   fn(context);
 
-  METILE_ASSERT(state->builder.open_regions() == 0, "a region of kernel " + name + " is open");
   for (const auto& [given, value] : constexprs)
     if (!state->requested.count(given))
       fail(here, "trace('" + name + "')",
            "constexpr '" + given + "' is not used by the kernel (misspelt?)");
-  return std::move(state->kernel);
+  return state->core.finish();
 }
 
 }  // namespace metile::dsl

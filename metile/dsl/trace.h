@@ -29,9 +29,12 @@ class KernelContext {
  public:
   explicit KernelContext(detail::TraceState& state) : state_(state) {}
 
-  // A device buffer parameter; access is "read", "write" or "read_write".
+  // A device buffer parameter; access is "read", "write" or "read_write", and the body
+  // must keep to it. Without an access (or with ""), the buffer takes the access the body
+  // implies: read_write when it both loads and stores, write, or read (docs/cpp_dsl.md).
   Ptr buffer(const std::string& name, DType dtype, const std::string& access,
              Here here = Here::current());
+  Ptr buffer(const std::string& name, DType dtype, Here here = Here::current());
   // A scalar parameter (uniform across the launch).
   Scalar scalar(const std::string& name, DType dtype, Here here = Here::current());
 

@@ -8,6 +8,9 @@ namespace {
 thread_local TraceState* active = nullptr;
 }  // namespace
 
+TraceState::TraceState(uint32_t serial_number, const std::string& name)
+    : serial(serial_number), core(name, "pass it out as a carried value or a result") {}
+
 TraceState* exchange_active(TraceState* next) {
   TraceState* previous = active;
   active = next;
@@ -30,9 +33,16 @@ TraceState& current(const Here& here) {
 }
 
 ir::TileBuilder& builder_at(const Here& here) {
-  TraceState& s = current(here);
-  s.builder.set_location(to_location(here));
-  return s.builder;
+  return core_at(here).builder();
+}
+
+trace::KernelTrace& core_at(TraceState& s, const Here& here) {
+  s.core.builder().set_location(to_location(here));
+  return s.core;
+}
+
+trace::KernelTrace& core_at(const Here& here) {
+  return core_at(current(here), here);
 }
 
 ir::ValueId use(const Value& v, const std::string& op, const Here& here) {
@@ -40,12 +50,7 @@ ir::ValueId use(const Value& v, const std::string& op, const Here& here) {
   if (!v.valid()) fail(here, op, "got an empty Value (default-constructed, never assigned)");
   if (v.trace_serial() != s.serial)
     fail(here, op, "value %" + std::to_string(v.id()) + " belongs to another kernel's trace");
-  for (const TraceState::ClosedRegion& r : s.closed)
-    if (v.id() >= r.first && v.id() < r.end)
-      fail(here, op,
-           "value %" + std::to_string(v.id()) + " was defined inside " + r.what +
-               " and cannot be used outside it; pass it out as a carried value or a result");
-  return v.id();
+  return s.core.usable(v.id()) ? v.id() : core_at(s, here).use(v.id(), op);
 }
 
 Value wrap(ir::ValueId id) {

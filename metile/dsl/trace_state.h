@@ -2,7 +2,6 @@
 // authors use KernelContext and the free functions of ops.h.
 #pragma once
 
-#include <map>
 #include <set>
 #include <string>
 #include <utility>
@@ -10,31 +9,20 @@
 
 #include "metile/dsl/constexprs.h"
 #include "metile/dsl/value.h"
+#include "metile/trace/kernel_trace.h"
 
 namespace metile::dsl::detail {
 
+// The rules shared with the Python tracer (regions, accesses, parameters) live in the
+// tracing core; this adds what is C++'s own: a serial number that tells the Values of
+// different traces apart, and the constexprs given to trace() and asked for by the kernel.
 struct TraceState {
-  explicit TraceState(uint32_t serial_number) : serial(serial_number), builder(kernel) {}
+  TraceState(uint32_t serial_number, const std::string& name);
 
   uint32_t serial;
-  ir::Kernel kernel;
-  ir::TileBuilder builder;
+  trace::KernelTrace core;
   Constexprs given;
   std::set<std::string> requested;
-  // Value ids defined inside regions that have closed (a loop body, an if branch): a use
-  // outside the region would break SSA dominance, so it is reported as a user error.
-  struct ClosedRegion {
-    ir::ValueId first, end;
-    const char* what;
-  };
-  std::vector<ClosedRegion> closed;
-  // The regions being built, innermost last: where their own values start, and for loops
-  // the carried types (checked against the yields with a hint on how to fix them).
-  struct OpenRegion {
-    ir::ValueId first;
-    std::vector<ir::Type> carried_types;
-  };
-  std::vector<OpenRegion> open;
 };
 
 // Makes `next` the trace of this thread (nullptr: none); returns the previous one.
@@ -43,6 +31,9 @@ TraceState* exchange_active(TraceState* next);
 TraceState& current(const Here& here);
 // The builder of the current trace with its location set to `here`.
 ir::TileBuilder& builder_at(const Here& here);
+// The tracing core of `s` (or of the current trace), its errors and ops located at `here`.
+trace::KernelTrace& core_at(TraceState& s, const Here& here);
+trace::KernelTrace& core_at(const Here& here);
 metile::SourceLocation to_location(const Here& here);
 [[noreturn]] void fail(const Here& here, const std::string& op, const std::string& rule);
 

@@ -11,7 +11,7 @@ using ir::OpKind;
 
 const ir::Type& Value::type() const {
   Here here = Here::current();
-  return detail::current(here).kernel.type(use(*this, "Value", here));
+  return detail::current(here).core.type(use(*this, "Value", here));
 }
 
 std::vector<int64_t> Value::shape() const {

@@ -13,7 +13,7 @@ from . import _core, disk_cache, loops, source_rewrite
 from .buffer import describe
 from .errors import NotSupportedError, user_error
 from .frames import user_location
-from .tracing import BufferUse, Trace, activate, active_trace
+from .tracing import Trace, activate, active_trace
 from .values import Value
 
 OPTIONS = ("STRICT_MATH", "RELAXED_PRECISION", "SCHEDULE")
@@ -176,7 +176,7 @@ class KernelFunction:
                 threads = self.num_threads
                 if callable(threads):
                     threads = threads({p.name: v for p, v in zip(self.params, values) if p.constexpr})
-                trace.core.set_attr_int("num_threads", int(threads))
+                trace.core.set_num_threads(int(threads))
             runtime_index = 0
             for p, spec, value in zip(self.params, signature, values):
                 if p.constexpr:
@@ -186,9 +186,7 @@ class KernelFunction:
                     elif isinstance(value, float):
                         trace.core.set_attr_float(p.name, value)
                 elif spec[0] == "buffer":
-                    trace.buffers[runtime_index] = BufferUse(runtime_index)
-                    proxy = Value(trace, trace.core.add_buffer(p.name, spec[1]),
-                                  frozenset((runtime_index,)))
+                    proxy = Value(trace, trace.core.add_buffer(p.name, spec[1]))
                     runtime_index += 1
                 else:
                     proxy = Value(trace, trace.core.add_scalar(p.name, spec[1]))

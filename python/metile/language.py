@@ -82,14 +82,13 @@ def zeros(shape, dtype="f32"):
 def broadcast_to(value, shape):
     """``value`` (a scalar or a tile) repeated to ``shape`` (numpy broadcasting rules)."""
     value = as_value(value, "broadcast_to")
-    return wrap(value.trace, value.trace.at().broadcast_to(value.id, _dims(shape, "broadcast_to")),
-                value.origins)
+    return wrap(value.trace, value.trace.at().broadcast_to(value.id, _dims(shape, "broadcast_to")))
 
 
 def expand_dims(value, axis):
     """A 1-D tile as a 2-D tile with a dimension of size 1 at ``axis``."""
     value = as_value(value, "expand_dims")
-    return wrap(value.trace, value.trace.at().expand_dims(value.id, axis), value.origins)
+    return wrap(value.trace, value.trace.at().expand_dims(value.id, axis))
 
 
 # ---- elementwise -------------------------------------------------------------------------------
@@ -100,7 +99,7 @@ def where(condition, x, y):
     condition = as_value(condition, "where")
     x, y = as_values(x, y, "where")
     trace = condition.trace
-    return wrap(trace, trace.at().select(condition.id, x.id, y.id), x.origins | y.origins)
+    return wrap(trace, trace.at().select(condition.id, x.id, y.id))
 
 
 def maximum(a, b):
@@ -169,7 +168,6 @@ def load(pointer, mask=None, other=None):
             other_id = as_value(other, "load", pointer.dtype).id
     elif other is not None:
         raise user_error("load: 'other' is only meaningful with a mask", user_location())
-    trace.mark(pointer.origins, read=True)
     return wrap(trace, trace.at().load(pointer.id, mask_id, other_id))
 
 
@@ -180,7 +178,6 @@ def store(pointer, value, mask=None):
     trace = pointer.trace
     value = _stored_value(value, pointer.dtype, "store")
     mask_id = -1 if mask is None else as_value(mask, "store").id
-    trace.mark(pointer.origins, write=True)
     trace.at().store(pointer.id, value.id, mask_id)
 
 

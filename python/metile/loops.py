@@ -73,7 +73,7 @@ def _start_like(trace, start, out):
     if is_number(start):
         start = constant(trace, start, out.dtype, "tile_range")
     if out.shape and not start.shape:
-        start = wrap(trace, trace.at().splat(start.id, list(out.shape)), start.origins)
+        start = wrap(trace, trace.at().splat(start.id, list(out.shape)))
     return start
 
 
@@ -96,11 +96,11 @@ def run_tile_loop(rng, body, names, inits, line):
     for _ in range(_MAX_TRACES):
         bounds = _bounds(trace, rng)
         carried = [k for k, v in enumerate(inits) if isinstance(v, Value)]
-        first = trace.core.next_value_id()
-        induction, region_args = trace.at().begin_for(*bounds, [inits[k].id for k in carried])
+        induction, region_args = trace.at().begin_for(*bounds, [inits[k].id for k in carried],
+                                                      f"the tile_range body at line {line}")
         args = list(inits)
         for k, arg in zip(carried, region_args):
-            args[k] = wrap(trace, arg, inits[k].origins)
+            args[k] = wrap(trace, arg)
         outputs = list(body(wrap(trace, induction), *args))
 
         promoted = {}
@@ -138,20 +138,17 @@ def run_tile_loop(rng, body, names, inits, line):
 
         if promoted:
             trace.core.abandon_for()
-            trace.close_region(first, "an abandoned trace of a tile_range body")
             for k, (start, dtype, shape) in promoted.items():
                 if is_number(start):
                     start = constant(trace, start, dtype, "tile_range")
                 if shape:
-                    start = wrap(trace, trace.at().splat(start.id, list(shape)), start.origins)
+                    start = wrap(trace, trace.at().splat(start.id, list(shape)))
                 inits[k] = start
             continue
 
-        end = trace.core.next_value_id()
         results = trace.at().end_for([outputs[k].id for k in carried])
-        trace.closed.append((first, end, f"the tile_range body at line {line}"))
         for k, result in zip(carried, results):
-            outputs[k] = wrap(trace, result, inits[k].origins | outputs[k].origins)
+            outputs[k] = wrap(trace, result)
         for k, init in enumerate(inits):
             if is_number(init):
                 outputs[k] = init

@@ -22,10 +22,10 @@ def _row_major_strides(shape):
 class Tensor:
     """A descriptor made by metile.tensor."""
 
-    __slots__ = ("value", "access", "origins", "rank", "dtype")
+    __slots__ = ("value", "access", "rank", "dtype")
 
-    def __init__(self, value, access, origins, rank):
-        self.value, self.access, self.origins, self.rank = value, access, origins, rank
+    def __init__(self, value, access, rank):
+        self.value, self.access, self.rank = value, access, rank
         self.dtype = value.dtype
 
     def _coords(self, coords, op):
@@ -35,32 +35,23 @@ class Tensor:
                              f"{coords!r}", user_location())
         return [as_value(c, op, "i32").id for c in coords]
 
-    def _check_access(self, needed, op):
-        if self.access is not None and needed not in self.access:
-            raise user_error(f"{op}: the tensor was declared with access='{self.access}'",
-                             user_location())
-
     def load(self, coords, scratch=None):
         """The elements at ``coords`` (one per dimension); out of bounds reads 0."""
         if scratch is not None:
             _not_built("tensor.load(scratch=...)", ": matrix fragment tiles are not implemented")
-        self._check_access("read", "tensor.load")
         trace = current("tensor.load")
         trace.check(self.value, "tensor.load")
         ids = self._coords(coords, "tensor.load")
-        trace.mark(self.origins, read=True)
         return Value(trace, trace.at().tensor_load(self.value.id, ids))
 
     def store(self, coords, value, scratch=None):
         """Stores ``value`` at ``coords``; out-of-bounds elements are not written."""
         if scratch is not None:
             _not_built("tensor.store(scratch=...)", ": matrix fragment tiles are not implemented")
-        self._check_access("write", "tensor.store")
         trace = current("tensor.store")
         trace.check(self.value, "tensor.store")
         ids = self._coords(coords, "tensor.store")
         value = _stored_value(value, self.dtype, "tensor.store")
-        trace.mark(self.origins, write=True)
         trace.at().tensor_store(self.value.id, ids, value.id)
 
 
@@ -87,9 +78,5 @@ def tensor(ptr, shape, strides=None, block_shape=None, access=None):
                          user_location())
     dims = [as_value(d, "tensor", "i32").id for d in shape]
     steps = [as_value(s, "tensor", "i32").id for s in strides]
-    descriptor = Value(trace, trace.at().make_tensor(base.id, dims, steps, access or "read_write"))
-    if access is None:
-        trace.implicit_tensors.append((descriptor.id, base.origins))
-    else:
-        trace.mark(base.origins, read="read" in access, write="write" in access)
-    return Tensor(descriptor, access, base.origins, len(shape))
+    descriptor = Value(trace, trace.at().make_tensor(base.id, dims, steps, access or ""))
+    return Tensor(descriptor, access, len(shape))

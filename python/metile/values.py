@@ -27,8 +27,8 @@ def number_dtype(x):
     return "f32" if isinstance(x, (float, np.floating)) else "i32"
 
 
-def wrap(trace, value_id, origins=frozenset()):
-    return Value(trace, value_id, origins)
+def wrap(trace, value_id):
+    return Value(trace, value_id)
 
 
 def constant(trace, x, dtype, op):
@@ -98,13 +98,13 @@ def unary(op, a, fast=False):
 
 def cast(a, dtype):
     a = as_value(a, "cast")
-    return wrap(a.trace, a.trace.at().cast(a.id, dtypes.dtype_name(dtype)), a.origins)
+    return wrap(a.trace, a.trace.at().cast(a.id, dtypes.dtype_name(dtype)))
 
 
 def ptr_add(ptr, offsets, op="ptr_add"):
     ptr = as_value(ptr, op)
     offsets = as_value(offsets, op, "i32")
-    return wrap(ptr.trace, ptr.trace.at().ptr_add(ptr.id, offsets.id), ptr.origins)
+    return wrap(ptr.trace, ptr.trace.at().ptr_add(ptr.id, offsets.id))
 
 
 def true_divide(a, b):
@@ -134,14 +134,12 @@ def _reversed(f):
 class Value:
     """A traced Tile IR value: a scalar, a tile, a pointer (tile), or a tensor descriptor."""
 
-    __slots__ = ("trace", "id", "type", "origins")
+    __slots__ = ("trace", "id", "type")
 
-    def __init__(self, trace, value_id, origins=frozenset()):
+    def __init__(self, trace, value_id):
         self.trace = trace
         self.id = value_id
         self.type = trace.core.type(value_id)
-        # The buffer parameters a pointer derives from (their access is inferred).
-        self.origins = origins if self.type.pointer else frozenset()
 
     @property
     def dtype(self):
@@ -242,9 +240,9 @@ class Value:
         full = slice(None)
         if len(self.shape) == 1 and len(index) == 2:
             if index[0] == full and index[1] is None:
-                return wrap(self.trace, self.trace.at().expand_dims(self.id, 1), self.origins)
+                return wrap(self.trace, self.trace.at().expand_dims(self.id, 1))
             if index[0] is None and index[1] == full:
-                return wrap(self.trace, self.trace.at().expand_dims(self.id, 0), self.origins)
+                return wrap(self.trace, self.trace.at().expand_dims(self.id, 0))
         raise user_error(
             f"indexing: only t[:, None] and t[None, :] on a 1-D tile are supported, got "
             f"{index!r} on {self.type}", user_location())

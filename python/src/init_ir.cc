@@ -1,6 +1,7 @@
 // Tile IR for Python: the Type of a value, a traced Kernel (print, parse, verify), and
-// KernelTrace, the builder the tracer in metile/tracing.py drives. Every rule is checked by
-// TileBuilder; a broken one raises CompilationError at the location set_location gave.
+// KernelTrace, the tracing core (metile/trace/kernel_trace.h) the tracer in
+// metile/tracing.py drives. Every rule is checked by the core or its TileBuilder; a broken
+// one raises CompilationError at the location set_location gave.
 #include <nanobind/nanobind.h>
 #include <nanobind/stl/pair.h>
 #include <nanobind/stl/string.h>
@@ -12,6 +13,7 @@
 #include "metile/ir/parser.h"
 #include "metile/ir/printer.h"
 #include "metile/ir/verifier.h"
+#include "metile/trace/kernel_trace.h"
 
 namespace nb = nanobind;
 using namespace nb::literals;
@@ -112,36 +114,50 @@ void bind_kernel(nb::module_& m) {
 }
 
 void bind_trace(nb::module_& m) {
-  using T = KernelTrace;
+  using T = trace::KernelTrace;
   auto b = [](T& t) -> ir::TileBuilder& { return t.builder(); };
   nb::class_<T>(m, "KernelTrace",
-                "One kernel being traced: Tile IR plus the TileBuilder that validates each op. "
-                "Methods return value ids; -1 means 'no value'.")
-      .def(nb::init<const std::string&>(), "name"_a, "Starts an empty Tile IR kernel.")
+                "One kernel being traced: Tile IR, the TileBuilder that validates each op, the "
+                "region rules and buffer access inference. Methods return value ids; -1 means "
+                "'no value'.")
+      .def(
+          "__init__", [](T* t, const std::string& name) { new (t) T(name, kEscapeHint); }, "name"_a,
+          "Starts an empty Tile IR kernel.")
       .def("type", &T::type, "value"_a, "The type of a value.")
-      .def("next_value_id", &T::next_value_id,
-           "The id the next value gets: values made between two calls have ids in that range.")
       .def(
           "set_location",
           [b](T& t, const std::string& file, int line) {
             b(t).set_location({file, line});
           },
           "file"_a, "line"_a, "The user's source location recorded on the ops made next.")
-      .def("add_buffer", &T::add_buffer, "name"_a, "dtype"_a,
-           "Appends a device buffer parameter (a pointer to dtype); returns its value.")
-      .def("add_scalar", &T::add_scalar, "name"_a, "dtype"_a,
-           "Appends a scalar parameter; returns its value.")
       .def(
-          "set_attr_int", [](T& t, const std::string& n, int64_t v) { t.set_attr(n, v); }, "name"_a,
-          "value"_a, "Records an integer kernel attribute (a constexpr).")
+          "add_buffer",
+          [](T& t, const std::string& name, const std::string& dtype) {
+            return t.add_buffer(name, dtype_from_name(dtype), "");
+          },
+          "name"_a, "dtype"_a,
+          "Appends a device buffer parameter (a pointer to dtype) whose access finish() infers; "
+          "returns its value.")
       .def(
-          "set_attr_float", [](T& t, const std::string& n, double v) { t.set_attr(n, v); },
-          "name"_a, "value"_a, "Records a floating-point kernel attribute (a constexpr).")
-      .def("set_param_access", &T::set_param_access, "index"_a, "access"_a,
-           "Sets a buffer parameter's access: read, write or read_write.")
-      .def("set_tensor_access", &T::set_tensor_access, "descriptor"_a, "access"_a,
-           "Sets the access of a descriptor; False when its op was abandoned.")
-      .def("finish", &T::finish, "Ends the trace and returns the Kernel.")
+          "add_scalar",
+          [](T& t, const std::string& name, const std::string& dtype) {
+            return t.add_scalar(name, dtype_from_name(dtype));
+          },
+          "name"_a, "dtype"_a, "Appends a scalar parameter; returns its value.")
+      .def(
+          "set_attr_int", [](T& t, const std::string& n, int64_t v) { t.set_constexpr(n, v); },
+          "name"_a, "value"_a, "Records an integer constexpr as a kernel attribute.")
+      .def(
+          "set_attr_float", [](T& t, const std::string& n, double v) { t.set_constexpr(n, v); },
+          "name"_a, "value"_a, "Records a floating-point constexpr as a kernel attribute.")
+      .def("set_num_threads", &T::set_num_threads, "n"_a,
+           "Records the threads per threadgroup the author asked for.")
+      .def("usable", &T::usable, "value"_a,
+           "Whether the value was not defined inside a region that has closed.")
+      .def("use", &T::use, "value"_a, "op"_a,
+           "The value; CompilationError naming op when it was defined inside a closed region.")
+      .def("finish", &T::finish,
+           "Ends the trace: infers buffer and descriptor accesses and returns the Kernel.")
       // Scalars and geometry.
       .def(
           "constant_float",
@@ -233,24 +249,12 @@ void bind_trace(nb::module_& m) {
           "store",
           [b](T& t, ir::ValueId p, ir::ValueId v, ir::ValueId mask) { b(t).store(p, v, mask); },
           "ptrs"_a, "value"_a, "mask"_a = ir::kNoValue, "*ptrs = value where mask is true.")
-      .def(
-          "make_tensor",
-          [b](T& t, ir::ValueId base, const std::vector<ir::ValueId>& dims,
-              const std::vector<ir::ValueId>& strides,
-              const std::string& access) { return b(t).make_tensor(base, dims, strides, access); },
-          "base"_a, "dims"_a, "strides"_a, "access"_a, "A tensor descriptor over a buffer.")
-      .def(
-          "tensor_load",
-          [b](T& t, ir::ValueId d, const std::vector<ir::ValueId>& c) {
-            return b(t).tensor_load(d, c);
-          },
-          "desc"_a, "coords"_a, "The elements at the coordinates; out of bounds reads 0.")
-      .def(
-          "tensor_store",
-          [b](T& t, ir::ValueId d, const std::vector<ir::ValueId>& c, ir::ValueId v) {
-            b(t).tensor_store(d, c, v);
-          },
-          "desc"_a, "coords"_a, "value"_a, "Stores at the coordinates; out of bounds is skipped.")
+      .def("make_tensor", &T::make_tensor, "base"_a, "dims"_a, "strides"_a, "access"_a,
+           "A tensor descriptor over a buffer; access '' follows the buffer's.")
+      .def("tensor_load", &T::tensor_load, "desc"_a, "coords"_a,
+           "The elements at the coordinates; out of bounds reads 0.")
+      .def("tensor_store", &T::tensor_store, "desc"_a, "coords"_a, "value"_a,
+           "Stores at the coordinates; out of bounds is skipped.")
       .def(
           "shared_alloc",
           [b](T& t, int64_t size, const std::string& d) {
@@ -274,20 +278,17 @@ void bind_trace(nb::module_& m) {
       // Structured loops.
       .def(
           "begin_for",
-          [b](T& t, ir::ValueId s, ir::ValueId e, ir::ValueId step,
-              const std::vector<ir::ValueId>& inits) {
-            ir::Builder::ForScope scope = b(t).begin_for(s, e, step, inits);
+          [](T& t, ir::ValueId s, ir::ValueId e, ir::ValueId step,
+             const std::vector<ir::ValueId>& inits, std::string body) {
+            ir::Builder::ForScope scope = t.begin_for(s, e, step, inits, std::move(body));
             return std::make_pair(scope.induction_var, scope.carried);
           },
-          "start"_a, "end"_a, "step"_a, "inits"_a,
-          "Opens a loop body; returns (induction variable, carried values).")
-      .def(
-          "end_for",
-          [b](T& t, const std::vector<ir::ValueId>& yields) { return b(t).end_for(yields); },
-          "yields"_a, "Closes the innermost loop; returns its results.")
-      .def(
-          "abandon_for", [b](T& t) { b(t).abandon_for(); },
-          "Drops the innermost open loop and everything built in it.");
+          "start"_a, "end"_a, "step"_a, "inits"_a, "body"_a,
+          "Opens a loop body (named body in errors); returns (induction variable, carried "
+          "values).")
+      .def("end_for", &T::end_for, "yields"_a, "Closes the innermost loop; returns its results.")
+      .def("abandon_for", &T::abandon_for,
+           "Drops the innermost open loop and everything built in it.");
 }
 }  // namespace
 
