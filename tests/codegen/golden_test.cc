@@ -17,7 +17,7 @@ class GoldenTest : public ::testing::TestWithParam<NamedKernel> {};
 
 TEST_P(GoldenTest, EmittedMslMatchesGolden) {
   const NamedKernel& kernel = GetParam();
-  const std::string source = emit_msl(kernel.build(), target::default_target()).source;
+  const std::string source = emit(kernel.build(), target::default_target()).source;
   const std::string path = golden_dir() + "/" + kernel.name + ".metal";
   if (update_golden()) {
     write_file(path, source);
