@@ -23,7 +23,7 @@ using ir::OpKind;
 using ir::Type;
 
 std::string stdlib_include() {
-  return golden_dir() + "/../../../metile/runtime/host/include";
+  return source_dir() + "/metile/runtime/host/include";
 }
 
 // Compiles source + main and returns what the program prints.
