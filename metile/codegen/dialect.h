@@ -50,8 +50,9 @@ enum class Geometry {
 struct GeometryArg {
   std::string_view name;  // the body parameter, e.g. "thread_position_in_threadgroup"
   std::string_view type;  // "uint3"
-  // MSL: the entry receives the argument as a parameter with this attribute. Empty when the
-  // language computes it instead (see `entry_value`).
+  // MSL: the entry receives the argument as a parameter with this attribute,
+  // "[[thread_position_in_threadgroup]]". Empty when the language computes it instead (see
+  // `entry_value`).
   std::string_view entry_attribute;
   // Languages without attributes (CUDA): the expression the entry initialises it with.
   std::string_view entry_value;

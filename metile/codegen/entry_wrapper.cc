@@ -53,8 +53,8 @@ std::string entry_wrapper(const KernelABI& abi, const CDialect& dialect) {
   std::string locals;
   for (const GeometryArg& g : d.geometry) {
     if (!g.entry_attribute.empty())
-      params.push_back(std::string(g.type) + " " + std::string(g.name) + " [[" +
-                       std::string(g.entry_attribute) + "]]");
+      params.push_back(std::string(g.type) + " " + std::string(g.name) + " " +
+                       std::string(g.entry_attribute));
     else
       locals += "  const " + std::string(g.type) + " " + std::string(g.name) + " = " +
                 std::string(g.entry_value) + ";\n";
