@@ -40,7 +40,7 @@ PipelineResult compile_to_source(ir::Kernel kernel, const PipelineOptions& optio
   metal = steps.run("dce", std::move(metal));
 
   // 6. Emit Metal Shading Language: a body function, an entry wrapper, and the ABI.
-  codegen::EmittedKernel emitted = steps.emit(metal, codegen::emit_msl);
+  codegen::EmittedKernel emitted = steps.emit(metal, codegen::emit);
 
   // 7. With METILE_REPLAY_DIR set, record the input and output for a replay diff.
   if (!replay.empty())

@@ -1,5 +1,9 @@
 #include "metile/codegen/c_emitter.h"
 
+#include <algorithm>
+#include <iterator>
+#include <utility>
+
 #include "metile/codegen/c_types.h"
 #include "metile/support/errors.h"
 
@@ -52,7 +56,6 @@ CEmitter::CEmitter(const ir::Kernel& kernel, const CDialect& dialect, const targ
     : kernel_(kernel),
       dialect_(dialect),
       names_(kernel, dialect),
-      prelude_(dialect),
       read_only_(read_only_pointers(kernel)) {
   for (const ir::Type& t : kernel.types) dialect.require_dtype(t.dtype, target);
 }
@@ -99,27 +102,43 @@ void CEmitter::emit_op(const ir::Op& op) {
   switch (op.kind) {
     case K::Constant:
       return declare(op, constant(op));
-    case K::ThreadIndex:
     case K::ThreadgroupIndex:
+      return declare(op, geometry(op, Geometry::ThreadgroupPosition));
     case K::ThreadgroupCount:
+      return declare(op, geometry(op, Geometry::ThreadgroupsPerGrid));
+    case K::ThreadIndex:
+      return declare(op, geometry(op, Geometry::ThreadPosition));
     case K::SimdLane:
+      return declare(op, geometry(op, Geometry::SimdLane));
     case K::SimdGroup:
-      return declare(op, geometry(op));
+      return declare(op, geometry(op, Geometry::SimdGroup));
     case K::Add:
-    case K::Sub:
-    case K::Mul:
-    case K::Div:
-    case K::Rem:
-    case K::FloorDiv:
-    case K::Min:
-    case K::Max:
-    case K::And:
-    case K::Or:
-    case K::Xor:
-    case K::Shl:
-    case K::Shr:
     case K::PtrAdd:
-      return declare(op, binary(op));
+      return declare(op, infix(op, "+"));
+    case K::Sub:
+      return declare(op, infix(op, "-"));
+    case K::Mul:
+      return declare(op, infix(op, "*"));
+    case K::Div:
+      return declare(op, infix(op, "/"));
+    case K::Shl:
+      return declare(op, infix(op, "<<"));
+    case K::Shr:
+      return declare(op, infix(op, ">>"));
+    case K::Rem:
+      return declare(op, rem(op));
+    case K::FloorDiv:
+      return declare(op, floordiv(op));
+    case K::And:
+      return declare(op, bitwise(op, "&", "&&"));
+    case K::Or:
+      return declare(op, bitwise(op, "|", "||"));
+    case K::Xor:
+      return declare(op, bitwise(op, "^", "!="));
+    case K::Min:
+      return declare(op, min_max(op, MathFn::Min, "&&"));
+    case K::Max:
+      return declare(op, min_max(op, MathFn::Max, "||"));
     case K::Cmp:
       return declare(op, compare(op));
     case K::Select:
@@ -127,27 +146,41 @@ void CEmitter::emit_op(const ir::Op& op) {
     case K::Cast:
       return declare(op, cast(op));
     case K::Neg:
+      return declare(op, negate(op));
     case K::Abs:
+      return declare(op, math(op, MathFn::Abs));
     case K::Exp:
+      return declare(op, math(op, MathFn::Exp));
     case K::Exp2:
+      return declare(op, math(op, MathFn::Exp2));
     case K::Log:
+      return declare(op, math(op, MathFn::Log));
     case K::Sqrt:
+      return declare(op, math(op, MathFn::Sqrt));
     case K::Rsqrt:
+      return declare(op, math(op, MathFn::Rsqrt));
     case K::Tanh:
+      return declare(op, math(op, MathFn::Tanh));
     case K::Sin:
+      return declare(op, math(op, MathFn::Sin));
     case K::Cos:
-      return declare(op, unary(op));
+      return declare(op, math(op, MathFn::Cos));
     case K::Load:
       return declare(op, load(op));
     case K::ThreadgroupBuffer:
       return declare(op, threadgroup_buffer(op));
     case K::SimdShuffle:
+      return declare(op, collective(op, Collective::Shuffle));
     case K::SimdShuffleXor:
+      return declare(op, collective(op, Collective::ShuffleXor));
     case K::SimdBroadcast:
+      return declare(op, collective(op, Collective::Broadcast));
     case K::SimdSum:
+      return declare(op, collective(op, Collective::Sum));
     case K::SimdMax:
+      return declare(op, collective(op, Collective::Max));
     case K::SimdMin:
-      return declare(op, simd(op));
+      return declare(op, collective(op, Collective::Min));
     case K::Store:
       return emit_store(op);
     case K::Barrier:
@@ -187,17 +220,22 @@ void CEmitter::emit_store(const ir::Op& op) {
 }
 
 void CEmitter::emit_barrier(const ir::Op& op) {
-  static constexpr std::string_view kMem[] = {"none", "threadgroup", "device", "all"};
-  const DialectTable& d = dialect_.table();
+  static constexpr std::pair<std::string_view, BarrierScope> kScopes[] = {
+      {"threadgroup", BarrierScope::Threadgroup}, {"simdgroup", BarrierScope::Simdgroup}};
+  static constexpr std::pair<std::string_view, BarrierMem> kMems[] = {
+      {"none", BarrierMem::None},
+      {"threadgroup", BarrierMem::Threadgroup},
+      {"device", BarrierMem::Device},
+      {"all", BarrierMem::All}};
   const std::string& scope = op.str_attr("scope");
   const std::string& mem = op.str_attr("mem");
-  if (scope != "threadgroup" && scope != "simdgroup") fail(op, "unknown scope '" + scope + "'");
-  for (int i = 0; i < 4; ++i)
-    if (mem == kMem[i])
-      return line(
-          std::string(scope == "threadgroup" ? d.threadgroup_barrier : d.simdgroup_barrier) + "(" +
-          std::string(d.barrier_mem[i]) + ");");
-  fail(op, "unknown mem '" + mem + "'");
+  const auto s = std::find_if(std::begin(kScopes), std::end(kScopes),
+                              [&](const auto& e) { return e.first == scope; });
+  if (s == std::end(kScopes)) fail(op, "unknown scope '" + scope + "'");
+  const auto m = std::find_if(std::begin(kMems), std::end(kMems),
+                              [&](const auto& e) { return e.first == mem; });
+  if (m == std::end(kMems)) fail(op, "unknown mem '" + mem + "'");
+  line(dialect_.barrier(s->second, m->second));
 }
 
 void CEmitter::emit_region(const ir::Block& region, const std::vector<ir::ValueId>& targets) {

@@ -7,6 +7,7 @@
 
 #include <set>
 #include <string>
+#include <string_view>
 
 #include "metile/codegen/dialect.h"
 #include "metile/codegen/prelude.h"
@@ -37,22 +38,27 @@ class CEmitter {
   void emit_region(const ir::Block& region, const std::vector<ir::ValueId>& targets);
   void line(const std::string& text);
 
-  // Expressions (op_expressions.cc).
+  // Expressions (op_expressions.cc): language-neutral structure; every word and call shape
+  // comes from the dialect's hooks.
   std::string constant(const ir::Op& op) const;
-  std::string geometry(const ir::Op& op) const;
-  std::string binary(const ir::Op& op);
+  // The coordinate as an i32; the 3-D ones take the op's axis attribute.
+  std::string geometry(const ir::Op& op, Geometry g) const;
+  std::string infix(const ir::Op& op, std::string_view c_op) const;
+  // `c_op` on integers, `bool_op` on i1 values.
+  std::string bitwise(const ir::Op& op, std::string_view c_op, std::string_view bool_op) const;
+  std::string min_max(const ir::Op& op, MathFn fn, std::string_view bool_op) const;
+  std::string rem(const ir::Op& op) const;
+  std::string floordiv(const ir::Op& op);
   std::string compare(const ir::Op& op) const;
   std::string select(const ir::Op& op) const;
   std::string cast(const ir::Op& op) const;
-  std::string unary(const ir::Op& op) const;
+  std::string negate(const ir::Op& op) const;
+  std::string math(const ir::Op& op, MathFn fn) const;
   std::string load(const ir::Op& op) const;
   std::string threadgroup_buffer(const ir::Op& op) const;
-  std::string simd(const ir::Op& op) const;
+  std::string collective(const ir::Op& op, Collective c);
   // `p[0]`, or the element at p viewed as the vector type of `value_type`.
   std::string access(ir::ValueId ptr, const ir::Type& value_type) const;
-  // fn(args) computed in float for dtypes the dialect keeps out of its math library.
-  std::string call_in_float(const ir::Type& t, const std::string& fn,
-                            const std::vector<ir::ValueId>& args) const;
 
   const std::string& name(ir::ValueId v) const { return names_[v]; }
   const ir::Type& type(ir::ValueId v) const { return kernel_.type(v); }

@@ -1,6 +1,55 @@
 #include "metile/codegen/dialect.h"
 
+#include <cctype>
+
+#include "metile/codegen/c_types.h"
+#include "metile/support/errors.h"
+
 namespace metile::codegen {
+
+namespace {
+
+// Every dialect is C++ (MSL is C++14-based, CUDA C++17): its keywords, and `main`.
+constexpr std::string_view kCppKeywords[] = {
+    "alignas", "alignof",   "and",    "asm",     "auto",      "bool",     "break",    "case",
+    "catch",   "char",      "class",  "const",   "constexpr", "continue", "decltype", "default",
+    "delete",  "do",        "double", "else",    "enum",      "explicit", "extern",   "false",
+    "float",   "for",       "friend", "goto",    "if",        "inline",   "int",      "long",
+    "mutable", "namespace", "new",    "not",     "operator",  "or",       "private",  "protected",
+    "public",  "register",  "return", "short",   "signed",    "sizeof",   "static",   "struct",
+    "switch",  "template",  "this",   "throw",   "true",      "try",      "typedef",  "typename",
+    "union",   "unsigned",  "using",  "virtual", "void",      "volatile", "while",    "xor",
+    "main"};
+
+bool is_transcendental(MathFn fn) {
+  switch (fn) {
+    case MathFn::Abs:
+    case MathFn::Min:
+    case MathFn::Max:
+    case MathFn::Fmod:
+    case MathFn::Floor:
+      return false;
+    case MathFn::Exp:
+    case MathFn::Exp2:
+    case MathFn::Log:
+    case MathFn::Sqrt:
+    case MathFn::Rsqrt:
+    case MathFn::Tanh:
+    case MathFn::Sin:
+    case MathFn::Cos:
+      return true;
+  }
+  throw InternalError("unknown math function " + std::to_string(static_cast<int>(fn)));
+}
+
+// name is `t`, or `t` followed by a vector width: "float", "float4".
+bool names_scalar_or_vector_type(const std::string& name, std::string_view t) {
+  return name.rfind(t, 0) == 0 &&
+         (name.size() == t.size() ||
+          (name.size() == t.size() + 1 && name.back() >= '2' && name.back() <= '4'));
+}
+
+}  // namespace
 
 std::string CDialect::vector_type(ir::DType t, int64_t width) const {
   return std::string(scalar_type(t)) + std::to_string(width);
@@ -8,6 +57,121 @@ std::string CDialect::vector_type(ir::DType t, int64_t width) const {
 
 std::string CDialect::convert(const std::string& to, const std::string& expr) const {
   return to + "(" + expr + ")";
+}
+
+std::string CDialect::cast(const ir::Type& from, const ir::Type& to,
+                           const std::string& expr) const {
+  auto via = [&](ir::DType t) { return table_.cast_via_float[static_cast<int>(t)]; };
+  const bool via_float = (via(from.dtype) || via(to.dtype)) && from.dtype != ir::DType::f32 &&
+                         to.dtype != ir::DType::f32;
+  std::string value = expr;
+  if (via_float) value = "static_cast<" + float_type_name(from, *this) + ">(" + value + ")";
+  return "static_cast<" + type_name(to, *this) + ">(" + value + ")";
+}
+
+std::string CDialect::infix(std::string_view op, const ir::Type&, const std::string& a,
+                            const std::string& b) const {
+  return a + " " + std::string(op) + " " + b;
+}
+
+std::string CDialect::prefix(std::string_view op, const ir::Type&, const std::string& a) const {
+  return std::string(op) + a;
+}
+
+std::string CDialect::select(const ir::Type& c_type, const std::string& c, const std::string& a,
+                             const std::string& b) const {
+  // ?: wants one condition; a per-element condition needs the language's select.
+  if (c_type.is_vector())
+    return std::string(table_.vector_select) + "(" + b + ", " + a + ", " + c + ")";
+  return c + " ? " + a + " : " + b;
+}
+
+std::string CDialect::math_call(MathFn fn, bool fast, const ir::Type& t,
+                                const std::vector<std::string>& args) const {
+  const bool widen = table_.math_in_float[static_cast<int>(t.dtype)];
+  std::string call;
+  if (is_transcendental(fn))
+    call = std::string(fast ? table_.fast_math_prefix : table_.precise_math_prefix);
+  call += std::string(table_.math_functions[static_cast<size_t>(fn)]) + "(";
+  for (size_t i = 0; i < args.size(); ++i)
+    call += (i ? ", " : "") + (widen ? convert(float_type_name(t, *this), args[i]) : args[i]);
+  call += ")";
+  return widen ? convert(type_name(t, *this), call) : call;
+}
+
+std::string CDialect::collective(Collective c, const ir::Type& t, const std::string& value,
+                                 const std::string& lane, Prelude&) const {
+  const Route route = table_.collective_routes[static_cast<int>(t.dtype)];
+  METILE_ASSERT(route != Route::Unsupported, "the walker rejects unsupported collective dtypes");
+  const bool widen = route == Route::ViaFloat;
+  std::string call = std::string(table_.collectives[static_cast<size_t>(c)]) + "(" +
+                     (widen ? convert(float_type_name(t, *this), value) : value);
+  if (!lane.empty()) call += ", " + convert(std::string(table_.lane_type), lane);
+  call += ")";
+  return widen ? convert(type_name(t, *this), call) : call;
+}
+
+std::string CDialect::integer_floordiv(ir::DType t, const std::string& a, const std::string& b,
+                                       Prelude& prelude) const {
+  const std::string T(scalar_type(t));
+  const std::string fn = std::string(table_.helper_prefix) + "floordiv";
+  // The truncated quotient is one too large when the division is inexact and the operands
+  // have opposite signs.
+  prelude.add("floordiv", t,
+              std::string(table_.body_qualifier) + " " + T + " " + fn + "(" + T + " a, " + T +
+                  " b) {\n  const " + T +
+                  " q = a / b;\n  return (q * b != a && ((a < 0) != (b < 0))) ? q - 1 : q;\n}\n");
+  return fn + "(" + a + ", " + b + ")";
+}
+
+std::string CDialect::barrier(BarrierScope scope, BarrierMem mem) const {
+  const std::string_view fn =
+      scope == BarrierScope::Threadgroup ? table_.threadgroup_barrier : table_.simdgroup_barrier;
+  return std::string(fn) + "(" + std::string(table_.barrier_mem[static_cast<size_t>(mem)]) + ");";
+}
+
+std::string CDialect::special_float(SpecialFloat value, ir::DType t) const {
+  const std::string word = value == SpecialFloat::NaN ? std::string(table_.nan_literal)
+                           : value == SpecialFloat::Infinity
+                               ? std::string(table_.infinity_literal)
+                               : "-" + std::string(table_.infinity_literal);
+  return t == ir::DType::f32 ? word : convert(std::string(scalar_type(t)), word);
+}
+
+std::string CDialect::threadgroup_block(int64_t bytes) const {
+  // Zero-length arrays are invalid, so an unused static block still takes 16 bytes.
+  const std::string size = table_.block_dynamic ? "" : std::to_string(bytes > 0 ? bytes : 16);
+  return std::string(table_.block_declaration) + " " + std::string(table_.block_name) + "[" + size +
+         "]" + std::string(table_.block_attributes) + ";";
+}
+
+bool CDialect::is_reserved(const std::string& name) const {
+  const DialectTable& d = table_;
+  for (std::string_view r : kCppKeywords)
+    if (name == r) return true;
+  for (std::string_view r : d.reserved_words)
+    if (name == r) return true;
+  for (const GeometryArg& g : d.geometry)
+    if (name == g.name) return true;
+  // A local named like a function, type or literal the source uses would shadow it.
+  for (std::string_view f : d.math_functions)
+    if (name == f) return true;
+  for (std::string_view f : d.collectives)
+    if (name == f) return true;
+  for (std::string_view f : {d.threadgroup_barrier, d.simdgroup_barrier, d.vector_select,
+                             d.lane_type, d.block_name, d.nan_literal, d.infinity_literal})
+    if (name == f) return true;
+  for (std::string_view t : d.scalar_types)
+    if (names_scalar_or_vector_type(name, t)) return true;
+  // Identifiers with a double underscore or a leading underscore and capital belong to the
+  // implementation in C++.
+  if (name.find("__") != std::string::npos) return true;
+  if (name.size() > 1 && name[0] == '_' && std::isupper(static_cast<unsigned char>(name[1])))
+    return true;
+  if (name.rfind(d.helper_prefix, 0) == 0) return true;
+  for (std::string_view p : d.reserved_prefixes)
+    if (name.rfind(p, 0) == 0) return true;
+  return false;
 }
 
 }  // namespace metile::codegen

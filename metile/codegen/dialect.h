@@ -1,24 +1,60 @@
 // What distinguishes one C-like target language from another: a data table of spellings
-// plus a few hooks (DESIGN.md, Practices 4). The C-style emitter (c_emitter.h) walks the op
-// list and asks the dialect only for words; MSL is msl/msl_dialect.h, and CUDA becomes a
-// second table with its own hooks.
+// plus hooks for every call shape (DESIGN.md, Practices 4). The C-style emitter (c_emitter.h)
+// walks the op list and renders only language-neutral structure (declarations, for/if,
+// pointer access); every word and call it writes comes from here. The defaults of the hooks
+// render the table the way MSL needs it; a dialect overrides the hooks whose shape differs
+// (docs/emitter.md, "What a new dialect must provide").
 #pragma once
 
 #include <array>
+#include <span>
 #include <string>
 #include <string_view>
+#include <vector>
 
+#include "metile/codegen/prelude.h"
 #include "metile/ir/types.h"
 #include "metile/target/target.h"
 
 namespace metile::codegen {
 
+// The library functions the walker calls. Exp..Cos have a precise and a fast variant.
+enum class MathFn { Abs, Min, Max, Fmod, Floor, Exp, Exp2, Log, Sqrt, Rsqrt, Tanh, Sin, Cos };
+inline constexpr size_t kMathFnCount = 13;
+static_assert(static_cast<size_t>(MathFn::Cos) + 1 == kMathFnCount);
+
+// SIMD-group collectives: the reductions take (value), the others (value, lane or mask).
+enum class Collective { Sum, Max, Min, Shuffle, ShuffleXor, Broadcast };
+inline constexpr size_t kCollectiveCount = 6;
+static_assert(static_cast<size_t>(Collective::Broadcast) + 1 == kCollectiveCount);
+
+enum class BarrierScope { Threadgroup, Simdgroup };
+// Which memory a barrier orders besides the execution rendezvous.
+enum class BarrierMem { None, Threadgroup, Device, All };
+
+enum class SpecialFloat { NaN, Infinity, NegativeInfinity };
+
+// How a family of library functions takes values of one dtype.
+enum class Route { Direct, ViaFloat, Unsupported };
+
+// The body's coordinate arguments, in kernel_abi.h order (DialectTable::geometry's index);
+// the first four have x, y and z components, the SIMD ones are scalars.
+enum class Geometry {
+  ThreadgroupPosition,
+  ThreadgroupsPerGrid,
+  ThreadPosition,
+  ThreadsPerThreadgroup,
+  SimdLane,
+  SimdGroup
+};
+
 // One coordinate argument of the body function; names and order come from kernel_abi.h.
 struct GeometryArg {
   std::string_view name;  // the body parameter, e.g. "thread_position_in_threadgroup"
   std::string_view type;  // "uint3"
-  // MSL: the entry receives the argument as a parameter with this attribute. Empty when the
-  // language computes it instead (see `entry_value`).
+  // MSL: the entry receives the argument as a parameter with this attribute,
+  // "[[thread_position_in_threadgroup]]". Empty when the language computes it instead (see
+  // `entry_value`).
   std::string_view entry_attribute;
   // Languages without attributes (CUDA): the expression the entry initialises it with.
   std::string_view entry_value;
@@ -30,6 +66,9 @@ struct DialectTable {
   std::array<std::string_view, 7> scalar_types;  // indexed by ir::DType
   // Dtypes whose math functions are computed in float and converted back.
   std::array<bool, 7> math_in_float;
+  // Dtypes that convert only to and from float: a cast to or from any other type goes
+  // through float.
+  std::array<bool, 7> cast_via_float;
   std::string_view device_space;       // pointer qualifier, with a trailing space: "device "
   std::string_view threadgroup_space;  // "threadgroup "
   std::string_view body_qualifier;     // "static inline"
@@ -40,21 +79,34 @@ struct DialectTable {
   // Binding of entry parameter i: prefix + i + suffix, e.g. " [[buffer(" 0 ")]]".
   std::string_view binding_prefix;
   std::string_view binding_suffix;
-  // The entry's threadgroup block: prefix + bytes + suffix.
-  std::string_view block_prefix;         // "threadgroup uchar tg_mem["
-  std::string_view block_suffix;         // "] alignas(16)" or the like
-  std::string_view block_type;           // the body's parameter type: "threadgroup uchar*"
-  std::array<GeometryArg, 6> geometry;   // kernel_abi.h order
-  std::string_view fast_math_prefix;     // "fast::"
-  std::string_view precise_math_prefix;  // "precise::"
-  // SIMD-group collectives; a lane or mask argument is converted to `lane_type`.
-  std::string_view simd_sum, simd_max, simd_min, simd_shuffle, simd_shuffle_xor, simd_broadcast;
+  // The kernel's threadgroup block: the entry declares
+  // "<block_declaration> <block_name>[<bytes, or nothing when dynamic>]<block_attributes>;"
+  // and passes it to the body as a <block_type>.
+  std::string_view block_declaration;   // "threadgroup uchar"
+  std::string_view block_name;          // "tg_mem"
+  std::string_view block_attributes;    // " __attribute__((aligned(16)))"
+  bool block_dynamic;                   // sized at launch (CUDA's extern __shared__)
+  std::string_view block_type;          // "threadgroup uchar*"
+  std::array<GeometryArg, 6> geometry;  // indexed by Geometry
+  std::array<std::string_view, kMathFnCount> math_functions;  // indexed by MathFn
+  std::string_view fast_math_prefix;                          // "fast::"
+  std::string_view precise_math_prefix;                       // "precise::"
+  // SIMD-group collectives, indexed by Collective; a lane or mask argument is converted to
+  // `lane_type`. `collective_routes` says how each dtype reaches them.
+  std::array<std::string_view, kCollectiveCount> collectives;
+  std::array<Route, 7> collective_routes;
   std::string_view lane_type;
   std::string_view threadgroup_barrier;         // "threadgroup_barrier"
   std::string_view simdgroup_barrier;           // "simdgroup_barrier"
-  std::array<std::string_view, 4> barrier_mem;  // mem = none, threadgroup, device, all
+  std::array<std::string_view, 4> barrier_mem;  // indexed by BarrierMem
+  std::string_view nan_literal;                 // an f32 NaN: "NAN"
+  std::string_view infinity_literal;            // f32 +infinity: "INFINITY"
   std::string_view vector_select;               // per-element select(false_value, true_value, cond)
   std::string_view helper_prefix;               // prefix of prelude helper names: "metile_"
+  // Words a local may not take beyond the C++ keywords and the names above (namespaces,
+  // types and functions of the language's library), and prefixes no local may start with.
+  std::span<const std::string_view> reserved_words;
+  std::span<const std::string_view> reserved_prefixes;
 };
 
 class CDialect {
@@ -63,17 +115,48 @@ class CDialect {
   virtual ~CDialect() = default;
 
   const DialectTable& table() const { return table_; }
+  std::string_view scalar_type(ir::DType t) const {
+    return table_.scalar_types[static_cast<int>(t)];
+  }
 
   // Throws UserError when the target cannot hold values of dtype t.
   virtual void require_dtype(ir::DType t, const target::Target& target) const = 0;
+
+  // Types and conversions.
   // "float4" for a vector of 4 f32.
   virtual std::string vector_type(ir::DType t, int64_t width) const;
   // An expression of type `to` made from `expr` (a float or a narrower float type).
   virtual std::string convert(const std::string& to, const std::string& expr) const;
+  // `expr` of type `from` converted to `to` with C++ conversion rules (round to nearest,
+  // truncation float -> int).
+  virtual std::string cast(const ir::Type& from, const ir::Type& to, const std::string& expr) const;
 
-  std::string_view scalar_type(ir::DType t) const {
-    return table_.scalar_types[static_cast<int>(t)];
-  }
+  // Operators on scalars and vectors of type t: `op` is a C operator ("+", "<", "&&").
+  virtual std::string infix(std::string_view op, const ir::Type& t, const std::string& a,
+                            const std::string& b) const;
+  virtual std::string prefix(std::string_view op, const ir::Type& t, const std::string& a) const;
+  // a where c is true, else b; `c_type` says whether c is one condition or one per element.
+  virtual std::string select(const ir::Type& c_type, const std::string& c, const std::string& a,
+                             const std::string& b) const;
+
+  // fn(args) with a result of type t; `fast` picks the fast variant of Exp..Cos.
+  virtual std::string math_call(MathFn fn, bool fast, const ir::Type& t,
+                                const std::vector<std::string>& args) const;
+  // The collective of `value` (type t, whose route is not Unsupported); `lane` is empty for
+  // the reductions. Helpers it needs go into `prelude`.
+  virtual std::string collective(Collective c, const ir::Type& t, const std::string& value,
+                                 const std::string& lane, Prelude& prelude) const;
+  // a // b rounding toward negative infinity for a signed integer scalar dtype t.
+  virtual std::string integer_floordiv(ir::DType t, const std::string& a, const std::string& b,
+                                       Prelude& prelude) const;
+  // A complete statement: every thread of `scope` waits here, ordering `mem`.
+  virtual std::string barrier(BarrierScope scope, BarrierMem mem) const;
+  // NaN or an infinity as a literal of float dtype t.
+  virtual std::string special_float(SpecialFloat value, ir::DType t) const;
+  // The entry's declaration of the threadgroup block holding `bytes` bytes.
+  virtual std::string threadgroup_block(int64_t bytes) const;
+  // Whether a local named `name` would be invalid or shadow something the source uses.
+  virtual bool is_reserved(const std::string& name) const;
 
  private:
   const DialectTable& table_;

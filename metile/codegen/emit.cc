@@ -10,11 +10,24 @@
 
 namespace metile::codegen {
 
-namespace {
+const CDialect& dialect_for(const target::Target& target) {
+  switch (target.language) {
+    case target::Language::MSL:
+      return msl_dialect();
+    case target::Language::CUDA:
+      throw NotSupported("emit: target " + target.name +
+                         " takes CUDA C++, and the CUDA dialect is not built yet");
+  }
+  throw InternalError("emit: target " + target.name + " has an unknown language");
+}
+
+EmittedKernel emit(const ir::Kernel& metal, const target::Target& target) {
+  return emit_in_dialect(metal, dialect_for(target), target);
+}
 
 // The source layout every dialect shares: header, helpers, body function, entry wrapper.
-EmittedKernel emit_with(const ir::Kernel& kernel, const CDialect& dialect,
-                        const target::Target& target) {
+EmittedKernel emit_in_dialect(const ir::Kernel& kernel, const CDialect& dialect,
+                              const target::Target& target) {
   const std::string language(dialect.table().language);
   if (kernel.dialect != ir::Dialect::Metal)
     throw UserError("emit " + language + ": kernel '" + kernel.name + "' is " +
@@ -42,14 +55,6 @@ EmittedKernel emit_with(const ir::Kernel& kernel, const CDialect& dialect,
                (prelude.empty() ? "" : prelude + "\n") + body_signature(out.abi, dialect) + " {\n" +
                body + "}\n\n" + entry_wrapper(out.abi, dialect);
   return out;
-}
-
-}  // namespace
-
-EmittedKernel emit_msl(const ir::Kernel& metal, const target::Target& target) {
-  if (target.language != target::Language::MSL)
-    throw UserError("emit MSL: target " + target.name + " does not take Metal Shading Language");
-  return emit_with(metal, msl_dialect(), target);
 }
 
 }  // namespace metile::codegen

@@ -1,9 +1,10 @@
-// The emitters: Metal IR in, source text and its KernelABI out (DESIGN.md, "Kernel shape and
-// ABI"). Each target language is a dialect of one C-style emitter (c_emitter.h).
+// The emitter: Metal IR in, source text and its KernelABI out (DESIGN.md, "Kernel shape and
+// ABI"). Each target language is a dialect (dialect.h) of one C-style emitter (c_emitter.h).
 #pragma once
 
 #include <string>
 
+#include "metile/codegen/dialect.h"
 #include "metile/codegen/kernel_abi.h"
 #include "metile/ir/ir.h"
 #include "metile/target/target.h"
@@ -15,9 +16,17 @@ struct EmittedKernel {
   KernelABI abi;
 };
 
-// Metal Shading Language for an Apple target (or the host emulator, which runs that MSL).
-// Throws UserError (or NotSupported) naming the op on anything it cannot render; never drops
-// an op silently.
-EmittedKernel emit_msl(const ir::Kernel& metal, const target::Target& target);
+// The dialect of the target's language: MSL for the Apple targets and the host emulator.
+// Throws NotSupported for a language whose dialect is not built yet (CUDA).
+const CDialect& dialect_for(const target::Target& target);
+
+// The kernel in the target's language (dialect_for). Throws UserError (or NotSupported)
+// naming the op on anything it cannot render; never drops an op silently.
+EmittedKernel emit(const ir::Kernel& metal, const target::Target& target);
+
+// The kernel in the words of `dialect`, checked against the limits of `target`: what emit
+// does once it has picked the dialect, open for dialects that no target names yet (tests).
+EmittedKernel emit_in_dialect(const ir::Kernel& metal, const CDialect& dialect,
+                              const target::Target& target);
 
 }  // namespace metile::codegen

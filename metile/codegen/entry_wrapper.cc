@@ -39,7 +39,7 @@ std::string body_signature(const KernelABI& abi, const CDialect& dialect) {
   const DialectTable& d = dialect.table();
   std::vector<std::string> params;
   for (const AbiParam& p : abi.params) params.push_back(body_param(p, dialect));
-  params.push_back(std::string(d.block_type) + " tg_mem");
+  params.push_back(std::string(d.block_type) + " " + std::string(d.block_name));
   for (const GeometryArg& g : d.geometry)
     params.push_back(std::string(g.type) + " " + std::string(g.name));
   return std::string(d.body_qualifier) + " void " + abi.body_name + parameter_list(params);
@@ -53,22 +53,19 @@ std::string entry_wrapper(const KernelABI& abi, const CDialect& dialect) {
   std::string locals;
   for (const GeometryArg& g : d.geometry) {
     if (!g.entry_attribute.empty())
-      params.push_back(std::string(g.type) + " " + std::string(g.name) + " [[" +
-                       std::string(g.entry_attribute) + "]]");
+      params.push_back(std::string(g.type) + " " + std::string(g.name) + " " +
+                       std::string(g.entry_attribute));
     else
       locals += "  const " + std::string(g.type) + " " + std::string(g.name) + " = " +
                 std::string(g.entry_value) + ";\n";
   }
-  // Zero-length arrays are invalid, so an unused block still takes 16 bytes.
-  const int64_t bytes = abi.threadgroup_bytes > 0 ? abi.threadgroup_bytes : 16;
   std::string call = abi.body_name + "(";
   for (const AbiParam& p : abi.params) call += p.name + ", ";
-  call += "tg_mem";
+  call += d.block_name;
   for (const GeometryArg& g : d.geometry) call += ", " + std::string(g.name);
   call += ");";
   return std::string(d.entry_qualifier) + " " + abi.kernel_name + parameter_list(params) + " {\n" +
-         locals + "  " + std::string(d.block_prefix) + std::to_string(bytes) +
-         std::string(d.block_suffix) + ";\n  " + call + "\n}\n";
+         locals + "  " + dialect.threadgroup_block(abi.threadgroup_bytes) + "\n  " + call + "\n}\n";
 }
 
 }  // namespace metile::codegen

@@ -25,9 +25,15 @@ FloatFormat format_of(ir::DType t) {
       return {11, -24, 65504.0};
     case ir::DType::bf16:
       return {8, -133, 3.3895313892515355e38};
-    default:
+    case ir::DType::f32:
       return {24, -149, std::numeric_limits<float>::max()};
+    case ir::DType::i32:
+    case ir::DType::u32:
+    case ir::DType::i64:
+    case ir::DType::i1:
+      break;
   }
+  throw InternalError("round_to_dtype: " + std::string(ir::dtype_name(t)) + " is not a float");
 }
 
 int64_t integer_value(const ir::Attr& value, ir::DType t) {
@@ -54,8 +60,7 @@ double round_to_dtype(double value, ir::DType t) {
 }
 
 std::string float_literal(float value) {
-  if (std::isnan(value)) return "NAN";
-  if (std::isinf(value)) return value > 0 ? "INFINITY" : "-INFINITY";
+  METILE_ASSERT(std::isfinite(value), "NaN and infinities are the dialect's special_float");
   char buf[64];
   std::snprintf(buf, sizeof buf, "%.9g", static_cast<double>(value));
   std::string text = buf;
@@ -74,7 +79,12 @@ std::string constant_literal(const ir::Attr& value, ir::DType t, const CDialect&
     else
       throw UserError("constant: the value of an " + std::string(ir::dtype_name(t)) +
                       " constant must be a number");
-    const std::string literal = float_literal(static_cast<float>(round_to_dtype(v, t)));
+    const float rounded = static_cast<float>(round_to_dtype(v, t));
+    if (std::isnan(rounded)) return dialect.special_float(SpecialFloat::NaN, t);
+    if (std::isinf(rounded))
+      return dialect.special_float(
+          rounded > 0 ? SpecialFloat::Infinity : SpecialFloat::NegativeInfinity, t);
+    const std::string literal = float_literal(rounded);
     if (t == ir::DType::f32) return literal;
     return dialect.convert(std::string(dialect.scalar_type(t)), literal);
   }
@@ -95,10 +105,15 @@ std::string constant_literal(const ir::Attr& value, ir::DType t, const CDialect&
       // The most negative value has no positive literal to negate.
       if (i == std::numeric_limits<int32_t>::min()) return "(-2147483647 - 1)";
       return std::to_string(static_cast<int32_t>(i));
-    default:
+    case ir::DType::i64:
       if (i == std::numeric_limits<int64_t>::min()) return "(-9223372036854775807l - 1l)";
       return std::to_string(i) + "l";
+    case ir::DType::f16:
+    case ir::DType::bf16:
+    case ir::DType::f32:
+      break;
   }
+  throw InternalError("constant_literal: " + std::string(ir::dtype_name(t)) + " is a float");
 }
 
 }  // namespace metile::codegen

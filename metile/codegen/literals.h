@@ -12,12 +12,12 @@ namespace metile::codegen {
 // finite value: infinity), returned as a double that holds it exactly.
 double round_to_dtype(double value, ir::DType t);
 
-// A float literal for an f32-representable value: "1.5f", "2.0f", "1e-08f", "INFINITY",
-// "-INFINITY", "NAN".
+// A float literal for a finite f32 value: "1.5f", "2.0f", "1e-08f".
 std::string float_literal(float value);
 
-// The literal of the constant op's value in the result dtype t: floats as above (f16 and
-// bf16 wrapped in a conversion, e.g. "half(1.5f)"), integers with the type's suffix.
+// The literal of the constant op's value in the result dtype t: finite floats as above (f16
+// and bf16 wrapped in a conversion, e.g. "half(1.5f)"), NaN and infinities as the dialect's
+// special_float, integers with the type's suffix.
 std::string constant_literal(const ir::Attr& value, ir::DType t, const CDialect& dialect);
 
 }  // namespace metile::codegen

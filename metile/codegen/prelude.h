@@ -1,28 +1,27 @@
-// Helper functions the emitted body calls, written into the source only when used.
+// Helper functions the emitted body calls, written into the source only when used. The
+// dialect's hooks (dialect.h) decide which helpers exist and how they read; the prelude only
+// collects them.
 #pragma once
 
-#include <set>
+#include <map>
 #include <string>
+#include <string_view>
+#include <utility>
 
-#include "metile/codegen/dialect.h"
 #include "metile/ir/types.h"
 
 namespace metile::codegen {
 
 class Prelude {
  public:
-  explicit Prelude(const CDialect& dialect) : dialect_(dialect) {}
+  // Records the definition of helper `name` for dtype t; a pair already recorded is kept.
+  void add(std::string_view name, ir::DType t, std::string definition);
 
-  // A call of integer division rounding toward negative infinity for signed scalar t
-  // (C's `/` truncates toward zero).
-  std::string floordiv(ir::DType t, const std::string& a, const std::string& b);
-
-  // The helpers used so far, in a fixed order; "" when none.
+  // The helpers recorded so far, ordered by name and then dtype; "" when none.
   std::string text() const;
 
  private:
-  const CDialect& dialect_;
-  std::set<ir::DType> floordiv_types_;
+  std::map<std::pair<std::string, ir::DType>, std::string> helpers_;
 };
 
 }  // namespace metile::codegen

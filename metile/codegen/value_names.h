@@ -1,5 +1,5 @@
 // Variable names of the emitted source: the value's name hint when it has one (made a valid
-// identifier, unique and clear of the language's reserved words), else v<id>.
+// identifier, unique and clear of the dialect's reserved words), else v<id>.
 #pragma once
 
 #include <string>

@@ -1,5 +1,5 @@
-// emit_msl's behaviour: the ABI, the body + entry shape, control flow, naming and the errors
-// for what it cannot render.
+// emit's behaviour on the MSL dialect: the ABI, the body + entry shape, control flow, naming and
+// the errors for what it cannot render.
 #include <gtest/gtest.h>
 
 #include "metal_kernels.h"
@@ -12,8 +12,8 @@ using ir::DType;
 using ir::OpKind;
 using ir::Type;
 
-std::string emit(const ir::Kernel& k) {
-  return emit_msl(k, target::default_target()).source;
+std::string msl_of(const ir::Kernel& k) {
+  return emit(k, target::default_target()).source;
 }
 
 // The message of the UserError that f throws; fails the test when it throws none.
@@ -29,7 +29,7 @@ std::string error_of(F&& f) {
 }
 
 TEST(EmitMsl, AbiDescribesParamsGeometryAndBlock) {
-  const KernelABI abi = emit_msl(reduction_kernel(), target::default_target()).abi;
+  const KernelABI abi = emit(reduction_kernel(), target::default_target()).abi;
   EXPECT_EQ(abi.kernel_name, "block_sum");
   EXPECT_EQ(abi.body_name, "block_sum_body");
   ASSERT_EQ(abi.params.size(), 3u);
@@ -44,7 +44,7 @@ TEST(EmitMsl, AbiDescribesParamsGeometryAndBlock) {
 }
 
 TEST(EmitMsl, BodySignatureFollowsKernelAbi) {
-  const std::string src = emit(vector_add_kernel());
+  const std::string src = msl_of(vector_add_kernel());
   EXPECT_NE(src.find("static inline void vector_add_body(\n"
                      "    device const float* x,\n"
                      "    device const float* y,\n"
@@ -62,7 +62,7 @@ TEST(EmitMsl, BodySignatureFollowsKernelAbi) {
 }
 
 TEST(EmitMsl, EntryBindsBuffersDeclaresBlockAndCallsBody) {
-  const std::string src = emit(vector_add_kernel());
+  const std::string src = msl_of(vector_add_kernel());
   EXPECT_NE(src.find("kernel void vector_add(\n    device const float* x [[buffer(0)]],"),
             std::string::npos);
   EXPECT_NE(src.find("constant int& n [[buffer(3)]]"), std::string::npos);
@@ -74,11 +74,11 @@ TEST(EmitMsl, EntryBindsBuffersDeclaresBlockAndCallsBody) {
                      "threadgroups_per_grid, thread_position_in_threadgroup, "
                      "threads_per_threadgroup, simd_lane, simd_group);"),
             std::string::npos);
-  EXPECT_NE(emit(reduction_kernel()).find("threadgroup uchar tg_mem[16]"), std::string::npos);
+  EXPECT_NE(msl_of(reduction_kernel()).find("threadgroup uchar tg_mem[16]"), std::string::npos);
 }
 
 TEST(EmitMsl, MaskedTailLoadsAndStores) {
-  const std::string src = emit(vector_add_kernel());
+  const std::string src = msl_of(vector_add_kernel());
   EXPECT_NE(src.find("const bool mask = idx < n;"), std::string::npos) << src;
   EXPECT_NE(src.find("= mask ? "), std::string::npos) << src;
   EXPECT_NE(src.find("if (mask) { "), std::string::npos) << src;
@@ -86,7 +86,7 @@ TEST(EmitMsl, MaskedTailLoadsAndStores) {
 }
 
 TEST(EmitMsl, SwapLoopAssignsThroughTemporaries) {
-  const std::string src = emit(fibonacci_kernel());
+  const std::string src = msl_of(fibonacci_kernel());
   // (a, b) -> (b, a + b): `a = b; b = next;` would be right by luck; the emitter must not
   // depend on the order, so both go through temporaries declared before any assignment.
   const size_t t0 = src.find("const int metile_next0 = b;");
@@ -116,14 +116,14 @@ TEST(EmitMsl, LoopWithoutCrossReadsAssignsDirectly) {
   auto next = b.named(b.op(OpKind::Add, loop.carried[0], b.f32(1.0)), "acc_next");
   auto r = b.end_for({next, loop.carried[1]});
   b.store(out, b.op(OpKind::Add, r[0], r[1]));
-  const std::string src = emit(k);
+  const std::string src = msl_of(k);
   EXPECT_NE(src.find("    acc = acc_next;\n  }"), std::string::npos) << src;
   EXPECT_EQ(src.find("metile_next"), std::string::npos) << src;
   EXPECT_EQ(src.find("    unchanged = "), std::string::npos) << src;
 }
 
 TEST(EmitMsl, IfResultsAreDeclaredBeforeTheIf) {
-  const std::string src = emit(if_results_kernel());
+  const std::string src = msl_of(if_results_kernel());
   const size_t decl = src.find("float value;\n  int offset;\n  if (in_range) {");
   ASSERT_NE(decl, std::string::npos) << src;
   EXPECT_NE(src.find("    offset = tid;\n  } else {"), std::string::npos) << src;
@@ -131,7 +131,7 @@ TEST(EmitMsl, IfResultsAreDeclaredBeforeTheIf) {
 }
 
 TEST(EmitMsl, HalfAndBfloatMathGoesThroughFloat) {
-  const std::string src = emit(half_bfloat_kernel());
+  const std::string src = msl_of(half_bfloat_kernel());
   EXPECT_NE(src.find("half(precise::exp(float(h)))"), std::string::npos) << src;
   EXPECT_NE(src.find("half(fast::exp2(float(h)))"), std::string::npos) << src;
   EXPECT_NE(src.find("bfloat(precise::tanh(float(bf)))"), std::string::npos) << src;
@@ -145,13 +145,13 @@ TEST(EmitMsl, HalfAndBfloatMathGoesThroughFloat) {
 
 TEST(EmitMsl, Bf16NeedsMsl31) {
   const std::string message =
-      error_of([] { emit_msl(half_bfloat_kernel(), target::target_by_name("apple-m1")); });
+      error_of([] { emit(half_bfloat_kernel(), target::target_by_name("apple-m1")); });
   EXPECT_NE(message.find("bf16 needs MSL 3.1 (target apple-m1"), std::string::npos) << message;
-  EXPECT_NO_THROW(emit_msl(half_bfloat_kernel(), target::target_by_name("apple-m3")));
+  EXPECT_NO_THROW(emit(half_bfloat_kernel(), target::target_by_name("apple-m3")));
 }
 
 TEST(EmitMsl, VectorAccessCastsThePointer) {
-  const std::string src = emit(vec4_kernel());
+  const std::string src = msl_of(vec4_kernel());
   EXPECT_NE(src.find("const float4 v = ((device const float4*)("), std::string::npos) << src;
   EXPECT_NE(src.find("const float4 sq = v * v;"), std::string::npos) << src;
   EXPECT_NE(src.find("const bool4 "), std::string::npos) << src;
@@ -161,13 +161,13 @@ TEST(EmitMsl, VectorAccessCastsThePointer) {
 }
 
 TEST(EmitMsl, FloorDivHelperOnlyWhenUsed) {
-  EXPECT_EQ(emit(vector_add_kernel()).find("metile_floordiv"), std::string::npos);
+  EXPECT_EQ(msl_of(vector_add_kernel()).find("metile_floordiv"), std::string::npos);
   ir::Kernel k = metal_kernel("floordiv", 32, 0);
   MetalBuilder b(k);
   auto out = b.add_param("out", Type::ptr(DType::i32), "write");
   auto n = b.add_param("n", Type::scalar(DType::i32));
   b.store(out, b.op(OpKind::FloorDiv, b.thread_index(), n));
-  const std::string src = emit(k);
+  const std::string src = msl_of(k);
   EXPECT_NE(src.find("static inline int metile_floordiv(int a, int b) {"), std::string::npos)
       << src;
 }
@@ -183,7 +183,7 @@ TEST(EmitMsl, NamesComeFromHintsAndStayUnique) {
   auto left = b.op(OpKind::Add, one, two);
   auto right = b.op(OpKind::Add, three, four);
   b.store(out, b.op(OpKind::Add, left, right));
-  const std::string src = emit(k);
+  const std::string src = msl_of(k);
   EXPECT_NE(src.find("const float float_1 = 1.0f;"), std::string::npos) << src;
   EXPECT_NE(src.find("const float x_y = 2.0f;"), std::string::npos) << src;
   EXPECT_NE(src.find("const float x_y_3 = 3.0f;"), std::string::npos) << src;
@@ -201,7 +201,7 @@ TEST(EmitMsl, HintsNeverShadowWhatTheBodyCalls) {
   auto s = b.named(b.create1(OpKind::SimdSum, {x}, Type::scalar(DType::f32)), "metile_x");
   auto sum = b.op(OpKind::Add, s, y);
   b.store(out, b.op(OpKind::Add, sum, z));
-  const std::string src = emit(k);
+  const std::string src = msl_of(k);
   EXPECT_NE(src.find("const float simd_sum_1 = 1.0f;"), std::string::npos) << src;
   EXPECT_NE(src.find("const float float4_2 = 2.0f;"), std::string::npos) << src;
   EXPECT_NE(src.find("const float v3 = 3.0f;"), std::string::npos) << src;
@@ -212,7 +212,7 @@ TEST(EmitMslErrors, ReservedParameterName) {
   ir::Kernel k = metal_kernel("bad_param", 32, 0);
   MetalBuilder b(k);
   b.add_param("half", Type::ptr(DType::f32), "write");
-  const std::string message = error_of([&] { emit(k); });
+  const std::string message = error_of([&] { msl_of(k); });
   EXPECT_NE(message.find("parameter name 'half' is not usable in MSL"), std::string::npos)
       << message;
 }
@@ -220,16 +220,18 @@ TEST(EmitMslErrors, ReservedParameterName) {
 TEST(EmitMslErrors, TileIrIsRejected) {
   ir::Kernel k = vector_add_kernel();
   k.dialect = ir::Dialect::Tile;
-  const std::string message = error_of([&] { emit(k); });
+  const std::string message = error_of([&] { msl_of(k); });
   EXPECT_NE(message.find("kernel 'vector_add' is tile IR; the emitter takes Metal IR"),
             std::string::npos)
       << message;
 }
 
-TEST(EmitMslErrors, CudaTargetIsRejected) {
+TEST(EmitMslErrors, CudaTargetIsNotSupportedYet) {
+  EXPECT_THROW(emit(vector_add_kernel(), target::target_by_name("sm90")), NotSupported);
   const std::string message =
-      error_of([] { emit_msl(vector_add_kernel(), target::target_by_name("sm90")); });
-  EXPECT_NE(message.find("target sm90 does not take Metal Shading Language"), std::string::npos)
+      error_of([] { emit(vector_add_kernel(), target::target_by_name("sm90")); });
+  EXPECT_NE(message.find("target sm90 takes CUDA C++, and the CUDA dialect is not built yet"),
+            std::string::npos)
       << message;
 }
 
@@ -239,7 +241,7 @@ TEST(EmitMslErrors, StoreThroughReadOnlyBuffer) {
   auto x = b.add_param("x", Type::ptr(DType::f32), "read");
   auto p = b.ptr_add(x, b.thread_index());
   b.store(p, b.f32(1.0));
-  const std::string message = error_of([&] { emit(k); });
+  const std::string message = error_of([&] { msl_of(k); });
   EXPECT_NE(message.find("store: stores through 'v2', which points into a read-only buffer"),
             std::string::npos)
       << message;
@@ -251,7 +253,7 @@ TEST(EmitMslErrors, SimdSumOnI64IsNotSupported) {
   auto out = b.add_param("out", Type::ptr(DType::i64), "write");
   auto v = b.create1(OpKind::Cast, {b.thread_index()}, Type::scalar(DType::i64));
   b.store(out, b.create1(OpKind::SimdSum, {v}, Type::scalar(DType::i64)));
-  const std::string message = error_of([&] { emit(k); });
+  const std::string message = error_of([&] { msl_of(k); });
   EXPECT_NE(message.find("simd_sum: i64 values are not supported by MSL SIMD-group functions"),
             std::string::npos)
       << message;
@@ -259,7 +261,7 @@ TEST(EmitMslErrors, SimdSumOnI64IsNotSupported) {
 
 TEST(EmitMslErrors, ThreadgroupMemoryBeyondTarget) {
   ir::Kernel k = metal_kernel("too_big", 32, 65536);
-  const std::string message = error_of([&] { emit(k); });
+  const std::string message = error_of([&] { msl_of(k); });
   EXPECT_NE(message.find("needs 65536 bytes of threadgroup memory; target host has 32768"),
             std::string::npos)
       << message;

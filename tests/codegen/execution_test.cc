@@ -23,7 +23,7 @@ using ir::OpKind;
 using ir::Type;
 
 std::string stdlib_include() {
-  return golden_dir() + "/../../../metile/runtime/host/include";
+  return source_dir() + "/metile/runtime/host/include";
 }
 
 // Compiles source + main and returns what the program prints.
@@ -66,7 +66,7 @@ class ExecutionTest : public ::testing::Test {
 };
 
 TEST_F(ExecutionTest, SwapLoopComputesFibonacci) {
-  const std::string src = emit_msl(fibonacci_kernel(), target::default_target()).source;
+  const std::string src = emit(fibonacci_kernel(), target::default_target()).source;
   const std::string out = run("fibonacci", src,
                               R"(
 int main() {
@@ -81,7 +81,7 @@ int main() {
 }
 
 TEST_F(ExecutionTest, VectorAddMasksTheTail) {
-  const std::string src = emit_msl(vector_add_kernel(), target::default_target()).source;
+  const std::string src = emit(vector_add_kernel(), target::default_target()).source;
   const std::string out = run("vector_add", src,
                               R"(
 int main() {
@@ -101,7 +101,7 @@ int main() {
 }
 
 TEST_F(ExecutionTest, IfResultsReachTheirUsers) {
-  const std::string src = emit_msl(if_results_kernel(), target::default_target()).source;
+  const std::string src = emit(if_results_kernel(), target::default_target()).source;
   const std::string out = run("if_results", src,
                               R"(
 int main() {
@@ -119,7 +119,7 @@ int main() {
 }
 
 TEST_F(ExecutionTest, Vec4LoadSelectStore) {
-  const std::string src = emit_msl(vec4_kernel(), target::default_target()).source;
+  const std::string src = emit(vec4_kernel(), target::default_target()).source;
   const std::string out = run("vec4", src,
                               R"(
 int main() {
@@ -158,7 +158,7 @@ TEST_F(ExecutionTest, FloorDivRoundsTowardNegativeInfinity) {
   for (size_t i = 0; i < as.size(); ++i)
     init += "a[" + std::to_string(i) + "] = " + std::to_string(as[i]) + "; d[" + std::to_string(i) +
             "] = " + std::to_string(ds[i]) + ";\n";
-  const std::string out_text = run("floordiv", emit_msl(k, target::default_target()).source,
+  const std::string out_text = run("floordiv", emit(k, target::default_target()).source,
                                    R"(
 int main() {
   int a[32], d[32], out[32];

@@ -1,14 +1,21 @@
 #include "golden_util.h"
 
+#include <cctype>
 #include <cstdlib>
 #include <fstream>
 #include <sstream>
 
 namespace metile::codegen::testing {
 
-std::string golden_dir() {
+std::string source_dir() {
   const char* env = std::getenv("METILE_SOURCE_DIR");
-  return std::string(env && *env ? env : METILE_TEST_SOURCE_DIR) + "/tests/codegen/golden";
+  return env && *env ? env : METILE_TEST_SOURCE_DIR;
+}
+
+std::string golden_dir(const CDialect& dialect) {
+  std::string folder(dialect.table().language);
+  for (char& c : folder) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return source_dir() + "/tests/codegen/golden/" + folder;
 }
 
 std::string read_file(const std::string& path) {

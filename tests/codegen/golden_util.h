@@ -3,10 +3,14 @@
 
 #include <string>
 
+#include "metile/codegen/dialect.h"
+
 namespace metile::codegen::testing {
 
-// tests/codegen/golden, from METILE_SOURCE_DIR (set by CTest) or the compiled-in source dir.
-std::string golden_dir();
+// The repository root: METILE_SOURCE_DIR (set by CTest) or the compiled-in source dir.
+std::string source_dir();
+// The goldens of one dialect: tests/codegen/golden/<its language in lower case>, e.g. msl.
+std::string golden_dir(const CDialect& dialect);
 std::string read_file(const std::string& path);  // "" when missing
 void write_file(const std::string& path, const std::string& text);
 // METILE_UPDATE_GOLDEN=1 rewrites goldens instead of comparing; the diff must be reviewed.

@@ -151,7 +151,7 @@ std::string emit_sample(const SampleFn& build) {
   s.n = b.add_param("n", Type::scalar(DType::i32));
   s.x = b.named(b.load(s.buf), "x");
   build(b, s);
-  return emit_msl(k, target::default_target()).source;
+  return emit(k, target::default_target()).source;
 }
 
 TEST(OpCoverage, EveryMetalOpRenders) {

@@ -27,7 +27,7 @@ std::string read_file(const std::filesystem::path& p) {
 
 std::filesystem::path golden_dir() {
   const char* root = std::getenv("METILE_SOURCE_DIR");
-  return std::filesystem::path(root ? root : ".") / "tests/pipeline/golden";
+  return std::filesystem::path(root ? root : ".") / "tests/pipeline/golden/msl";
 }
 
 struct LibraryKernel {

@@ -6,6 +6,13 @@ namespace metile::codegen {
 
 namespace {
 
+// Metal words a local could clash with, beyond the C++ keywords and the table's own names.
+constexpr std::string_view kMslReserved[] = {
+    "constant",    "device", "half",    "bfloat", "kernel",  "metal",  "thread",
+    "threadgroup", "uchar",  "uint",    "ulong",  "ushort",  "fast",   "precise",
+    "mem_flags",   "vec",    "as_type", "atomic", "sampler", "texture"};
+constexpr std::string_view kMslReservedPrefixes[] = {"packed_"};
+
 constexpr DialectTable kMsl{
     .language = "MSL",
     .header = "#include <metal_stdlib>\nusing namespace metal;\n",
@@ -14,6 +21,8 @@ constexpr DialectTable kMsl{
     // Metal's math library is float-first; half and bfloat go through float so that both
     // take the same (precise or fast) path.
     .math_in_float = {true, true, false, false, false, false, false},
+    // bfloat converts only to and from float.
+    .cast_via_float = {false, true, false, false, false, false, false},
     .device_space = "device ",
     .threadgroup_space = "threadgroup ",
     .body_qualifier = "static inline",
@@ -22,34 +31,43 @@ constexpr DialectTable kMsl{
     .scalar_entry_suffix = "&",
     .binding_prefix = " [[buffer(",
     .binding_suffix = ")]]",
-    .block_prefix = "threadgroup uchar tg_mem[",
-    .block_suffix = "] __attribute__((aligned(16)))",
+    .block_declaration = "threadgroup uchar",
+    .block_name = "tg_mem",
+    .block_attributes = " __attribute__((aligned(16)))",
+    .block_dynamic = false,
     .block_type = "threadgroup uchar*",
     .geometry = {{
-        {"threadgroup_position_in_grid", "uint3", "threadgroup_position_in_grid", ""},
-        {"threadgroups_per_grid", "uint3", "threadgroups_per_grid", ""},
-        {"thread_position_in_threadgroup", "uint3", "thread_position_in_threadgroup", ""},
-        {"threads_per_threadgroup", "uint3", "threads_per_threadgroup", ""},
-        {"simd_lane", "uint", "thread_index_in_simdgroup", ""},
-        {"simd_group", "uint", "simdgroup_index_in_threadgroup", ""},
+        {"threadgroup_position_in_grid", "uint3", "[[threadgroup_position_in_grid]]", ""},
+        {"threadgroups_per_grid", "uint3", "[[threadgroups_per_grid]]", ""},
+        {"thread_position_in_threadgroup", "uint3", "[[thread_position_in_threadgroup]]", ""},
+        {"threads_per_threadgroup", "uint3", "[[threads_per_threadgroup]]", ""},
+        {"simd_lane", "uint", "[[thread_index_in_simdgroup]]", ""},
+        {"simd_group", "uint", "[[simdgroup_index_in_threadgroup]]", ""},
     }},
+    .math_functions = {"abs", "min", "max", "fmod", "floor", "exp", "exp2", "log", "sqrt", "rsqrt",
+                       "tanh", "sin", "cos"},
     .fast_math_prefix = "fast::",
     .precise_math_prefix = "precise::",
-    .simd_sum = "simd_sum",
-    .simd_max = "simd_max",
-    .simd_min = "simd_min",
-    .simd_shuffle = "simd_shuffle",
-    .simd_shuffle_xor = "simd_shuffle_xor",
-    .simd_broadcast = "simd_broadcast",
+    .collectives = {"simd_sum", "simd_max", "simd_min", "simd_shuffle", "simd_shuffle_xor",
+                    "simd_broadcast"},
+    // bfloat is not among the SIMD-group functions' types; 64-bit and bool values are not
+    // either.
+    .collective_routes = {Route::Direct, Route::ViaFloat, Route::Direct, Route::Direct,
+                          Route::Direct, Route::Unsupported, Route::Unsupported},
     .lane_type = "ushort",
     .threadgroup_barrier = "threadgroup_barrier",
     .simdgroup_barrier = "simdgroup_barrier",
     .barrier_mem = {"mem_flags::mem_none", "mem_flags::mem_threadgroup", "mem_flags::mem_device",
                     "mem_flags::mem_device | mem_flags::mem_threadgroup"},
+    .nan_literal = "NAN",
+    .infinity_literal = "INFINITY",
     .vector_select = "select",
     .helper_prefix = "metile_",
+    .reserved_words = kMslReserved,
+    .reserved_prefixes = kMslReservedPrefixes,
 };
 
+// MSL is the table as the hooks' defaults render it; only the dtype check is its own.
 class MslDialect final : public CDialect {
  public:
   MslDialect() : CDialect(kMsl) {}
