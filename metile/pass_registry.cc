@@ -1,5 +1,7 @@
 #include "metile/pass_registry.h"
 
+#include <algorithm>
+
 #include "metile/lower/expand_tensor_access.h"
 #include "metile/lower/lower_to_metal.h"
 #include "metile/lower/plan_threads.h"
@@ -37,7 +39,10 @@ PassResult run_lower_to_metal(Kernel k, PassContext& context) {
 }
 
 PassResult run_emit_msl(Kernel k, PassContext& context) {
-  context.emitted = codegen::emit_msl(k, context.target);
+  if (context.target.language != target::Language::MSL)
+    throw UserError("emit_msl: target " + context.target.name +
+                    " does not take Metal Shading Language");
+  context.emitted = codegen::emit(k, context.target);
   return {std::move(k), false};
 }
 
@@ -75,8 +80,11 @@ const std::vector<Pass>& registry() {
 }  // namespace
 
 const Pass& find_pass(const std::string& name) {
+  // emit-msl and emit_msl name the same pass: the issue tracker and shell habits use dashes.
+  std::string spelled = name;
+  std::replace(spelled.begin(), spelled.end(), '-', '_');
   for (const Pass& pass : registry())
-    if (pass.name == name) return pass;
+    if (pass.name == spelled) return pass;
   std::string known;
   for (const Pass& pass : registry()) known += (known.empty() ? "" : ", ") + pass.name;
   throw UserError("unknown pass '" + name + "'; known passes: " + known);

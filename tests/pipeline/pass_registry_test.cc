@@ -64,6 +64,21 @@ TEST(PassRegistry, TheReportListsThePassesByTheirRegisteredNames) {
   EXPECT_EQ(reported, kPipeline);
 }
 
+TEST(PassRegistry, DashesSpellTheSamePass) {
+  EXPECT_EQ(find_pass("emit-msl").name, "emit_msl");
+  EXPECT_EQ(find_pass("expand-tensor-access").name, "expand_tensor_access");
+}
+
+TEST(PassRegistry, EmitMslRejectsATargetOfAnotherLanguage) {
+  PassContext context(target::target_by_name("sm90"));
+  try {
+    find_pass("emit_msl").run(ir::Kernel{}, context);
+    FAIL() << "no error";
+  } catch (const UserError& e) {
+    EXPECT_EQ(std::string(e.what()), "emit_msl: target sm90 does not take Metal Shading Language");
+  }
+}
+
 TEST(PassRegistry, UnknownPassListsTheKnownOnes) {
   try {
     find_pass("lower");
