@@ -100,6 +100,9 @@ void init_compile(nb::module_& m) {
           "source", [](const CompiledHandle& h) { return h.kernel->source(); },
           "The emitted source (MSL).")
       .def_prop_ro(
+          "device", [](const CompiledHandle& h) { return h.kernel->device().name(); },
+          "The name of the device it was compiled for.")
+      .def_prop_ro(
           "abi", [](const CompiledHandle& h) { return abi_dict(h.kernel->abi()); },
           "The KernelABI: params, threads_per_threadgroup, threadgroup_bytes, grid_rule.")
       .def_prop_ro(
@@ -125,8 +128,9 @@ void init_compile(nb::module_& m) {
         nb::gil_scoped_release release;
         return CompiledHandle{compile(std::move(copy), options)};
       },
-      "kernel"_a, "device"_a = "host", "math"_a = "default",
-      "Compiles a Tile IR kernel for a device; compiled code is cached in process and on disk. "
+      "kernel"_a, "device"_a = "", "math"_a = "default",
+      "Compiles a Tile IR kernel for a device (empty: the default device), emitting for the "
+      "device's target; compiled code is cached in process and on disk. "
       "math: default, strict (STRICT_MATH) or relaxed (RELAXED_PRECISION).");
 }
 
