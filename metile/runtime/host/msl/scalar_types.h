@@ -8,7 +8,7 @@
 #include <limits>
 #include <type_traits>
 
-#include "metile/support/half_bfloat.h"
+#include "half_bfloat.h"
 
 namespace metal {
 
