@@ -100,9 +100,6 @@ void init_compile(nb::module_& m) {
           "source", [](const CompiledHandle& h) { return h.kernel->source(); },
           "The emitted source (MSL).")
       .def_prop_ro(
-          "device", [](const CompiledHandle& h) { return h.kernel->device().name(); },
-          "The name of the device it was compiled for.")
-      .def_prop_ro(
           "abi", [](const CompiledHandle& h) { return abi_dict(h.kernel->abi()); },
           "The KernelABI: params, threads_per_threadgroup, threadgroup_bytes, grid_rule.")
       .def_prop_ro(
