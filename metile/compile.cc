@@ -5,7 +5,7 @@
 #include <mutex>
 
 #include "metile/ir/printer.h"
-#include "metile/runtime/device.h"
+#include "metile/runtime/devices.h"
 #include "metile/support/errors.h"
 
 namespace metile {
@@ -39,13 +39,14 @@ runtime::KernelArg scalar_arg(const codegen::AbiParam& p, int64_t v) {
 }
 }  // namespace
 
-void CompiledKernel::launch(std::array<int64_t, 3> grid, std::span<const KernelArg> args) const {
+runtime::LaunchTiming CompiledKernel::launch(std::array<int64_t, 3> grid,
+                                             std::span<const KernelArg> args) const {
   const codegen::KernelABI& abi = this->abi();
   if (args.size() != abi.params.size())
     throw UserError("launch of " + name() + ": the kernel takes " +
                     std::to_string(abi.params.size()) + " arguments, " +
                     std::to_string(args.size()) + " were given");
-  runtime::Device& device = runtime::get_device(device_);
+  runtime::Device& device = this->device();
   std::vector<runtime::Buffer> buffers(args.size());
   std::vector<runtime::KernelArg> bound;
   bound.reserve(args.size());
@@ -67,19 +68,22 @@ void CompiledKernel::launch(std::array<int64_t, 3> grid, std::span<const KernelA
       bound.emplace_back(static_cast<float>(std::get<double>(args[i])));
     }
   }
-  device.launch(device_kernel_, to_grid(name(), grid), bound);
+  const runtime::LaunchTiming timing = device_kernel_.launch(to_grid(name(), grid), bound);
   for (size_t i = 0; i < args.size(); ++i) {
     const auto* view = std::get_if<BufferView>(&args[i]);
     if (view && abi.params[i].access != "read" && view->bytes > 0)
       buffers[i].copy_to_host(view->data, static_cast<size_t>(view->bytes));
   }
+  return timing;
 }
 
 std::shared_ptr<const CompiledKernel> compile(ir::Kernel kernel, const CompileOptions& options) {
-  runtime::Device& device = runtime::get_device(options.device);  // NotSupported for others
-  // Same Tile IR text, options and device: the same compiled kernel.
-  const std::string key =
-      options.device + "\n" + math_name(options.math) + "\n" + ir::print(kernel);
+  runtime::Device& device =
+      options.device.empty() ? runtime::default_device() : runtime::get_device(options.device);
+  const target::Target& target = device.target();
+  // Same device, Target, math mode and Tile IR text: the same compiled kernel.
+  const std::string key = device.name() + "\n" + target.name + "\n" + math_name(options.math) +
+                          "\n" + ir::print(kernel);
   static std::mutex mutex;
   static std::map<std::string, std::shared_ptr<const CompiledKernel>> cache;
   {
@@ -88,11 +92,12 @@ std::shared_ptr<const CompiledKernel> compile(ir::Kernel kernel, const CompileOp
   }
   PipelineOptions pipeline_options;
   pipeline_options.math = options.math;
+  pipeline_options.target = &target;
   PipelineResult result = compile_to_source(std::move(kernel), pipeline_options);
   runtime::CompiledKernel device_kernel =
-      runtime::build_host_kernel(result.emitted.source, result.emitted.abi);
-  auto compiled = std::make_shared<const CompiledKernel>(std::move(result),
-                                                         std::move(device_kernel), device.name());
+      runtime::build_kernel(device, result.emitted.source, result.emitted.abi);
+  auto compiled =
+      std::make_shared<const CompiledKernel>(std::move(result), std::move(device_kernel));
   std::lock_guard<std::mutex> lock(mutex);
   return cache.emplace(key, compiled).first->second;
 }

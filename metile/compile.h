@@ -16,6 +16,7 @@
 #include "metile/pipeline.h"
 #include "metile/runtime/buffer.h"
 #include "metile/runtime/compiled_kernel.h"
+#include "metile/runtime/device.h"
 #include "metile/schedule/execution_report.h"
 
 namespace metile {
@@ -35,16 +36,16 @@ struct BufferView {
 using KernelArg = std::variant<BufferView, runtime::Buffer, int64_t, double>;
 
 struct CompileOptions {
-  std::string device = "host";  // host now; cuda and metal are not available in this build
+  // A runtime::get_device name; empty: runtime::default_device(). The device's Target is
+  // the one the pipeline compiles for.
+  std::string device;
   MathMode math = MathMode::Default;
 };
 
 class CompiledKernel {
  public:
-  CompiledKernel(PipelineResult result, runtime::CompiledKernel device_kernel, std::string device)
-      : result_(std::move(result)),
-        device_kernel_(std::move(device_kernel)),
-        device_(std::move(device)) {}
+  CompiledKernel(PipelineResult result, runtime::CompiledKernel device_kernel)
+      : result_(std::move(result)), device_kernel_(std::move(device_kernel)) {}
 
   const std::string& name() const { return result_.report.kernel; }
   const std::string& source() const { return result_.emitted.source; }
@@ -52,20 +53,21 @@ class CompiledKernel {
   const schedule::ExecutionReport& report() const { return result_.report; }
   const ir::Kernel& tile_ir() const { return result_.tile_ir; }
   const ir::Kernel& metal_ir() const { return result_.metal_ir; }
-  const std::string& device() const { return device_; }
+  runtime::Device& device() const { return *device_kernel_.device; }
 
-  // Launches grid[0] x grid[1] x grid[2] programs (one threadgroup each) and waits.
-  // UserError when the arguments do not match the ABI (count, kinds, dtypes, sizes).
-  void launch(std::array<int64_t, 3> grid, std::span<const KernelArg> args) const;
+  // Launches grid[0] x grid[1] x grid[2] programs (one threadgroup each) on the device it
+  // was compiled for, waits, and returns how long the device took. UserError when the
+  // arguments do not match the ABI (count, kinds, dtypes, sizes).
+  runtime::LaunchTiming launch(std::array<int64_t, 3> grid, std::span<const KernelArg> args) const;
 
  private:
   PipelineResult result_;
   runtime::CompiledKernel device_kernel_;
-  std::string device_;
 };
 
-// Compiles a traced Tile IR kernel for a device. Compiled device code is cached (in
-// process and on disk) by content, so compiling the same kernel twice is cheap.
+// Compiles a traced Tile IR kernel for a device, emitting for the device's Target. Compiled
+// kernels are cached in process (by device, Target, math mode and Tile IR) and the device
+// caches what it builds on disk, so compiling the same kernel twice is cheap.
 std::shared_ptr<const CompiledKernel> compile(ir::Kernel kernel,
                                               const CompileOptions& options = {});
 

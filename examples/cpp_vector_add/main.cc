@@ -6,7 +6,7 @@
 
 #include "metile/compile.h"
 #include "metile/dsl/dsl.h"
-#include "metile/runtime/device.h"
+#include "metile/runtime/devices.h"
 
 using namespace metile::dsl;
 

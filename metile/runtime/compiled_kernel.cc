@@ -1,12 +1,10 @@
 #include "metile/runtime/compiled_kernel.h"
 
-#include "metile/runtime/host/host_compiler.h"
-
 namespace metile::runtime {
 
-CompiledKernel build_host_kernel(std::string msl, codegen::KernelABI abi) {
-  auto module = host::HostCompiler::shared().compile(msl, abi);
-  return {std::move(msl), std::move(abi), std::move(module)};
+CompiledKernel build_kernel(Device& device, std::string source, const codegen::KernelABI& abi) {
+  std::shared_ptr<const Module> module = device.compile(source, abi);
+  return {std::move(source), std::move(module), &device};
 }
 
 }  // namespace metile::runtime

@@ -1,6 +1,4 @@
-// A kernel ready to launch: the emitted MSL, its ABI, and what each runtime built from
-// it. The compiler pipeline produces it (build_host_kernel for the host target); any
-// device launches it.
+// A kernel ready to launch: the emitted source and the module a device built from it.
 #pragma once
 
 #include <initializer_list>
@@ -13,26 +11,21 @@
 
 namespace metile::runtime {
 
-namespace host {
-class HostModule;
-}
-
 struct CompiledKernel {
-  std::string msl;
-  codegen::KernelABI abi;
-  std::shared_ptr<const host::HostModule> host_module;  // null until built for the host
+  std::string source;
+  std::shared_ptr<const Module> module;
+  Device* device = nullptr;  // the device that built `module`, which launches it
 
-  void launch(const Grid& grid, std::span<const KernelArg> args,
-              Device& device = default_device()) const {
-    device.launch(*this, grid, args);
+  const codegen::KernelABI& abi() const { return module->abi(); }
+  LaunchTiming launch(const Grid& grid, std::span<const KernelArg> args) const {
+    return device->launch(*module, grid, args);
   }
-  void launch(const Grid& grid, std::initializer_list<KernelArg> args,
-              Device& device = default_device()) const {
-    device.launch(*this, grid, std::span<const KernelArg>(args.begin(), args.size()));
+  LaunchTiming launch(const Grid& grid, std::initializer_list<KernelArg> args) const {
+    return launch(grid, std::span<const KernelArg>(args.begin(), args.size()));
   }
 };
 
-// Compiles `msl` for the host emulator (through the shared HostCompiler and its caches).
-CompiledKernel build_host_kernel(std::string msl, codegen::KernelABI abi);
+// Builds `source` (emitted for device.target() with `abi`) on `device`.
+CompiledKernel build_kernel(Device& device, std::string source, const codegen::KernelABI& abi);
 
 }  // namespace metile::runtime

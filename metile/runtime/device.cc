@@ -1,6 +1,5 @@
 #include "metile/runtime/device.h"
 
-#include "metile/runtime/host/host_device.h"
 #include "metile/support/errors.h"
 
 namespace metile::runtime {
@@ -13,17 +12,6 @@ Buffer Device::allocate(ir::DType dtype, std::vector<int64_t> shape) {
   }
   return allocate(elements * static_cast<std::size_t>(ir::dtype_bytes(dtype)))
       .with_metadata(dtype, std::move(shape));
-}
-
-Device& default_device() {
-  return host::host_device();
-}
-
-Device& get_device(std::string_view name) {
-  if (name == "host") return host::host_device();
-  if (name == "cuda" || name == "metal")
-    throw NotSupported("device '" + std::string(name) + "' is not available in this build");
-  throw UserError("unknown device '" + std::string(name) + "'; devices are host, cuda and metal");
 }
 
 }  // namespace metile::runtime

@@ -1,39 +1,60 @@
 // The runtime interface every execution target implements (DESIGN.md, "Layout":
-// backends split by folder behind one small interface). The host device is always
-// available; cuda and metal devices live in their own folders when built.
+// backends split by folder behind one small interface). A device names the Target the
+// compiler emits for, builds the emitted source into an opaque Module, and launches
+// modules it built. The devices of a build are listed in devices.h.
 #pragma once
 
 #include <cstddef>
+#include <memory>
 #include <span>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "metile/codegen/kernel_abi.h"
 #include "metile/runtime/buffer.h"
 #include "metile/runtime/kernel_args.h"
+#include "metile/target/target.h"
 
 namespace metile::runtime {
 
-struct CompiledKernel;
+// What a device built from one kernel's source: only that device can launch it. It keeps
+// the ABI the source was emitted with, which every launch checks its arguments against.
+class Module {
+ public:
+  explicit Module(codegen::KernelABI abi) : abi_(std::move(abi)) {}
+  virtual ~Module() = default;
+  const codegen::KernelABI& abi() const { return abi_; }
+
+ private:
+  codegen::KernelABI abi_;
+};
+
+// How long one launch took, as the device measures it (wall clock on the host emulator;
+// device events on a GPU), from the start of the launch until its last threadgroup ended.
+struct LaunchTiming {
+  double elapsed_ms = 0;
+};
 
 class Device {
  public:
   virtual ~Device() = default;
-  virtual std::string name() const = 0;  // "host"
+  virtual std::string name() const = 0;  // the registry's name: "host"
   virtual std::string kind() const = 0;  // "host" | "cuda" | "metal"
+  // The Target the compiler emits for when it compiles for this device.
+  virtual const target::Target& target() const = 0;
   virtual Buffer allocate(std::size_t bytes) = 0;
-  // Runs `kernel` over `grid` threadgroups and returns when it finished. Arguments are
-  // checked against the kernel's ABI first (UserError naming the parameter).
-  virtual void launch(const CompiledKernel& kernel, const Grid& grid,
-                      std::span<const KernelArg> args) = 0;
+  // Builds `source`, emitted for target() with `abi`, into a module (cached by content).
+  virtual std::shared_ptr<const Module> compile(std::string_view source,
+                                                const codegen::KernelABI& abi) = 0;
+  // Runs `module` over `grid` threadgroups and returns when it finished. Arguments are
+  // checked against the module's ABI first (UserError naming the parameter); a module
+  // another device built is a UserError.
+  virtual LaunchTiming launch(const Module& module, const Grid& grid,
+                              std::span<const KernelArg> args) = 0;
 
   // A buffer for `shape` elements of `dtype`, carrying both as metadata.
   Buffer allocate(ir::DType dtype, std::vector<int64_t> shape);
 };
-
-// The device kernels run on unless told otherwise: the host emulator.
-Device& default_device();
-// "host"; other names are a NotSupported error until their runtime is built.
-Device& get_device(std::string_view name);
 
 }  // namespace metile::runtime

@@ -5,8 +5,8 @@
 #include <limits>
 #include <string>
 
-#include "metile/runtime/host/msl/scalar_types.h"  // the one half/bfloat rounding
 #include "metile/support/errors.h"
+#include "metile/support/half_bfloat.h"
 
 namespace metile::runtime {
 
@@ -47,9 +47,9 @@ void bind_scalar(const codegen::KernelABI& abi, std::size_t i, const KernelArg& 
     if (t == DType::f32)
       store(bound, f);
     else if (t == DType::f16)
-      store(bound, metal::half(f).bits);
+      store(bound, float_to_half_bits(f));
     else
-      store(bound, metal::bfloat(f).bits);
+      store(bound, float_to_bfloat_bits(f));
     return;
   }
   if (std::holds_alternative<float>(arg))

@@ -5,42 +5,62 @@
 namespace metile::target {
 
 namespace {
-Target apple(std::string name, int msl_minor, bool bf16, bool tensor_ops, double bandwidth) {
+// Apple GPUs (Metal feature set tables): 32 KB of threadgroup memory per threadgroup,
+// static or set at encode time alike; the per-core total is not published, so one
+// threadgroup's worth is the safe bound. MSL vectors have up to 4 lanes (16 bytes).
+Target apple(std::string name, int msl_minor, bool bf16, MatrixFacilities matrix,
+             double bandwidth) {
   Target t;
   t.name = std::move(name);
   t.language = Language::MSL;
   t.msl_version_major = 3;
   t.msl_version_minor = msl_minor;
   t.supports_bf16 = bf16;
-  t.has_tensor_ops = tensor_ops;
+  t.matrix_facilities = matrix;
   t.memory_bandwidth_gbps = bandwidth;
   t.launch_cost_us = 5.0;
   return t;
 }
 
+// The H200 (sm_90): 227 KB of shared memory per block with the dynamic opt-in, 48 KB
+// declared statically, 228 KB per SM; 64K registers per SM, 255 per thread; buffers from
+// cuMemAlloc are 256-byte aligned; the widest access is 128 bits (float4).
+Target sm90() {
+  Target t;
+  t.name = "sm90";
+  t.language = Language::CUDA;
+  t.simd_width = 32;
+  t.max_threads_per_threadgroup = 1024;
+  t.threadgroup_memory_bytes = 227 * 1024;
+  t.static_threadgroup_memory_bytes = 48 * 1024;
+  t.threadgroup_memory_per_core = 228 * 1024;
+  t.registers_per_thread = 255;
+  t.registers_per_core = 65536;
+  t.supports_bf16 = true;
+  t.matrix_facilities = {MatrixFacility::MmaSync, MatrixFacility::Wgmma};
+  t.buffer_alignment_bytes = 256;
+  t.max_vector_bytes = 16;
+  t.max_vector_elements = 4;
+  t.launch_cost_us = 3.0;
+  t.memory_bandwidth_gbps = 4300;
+  return t;
+}
+
 std::vector<Target> make_targets() {
+  const MatrixFacilities simdgroup{MatrixFacility::SimdgroupMatrix8x8};
+  const MatrixFacilities tensor_ops{MatrixFacility::SimdgroupMatrix8x8,
+                                    MatrixFacility::AppleTensorOps};
   std::vector<Target> ts;
-  ts.push_back(apple("apple-m1", 0, false, false, 68));
-  ts.push_back(apple("apple-m2", 0, false, false, 100));
-  ts.push_back(apple("apple-m3", 1, true, false, 100));
-  ts.push_back(apple("apple-m4", 2, true, false, 120));
-  ts.push_back(apple("apple-m5", 2, true, true, 153));
-  Target sm90;
-  sm90.name = "sm90";
-  sm90.language = Language::CUDA;
-  sm90.simd_width = 32;
-  sm90.max_threads_per_threadgroup = 1024;
-  sm90.threadgroup_memory_bytes = 227 * 1024;
-  sm90.registers_per_thread = 255;
-  sm90.supports_bf16 = true;
-  sm90.has_simdgroup_matrix = false;
-  sm90.launch_cost_us = 3.0;
-  sm90.memory_bandwidth_gbps = 4800;
-  ts.push_back(sm90);
+  ts.push_back(apple("apple-m1", 0, false, simdgroup, 68));
+  ts.push_back(apple("apple-m2", 0, false, simdgroup, 100));
+  ts.push_back(apple("apple-m3", 1, true, simdgroup, 100));
+  ts.push_back(apple("apple-m4", 2, true, simdgroup, 120));
+  ts.push_back(apple("apple-m5", 2, true, tensor_ops, 153));
+  ts.push_back(sm90());
   // The host emulator runs Apple MSL 3.1 (bf16 available); its costs are those of the
-  // emulated Apple GPU so that plans made on the host match plans made for a Mac.
-  Target host = apple("host", 1, true, false, 100);
-  ts.push_back(host);
+  // emulated Apple GPU so that plans made on the host match plans made for a Mac. Its
+  // buffers are 16-byte aligned (GuardedRegion).
+  ts.push_back(apple("host", 1, true, simdgroup, 100));
   return ts;
 }
 
@@ -49,6 +69,20 @@ const std::vector<Target>& all_targets() {
   return targets;
 }
 }  // namespace
+
+std::string_view matrix_facility_name(MatrixFacility f) {
+  switch (f) {
+    case MatrixFacility::SimdgroupMatrix8x8:
+      return "simdgroup-8x8";
+    case MatrixFacility::AppleTensorOps:
+      return "apple-tensor-ops";
+    case MatrixFacility::MmaSync:
+      return "mma-sync";
+    case MatrixFacility::Wgmma:
+      return "wgmma";
+  }
+  throw InternalError("matrix_facility_name: a MatrixFacility without a name");
+}
 
 const Target& target_by_name(std::string_view name) {
   for (const Target& t : all_targets())
@@ -64,6 +98,8 @@ std::vector<std::string> target_names() {
   return names;
 }
 
-const Target& default_target() { return target_by_name("host"); }
+const Target& default_target() {
+  return target_by_name("host");
+}
 
 }  // namespace metile::target

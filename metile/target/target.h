@@ -3,6 +3,8 @@
 #pragma once
 
 #include <cstdint>
+#include <initializer_list>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -11,18 +13,55 @@ namespace metile::target {
 
 enum class Language { MSL, CUDA };
 
+// The hardware matrix-multiply facilities a target offers; a target may have several.
+enum class MatrixFacility : uint8_t {
+  SimdgroupMatrix8x8,  // MSL simdgroup_matrix<T, 8, 8> (Apple GPUs)
+  AppleTensorOps,      // Metal 4 tensor ops (M5)
+  MmaSync,             // PTX mma.sync warp-level fragments (sm_80 and later)
+  Wgmma,               // PTX wgmma warpgroup matrices from shared memory (sm_90)
+};
+
+class MatrixFacilities {
+ public:
+  MatrixFacilities() = default;
+  MatrixFacilities(std::initializer_list<MatrixFacility> facilities) {
+    for (MatrixFacility f : facilities) bits_ |= bit(f);
+  }
+  bool has(MatrixFacility f) const { return (bits_ & bit(f)) != 0; }
+  bool none() const { return bits_ == 0; }
+  bool operator==(const MatrixFacilities&) const = default;
+
+ private:
+  static uint32_t bit(MatrixFacility f) { return uint32_t{1} << static_cast<unsigned>(f); }
+  uint32_t bits_ = 0;
+};
+
+std::string_view matrix_facility_name(MatrixFacility f);  // "simdgroup-8x8", "wgmma", ...
+
 struct Target {
-  std::string name;            // "apple-m3", "sm90", "host"
+  std::string name;  // "apple-m3", "sm90", "host"
   Language language = Language::MSL;
-  int msl_version_major = 3;   // MSL targets: 3.0 (M1, M2) or 3.1+ (bf16)
+  int msl_version_major = 3;  // MSL targets: 3.0 (M1, M2) or 3.1+ (bf16)
   int msl_version_minor = 0;
   int simd_width = 32;
   int max_threads_per_threadgroup = 1024;
+  // Threadgroup (CUDA: shared) memory, in bytes. threadgroup_memory_bytes is the most one
+  // threadgroup may use at all (CUDA: the dynamic opt-in limit); a kernel that declares
+  // its block with a fixed size gets only static_threadgroup_memory_bytes (CUDA: 48 KB
+  // without opt-in); the threadgroups resident on one core (SM) share
+  // threadgroup_memory_per_core, which bounds occupancy.
   int64_t threadgroup_memory_bytes = 32768;
-  int registers_per_thread = 128;  // 32-bit registers a thread may hold before spilling
+  int64_t static_threadgroup_memory_bytes = 32768;
+  int64_t threadgroup_memory_per_core = 32768;
+  int registers_per_thread = 128;         // 32-bit registers a thread may hold before spilling
+  std::optional<int> registers_per_core;  // the register file of one core (SM), when published
   bool supports_bf16 = false;
-  bool has_simdgroup_matrix = true;  // 8x8 simdgroup matrices
-  bool has_tensor_ops = false;       // Metal 4 tensor ops (M5)
+  MatrixFacilities matrix_facilities;
+  // Vector memory access: a buffer's first byte is aligned to buffer_alignment_bytes, and
+  // one load or store moves at most max_vector_bytes in at most max_vector_elements lanes.
+  int buffer_alignment_bytes = 16;
+  int max_vector_bytes = 16;
+  int max_vector_elements = 4;
   // Cost model inputs for planners.
   double launch_cost_us = 5.0;           // fixed cost of one kernel launch
   double memory_bandwidth_gbps = 100.0;  // sustained device-memory bandwidth
@@ -32,7 +71,8 @@ struct Target {
 // listing the known ones.
 const Target& target_by_name(std::string_view name);
 std::vector<std::string> target_names();
-// The default device's target: the host emulator, which executes the MSL of an Apple target.
+// The host emulator's target, which executes the MSL of an Apple target. Device-independent
+// planners default to it; a device names its own Target (runtime::Device::target()).
 const Target& default_target();
 
 }  // namespace metile::target

@@ -11,7 +11,6 @@ import numpy as np
 
 from . import _core, dtypes
 
-DEVICE = "host"  # the default device; the only one built so far
 _LIST_DTYPES = {np.dtype(np.float64): np.float32, np.dtype(np.int64): np.int32}
 
 
@@ -41,7 +40,8 @@ class Buffer:
         name = dtypes.from_numpy(array.dtype)  # raises for dtypes meTile cannot hold
         self.shape = tuple(array.shape)
         self._np_dtype = array.dtype
-        self.device_buffer = _core.DeviceBuffer.allocate(DEVICE, name, list(self.shape))
+        self.device_buffer = _core.DeviceBuffer.allocate(_core.default_device(), name,
+                                                         list(self.shape))
         if array.nbytes:
             self.device_buffer.copy_from_host(array.ctypes.data, array.nbytes)
 

@@ -235,7 +235,7 @@ class KernelFunction:
             return found, runtime
         tile_ir = self._traced_ir(signature, values)
         self.stats.compiles += 1
-        compiled = _core.compile(tile_ir, "host", math)
+        compiled = _core.compile(tile_ir, _core.default_device(), math)
         writes = tuple("write" in p["access"] for p in compiled.abi["params"])
         found = Specialisation(tile_ir, compiled, writes)
         self._cache[key] = found

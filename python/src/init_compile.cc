@@ -125,8 +125,9 @@ void init_compile(nb::module_& m) {
         nb::gil_scoped_release release;
         return CompiledHandle{compile(std::move(copy), options)};
       },
-      "kernel"_a, "device"_a = "host", "math"_a = "default",
-      "Compiles a Tile IR kernel for a device; compiled code is cached in process and on disk. "
+      "kernel"_a, "device"_a = "", "math"_a = "default",
+      "Compiles a Tile IR kernel for a device (empty: the default device), emitting for the "
+      "device's target; compiled code is cached in process and on disk. "
       "math: default, strict (STRICT_MATH) or relaxed (RELAXED_PRECISION).");
 }
 

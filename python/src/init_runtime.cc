@@ -7,7 +7,7 @@
 #include "init.h"
 #include "kernel_trace.h"
 #include "metile/runtime/buffer.h"
-#include "metile/runtime/device.h"
+#include "metile/runtime/devices.h"
 
 namespace nb = nanobind;
 using namespace nb::literals;
@@ -24,7 +24,7 @@ void init_runtime(nb::module_& m) {
             return runtime::get_device(device).allocate(t, std::move(shape));
           },
           "device"_a, "dtype"_a, "shape"_a,
-          "Allocates shape elements of dtype on a device ('host').")
+          "Allocates shape elements of dtype on a device (a name from devices()).")
       .def_prop_ro("size_bytes", &Buffer::size_bytes, "The allocation's length in bytes.")
       .def_prop_ro(
           "device", [](const Buffer& b) { return b.device().name(); }, "The device's name.")
@@ -42,6 +42,11 @@ void init_runtime(nb::module_& m) {
             b.copy_to_host(reinterpret_cast<void*>(dst), bytes);
           },
           "dst"_a, "bytes"_a, "Copies the buffer's first bytes to host memory at address dst.");
+
+  m.def(
+      "default_device", [] { return runtime::default_device().name(); },
+      "The name of the device kernels and buffers use unless told otherwise.");
+  m.def("devices", &runtime::device_names, "The names of the devices this build has.");
 }
 
 }  // namespace metile::python

@@ -68,7 +68,7 @@ TEST(CostModel, CostsComeFromTheTarget) {
   EXPECT_EQ(host.transfer_ns(4096), 41);  // 4096 bytes at 100 GB/s
   CostModel sm90(target::target_by_name("sm90"));
   EXPECT_EQ(sm90.launch_ns(), 3000);
-  EXPECT_EQ(sm90.transfer_ns(48000), 10);
+  EXPECT_EQ(sm90.transfer_ns(43000), 10);
 
   GraphBuilder b;
   Value x = b.input("x", TensorSpec({1, 2048}, "f16"));

@@ -124,3 +124,14 @@ def test_every_binding_has_a_signature_and_a_docstring():
             elif type(member).__name__ == "nb_func" and "(" not in member.__doc__.splitlines()[0]:
                 missing.append(qualified + " (signature)")
     assert not missing, missing
+
+
+def test_the_default_device_comes_from_the_core():
+    device = _core.default_device()
+    assert device in _core.devices()
+    assert metile.Buffer(data=[1.0, 2.0]).device_buffer.device == device
+    x, out = np.ones(4, np.float32), np.zeros(4, np.float32)
+    scale[(1,)](x, out, 4, 2.0, BLOCK=32)
+    np.testing.assert_array_equal(out, x * 2)
+    with pytest.raises(metile.CompilationError, match="unknown device 'tpu'"):
+        _core.DeviceBuffer.allocate("tpu", "f32", [1])

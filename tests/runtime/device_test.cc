@@ -25,9 +25,58 @@ std::string error_of(F f) {
 TEST(Devices, HostIsTheDefaultAndOthersAreNotBuilt) {
   EXPECT_EQ(default_device().name(), "host");
   EXPECT_EQ(get_device("host").kind(), "host");
+  EXPECT_EQ(get_device("host").target().name, "host");
   EXPECT_THAT(error_of<NotSupported>([] { get_device("cuda"); }),
               HasSubstr("device 'cuda' is not available in this build"));
-  EXPECT_THAT(error_of<UserError>([] { get_device("tpu"); }), HasSubstr("unknown device 'tpu'"));
+  EXPECT_THAT(error_of<NotSupported>([] { get_device("metal"); }),
+              HasSubstr("device 'metal' is not available in this build"));
+  EXPECT_EQ(find_device("cuda"), nullptr);
+}
+
+TEST(Devices, UnknownNameListsTheDevicesOfThisBuild) {
+  EXPECT_THAT(error_of<UserError>([] { get_device("tpu"); }),
+              HasSubstr("unknown device 'tpu'; this build has: host"));
+  const std::vector<std::string> names = device_names();
+  ASSERT_FALSE(names.empty());
+  EXPECT_EQ(names.front(), "host");
+}
+
+TEST(Devices, RegisteredDevicesAreFoundByName) {
+  register_device("host-again", []() -> Device& { return get_device("host"); });
+  EXPECT_EQ(&get_device("host-again"), &get_device("host"));
+  EXPECT_THAT(device_names(), ::testing::Contains("host-again"));
+  EXPECT_EQ(default_device().name(), "host");  // the built-in device stays the default
+  EXPECT_THAT(error_of<UserError>(
+                  [] { register_device("host", []() -> Device& { return get_device("host"); }); }),
+              HasSubstr("device 'host' is already registered"));
+}
+
+TEST(Devices, CompileBuildsAModuleAndLaunchReportsItsTime) {
+  Device& host = default_device();
+  const codegen::KernelABI& abi = vector_add_kernel().abi();
+  std::shared_ptr<const Module> module = host.compile(vector_add_msl(), abi);
+  ASSERT_NE(module, nullptr);
+  EXPECT_EQ(module->abi().kernel_name, "vector_add");
+  Buffer a = host.allocate(DType::f32, {300}), b = host.allocate(DType::f32, {300});
+  Buffer out = host.allocate(DType::f32, {300});
+  for (int i = 0; i < 300; ++i) {
+    a.data_as<float>()[i] = float(i);
+    b.data_as<float>()[i] = 0.5f;
+  }
+  const KernelArg args[] = {a, b, out, 300};
+  const LaunchTiming timing = host.launch(*module, {2, 1, 1}, args);
+  EXPECT_GT(timing.elapsed_ms, 0.0);
+  EXPECT_EQ(out.data_as<float>()[299], 299.5f);
+}
+
+TEST(Devices, AModuleOfAnotherDeviceIsRejected) {
+  const Module foreign(vector_add_kernel().abi());
+  Buffer out = default_device().allocate(DType::f32, {256});
+  const KernelArg args[] = {out, out, out, 256};
+  EXPECT_THAT(error_of<UserError>([&] {
+                default_device().launch(foreign, {1, 1, 1}, args);
+              }),
+              HasSubstr("kernel 'vector_add' was built for another device"));
 }
 
 TEST(Buffers, CopiesAreBoundsChecked) {

@@ -10,6 +10,7 @@
 #include <fstream>
 
 #include "metile/runtime/host/host_compiler.h"
+#include "metile/runtime/host/host_device.h"
 #include "metile/support/errors.h"
 #include "test_kernels.h"
 
@@ -43,7 +44,9 @@ class HostCompilerCache : public ::testing::Test {
   }
   // The module works: it adds.
   static void expect_adds(const std::shared_ptr<const host::HostModule>& module) {
-    CompiledKernel k{vector_add_msl(), vector_add_abi(), module};
+    const CompiledKernel k{vector_add_msl(),
+                           std::make_shared<const host::HostKernelModule>(vector_add_abi(), module),
+                           &default_device()};
     Buffer a = default_device().allocate(ir::DType::f32, {4});
     Buffer out = default_device().allocate(ir::DType::f32, {4});
     for (int i = 0; i < 4; ++i) a.data_as<float>()[i] = float(i);

@@ -6,6 +6,7 @@
 #include <string>
 
 #include "metile/runtime/compiled_kernel.h"
+#include "metile/runtime/devices.h"
 
 namespace metile::runtime::testing {
 

@@ -1,9 +1,12 @@
-# cmake -DOUTPUT=<file.cc> -DBASE=<dir> -DFILES=a,b -P embed_files.cmake
-# Writes a C++ source defining embedded_stdlib_files() with the contents of FILES.
+# cmake -DOUTPUT=<file.cc> -DBASE=<dir> -DFILES=a,b=c -P embed_files.cmake
+# Writes a C++ source defining embedded_stdlib_files() with the contents of FILES: each
+# entry is a path under BASE, or <path in the bundle>=<path of the file under BASE>.
 string(REPLACE "," ";" FILES "${FILES}")
 set(body "")
-foreach(rel ${FILES})
-  file(READ "${BASE}/${rel}" contents)
+foreach(entry ${FILES})
+  string(REGEX REPLACE "=.*$" "" rel "${entry}")
+  string(REGEX REPLACE "^[^=]*=" "" source "${entry}")
+  file(READ "${BASE}/${source}" contents)
   string(APPEND body "      {\"${rel}\", R\"metile_embed(${contents})metile_embed\"},\n")
 endforeach()
 file(WRITE "${OUTPUT}.tmp"

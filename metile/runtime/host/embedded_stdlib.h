@@ -8,7 +8,7 @@
 namespace metile::runtime::host {
 
 struct EmbeddedFile {
-  std::string_view path;  // relative to metile/runtime/host/
+  std::string_view path;  // where it goes in the bundle (as if under metile/runtime/host/)
   std::string_view contents;
 };
 

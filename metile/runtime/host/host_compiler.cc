@@ -22,14 +22,6 @@ std::vector<std::string> split_words(const char* text) {
   return words;
 }
 
-fs::path default_cache_root() {
-  if (const char* dir = std::getenv("METILE_CACHE_DIR"); dir && *dir) return dir;
-  if (const char* xdg = std::getenv("XDG_CACHE_HOME"); xdg && *xdg) return fs::path(xdg) / "metile";
-  if (const char* home = std::getenv("HOME"); home && *home)
-    return fs::path(home) / ".cache" / "metile";
-  return fs::temp_directory_path() / "metile-cache";
-}
-
 std::string join(const std::vector<std::string>& words) {
   std::string out;
   for (const auto& w : words) out += (out.empty() ? "" : " ") + w;
@@ -54,7 +46,7 @@ HostCompilerOptions HostCompilerOptions::from_environment() {
   o.cxx = split_words(std::getenv("METILE_HOST_CXX"));
   if (o.cxx.empty()) o.cxx = {"c++"};
   o.extra_flags = split_words(std::getenv("METILE_HOST_CXXFLAGS"));
-  o.cache_dir = default_cache_root() / "host";
+  o.cache_dir = cache_root() / "host";
   return o;
 }
 

@@ -17,7 +17,7 @@
 #include <vector>
 
 #include "metile/codegen/kernel_abi.h"
-#include "metile/runtime/host/disk_cache.h"
+#include "metile/runtime/disk_cache.h"
 #include "metile/runtime/host/host_module.h"
 
 namespace metile::runtime::host {

@@ -1,8 +1,9 @@
 #include "metile/runtime/host/host_device.h"
 
+#include <chrono>
 #include <cstring>
 
-#include "metile/runtime/compiled_kernel.h"
+#include "metile/runtime/host/host_compiler.h"
 #include "metile/runtime/host/launch.h"
 #include "metile/support/errors.h"
 
@@ -16,16 +17,30 @@ void HostBufferStorage::copy_to_host(std::size_t offset, void* dst, std::size_t 
   std::memcpy(dst, region_.data() + offset, bytes);
 }
 
+const target::Target& HostDevice::target() const {
+  return target::target_by_name("host");
+}
+
 Buffer HostDevice::allocate(std::size_t bytes) {
   return Buffer(std::make_shared<HostBufferStorage>(*this, bytes));
 }
 
-void HostDevice::launch(const CompiledKernel& kernel, const Grid& grid,
-                        std::span<const KernelArg> args) {
-  if (!kernel.host_module)
-    throw UserError("kernel '" + kernel.abi.kernel_name +
-                    "' was not built for the host device (build_host_kernel)");
-  launch_on_host(*kernel.host_module, kernel.abi, grid, args);
+std::shared_ptr<const Module> HostDevice::compile(std::string_view source,
+                                                  const codegen::KernelABI& abi) {
+  return std::make_shared<const HostKernelModule>(abi, HostCompiler::shared().compile(source, abi));
+}
+
+LaunchTiming HostDevice::launch(const Module& module, const Grid& grid,
+                                std::span<const KernelArg> args) {
+  const auto* host_module = dynamic_cast<const HostKernelModule*>(&module);
+  if (!host_module)
+    throw UserError("kernel '" + module.abi().kernel_name +
+                    "' was built for another device, not for the host device");
+  const auto start = std::chrono::steady_clock::now();
+  launch_on_host(host_module->object(), module.abi(), grid, args);
+  const std::chrono::duration<double, std::milli> elapsed =
+      std::chrono::steady_clock::now() - start;
+  return {elapsed.count()};
 }
 
 HostDevice& host_device() {

@@ -1,8 +1,12 @@
-// The host device: buffers in guard-paged host memory, kernels run by the emulator.
+// The host device: buffers in guard-paged host memory, the emitted MSL built by the host
+// compiler (HostCompiler, cached) and run by the emulator. Its target is "host".
 #pragma once
+
+#include <memory>
 
 #include "metile/runtime/device.h"
 #include "metile/runtime/host/guarded_memory.h"
+#include "metile/runtime/host/host_module.h"
 
 namespace metile::runtime::host {
 
@@ -22,14 +26,28 @@ class HostBufferStorage : public BufferStorage {
   GuardedRegion region_;
 };
 
+// A kernel the host device built: its loaded shared object.
+class HostKernelModule : public Module {
+ public:
+  HostKernelModule(codegen::KernelABI abi, std::shared_ptr<const HostModule> object)
+      : Module(std::move(abi)), object_(std::move(object)) {}
+  const HostModule& object() const { return *object_; }
+
+ private:
+  std::shared_ptr<const HostModule> object_;
+};
+
 class HostDevice : public Device {
  public:
   std::string name() const override { return "host"; }
   std::string kind() const override { return "host"; }
+  const target::Target& target() const override;
   Buffer allocate(std::size_t bytes) override;
   using Device::allocate;
-  void launch(const CompiledKernel& kernel, const Grid& grid,
-              std::span<const KernelArg> args) override;
+  std::shared_ptr<const Module> compile(std::string_view source,
+                                        const codegen::KernelABI& abi) override;
+  LaunchTiming launch(const Module& module, const Grid& grid,
+                      std::span<const KernelArg> args) override;
 };
 
 HostDevice& host_device();

@@ -3,11 +3,12 @@
 // exactly what a correctly rounded 16-bit operation gives for + - * /.
 #pragma once
 
-#include <bit>
 #include <cstdint>
 #include <cstring>
 #include <limits>
 #include <type_traits>
+
+#include "half_bfloat.h"
 
 namespace metal {
 
@@ -19,56 +20,16 @@ static_assert(sizeof(long) == 8, "MSL long is 64-bit");
 
 namespace detail {
 
-inline uint32_t float_bits(float f) {
-  return std::bit_cast<uint32_t>(f);
-}
-inline float bits_float(uint32_t b) {
-  return std::bit_cast<float>(b);
-}
-
-// IEEE binary16: 1 sign, 5 exponent, 10 mantissa bits.
+// The storage formats of half and bfloat; the rounding lives in metile/support so that the
+// runtime converts scalar arguments exactly as kernels do.
 struct binary16_format {
-  static uint16_t from_float(float f) {
-    const uint32_t x = float_bits(f);
-    const uint32_t sign = (x >> 16) & 0x8000u;
-    const uint32_t ax = x & 0x7fffffffu;
-    if (ax >= 0x7f800000u)  // inf stays inf; NaN stays a quiet NaN with the top payload
-      return uint16_t(sign | (ax > 0x7f800000u ? 0x7e00u | ((ax >> 13) & 0x3ffu) : 0x7c00u));
-    if (ax >= 0x477ff000u) return uint16_t(sign | 0x7c00u);  // >= 65520 rounds to inf
-    if (ax >= 0x38800000u) {                                 // normal half
-      uint32_t r = ax - 0x38000000u;                         // rebias the exponent from 127 to 15
-      uint32_t h = r >> 13, rest = r & 0x1fffu;
-      if (rest > 0x1000u || (rest == 0x1000u && (h & 1u))) ++h;
-      return uint16_t(sign | h);
-    }
-    if (ax <= 0x33000000u) return uint16_t(sign);  // <= 2^-25 ties to zero
-    // Subnormal half: count units of 2^-24.
-    const uint32_t mant = (ax & 0x7fffffu) | 0x800000u;
-    const uint32_t shift = 126u - (ax >> 23);
-    uint32_t h = mant >> shift, rest = mant & ((1u << shift) - 1u), half_unit = 1u << (shift - 1u);
-    if (rest > half_unit || (rest == half_unit && (h & 1u))) ++h;
-    return uint16_t(sign | h);
-  }
-  static float to_float(uint16_t h) {
-    const uint32_t sign = uint32_t(h & 0x8000u) << 16;
-    const uint32_t e = (h >> 10) & 0x1fu, m = h & 0x3ffu;
-    if (e == 0) {
-      const float v = float(m) * 5.9604644775390625e-8f;  // m * 2^-24, exact
-      return sign ? -v : v;
-    }
-    if (e == 31) return bits_float(sign | 0x7f800000u | (m << 13));
-    return bits_float(sign | ((e + 112u) << 23) | (m << 13));
-  }
+  static uint16_t from_float(float f) { return metile::float_to_half_bits(f); }
+  static float to_float(uint16_t h) { return metile::half_bits_to_float(h); }
 };
 
-// bfloat16: the top 16 bits of a float.
 struct bfloat16_format {
-  static uint16_t from_float(float f) {
-    const uint32_t x = float_bits(f);
-    if ((x & 0x7fffffffu) > 0x7f800000u) return uint16_t((x >> 16) | 0x0040u);  // quiet NaN
-    return uint16_t((x + 0x7fffu + ((x >> 16) & 1u)) >> 16);
-  }
-  static float to_float(uint16_t b) { return bits_float(uint32_t(b) << 16); }
+  static uint16_t from_float(float f) { return metile::float_to_bfloat_bits(f); }
+  static float to_float(uint16_t b) { return metile::bfloat_bits_to_float(b); }
 };
 
 template <class Format>

@@ -2,7 +2,7 @@
 // temporary file and renamed into place, with a checksum beside them, so a crash or a
 // concurrent writer never leaves a half-written entry that a reader would trust; a
 // damaged entry (truncated, overwritten) fails its checksum, is removed and reported as
-// a miss.
+// a miss. Any device keeps what it builds in one, under cache_root() / <device>.
 #pragma once
 
 #include <filesystem>
@@ -10,7 +10,11 @@
 #include <string>
 #include <string_view>
 
-namespace metile::runtime::host {
+namespace metile::runtime {
+
+// METILE_CACHE_DIR, else $XDG_CACHE_HOME/metile, else ~/.cache/metile (else a folder in
+// the system temporary directory).
+std::filesystem::path cache_root();
 
 class DiskCache {
  public:
@@ -33,4 +37,4 @@ class DiskCache {
 void write_file_atomically(const std::filesystem::path& path, std::string_view contents);
 std::optional<std::string> read_file(const std::filesystem::path& path);
 
-}  // namespace metile::runtime::host
+}  // namespace metile::runtime

@@ -1,15 +1,16 @@
-#include "metile/runtime/host/disk_cache.h"
+#include "metile/runtime/disk_cache.h"
 
 #include <unistd.h>
 
 #include <atomic>
+#include <cstdlib>
 #include <fstream>
 #include <sstream>
 
 #include "metile/support/errors.h"
 #include "metile/support/hash.h"
 
-namespace metile::runtime::host {
+namespace metile::runtime {
 
 namespace fs = std::filesystem;
 
@@ -22,6 +23,14 @@ fs::path checksum_path(const fs::path& entry) {
   return entry.string() + ".sum";
 }
 }  // namespace
+
+fs::path cache_root() {
+  if (const char* dir = std::getenv("METILE_CACHE_DIR"); dir && *dir) return dir;
+  if (const char* xdg = std::getenv("XDG_CACHE_HOME"); xdg && *xdg) return fs::path(xdg) / "metile";
+  if (const char* home = std::getenv("HOME"); home && *home)
+    return fs::path(home) / ".cache" / "metile";
+  return fs::temp_directory_path() / "metile-cache";
+}
 
 std::optional<std::string> read_file(const fs::path& path) {
   std::ifstream in(path, std::ios::binary);
@@ -76,4 +85,4 @@ fs::path DiskCache::make_scratch_dir() const {
   return scratch;
 }
 
-}  // namespace metile::runtime::host
+}  // namespace metile::runtime
