@@ -1,15 +1,13 @@
 // Automatic engine choice (seed 000, "Max-Flow Selection"):
 //  - networks below 32 vertices (what the fusion planner builds) go straight to Dinic;
-//  - larger ones enter a three-round, order-interleaved tournament between the qualified
-//    engines (Dinic and push-relabel); a challenger wins a round only with >= 10% headroom
-//    over Dinic in that round, and the engine that wins two rounds is chosen (the third round
-//    is skipped once two are won);
+//  - larger ones enter the order-interleaved tournament of metile/tune between the qualified
+//    engines (Dinic, the reference, and push-relabel) with 10% headroom: a challenger wins a
+//    round only if its time * 1.10 <= Dinic's in that round, two round wins decide;
 //  - the decision is cached by topology and capacities (and terminals), so repeats skip the
 //    tournament.
 #pragma once
 
 #include <cstdint>
-#include <functional>
 #include <map>
 #include <mutex>
 #include <optional>
@@ -24,9 +22,7 @@
 namespace metile::flow {
 
 inline constexpr int kDinicOnlyBelowVertices = 32;
-inline constexpr int kTournamentRounds = 3;
 inline constexpr double kRequiredHeadroom = 0.10;  // challenger time * 1.10 <= Dinic time
-inline constexpr int kRoundsToWin = kTournamentRounds / 2 + 1;
 
 struct DispatchStats {
   uint64_t small_network = 0;  // dispatched to Dinic by size
@@ -68,40 +64,6 @@ class DispatchCache {
 };
 
 DispatchCache& global_dispatch_cache();
-
-// The rule for one round (the first entry is the reference, Dinic): the fastest challenger
-// wins if its time with 10% headroom still beats the reference's (infinity: stopped).
-std::string choose_tournament_winner(
-    const std::vector<std::pair<std::string, double>>& round_seconds);
-
-// The tournament itself, on an abstract timer so that its decisions can be tested on
-// synthetic times. A trial runs entrant `i` (0 is the reference) once, for round `round`
-// (0-based), under a limit in seconds (infinity: none) and reports how it went.
-struct TournamentTrial {
-  enum class Status { Completed, Stopped, Unable };  // Unable: the engine cannot take the network
-  Status status = Status::Completed;
-  double seconds = 0;  // Completed only
-};
-using TournamentRunner =
-    std::function<TournamentTrial(size_t entrant, int round, double limit_seconds)>;
-
-struct TournamentRecord {
-  size_t winner = 0;
-  std::vector<size_t> round_winners;         // one per round played
-  std::vector<std::vector<double>> seconds;  // [round][entrant]; infinity: stopped, lost
-  std::vector<char> unable;                  // per entrant
-  int trials = 0;
-};
-
-// Plays the tournament among `entrants` engines; `first_budget_seconds` is the first
-// provisional limit of round one (see dispatch.cc for the limits and why they are sound).
-TournamentRecord play_tournament(size_t entrants, const TournamentRunner& run,
-                                 double first_budget_seconds = 1e-3);
-
-// The decision the tournament must reproduce: every entrant's full time in every round
-// ([round][entrant]), each round judged by the headroom rule, two round wins decide (the
-// reference if no engine wins two rounds, possible only with three or more entrants).
-size_t tournament_winner_from_full_times(const std::vector<std::vector<double>>& seconds);
 
 MaxFlowResult dispatch_max_flow(const FlowNetwork& net, int source, int sink,
                                 DispatchCache& cache = global_dispatch_cache(),

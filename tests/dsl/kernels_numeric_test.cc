@@ -5,8 +5,12 @@
 
 #include <cmath>
 #include <random>
+#include <stdexcept>
+#include <string>
+#include <vector>
 
 #include "metile/dsl/trace.h"
+#include "metile/ir/builder.h"
 #include "metile/kernels/kernels.h"
 #include "tests/dsl/tile_interpreter.h"
 
@@ -129,6 +133,30 @@ TEST(TileInterpreter, RoundsLikeTheStorageTypes) {
   EXPECT_EQ(test::round_to(DType::bf16, 1.0 + 1.0 / 256), 1.0);
   EXPECT_EQ(test::round_to(DType::bf16, 1.0 + 3.0 / 256), 1.0 + 1.0 / 64);
   EXPECT_EQ(test::round_to(DType::i32, 2.9), 2);
+}
+
+// Scalar ops follow the compiled code's semantics (the shared scalar evaluator): a nonzero
+// float cast to i1 is true, floordiv rounds toward -inf, division by zero is an error.
+TEST(TileInterpreter, ScalarOpsFollowTheCompiledSemantics) {
+  ir::Kernel k;
+  k.name = "scalars";
+  ir::TileBuilder b(k);
+  const ir::ValueId out = b.add_param("out", ir::Type::ptr(DType::i32), "write");
+  const ir::ValueId d = b.add_param("d", ir::Type::scalar(DType::i32));
+  auto store_at = [&](int64_t i, ir::ValueId v) { b.store(b.ptr_add(out, b.constant_int(i)), v); };
+  store_at(0, b.cast(b.cast(b.constant(0.5, DType::f32), DType::i1), DType::i32));
+  store_at(1, b.binary(ir::OpKind::FloorDiv, b.constant_int(-7), d));
+  store_at(2, b.binary(ir::OpKind::Rem, b.constant_int(-7), d));
+  std::vector<HostBuffer> bufs = {{DType::i32, std::vector<double>(3, 0.0)}};
+  test::run_tile_ir(k, 1, {BufferArg{0}, int64_t{2}}, bufs);
+  EXPECT_EQ(bufs[0].data, (std::vector<double>{1, -4, -1}));
+  try {
+    test::run_tile_ir(k, 1, {BufferArg{0}, int64_t{0}}, bufs);
+    ADD_FAILURE() << "division by zero ran";
+  } catch (const std::runtime_error& e) {
+    EXPECT_NE(std::string(e.what()).find("integer division by zero"), std::string::npos)
+        << e.what();
+  }
 }
 
 }  // namespace

@@ -1,52 +1,18 @@
 #include "tests/dsl/tile_interpreter.h"
 
 #include <algorithm>
-#include <cmath>
-#include <limits>
 #include <stdexcept>
 #include <string>
+
+#include "metile/ir/scalar_eval.h"
 
 namespace metile::test {
 
 using ir::DType;
 using ir::OpKind;
 
-namespace {
-// f16 and bf16 rounding: `bits` significant bits, normal exponents from `min_exp`.
-double round_float(double x, int bits, int min_exp, double max_finite) {
-  if (x == 0 || std::isnan(x) || std::isinf(x)) return x;
-  int e = 0;
-  std::frexp(x, &e);  // |x| = m * 2^e, m in [0.5, 1)
-  const double quantum = std::ldexp(1.0, std::max(e, min_exp + 1) - bits);
-  const double r = std::nearbyint(x / quantum) * quantum;
-  return std::abs(r) > max_finite ? std::copysign(INFINITY, x) : r;
-}
-
-int64_t wrap_int(DType t, int64_t v) {
-  switch (t) {
-    case DType::i32:
-      return static_cast<int32_t>(v);
-    case DType::u32:
-      return static_cast<uint32_t>(v);
-    case DType::i1:
-      return v != 0;
-    default:
-      return v;
-  }
-}
-}  // namespace
-
 double round_to(DType dtype, double x) {
-  switch (dtype) {
-    case DType::f32:
-      return static_cast<float>(x);
-    case DType::f16:
-      return round_float(x, 11, -14, 65504.0);
-    case DType::bf16:
-      return round_float(x, 8, -126, 3.3895313892515355e38);
-    default:
-      return static_cast<double>(wrap_int(dtype, static_cast<int64_t>(x)));
-  }
+  return ir::Scalar::of(dtype, x).number();
 }
 
 namespace {
@@ -98,10 +64,7 @@ class Interpreter {
   void set(const ir::Op& op, RtValue v) { values_[op.results.at(0)] = std::move(v); }
 
   void run_op(const ir::Op& op) {
-    const ir::Type* rt = op.results.empty() ? nullptr : &type(op.results[0]);
     switch (op.kind) {
-      case OpKind::Constant:
-        return set(op, {{op.float_attr("value")}});
       case OpKind::ProgramId:
         return set(op, {{op.int_attr("axis") == 0 ? static_cast<double>(program_) : 0.0}});
       case OpKind::NumPrograms:
@@ -113,25 +76,17 @@ class Interpreter {
       }
       case OpKind::Splat: {
         const RtValue& s = at(op.operands[0]);
-        return set(op, {std::vector<double>(size_of(*rt), s.data[0]), s.buffer});
+        return set(op, {std::vector<double>(size_of(type(op.results[0])), s.data[0]), s.buffer});
       }
       case OpKind::ExpandDims:
         return set(op, at(op.operands[0]));
       case OpKind::Broadcast:
         return set(op, broadcast(op));
-      case OpKind::Cmp:
-        return set(op, elementwise2(op, [&](double a, double b) { return compare(op, a, b); }));
-      case OpKind::Select: {
+      case OpKind::Select: {  // moves values of any type, pointers included
         const RtValue &c = at(op.operands[0]), &a = at(op.operands[1]), &b = at(op.operands[2]);
         RtValue r{a.data, a.buffer};
         for (size_t i = 0; i < r.data.size(); ++i)
           if (c.data[i] == 0) r.data[i] = b.data[i];
-        return set(op, r);
-      }
-      case OpKind::Cast: {
-        RtValue r = at(op.operands[0]);
-        for (double& x : r.data)
-          x = round_to(rt->dtype, ir::is_float(rt->dtype) ? x : std::trunc(x));
         return set(op, r);
       }
       case OpKind::PtrAdd: {
@@ -154,124 +109,73 @@ class Interpreter {
         for (size_t i = 0; i < op.results.size(); ++i) values_[op.results[i]] = ys[i];
         return;
       }
-      default:
-        if (op.operands.size() == 2 && rt && !rt->pointer) {
-          DType t = type(op.operands[0]).dtype;
-          return set(op, elementwise2(op, [&](double a, double b) {
-                       return round_to(rt->dtype, binary(op.kind, t, a, b));
-                     }));
-        }
-        if (op.operands.size() == 1 && rt) {
-          RtValue r = at(op.operands[0]);
-          for (double& x : r.data) x = round_to(rt->dtype, unary(op.kind, x));
-          return set(op, r);
-        }
-        throw std::runtime_error("tile interpreter: unsupported op " +
-                                 std::string(ir::op_name(op.kind)));
-    }
-  }
-
-  template <typename F>
-  RtValue elementwise2(const ir::Op& op, F f) {
-    const RtValue &a = at(op.operands[0]), &b = at(op.operands[1]);
-    RtValue r;
-    for (size_t i = 0; i < a.data.size(); ++i) r.data.push_back(f(a.data[i], b.data[i]));
-    return r;
-  }
-
-  static double compare(const ir::Op& op, double a, double b) {
-    const std::string& p = op.str_attr("pred");
-    bool r = p == "lt"   ? a < b
-             : p == "le" ? a <= b
-             : p == "gt" ? a > b
-             : p == "ge" ? a >= b
-             : p == "eq" ? a == b
-                         : a != b;
-    return r ? 1 : 0;
-  }
-
-  static double binary(OpKind k, DType t, double a, double b) {
-    if (ir::is_float(t)) {
-      switch (k) {
-        case OpKind::Add:
-          return a + b;
-        case OpKind::Sub:
-          return a - b;
-        case OpKind::Mul:
-          return a * b;
-        case OpKind::Div:
-          return a / b;
-        case OpKind::Rem:
-          return std::fmod(a, b);
-        case OpKind::Min:
-          return std::min(a, b);
-        case OpKind::Max:
-          return std::max(a, b);
-        default:
-          break;
-      }
-      throw std::runtime_error("tile interpreter: float " + std::string(ir::op_name(k)));
-    }
-    const int64_t x = static_cast<int64_t>(a), y = static_cast<int64_t>(b);
-    switch (k) {
+      case OpKind::Constant:
       case OpKind::Add:
-        return static_cast<double>(x + y);
       case OpKind::Sub:
-        return static_cast<double>(x - y);
       case OpKind::Mul:
-        return static_cast<double>(x * y);
       case OpKind::Div:
-        return static_cast<double>(x / y);
       case OpKind::Rem:
-        return static_cast<double>(x % y);
       case OpKind::FloorDiv:
-        return std::floor(static_cast<double>(x) / static_cast<double>(y));
       case OpKind::Min:
-        return static_cast<double>(std::min(x, y));
       case OpKind::Max:
-        return static_cast<double>(std::max(x, y));
       case OpKind::And:
-        return static_cast<double>(x & y);
       case OpKind::Or:
-        return static_cast<double>(x | y);
       case OpKind::Xor:
-        return static_cast<double>(x ^ y);
       case OpKind::Shl:
-        return static_cast<double>(x << y);
       case OpKind::Shr:
-        return static_cast<double>(x >> y);
-      default:
+      case OpKind::Cmp:
+      case OpKind::Cast:
+      case OpKind::Neg:
+      case OpKind::Abs:
+      case OpKind::Exp:
+      case OpKind::Exp2:
+      case OpKind::Log:
+      case OpKind::Sqrt:
+      case OpKind::Rsqrt:
+      case OpKind::Tanh:
+      case OpKind::Sin:
+      case OpKind::Cos:
+        return set(op, evaluate(op));
+      case OpKind::ThreadId:
+      case OpKind::ThreadIndex:
+      case OpKind::ThreadgroupIndex:
+      case OpKind::ThreadgroupCount:
+      case OpKind::SimdLane:
+      case OpKind::SimdGroup:
+      case OpKind::MakeTensor:
+      case OpKind::TensorLoad:
+      case OpKind::TensorStore:
+      case OpKind::SharedAlloc:
+      case OpKind::ThreadgroupBuffer:
+      case OpKind::SimdShuffle:
+      case OpKind::SimdShuffleXor:
+      case OpKind::SimdBroadcast:
+      case OpKind::SimdSum:
+      case OpKind::SimdMax:
+      case OpKind::SimdMin:
+      case OpKind::Barrier:
+      case OpKind::Yield:
         break;
     }
-    throw std::runtime_error("tile interpreter: integer " + std::string(ir::op_name(k)));
+    throw std::runtime_error("tile interpreter: unsupported op " +
+                             std::string(ir::op_name(op.kind)));
   }
 
-  static double unary(OpKind k, double x) {
-    switch (k) {
-      case OpKind::Neg:
-        return -x;
-      case OpKind::Abs:
-        return std::abs(x);
-      case OpKind::Exp:
-        return std::exp(x);
-      case OpKind::Exp2:
-        return std::exp2(x);
-      case OpKind::Log:
-        return std::log(x);
-      case OpKind::Sqrt:
-        return std::sqrt(x);
-      case OpKind::Rsqrt:
-        return 1.0 / std::sqrt(x);
-      case OpKind::Tanh:
-        return std::tanh(x);
-      case OpKind::Sin:
-        return std::sin(x);
-      case OpKind::Cos:
-        return std::cos(x);
-      default:
-        break;
+  // An op on numbers, element by element through the shared scalar evaluator.
+  RtValue evaluate(const ir::Op& op) {
+    const ir::Type& result = type(op.results.at(0));
+    std::vector<ir::Scalar> x(op.operands.size());
+    RtValue r;
+    for (size_t e = 0; e < size_of(result); ++e) {
+      for (size_t j = 0; j < x.size(); ++j)
+        x[j] = ir::Scalar::of(type(op.operands[j]).dtype, at(op.operands[j]).data[e]);
+      const ir::Evaluation v = ir::evaluate(op.kind, op.attrs, x, result.dtype);
+      if (!v.has_value())
+        throw std::runtime_error("tile interpreter: " + std::string(ir::op_name(op.kind)) +
+                                 " in program " + std::to_string(program_) + ": " + v.reason);
+      r.data.push_back(v.value.number());
     }
-    throw std::runtime_error("tile interpreter: unary " + std::string(ir::op_name(k)));
+    return r;
   }
 
   RtValue broadcast(const ir::Op& op) {

@@ -1,16 +1,17 @@
-// Automatic dispatch: the size rule, the tournament, the headroom rule and the cache.
+// Automatic dispatch: the size rule, the tournament on real engines, the headroom it uses and
+// the cache (the tournament's own rules: tests/tune/tournament_test.cc).
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <chrono>
 #include <cmath>
-#include <limits>
 #include <random>
 #include <thread>
 
 #include "metile/flow/dispatch.h"
 #include "metile/flow/solver.h"
 #include "metile/support/errors.h"
+#include "metile/tune/tournament.h"
 #include "tests/flow/flow_test_support.h"
 
 namespace metile::flow {
@@ -89,160 +90,11 @@ TEST(Dispatch, ChangedCapacityMissesTheCache) {
 }
 
 TEST(Dispatch, PushRelabelNeedsTenPercentHeadroom) {
-  EXPECT_EQ(choose_tournament_winner({{"dinic", 1.0}, {"push-relabel", 0.95}}), "dinic");
-  EXPECT_EQ(choose_tournament_winner({{"dinic", 1.0}, {"push-relabel", 0.92}}), "dinic");
-  EXPECT_EQ(choose_tournament_winner({{"dinic", 1.0}, {"push-relabel", 0.90}}), "push-relabel");
-  EXPECT_EQ(choose_tournament_winner({{"dinic", 1.0}, {"push-relabel", 0.5}}), "push-relabel");
-  EXPECT_EQ(choose_tournament_winner({{"dinic", 1.0}, {"push-relabel", 2.0}}), "dinic");
-  EXPECT_EQ(choose_tournament_winner({{"dinic", 1.0}, {"a", 0.8}, {"b", 0.6}}), "b");
-}
-
-// Synthetic engines for the tournament logic: entrant i takes times[round][i] seconds in that
-// round; a trial under a shorter limit is stopped there. Records every limit and the time spent.
-struct SyntheticEngines {
-  std::vector<std::vector<double>> times;  // [round][entrant]
-  struct Call {
-    size_t entrant;
-    int round;
-    double limit;
-  };
-  std::vector<Call> calls;
-  double spent = 0;
-
-  TournamentRunner runner() {
-    return [this](size_t i, int round, double limit) {
-      calls.push_back({i, round, limit});
-      const double t = times.at(round).at(i);
-      TournamentTrial trial;
-      if (t <= limit) {
-        trial.seconds = t;
-        spent += t;
-      } else {
-        trial.status = TournamentTrial::Status::Stopped;
-        spent += limit;
-      }
-      return trial;
-    };
-  }
-};
-
-SyntheticEngines constant_times(std::vector<double> per_entrant) {
-  SyntheticEngines e;
-  e.times.assign(kTournamentRounds, per_entrant);
-  return e;
-}
-
-TEST(DispatchTournament, ADecidedTournamentSkipsItsLastRound) {
-  for (const auto& [dinic, challenger, winner] :
-       {std::tuple{10.0, 2.6, size_t{1}}, std::tuple{1.0, 5.0, size_t{0}},
-        std::tuple{1.0, 0.95, size_t{0}}, std::tuple{1.0, 0.9, size_t{1}}}) {
-    SyntheticEngines e = constant_times({dinic, challenger});
-    const TournamentRecord r = play_tournament(2, e.runner());
-    EXPECT_EQ(r.winner, winner) << dinic << " vs " << challenger;
-    ASSERT_EQ(r.round_winners.size(), 2u);
-    EXPECT_EQ(r.round_winners[0], winner);
-    EXPECT_EQ(r.round_winners[1], winner);
-    for (const auto& call : e.calls) EXPECT_LT(call.round, 2);
-  }
-}
-
-TEST(DispatchTournament, ASplitTournamentPlaysTheThirdRound) {
-  SyntheticEngines e;
-  e.times = {{1.0, 0.5}, {1.0, 2.0}, {1.0, 0.8}};  // push-relabel, Dinic, push-relabel
-  TournamentRecord r = play_tournament(2, e.runner());
-  EXPECT_EQ(r.round_winners, (std::vector<size_t>{1, 0, 1}));
-  EXPECT_EQ(r.winner, 1u);
-  e = {};
-  e.times = {{1.0, 0.5}, {1.0, 2.0}, {1.0, 0.95}};  // the last round lacks the headroom
-  r = play_tournament(2, e.runner());
-  EXPECT_EQ(r.round_winners, (std::vector<size_t>{1, 0, 0}));
-  EXPECT_EQ(r.winner, 0u);
-}
-
-TEST(DispatchTournament, LosersAreStoppedAtTheExactHeadroomBounds) {
-  // Round 1 (Dinic first): Dinic completes within the first provisional limit, so
-  // push-relabel's limit is Dinic's time / 1.1, and it is stopped there.
-  SyntheticEngines e = constant_times({2e-4, 1e-3});
-  TournamentRecord r = play_tournament(2, e.runner(), 1e-3);
-  ASSERT_GE(e.calls.size(), 2u);
-  EXPECT_EQ(e.calls[0].entrant, 0u);
-  EXPECT_DOUBLE_EQ(e.calls[0].limit, 1e-3 * (1 + kRequiredHeadroom));
-  EXPECT_EQ(e.calls[1].entrant, 1u);
-  EXPECT_DOUBLE_EQ(e.calls[1].limit, 2e-4 / (1 + kRequiredHeadroom));
-  EXPECT_TRUE(std::isinf(r.seconds[0][1]));
-  EXPECT_EQ(r.winner, 0u);
-
-  // Round 2 (push-relabel first): push-relabel completes, so Dinic's limit is 1.1 times its time.
-  e = {};
-  e.times = {{1.0, 2.0}, {1.0, 5e-4}, {1.0, 2.0}};
-  r = play_tournament(2, e.runner(), 10.0);
-  const auto dinic_in_round_2 =
-      std::find_if(e.calls.begin(), e.calls.end(),
-                   [](const SyntheticEngines::Call& c) { return c.round == 1 && c.entrant == 0; });
-  ASSERT_NE(dinic_in_round_2, e.calls.end());
-  EXPECT_DOUBLE_EQ(dinic_in_round_2->limit, 5e-4 * (1 + kRequiredHeadroom));
-  EXPECT_EQ(r.round_winners, (std::vector<size_t>{0, 1, 0}));
-
-  // A challenger exactly at the bound still wins; just past it, it loses.
-  e = constant_times({1 + kRequiredHeadroom, 1.0});
-  EXPECT_EQ(play_tournament(2, e.runner(), 10.0).winner, 1u);
-  e = constant_times({1 + kRequiredHeadroom, 1.0 + 1e-9});
-  EXPECT_EQ(play_tournament(2, e.runner(), 10.0).winner, 0u);
-}
-
-TEST(DispatchTournament, DecidesExactlyAsWithFullTimes) {
-  // Random times over six orders of magnitude, with per-round noise up to +-30%, two to four
-  // entrants, some engines pathologically slow: the capped, shortened tournament must choose
-  // what the rule chooses on every entrant's full time in every round.
-  std::mt19937_64 rng(2024);
-  std::uniform_real_distribution<double> log_scale(-6.0, 0.0), noise(0.7, 1.3), unit(0, 1);
-  int challenger_wins = 0;
-  double worst_ratio = 0;
-  for (int trial = 0; trial < 4000; ++trial) {
-    const size_t k = 2 + trial % 3;
-    std::vector<double> base(k);
-    for (double& b : base) b = std::pow(10.0, log_scale(rng));
-    if (unit(rng) < 0.3) base[0] = base[1] * (0.8 + 0.4 * unit(rng));  // a close race
-    SyntheticEngines e;
-    for (int round = 0; round < kTournamentRounds; ++round) {
-      std::vector<double> t(k);
-      for (size_t i = 0; i < k; ++i) t[i] = base[i] * noise(rng);
-      e.times.push_back(t);
-    }
-    const TournamentRecord r = play_tournament(k, e.runner(), 1e-6);
-    ASSERT_EQ(r.winner, tournament_winner_from_full_times(e.times)) << "trial " << trial;
-    challenger_wins += r.winner != 0;
-    // Completed times are the true ones; a stopped entrant could not have won its round.
-    for (size_t round = 0; round < r.seconds.size(); ++round) {
-      std::vector<double> full = e.times[round];
-      EXPECT_EQ(r.round_winners[round], tournament_winner_from_full_times({full, full}));
-      for (size_t i = 0; i < k; ++i)
-        if (!std::isinf(r.seconds[round][i])) {
-          EXPECT_EQ(r.seconds[round][i], full[i]);
-        }
-    }
-    if (k == 2 && r.seconds.size() == 2) {
-      EXPECT_EQ(r.round_winners[0], r.round_winners[1]);
-      const double winner_time = *std::min_element(base.begin(), base.end());
-      worst_ratio = std::max(worst_ratio, e.spent / winner_time);
-    }
-  }
-  EXPECT_GT(challenger_wins, 100);
-  EXPECT_LT(worst_ratio, 16.0);  // deepening from 1 us; the benchmark measures the usual cost
-}
-
-TEST(DispatchTournament, AnEngineThatCannotTakeTheNetworkDropsOut) {
-  SyntheticEngines e = constant_times({1.0, 0.1});
-  const TournamentRunner inner = e.runner();
-  int calls = 0;
-  const TournamentRecord r = play_tournament(2, [&](size_t i, int round, double limit) {
-    ++calls;
-    if (i == 1) return TournamentTrial{TournamentTrial::Status::Unable, 0};
-    return inner(i, round, limit);
-  });
-  EXPECT_EQ(r.winner, 0u);
-  EXPECT_TRUE(r.unable[1]);
-  EXPECT_EQ(r.round_winners.size(), 1u);  // alone, Dinic wins once it has completed a solve
+  EXPECT_DOUBLE_EQ(kRequiredHeadroom, 0.10);
+  EXPECT_EQ(tune::round_winner({1.0, 0.95}, kRequiredHeadroom), 0u);
+  EXPECT_EQ(tune::round_winner({1.0, 0.92}, kRequiredHeadroom), 0u);
+  EXPECT_EQ(tune::round_winner({1.0, 0.90}, kRequiredHeadroom), 1u);
+  EXPECT_EQ(tune::round_winner({1.0, 2.0}, kRequiredHeadroom), 0u);
 }
 
 TEST(Dispatch, CacheIsThreadSafe) {

@@ -1,9 +1,9 @@
 #include "tests/lower/metal_interpreter.h"
 
 #include <algorithm>
-#include <cmath>
 #include <cstring>
-#include <limits>
+
+#include "metile/ir/scalar_eval.h"
 
 namespace metile::lower_test {
 
@@ -41,23 +41,11 @@ struct Val {
 };
 constexpr int kThreadgroup = -2;
 
-double round_to(ir::DType t, double v) {
-  if (t == ir::DType::f32) return static_cast<float>(v);
-  throw InterpreterError("the test interpreter handles f32 floats only, not " +
-                         std::string(ir::dtype_name(t)));
+ir::Scalar scalar(ir::DType t, const Val& v) {
+  return {t, v.i, v.f};
 }
-
-int64_t wrap(ir::DType t, int64_t v) {
-  switch (t) {
-    case ir::DType::i32:
-      return static_cast<int32_t>(static_cast<uint32_t>(v));
-    case ir::DType::u32:
-      return static_cast<uint32_t>(v);
-    case ir::DType::i1:
-      return v & 1;
-    default:
-      return v;
-  }
+Val value(const ir::Scalar& s) {
+  return {s.i, s.f};
 }
 
 // Threadgroup-memory bookkeeping per byte, for the race and initialisation checks.
@@ -92,10 +80,8 @@ class Runner {
         if (args.at(p).buffer < 0)
           fail(nullptr, -1, "parameter " + k_.params[p].name + " needs a buffer");
         v.space = args[p].buffer;
-      } else if (ir::is_float(t.dtype)) {
-        v.f = round_to(t.dtype, args.at(p).number);
       } else {
-        v.i = wrap(t.dtype, static_cast<int64_t>(args.at(p).number));
+        v = value(ir::Scalar::of(t.dtype, args.at(p).number));
       }
       define(k_.params[p].value);
       std::fill(regs_[k_.params[p].value].begin(), regs_[k_.params[p].value].end(), v);
@@ -136,17 +122,6 @@ class Runner {
     switch (op.kind) {
       case K::Yield:
         return;
-      case K::Constant: {
-        const ir::DType dt = k_.type(r).dtype;
-        Val v;
-        if (ir::is_float(dt))
-          v.f = round_to(dt, op.float_attr("value"));
-        else
-          v.i = wrap(dt, op.int_attr("value"));
-        auto& out = define(r);
-        each(active, [&](int t) { out[t] = v; });
-        return;
-      }
       case K::ThreadIndex:
       case K::ThreadgroupIndex:
       case K::ThreadgroupCount:
@@ -197,197 +172,79 @@ class Runner {
         return for_loop(op, active);
       case K::If:
         return if_else(op, active);
-      case K::Select: {
+      case K::Select: {  // moves values of any type, pointers included
         auto& out = define(r);
         each(active, [&](int t) {
           out[t] = get(op.operands[0])[t].i ? get(op.operands[1])[t] : get(op.operands[2])[t];
         });
         return;
       }
-      case K::Cast:
-        return cast(op, active);
+      case K::Constant:
+      case K::Add:
+      case K::Sub:
+      case K::Mul:
+      case K::Div:
+      case K::Rem:
+      case K::FloorDiv:
+      case K::Min:
+      case K::Max:
+      case K::And:
+      case K::Or:
+      case K::Xor:
+      case K::Shl:
+      case K::Shr:
       case K::Cmp:
-        return cmp(op, active);
-      default:
-        if (op.operands.size() == 1) return unary(op, active);
-        if (op.operands.size() == 2) return binary(op, active);
-        fail(&op, -1, "the test interpreter does not execute this op");
+      case K::Cast:
+      case K::Neg:
+      case K::Abs:
+      case K::Exp:
+      case K::Exp2:
+      case K::Log:
+      case K::Sqrt:
+      case K::Rsqrt:
+      case K::Tanh:
+      case K::Sin:
+      case K::Cos:
+        return evaluate(op, active);
+      case K::ProgramId:
+      case K::NumPrograms:
+      case K::ThreadId:
+      case K::Arange:
+      case K::Splat:
+      case K::ExpandDims:
+      case K::Broadcast:
+      case K::MakeTensor:
+      case K::TensorLoad:
+      case K::TensorStore:
+      case K::SharedAlloc:
+      case K::Reduce:
+        fail(&op, -1, "a Tile IR op in Metal IR");
     }
+    fail(&op, -1, "an op kind outside ops.def");
   }
 
-  void unary(const ir::Op& op, const std::vector<char>& active) {
-    using K = ir::OpKind;
+  // An op on numbers, thread by thread through the shared scalar evaluator.
+  void evaluate(const ir::Op& op, const std::vector<char>& active) {
     const ir::DType dt = k_.type(op.results[0]).dtype;
+    std::vector<ir::Scalar> x(op.operands.size());
     auto& out = define(op.results[0]);
     each(active, [&](int t) {
-      const Val a = get(op.operands[0])[t];
-      if (!ir::is_float(dt)) {
-        if (op.kind == K::Neg)
-          out[t].i = wrap(dt, -a.i);
-        else if (op.kind == K::Abs)
-          out[t].i = wrap(dt, a.i < 0 ? -a.i : a.i);
-        else
-          fail(&op, t, "integer operand");
-        return;
-      }
-      double x = a.f, y = 0;
-      switch (op.kind) {
-        case K::Neg:
-          y = -x;
-          break;
-        case K::Abs:
-          y = std::fabs(x);
-          break;
-        case K::Exp:
-          y = std::exp(x);
-          break;
-        case K::Exp2:
-          y = std::exp2(x);
-          break;
-        case K::Log:
-          y = std::log(x);
-          break;
-        case K::Sqrt:
-          y = std::sqrt(x);
-          break;
-        case K::Rsqrt:
-          y = 1.0 / std::sqrt(x);
-          break;
-        case K::Tanh:
-          y = std::tanh(x);
-          break;
-        case K::Sin:
-          y = std::sin(x);
-          break;
-        case K::Cos:
-          y = std::cos(x);
-          break;
-        default:
-          fail(&op, t, "the test interpreter does not execute this op");
-      }
-      out[t].f = round_to(dt, y);
+      for (size_t j = 0; j < x.size(); ++j)
+        x[j] = scalar(k_.type(op.operands[j]).dtype, get(op.operands[j])[t]);
+      const ir::Evaluation e = ir::evaluate(op.kind, op.attrs, x, dt);
+      if (!e.has_value()) fail(&op, t, e.reason);
+      out[t] = value(e.value);
     });
   }
 
-  void binary(const ir::Op& op, const std::vector<char>& active) {
+  // simd_sum, simd_max and simd_min combine lanes with add, max and min.
+  Val combine(const ir::Op& op, int t, ir::DType dt, const Val& a, const Val& b) const {
     using K = ir::OpKind;
-    const ir::DType dt = k_.type(op.results[0]).dtype;
-    auto& out = define(op.results[0]);
-    each(active, [&](int t) {
-      const Val a = get(op.operands[0])[t], b = get(op.operands[1])[t];
-      if (ir::is_float(dt)) {
-        double y = 0;
-        switch (op.kind) {
-          case K::Add:
-            y = a.f + b.f;
-            break;
-          case K::Sub:
-            y = a.f - b.f;
-            break;
-          case K::Mul:
-            y = a.f * b.f;
-            break;
-          case K::Div:
-            y = a.f / b.f;
-            break;
-          case K::Rem:
-            y = std::fmod(a.f, b.f);
-            break;
-          case K::FloorDiv:
-            y = std::floor(a.f / b.f);
-            break;
-          case K::Min:
-            y = std::min(a.f, b.f);
-            break;
-          case K::Max:
-            y = std::max(a.f, b.f);
-            break;
-          default:
-            fail(&op, t, "not defined on floats");
-        }
-        out[t].f = round_to(dt, y);
-        return;
-      }
-      int64_t y = 0;
-      const bool divides = op.kind == K::Div || op.kind == K::Rem || op.kind == K::FloorDiv;
-      if (divides && b.i == 0) fail(&op, t, "integer division by zero");
-      switch (op.kind) {
-        case K::Add:
-          y = a.i + b.i;
-          break;
-        case K::Sub:
-          y = a.i - b.i;
-          break;
-        case K::Mul:
-          y = a.i * b.i;
-          break;
-        case K::Div:
-          y = a.i / b.i;
-          break;
-        case K::Rem:
-          y = a.i % b.i;
-          break;
-        case K::FloorDiv:
-          y = a.i / b.i - ((a.i % b.i != 0) && ((a.i < 0) != (b.i < 0)));
-          break;
-        case K::Min:
-          y = std::min(a.i, b.i);
-          break;
-        case K::Max:
-          y = std::max(a.i, b.i);
-          break;
-        case K::And:
-          y = a.i & b.i;
-          break;
-        case K::Or:
-          y = a.i | b.i;
-          break;
-        case K::Xor:
-          y = a.i ^ b.i;
-          break;
-        case K::Shl:
-          y = a.i << b.i;
-          break;
-        case K::Shr:
-          y = a.i >> b.i;
-          break;
-        default:
-          fail(&op, t, "the test interpreter does not execute this op");
-      }
-      out[t].i = wrap(dt, y);
-    });
-  }
-
-  void cmp(const ir::Op& op, const std::vector<char>& active) {
-    const std::string& pred = op.str_attr("pred");
-    const bool fl = ir::is_float(k_.type(op.operands[0]).dtype);
-    auto& out = define(op.results[0]);
-    each(active, [&](int t) {
-      const Val a = get(op.operands[0])[t], b = get(op.operands[1])[t];
-      const double x = fl ? a.f : static_cast<double>(a.i), y = fl ? b.f : static_cast<double>(b.i);
-      bool v = pred == "lt"   ? x < y
-               : pred == "le" ? x <= y
-               : pred == "gt" ? x > y
-               : pred == "ge" ? x >= y
-               : pred == "eq" ? x == y
-                              : x != y;
-      out[t].i = v;
-    });
-  }
-
-  void cast(const ir::Op& op, const std::vector<char>& active) {
-    const ir::DType from = k_.type(op.operands[0]).dtype, to = k_.type(op.results[0]).dtype;
-    auto& out = define(op.results[0]);
-    each(active, [&](int t) {
-      const Val a = get(op.operands[0])[t];
-      const double x = ir::is_float(from) ? a.f : static_cast<double>(a.i);
-      if (ir::is_float(to))
-        out[t].f = round_to(to, x);
-      else if (to == ir::DType::i1)
-        out[t].i = x != 0;
-      else
-        out[t].i = wrap(to, ir::is_float(from) ? static_cast<int64_t>(std::trunc(x)) : a.i);
-    });
+    const K kind = op.kind == K::SimdSum ? K::Add : op.kind == K::SimdMax ? K::Max : K::Min;
+    const ir::Scalar x[] = {scalar(dt, a), scalar(dt, b)};
+    const ir::Evaluation e = ir::evaluate(kind, {}, x, dt);
+    if (!e.has_value()) fail(&op, t, e.reason);
+    return value(e.value);
   }
 
   // The bytes of one access, checked: device buffer bounds or threadgroup block bounds.
@@ -541,7 +398,6 @@ class Runner {
   void simd(const ir::Op& op, const std::vector<char>& active) {
     using K = ir::OpKind;
     const ir::DType dt = k_.type(op.results[0]).dtype;
-    const bool fl = ir::is_float(dt);
     const std::vector<Val>& v = get(op.operands[0]);
     std::vector<Val> result(threads_);
     for (int base = 0; base < threads_; base += width_) {
@@ -551,16 +407,8 @@ class Runner {
         Val acc;
         for (int t = base; t < end; ++t) {
           if (!active[t]) continue;
-          if (first) {
-            acc = v[t];
-            first = false;
-          } else if (op.kind == K::SimdSum) {
-            fl ? acc.f = round_to(dt, acc.f + v[t].f) : acc.i = wrap(dt, acc.i + v[t].i);
-          } else if (op.kind == K::SimdMax) {
-            fl ? acc.f = std::max(acc.f, v[t].f) : acc.i = std::max(acc.i, v[t].i);
-          } else {
-            fl ? acc.f = std::min(acc.f, v[t].f) : acc.i = std::min(acc.i, v[t].i);
-          }
+          acc = first ? v[t] : combine(op, t, dt, acc, v[t]);
+          first = false;
         }
         for (int t = base; t < end; ++t) result[t] = acc;
         continue;

@@ -5,7 +5,9 @@
 // accesses, reads of threadgroup memory nobody wrote, threadgroup-memory races between
 // barriers (a read of another thread's write, or a write over another thread's read or
 // write, with no barrier in between), barriers not reached by every thread, and loops whose
-// bounds differ between threads.
+// bounds differ between threads. Scalar ops compute through the core's scalar evaluator
+// (metile/ir/scalar_eval.h), whose undefined cases (integer division by zero, out-of-range
+// shifts and conversions) are errors too.
 #pragma once
 
 #include <array>

@@ -1,5 +1,6 @@
 // The interpreter's checks are what make the lowering tests meaningful: these tests show
-// that it catches a missing barrier, an unmasked access and a divergent barrier.
+// that it catches a missing barrier, an unmasked access, a divergent barrier and undefined
+// scalar arithmetic.
 #include "tests/lower/metal_interpreter.h"
 
 #include <gtest/gtest.h>
@@ -81,6 +82,28 @@ TEST(MetalInterpreter, CatchesADivergentBarrier) {
   b.end_if({});
   const std::string e = run_error(metal, {}, {});
   EXPECT_NE(e.find("divergent barrier"), std::string::npos) << e;
+}
+
+// Scalar ops run through the shared scalar evaluator, whose undefined cases are errors.
+TEST(MetalInterpreter, CatchesIntegerDivisionByZeroAndOversizedShifts) {
+  for (OpKind kind : {OpKind::Div, OpKind::Shl}) {
+    ir::Kernel metal;
+    metal.dialect = ir::Dialect::Metal;
+    metal.name = "undefined";
+    metal.attrs["threads_per_threadgroup"] = int64_t{64};
+    metal.attrs["threadgroup_bytes"] = int64_t{0};
+    ir::Builder b(metal);
+    const ir::ValueId t =
+        b.create1(OpKind::ThreadIndex, {}, Type::scalar(DType::i32), {{"axis", int64_t{0}}});
+    const ir::ValueId seven =
+        b.create1(OpKind::Constant, {}, Type::scalar(DType::i32), {{"value", int64_t{7}}});
+    b.create1(kind, {seven, t}, Type::scalar(DType::i32), {});
+    const std::string e = run_error(metal, {}, {});
+    if (kind == OpKind::Div)
+      EXPECT_NE(e.find("thread 0, div: integer division by zero"), std::string::npos) << e;
+    else
+      EXPECT_NE(e.find("thread 32, shl: shift amount outside"), std::string::npos) << e;
+  }
 }
 
 }  // namespace
