@@ -1,5 +1,7 @@
 #include "metile/ir/ir.h"
 
+#include <algorithm>
+
 namespace metile::ir {
 
 std::string_view dialect_name(Dialect d) {
@@ -47,24 +49,28 @@ constexpr AttrSchema attrs(Specs... specs) {
   return {{specs...}, sizeof...(specs)};
 }
 
+// clang-format off
 constexpr OpInfo kInfos[] = {
-#define METILE_OP(name, text, dialects, operand_count, result_count, region_count, schema, traits, \
-                  doc)                                                                             \
-  {OpKind::name,  text,         (dialects & TILE) != 0, (dialects & METAL) != 0,                   \
-   operand_count, result_count, region_count,           schema,                                    \
-   traits,        doc},
+#define METILE_OP(name, text, dialects, operand_count, result_count, region_count, schema, \
+                  traits, doc)                                                             \
+  {OpKind::name, text, (dialects & TILE) != 0, (dialects & METAL) != 0, operand_count,     \
+   result_count, region_count, schema, traits, doc},
 #include "metile/ir/ops.def"
 #undef METILE_OP
 };
-
-constexpr bool infos_in_enum_order() {
-  for (size_t i = 0; i < std::size(kInfos); ++i)
-    if (static_cast<size_t>(kInfos[i].kind) != i) return false;
-  return true;
-}
-static_assert(infos_in_enum_order());
+// clang-format on
 
 }  // namespace
+
+bool AttrSpec::allows(std::string_view value) const {
+  if (choices.empty()) return true;
+  for (size_t begin = 0; begin <= choices.size();) {
+    const size_t end = std::min(choices.find('|', begin), choices.size());
+    if (choices.substr(begin, end - begin) == value) return true;
+    begin = end + 1;
+  }
+  return false;
+}
 
 const AttrSpec* AttrSchema::find(std::string_view name) const {
   for (const AttrSpec& spec : *this)

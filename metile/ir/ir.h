@@ -79,6 +79,9 @@ struct AttrSpec {
   AttrKind kind = AttrKind::Int;
   bool required = false;
   std::string_view choices;
+
+  // Whether a String attribute may hold `value`: one of the choices, any when there are none.
+  bool allows(std::string_view value) const;
 };
 
 // An op's attribute schema, in declaration order.

@@ -1,8 +1,7 @@
-// The rules Tile IR and Metal IR share: definitions and visibility, dialect membership,
-// operand and result counts, region structure, and the common per-op type rules.
+// The rules Tile IR and Metal IR share: definitions and visibility, dialect membership, the
+// facts ops.def declares (counts and attribute schema), region structure, and the common
+// per-op type rules.
 #include "metile/ir/verifier.h"
-
-#include <algorithm>
 
 #include "metile/ir/printer.h"
 
@@ -514,12 +513,7 @@ class Walker {
         const std::string choices(spec.choices);
         if (!s)
           return "needs a string attribute " + name + (choices.empty() ? "" : " (" + choices + ")");
-        if (choices.empty()) return "";
-        for (size_t begin = 0; begin <= choices.size();) {
-          size_t end = std::min(choices.find('|', begin), choices.size());
-          if (choices.compare(begin, end - begin, *s) == 0) return "";
-          begin = end + 1;
-        }
+        if (spec.allows(*s)) return "";
         return "attribute " + name + " = \"" + *s + "\" is not one of " + choices;
       }
     }

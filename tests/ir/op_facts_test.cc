@@ -94,6 +94,17 @@ TEST(OpFacts, AttributeSchemasMatchTheDocs) {
   }
 }
 
+TEST(OpFacts, StringChoices) {
+  const AttrSpec* pred = op_info(OpKind::Cmp).attrs.find("pred");
+  ASSERT_NE(pred, nullptr);
+  for (std::string_view choice : {"lt", "le", "gt", "ge", "eq", "ne"})
+    EXPECT_TRUE(pred->allows(choice)) << choice;
+  for (std::string_view other : {"", "l", "ltle", "lt|le", "NE"})
+    EXPECT_FALSE(pred->allows(other)) << other;
+  const AttrSpec any_string{"free", AttrKind::String, true, ""};
+  EXPECT_TRUE(any_string.allows("anything"));
+}
+
 TEST(OpFacts, CategoriesDeriveFromTheTraits) {
   EXPECT_TRUE(is_binary_arithmetic(OpKind::Add));
   EXPECT_TRUE(is_binary_arithmetic(OpKind::Shr));
