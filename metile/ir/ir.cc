@@ -1,5 +1,7 @@
 #include "metile/ir/ir.h"
 
+#include <algorithm>
+
 namespace metile::ir {
 
 std::string_view dialect_name(Dialect d) {
@@ -7,41 +9,83 @@ std::string_view dialect_name(Dialect d) {
 }
 
 namespace {
-constexpr bool kTile[] = {
-#define TILE true
-#define METAL false
-#define BOTH true
-#define METILE_OP(name, text, dialects, doc) dialects,
+
+// The vocabulary of ops.def's entries.
+enum Dialects : uint8_t { TILE = 1, METAL = 2, BOTH = TILE | METAL };
+using enum AttrKind;
+using enum Trait;
+constexpr Traits None{};
+
+constexpr Count operands(int min, int max) {
+  return {min, max};
+}
+constexpr Count operands(int n) {
+  return {n, n};
+}
+constexpr Count results(int min, int max) {
+  return {min, max};
+}
+constexpr Count results(int n) {
+  return {n, n};
+}
+constexpr Count regions(int min, int max) {
+  return {min, max};
+}
+constexpr Count regions(int n) {
+  return {n, n};
+}
+constexpr AttrSpec required(std::string_view name, AttrKind kind) {
+  return {name, kind, true, ""};
+}
+constexpr AttrSpec required(std::string_view name, const char* choices) {
+  return {name, String, true, choices};
+}
+constexpr AttrSpec optional(std::string_view name, AttrKind kind) {
+  return {name, kind, false, ""};
+}
+template <typename... Specs>
+constexpr AttrSchema attrs(Specs... specs) {
+  static_assert(sizeof...(specs) <= AttrSchema::kCapacity, "raise AttrSchema::kCapacity");
+  return {{specs...}, sizeof...(specs)};
+}
+
+// clang-format off
+constexpr OpInfo kInfos[] = {
+#define METILE_OP(name, text, dialects, operand_count, result_count, region_count, schema, \
+                  traits, doc)                                                             \
+  {OpKind::name, text, (dialects & TILE) != 0, (dialects & METAL) != 0, operand_count,     \
+   result_count, region_count, schema, traits, doc},
 #include "metile/ir/ops.def"
 #undef METILE_OP
-#undef TILE
-#undef METAL
-#undef BOTH
 };
-constexpr bool kMetal[] = {
-#define TILE false
-#define METAL true
-#define BOTH true
-#define METILE_OP(name, text, dialects, doc) dialects,
-#include "metile/ir/ops.def"
-#undef METILE_OP
-#undef TILE
-#undef METAL
-#undef BOTH
-};
-const OpInfo kInfos[] = {
-#define METILE_OP(name, text, dialects, doc) \
-  {OpKind::name, text, kTile[int(OpKind::name)], kMetal[int(OpKind::name)], doc},
-#include "metile/ir/ops.def"
-#undef METILE_OP
-};
+// clang-format on
+
 }  // namespace
+
+bool AttrSpec::allows(std::string_view value) const {
+  if (choices.empty()) return true;
+  for (size_t begin = 0; begin <= choices.size();) {
+    const size_t end = std::min(choices.find('|', begin), choices.size());
+    if (choices.substr(begin, end - begin) == value) return true;
+    begin = end + 1;
+  }
+  return false;
+}
+
+const AttrSpec* AttrSchema::find(std::string_view name) const {
+  for (const AttrSpec& spec : *this)
+    if (spec.name == name) return &spec;
+  return nullptr;
+}
 
 const OpInfo& op_info(OpKind k) {
   return kInfos[static_cast<int>(k)];
 }
 std::string_view op_name(OpKind k) {
   return op_info(k).name;
+}
+std::span<const OpInfo> all_ops() {
+  return kInfos;
 }
 
 std::optional<OpKind> parse_op_name(std::string_view name) {
@@ -51,25 +95,21 @@ std::optional<OpKind> parse_op_name(std::string_view name) {
 }
 
 bool is_bitwise(OpKind k) {
-  return k == OpKind::And || k == OpKind::Or || k == OpKind::Xor || k == OpKind::Shl ||
-         k == OpKind::Shr;
+  return op_info(k).has(Bitwise);
 }
 
 bool is_binary_arithmetic(OpKind k) {
-  return k == OpKind::Add || k == OpKind::Sub || k == OpKind::Mul || k == OpKind::Div ||
-         k == OpKind::Rem || k == OpKind::FloorDiv || k == OpKind::Min || k == OpKind::Max ||
-         is_bitwise(k);
+  const OpInfo& info = op_info(k);
+  return info.has(Elementwise) && info.has(SameType) && info.operands.min == 2;
 }
 
 bool is_unary_math(OpKind k) {
-  return k == OpKind::Neg || k == OpKind::Abs || k == OpKind::Exp || k == OpKind::Exp2 ||
-         k == OpKind::Log || k == OpKind::Sqrt || k == OpKind::Rsqrt || k == OpKind::Tanh ||
-         k == OpKind::Sin || k == OpKind::Cos;
+  const OpInfo& info = op_info(k);
+  return info.has(Elementwise) && info.has(SameType) && info.operands.min == 1;
 }
 
 bool is_elementwise(OpKind k) {
-  return is_binary_arithmetic(k) || is_unary_math(k) || k == OpKind::Cmp || k == OpKind::Select ||
-         k == OpKind::Cast;
+  return op_info(k).has(Elementwise);
 }
 
 int64_t Op::int_attr(const std::string& k) const {

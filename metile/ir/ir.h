@@ -2,9 +2,12 @@
 // nested regions, and kernels. The op list is ops.def.
 #pragma once
 
+#include <array>
 #include <cstdint>
+#include <limits>
 #include <map>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <variant>
@@ -19,9 +22,76 @@ enum class Dialect : uint8_t { Tile, Metal };
 std::string_view dialect_name(Dialect d);  // "tile" | "metal"
 
 enum class OpKind : uint16_t {
-#define METILE_OP(name, text, dialects, doc) name,
+#define METILE_OP(name, ...) name,
 #include "metile/ir/ops.def"
 #undef METILE_OP
+};
+
+// The facts an op declares in ops.def; passes ask these instead of listing ops.
+enum class Trait : uint16_t {
+  Pure = 1 << 0,           // the result depends only on the operands and attributes
+  ReadsMemory = 1 << 1,    // reads memory
+  WritesMemory = 1 << 2,   // writes or orders memory: never removed
+  Convergent = 1 << 3,     // every thread of its group must execute it together
+  Varying = 1 << 4,        // the result may differ between threads for equal operands
+  UniformResult = 1 << 5,  // every thread gets the same result, whatever the operands
+  Elementwise = 1 << 6,    // each result element depends on the same operand elements
+  SameType = 1 << 7,       // operands and result have one type
+  Commutative = 1 << 8,    // the two operands may be swapped
+  Bitwise = 1 << 9,        // operates on the bits of integers (and i1)
+  Terminator = 1 << 10,    // ends a region
+};
+
+class Traits {
+ public:
+  constexpr Traits() = default;
+  // Implicit, so that one trait reads as a set of traits.
+  constexpr Traits(Trait t) : bits_(static_cast<uint16_t>(t)) {}
+  constexpr bool has(Trait t) const { return (bits_ & static_cast<uint16_t>(t)) != 0; }
+  friend constexpr Traits operator|(Traits a, Traits b) {
+    Traits r;
+    r.bits_ = static_cast<uint16_t>(a.bits_ | b.bits_);
+    return r;
+  }
+
+ private:
+  uint16_t bits_ = 0;
+};
+constexpr Traits operator|(Trait a, Trait b) {
+  return Traits(a) | Traits(b);
+}
+
+// How many operands, results or regions an op takes; kMany: no upper bound.
+constexpr int kMany = std::numeric_limits<int>::max();
+struct Count {
+  int min;
+  int max;
+  constexpr bool contains(size_t n) const {
+    return n >= static_cast<size_t>(min) && (max == kMany || n <= static_cast<size_t>(max));
+  }
+};
+
+// Int: an integer; Bool: an integer 0 or 1; Number: an integer or a float; String: a string,
+// one of `choices` ("a|b|c") unless choices is empty.
+enum class AttrKind : uint8_t { Int, Bool, Number, String };
+struct AttrSpec {
+  std::string_view name;
+  AttrKind kind = AttrKind::Int;
+  bool required = false;
+  std::string_view choices;
+
+  // Whether a String attribute may hold `value`: one of the choices, any when there are none.
+  bool allows(std::string_view value) const;
+};
+
+// An op's attribute schema, in declaration order.
+struct AttrSchema {
+  static constexpr size_t kCapacity = 4;
+  std::array<AttrSpec, kCapacity> specs{};
+  size_t size = 0;
+  constexpr const AttrSpec* begin() const { return specs.data(); }
+  constexpr const AttrSpec* end() const { return specs.data() + size; }
+  const AttrSpec* find(std::string_view name) const;  // nullptr when undeclared
 };
 
 struct OpInfo {
@@ -29,13 +99,22 @@ struct OpInfo {
   std::string_view name;
   bool in_tile;
   bool in_metal;
+  Count operands;
+  Count results;
+  Count regions;
+  AttrSchema attrs;
+  Traits traits;
   std::string_view doc;
+
+  bool has(Trait t) const { return traits.has(t); }
 };
 const OpInfo& op_info(OpKind k);
 std::string_view op_name(OpKind k);
 std::optional<OpKind> parse_op_name(std::string_view name);
+// Every op of ops.def, in declaration order.
+std::span<const OpInfo> all_ops();
 
-// Op categories shared by builders, verifiers and passes.
+// Op categories shared by builders, verifiers and passes, derived from the traits.
 bool is_binary_arithmetic(OpKind k);  // add ... shr: two operands of one type, one result
 bool is_bitwise(OpKind k);            // and, or, xor, shl, shr
 bool is_unary_math(OpKind k);         // neg, abs and the transcendental functions

@@ -33,26 +33,19 @@ void check_threadgroup_buffer(Checker& c, const Op& op) {
   const Type& t = c.type(op.results[0]);
   if (!t.is_pointer() || t.space != AddressSpace::Threadgroup)
     return c.report(&op, "the result must be a threadgroup pointer", op.results);
-  auto int_attr = [&](const std::string& name) -> const int64_t* {
-    auto it = op.attrs.find(name);
-    const int64_t* v = it == op.attrs.end() ? nullptr : std::get_if<int64_t>(&it->second);
-    if (!v) c.report(&op, "needs an integer attribute " + name);
-    return v;
-  };
-  const int64_t* offset = int_attr("offset");
-  const int64_t* size = int_attr("size");
-  if (!offset || !size) return;
+  const int64_t offset = op.int_attr("offset");
+  const int64_t size = op.int_attr("size");
   const int64_t elem = dtype_bytes(t.dtype);
-  if (*offset < 0 || *size <= 0 || *offset % elem != 0)
+  if (offset < 0 || size <= 0 || offset % elem != 0)
     return c.report(&op,
-                    "offset " + std::to_string(*offset) + " and size " + std::to_string(*size) +
+                    "offset " + std::to_string(offset) + " and size " + std::to_string(size) +
                         " must be non-negative, positive, and the offset aligned to " +
                         std::to_string(elem) + " bytes",
                     op.results);
   const int64_t* bytes = kernel_int(c.kernel(), "threadgroup_bytes");
-  if (bytes && *offset + *size * elem > *bytes)
+  if (bytes && offset + size * elem > *bytes)
     c.report(&op,
-             "bytes [" + std::to_string(*offset) + ", " + std::to_string(*offset + *size * elem) +
+             "bytes [" + std::to_string(offset) + ", " + std::to_string(offset + size * elem) +
                  ") exceed threadgroup_bytes = " + std::to_string(*bytes),
              op.results);
 }

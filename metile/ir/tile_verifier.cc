@@ -34,27 +34,77 @@ class TileOpRules {
   TileOpRules(Checker& c, const Op& op) : c_(c), op_(op) {}
 
   void check() {
+    using K = OpKind;
     switch (op_.kind) {
-      case OpKind::Arange:
+      case K::Arange:
         return arange();
-      case OpKind::Splat:
+      case K::Splat:
         return splat();
-      case OpKind::ExpandDims:
+      case K::ExpandDims:
         return expand_dims();
-      case OpKind::Broadcast:
+      case K::Broadcast:
         return broadcast();
-      case OpKind::MakeTensor:
+      case K::MakeTensor:
         return make_tensor();
-      case OpKind::TensorLoad:
+      case K::TensorLoad:
         return tensor_access(op_.operands.size() - 1, c_.type(op_.results[0]), op_.results[0]);
-      case OpKind::TensorStore:
+      case K::TensorStore:
         return tensor_access(op_.operands.size() - 2, in(op_.operands.size() - 1),
                              op_.operands.back());
-      case OpKind::SharedAlloc:
+      case K::SharedAlloc:
         return shared_alloc();
-      case OpKind::Reduce:
+      case K::Reduce:
         return reduce();
-      default:
+      // The shared rules (verifier.cc) cover these.
+      case K::Constant:
+      case K::ProgramId:
+      case K::NumPrograms:
+      case K::ThreadId:
+      case K::ThreadIndex:
+      case K::ThreadgroupIndex:
+      case K::ThreadgroupCount:
+      case K::SimdLane:
+      case K::SimdGroup:
+      case K::Add:
+      case K::Sub:
+      case K::Mul:
+      case K::Div:
+      case K::Rem:
+      case K::FloorDiv:
+      case K::Min:
+      case K::Max:
+      case K::And:
+      case K::Or:
+      case K::Xor:
+      case K::Shl:
+      case K::Shr:
+      case K::Cmp:
+      case K::Select:
+      case K::Cast:
+      case K::Neg:
+      case K::Abs:
+      case K::Exp:
+      case K::Exp2:
+      case K::Log:
+      case K::Sqrt:
+      case K::Rsqrt:
+      case K::Tanh:
+      case K::Sin:
+      case K::Cos:
+      case K::PtrAdd:
+      case K::Load:
+      case K::Store:
+      case K::ThreadgroupBuffer:
+      case K::SimdShuffle:
+      case K::SimdShuffleXor:
+      case K::SimdBroadcast:
+      case K::SimdSum:
+      case K::SimdMax:
+      case K::SimdMin:
+      case K::Barrier:
+      case K::For:
+      case K::If:
+      case K::Yield:
         return;
     }
   }
@@ -67,19 +117,10 @@ class TileOpRules {
   void fail(const std::string& rule, const std::vector<ValueId>& values = {}) {
     c_.report(&op_, rule, values);
   }
-  const int64_t* int_attr(const std::string& name) {
-    auto it = op_.attrs.find(name);
-    const int64_t* v = it == op_.attrs.end() ? nullptr : std::get_if<int64_t>(&it->second);
-    if (!v) fail("needs an integer attribute " + name);
-    return v;
-  }
-
   void arange() {
-    const int64_t* start = int_attr("start");
-    const int64_t* end = int_attr("end");
-    if (!start || !end) return;
-    if (out() != Type::tile(DType::i32, {*end - *start}))
-      fail("the result must be tile<" + std::to_string(*end - *start) + "xi32>", {r()});
+    const int64_t size = op_.int_attr("end") - op_.int_attr("start");
+    if (out() != Type::tile(DType::i32, {size}))
+      fail("the result must be tile<" + std::to_string(size) + "xi32>", {r()});
   }
 
   void splat() {
@@ -89,14 +130,13 @@ class TileOpRules {
   }
 
   void expand_dims() {
-    const int64_t* axis = int_attr("axis");
-    if (!axis) return;
+    const int64_t axis = op_.int_attr("axis");
     const Type& t = in(0);
     if (!t.is_tile() || t.shape.size() != 1) return fail("the operand must be a 1-D tile", {a(0)});
-    if (*axis != 0 && *axis != 1) return fail("axis must be 0 or 1, got " + std::to_string(*axis));
+    if (axis != 0 && axis != 1) return fail("axis must be 0 or 1, got " + std::to_string(axis));
     Type expected = t;
     expected.shape =
-        *axis == 0 ? std::vector<int64_t>{1, t.shape[0]} : std::vector<int64_t>{t.shape[0], 1};
+        axis == 0 ? std::vector<int64_t>{1, t.shape[0]} : std::vector<int64_t>{t.shape[0], 1};
     if (out() != expected) fail("the result must be " + expected.str(), {a(0), r()});
   }
 
@@ -113,11 +153,6 @@ class TileOpRules {
   }
 
   void make_tensor() {
-    auto it = op_.attrs.find("access");
-    const std::string* access =
-        it == op_.attrs.end() ? nullptr : std::get_if<std::string>(&it->second);
-    if (!access || (*access != "read" && *access != "write" && *access != "read_write"))
-      fail("needs attribute access = \"read\", \"write\" or \"read_write\"");
     const Type& base = in(0);
     if (!base.is_pointer() || base.space != AddressSpace::Device)
       return fail("the base must be a device pointer", {a(0)});
@@ -152,18 +187,13 @@ class TileOpRules {
   }
 
   void shared_alloc() {
-    const int64_t* size = int_attr("size");
-    if (size && *size <= 0) fail("size must be positive, got " + std::to_string(*size));
+    const int64_t size = op_.int_attr("size");
+    if (size <= 0) fail("size must be positive, got " + std::to_string(size));
     if (!out().is_pointer() || out().space != AddressSpace::Threadgroup)
       fail("the result must be a threadgroup pointer", {r()});
   }
 
   void reduce() {
-    auto it = op_.attrs.find("kind");
-    const std::string* kind =
-        it == op_.attrs.end() ? nullptr : std::get_if<std::string>(&it->second);
-    if (!kind || (*kind != "sum" && *kind != "max" && *kind != "min"))
-      fail("needs attribute kind = \"sum\", \"max\" or \"min\"");
     const Type& t = in(0);
     if (!t.is_tile() || t.pointer || t.dtype == DType::i1)
       return fail("the operand must be a tile of numbers", {a(0)});

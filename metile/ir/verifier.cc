@@ -1,8 +1,7 @@
-// The rules Tile IR and Metal IR share: definitions and visibility, dialect membership,
-// operand and result counts, region structure, and the common per-op type rules.
+// The rules Tile IR and Metal IR share: definitions and visibility, dialect membership, the
+// facts ops.def declares (counts and attribute schema), region structure, and the common
+// per-op type rules.
 #include "metile/ir/verifier.h"
-
-#include <limits>
 
 #include "metile/ir/printer.h"
 
@@ -43,73 +42,6 @@ void Checker::report(const Op* op, const std::string& rule, const std::vector<Va
 
 namespace {
 
-constexpr int kAny = std::numeric_limits<int>::max();
-
-struct Arity {
-  int min_operands;
-  int max_operands;
-  int results;  // kAny: the op's own rule decides
-};
-
-Arity arity(OpKind k) {
-  switch (k) {
-    case OpKind::Constant:
-    case OpKind::ProgramId:
-    case OpKind::NumPrograms:
-    case OpKind::ThreadId:
-    case OpKind::ThreadIndex:
-    case OpKind::ThreadgroupIndex:
-    case OpKind::ThreadgroupCount:
-    case OpKind::SimdLane:
-    case OpKind::SimdGroup:
-    case OpKind::Arange:
-    case OpKind::SharedAlloc:
-    case OpKind::ThreadgroupBuffer:
-      return {0, 0, 1};
-    case OpKind::Splat:
-    case OpKind::ExpandDims:
-    case OpKind::Broadcast:
-    case OpKind::Cast:
-    case OpKind::Neg:
-    case OpKind::Abs:
-    case OpKind::Exp:
-    case OpKind::Exp2:
-    case OpKind::Log:
-    case OpKind::Sqrt:
-    case OpKind::Rsqrt:
-    case OpKind::Tanh:
-    case OpKind::Sin:
-    case OpKind::Cos:
-    case OpKind::Reduce:
-    case OpKind::SimdSum:
-    case OpKind::SimdMax:
-    case OpKind::SimdMin:
-      return {1, 1, 1};
-    case OpKind::Select:
-      return {3, 3, 1};
-    case OpKind::Load:
-      return {1, 3, 1};
-    case OpKind::Store:
-      return {2, 3, 0};
-    case OpKind::MakeTensor:
-      return {3, 7, 1};
-    case OpKind::TensorLoad:
-      return {2, 4, 1};
-    case OpKind::TensorStore:
-      return {3, 5, 0};
-    case OpKind::Barrier:
-      return {0, 0, 0};
-    case OpKind::For:
-      return {3, kAny, kAny};
-    case OpKind::If:
-      return {1, 1, kAny};
-    case OpKind::Yield:
-      return {0, kAny, 0};
-    default:  // binary arithmetic, cmp, ptr_add, shuffles and broadcasts
-      return {2, 2, 1};
-  }
-}
-
 std::string shape_text(const Type& t) {
   std::string r = "[";
   if (t.is_tile() || t.is_vector())
@@ -137,27 +69,85 @@ class CommonOpRules {
   CommonOpRules(Checker& c, const Op& op) : c_(c), op_(op) {}
 
   void check() {
-    const OpKind k = op_.kind;
-    if (k == OpKind::Constant) return constant();
-    if (k == OpKind::ProgramId || k == OpKind::NumPrograms || k == OpKind::ThreadgroupIndex ||
-        k == OpKind::ThreadgroupCount)
-      return geometry(2);
-    if (k == OpKind::ThreadId || k == OpKind::ThreadIndex) return geometry(0);
-    if (k == OpKind::SimdLane || k == OpKind::SimdGroup) return geometry(-1);
-    if (is_binary_arithmetic(k)) return binary();
-    if (is_unary_math(k)) return unary();
-    if (k == OpKind::Cmp) return cmp();
-    if (k == OpKind::Select) return select();
-    if (k == OpKind::Cast) return cast();
-    if (k == OpKind::PtrAdd) return ptr_add();
-    if (k == OpKind::Load) return load();
-    if (k == OpKind::Store) return store();
-    if (k == OpKind::SimdShuffle || k == OpKind::SimdShuffleXor || k == OpKind::SimdBroadcast ||
-        k == OpKind::SimdSum || k == OpKind::SimdMax || k == OpKind::SimdMin)
-      return simd();
-    if (k == OpKind::Barrier) return barrier();
-    if (k == OpKind::For) return for_loop();
-    if (k == OpKind::If) return if_else();
+    using K = OpKind;
+    switch (op_.kind) {
+      case K::Constant:
+        return constant();
+      case K::ProgramId:
+      case K::NumPrograms:
+      case K::ThreadgroupIndex:
+      case K::ThreadgroupCount:
+        return geometry(2);
+      case K::ThreadId:
+      case K::ThreadIndex:
+        return geometry(0);
+      case K::SimdLane:
+      case K::SimdGroup:
+        return geometry(-1);
+      case K::Add:
+      case K::Sub:
+      case K::Mul:
+      case K::Div:
+      case K::Rem:
+      case K::FloorDiv:
+      case K::Min:
+      case K::Max:
+      case K::And:
+      case K::Or:
+      case K::Xor:
+      case K::Shl:
+      case K::Shr:
+        return binary();
+      case K::Neg:
+      case K::Abs:
+      case K::Exp:
+      case K::Exp2:
+      case K::Log:
+      case K::Sqrt:
+      case K::Rsqrt:
+      case K::Tanh:
+      case K::Sin:
+      case K::Cos:
+        return unary();
+      case K::Cmp:
+        return cmp();
+      case K::Select:
+        return select();
+      case K::Cast:
+        return cast();
+      case K::PtrAdd:
+        return ptr_add();
+      case K::Load:
+        return load();
+      case K::Store:
+        return store();
+      case K::SimdShuffle:
+      case K::SimdShuffleXor:
+      case K::SimdBroadcast:
+      case K::SimdSum:
+      case K::SimdMax:
+      case K::SimdMin:
+        return simd();
+      case K::For:
+        return for_loop();
+      case K::If:
+        return if_else();
+      // Only their counts and attributes (checked before) are shared; the dialect's own
+      // rules check the rest.
+      case K::Arange:
+      case K::Splat:
+      case K::ExpandDims:
+      case K::Broadcast:
+      case K::MakeTensor:
+      case K::TensorLoad:
+      case K::TensorStore:
+      case K::SharedAlloc:
+      case K::ThreadgroupBuffer:
+      case K::Reduce:
+      case K::Barrier:
+      case K::Yield:
+        return;
+    }
   }
 
  private:
@@ -169,29 +159,13 @@ class CommonOpRules {
     c_.report(&op_, rule, values);
   }
 
-  // The named attribute must be one of `allowed` (strings).
-  void string_attr(const std::string& name, std::initializer_list<std::string_view> allowed) {
-    auto it = op_.attrs.find(name);
-    const std::string* s = it == op_.attrs.end() ? nullptr : std::get_if<std::string>(&it->second);
-    std::string choices;
-    for (std::string_view c : allowed) choices += (choices.empty() ? "" : "|") + std::string(c);
-    if (!s) return fail("needs a string attribute " + name + " (" + choices + ")");
-    for (std::string_view c : allowed)
-      if (*s == c) return;
-    fail("attribute " + name + " = \"" + *s + "\" is not one of " + choices);
-  }
-
   void constant() {
     const Type& t = out();
     if (!t.is_scalar()) return fail("the result must be a number scalar", {r()});
-    auto it = op_.attrs.find("value");
-    if (it == op_.attrs.end()) return fail("needs a value attribute", {r()});
-    const int64_t* i = std::get_if<int64_t>(&it->second);
-    if (!i && !std::holds_alternative<double>(it->second))
-      return fail("the value must be a number", {r()});
+    const Attr& value = op_.attrs.at("value");
+    const int64_t* i = std::get_if<int64_t>(&value);
     if (!is_float(t.dtype) && !i)
-      return fail("an integer constant needs an integer value, got " + print_attr(it->second),
-                  {r()});
+      return fail("an integer constant needs an integer value, got " + print_attr(value), {r()});
     if (t.dtype == DType::i1 && *i != 0 && *i != 1)
       fail("an i1 constant must be 0 or 1, got " + std::to_string(*i), {r()});
   }
@@ -200,11 +174,9 @@ class CommonOpRules {
   void geometry(int max_axis) {
     if (out() != Type::scalar(DType::i32)) fail("the result must be i32", {r()});
     if (max_axis < 0) return;
-    auto it = op_.attrs.find("axis");
-    const int64_t* axis = it == op_.attrs.end() ? nullptr : std::get_if<int64_t>(&it->second);
-    if (!axis) return fail("needs an integer attribute axis");
-    if (*axis < 0 || *axis > max_axis)
-      fail("axis must be in [0, " + std::to_string(max_axis) + "], got " + std::to_string(*axis));
+    const int64_t axis = op_.int_attr("axis");
+    if (axis < 0 || axis > max_axis)
+      fail("axis must be in [0, " + std::to_string(max_axis) + "], got " + std::to_string(axis));
   }
 
   void binary() {
@@ -229,15 +201,9 @@ class CommonOpRules {
     bool integer_ok = op_.kind == OpKind::Neg || op_.kind == OpKind::Abs;
     if (!is_float(in(0).dtype) && !(integer_ok && is_integer(in(0).dtype)))
       fail("needs a floating-point operand", {a(0)});
-    auto it = op_.attrs.find("fast");
-    if (it != op_.attrs.end()) {
-      const int64_t* fast = std::get_if<int64_t>(&it->second);
-      if (!fast || (*fast != 0 && *fast != 1)) fail("attribute fast must be 0 or 1");
-    }
   }
 
   void cmp() {
-    string_attr("pred", {"lt", "le", "gt", "ge", "eq", "ne"});
     if (in(0) != in(1)) return fail("operands must have one type", {a(0), a(1)});
     if (!is_number(in(0))) return fail("operands must be numbers", {a(0), a(1)});
     if (out() != in(0).with_dtype(DType::i1))
@@ -327,11 +293,6 @@ class CommonOpRules {
       fail("the lane must be an integer scalar", {a(1)});
   }
 
-  void barrier() {
-    string_attr("scope", {"threadgroup", "simdgroup"});
-    string_attr("mem", {"none", "threadgroup", "device", "all"});
-  }
-
   // Each yield of `regions` must pass values of `types`.
   void yields_match(const std::vector<Type>& types, const std::string& what) {
     for (const Block& region : op_.regions) {
@@ -381,6 +342,8 @@ class CommonOpRules {
   }
 
   void if_else() {
+    if (!op_.results.empty() && op_.regions.size() != 2)
+      return fail("an if with results needs an else region");
     const Type& c = in(0);
     if (!c.is_scalar() || c.dtype != DType::i1) fail("the condition must be an i1 scalar", {a(0)});
     std::vector<Type> types;
@@ -489,37 +452,72 @@ class Walker {
     }
   }
 
-  // Operand, result and region counts; the type rules assume them.
+  // The op's facts (ops.def): operand, result and region counts and the attribute schema.
+  // The op rules assume them.
   bool shape_ok(const Op& op) {
-    const Arity ar = arity(op.kind);
-    const int n = static_cast<int>(op.operands.size());
+    const OpInfo& info = op_info(op.kind);
+    bool ok = count_ok(op, info.operands, op.operands.size(), "takes", "operand(s)", op.operands);
+    ok = count_ok(op, info.results, op.results.size(), "has", "result(s)", op.results) && ok;
+    if (!info.regions.contains(op.regions.size())) {
+      c_.report(&op, "has the wrong number of regions (" + std::to_string(op.regions.size()) + ")");
+      ok = false;
+    }
+    return attrs_ok(op, info.attrs) && ok;
+  }
+
+  bool count_ok(const Op& op, Count expected, size_t n, const std::string& verb,
+                const std::string& noun, const std::vector<ValueId>& values) {
+    if (expected.contains(n)) return true;
+    const std::string range =
+        expected.max == kMany ? "at least " + std::to_string(expected.min)
+        : expected.min == expected.max
+            ? std::to_string(expected.min)
+            : std::to_string(expected.min) + " to " + std::to_string(expected.max);
+    c_.report(&op, verb + " " + range + " " + noun + ", got " + std::to_string(n), values);
+    return false;
+  }
+
+  bool attrs_ok(const Op& op, const AttrSchema& schema) {
     bool ok = true;
-    if (n < ar.min_operands || n > ar.max_operands) {
-      std::string expected =
-          ar.max_operands == kAny ? "at least " + std::to_string(ar.min_operands)
-          : ar.min_operands == ar.max_operands
-              ? std::to_string(ar.min_operands)
-              : std::to_string(ar.min_operands) + " to " + std::to_string(ar.max_operands);
-      c_.report(&op, "takes " + expected + " operand(s), got " + std::to_string(n), op.operands);
-      ok = false;
-    }
-    if (ar.results != kAny && static_cast<int>(op.results.size()) != ar.results) {
-      c_.report(&op,
-                "has " + std::to_string(ar.results) + " result(s), got " +
-                    std::to_string(op.results.size()),
-                op.results);
-      ok = false;
-    }
-    const size_t regions = op.regions.size();
-    const bool regions_ok = op.kind == OpKind::For ? regions == 1
-                            : op.kind == OpKind::If
-                                ? regions == 2 || (regions == 1 && op.results.empty())
-                                : regions == 0;
-    if (!regions_ok) {
-      c_.report(&op, "has the wrong number of regions (" + std::to_string(regions) + ")");
+    for (const auto& [name, value] : op.attrs)
+      if (!schema.find(name)) {
+        c_.report(&op, "takes no attribute " + name);
+        ok = false;
+      }
+    for (const AttrSpec& spec : schema) {
+      auto it = op.attrs.find(std::string(spec.name));
+      if (it == op.attrs.end() && !spec.required) continue;
+      const std::string rule = attr_rule(spec, it == op.attrs.end() ? nullptr : &it->second);
+      if (rule.empty()) continue;
+      c_.report(&op, rule);
       ok = false;
     }
     return ok;
+  }
+
+  // The broken rule of an attribute (nullptr: missing), or "".
+  static std::string attr_rule(const AttrSpec& spec, const Attr* value) {
+    const std::string name(spec.name);
+    const int64_t* i = value ? std::get_if<int64_t>(value) : nullptr;
+    switch (spec.kind) {
+      case AttrKind::Int:
+        return i ? "" : "needs an integer attribute " + name;
+      case AttrKind::Bool:
+        return i && (*i == 0 || *i == 1) ? "" : "attribute " + name + " must be 0 or 1";
+      case AttrKind::Number:
+        return i || (value && std::holds_alternative<double>(*value))
+                   ? ""
+                   : "needs a number attribute " + name;
+      case AttrKind::String: {
+        const std::string* s = value ? std::get_if<std::string>(value) : nullptr;
+        const std::string choices(spec.choices);
+        if (!s)
+          return "needs a string attribute " + name + (choices.empty() ? "" : " (" + choices + ")");
+        if (spec.allows(*s)) return "";
+        return "attribute " + name + " = \"" + *s + "\" is not one of " + choices;
+      }
+    }
+    return "";
   }
 
   Checker& c_;

@@ -66,8 +66,9 @@ struct DialectRules {
   std::function<void(Checker&)> check_kernel;
 };
 
-// The shared rules: definitions and visibility, dialect membership, operand and result
-// counts, region structure, and the per-op type rules both dialects have in common.
+// The shared rules: definitions and visibility, dialect membership, the facts of ops.def
+// (operand, result and region counts, the attribute schema), region structure, and the
+// per-op type rules both dialects have in common.
 std::vector<Diagnostic> verify_with(const Kernel& k, const DialectRules& rules);
 
 std::vector<Diagnostic> verify_tile(const Kernel& k);

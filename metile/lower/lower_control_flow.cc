@@ -1,7 +1,7 @@
 // Structured control flow. A loop's bounds are uniform; each carried tile becomes one carried
 // scalar per register slot. An if with a uniform condition may hold anything; one whose
-// condition differs between threads may hold only per-thread scalar code, because barriers,
-// SIMD collectives and tile operations need every thread.
+// condition differs between threads may hold only per-thread scalar code, because convergent
+// ops (ops.def: barriers, reductions, SIMD collectives) and tile operations need every thread.
 #include <algorithm>
 
 #include "metile/lower/lowering_steps.h"
@@ -57,10 +57,7 @@ const ir::Op* first_collective(const Lowering& l, const ir::Block& region) {
   const ir::Op* found = nullptr;
   ir::walk(region, [&](const ir::Op& op) {
     if (found) return;
-    using K = ir::OpKind;
-    bool needs_all = op.kind == K::Barrier || op.kind == K::Reduce || op.kind == K::SimdShuffle ||
-                     op.kind == K::SimdShuffleXor || op.kind == K::SimdBroadcast ||
-                     op.kind == K::SimdSum || op.kind == K::SimdMax || op.kind == K::SimdMin;
+    bool needs_all = ir::op_info(op.kind).has(ir::Trait::Convergent);
     for (ir::ValueId v : op.operands) needs_all = needs_all || l.tile_type(v).is_tile();
     for (ir::ValueId v : op.results) needs_all = needs_all || l.tile_type(v).is_tile();
     if (needs_all) found = &op;

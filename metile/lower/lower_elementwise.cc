@@ -4,24 +4,13 @@
 
 namespace metile::lower {
 
-void lower_constant_or_geometry(Lowering& l, const ir::Op& op) {
+void lower_uniform_scalar(Lowering& l, const ir::Op& op, ir::OpKind metal_kind) {
   const ir::Type& t = l.tile_type(op.results[0]);
-  switch (op.kind) {
-    case ir::OpKind::Constant:
-      l.bind(op.results[0], {{l.emit(ir::OpKind::Constant, {}, t, op.attrs)}, false, true});
-      break;
-    case ir::OpKind::ProgramId:
-      l.bind(op.results[0], {{l.emit(ir::OpKind::ThreadgroupIndex, {}, t, op.attrs)}, false, true});
-      break;
-    case ir::OpKind::NumPrograms:
-      l.bind(op.results[0], {{l.emit(ir::OpKind::ThreadgroupCount, {}, t, op.attrs)}, false, true});
-      break;
-    case ir::OpKind::ThreadId:
-      l.bind(op.results[0], {{l.thread_index()}, false, false});
-      break;
-    default:
-      l.not_supported(op, "is not a constant or a geometry op");
-  }
+  l.bind(op.results[0], {{l.emit(metal_kind, {}, t, op.attrs)}, false, true});
+}
+
+void lower_thread_id(Lowering& l, const ir::Op& op) {
+  l.bind(op.results[0], {{l.thread_index()}, false, false});
 }
 
 void lower_arange(Lowering& l, const ir::Op& op) {

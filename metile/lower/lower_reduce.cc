@@ -42,9 +42,13 @@ ir::ValueId identity(Lowering& l, const ir::Op& op, ir::OpKind combine, ir::DTyp
       return l.const_int(
           is_max ? std::numeric_limits<int64_t>::min() : std::numeric_limits<int64_t>::max(),
           dtype);
-    default:
-      l.not_supported(op, "cannot reduce " + std::string(ir::dtype_name(dtype)) + " values");
+    case ir::DType::f16:
+    case ir::DType::bf16:
+    case ir::DType::f32:  // handled above
+    case ir::DType::i1:
+      break;
   }
+  l.not_supported(op, "cannot reduce " + std::string(ir::dtype_name(dtype)) + " values");
 }
 
 // Pairs neighbours until one value is left: depth log2(n) instead of n.

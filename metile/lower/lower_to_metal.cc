@@ -7,16 +7,46 @@ namespace metile::lower {
 void lower_block(Lowering& l, const ir::Block& block) {
   using K = ir::OpKind;
   for (const ir::Op& op : block.ops) {
-    if (ir::is_elementwise(op.kind)) {
-      lower_elementwise(l, op);
-      continue;
-    }
     switch (op.kind) {
+      case K::Add:
+      case K::Sub:
+      case K::Mul:
+      case K::Div:
+      case K::Rem:
+      case K::FloorDiv:
+      case K::Min:
+      case K::Max:
+      case K::And:
+      case K::Or:
+      case K::Xor:
+      case K::Shl:
+      case K::Shr:
+      case K::Cmp:
+      case K::Select:
+      case K::Cast:
+      case K::Neg:
+      case K::Abs:
+      case K::Exp:
+      case K::Exp2:
+      case K::Log:
+      case K::Sqrt:
+      case K::Rsqrt:
+      case K::Tanh:
+      case K::Sin:
+      case K::Cos:
+        lower_elementwise(l, op);
+        break;
       case K::Constant:
+        lower_uniform_scalar(l, op, K::Constant);
+        break;
       case K::ProgramId:
+        lower_uniform_scalar(l, op, K::ThreadgroupIndex);
+        break;
       case K::NumPrograms:
+        lower_uniform_scalar(l, op, K::ThreadgroupCount);
+        break;
       case K::ThreadId:
-        lower_constant_or_geometry(l, op);
+        lower_thread_id(l, op);
         break;
       case K::Arange:
         lower_arange(l, op);
@@ -70,8 +100,13 @@ void lower_block(Lowering& l, const ir::Block& block) {
         l.not_supported(op,
                         "tensor descriptors must be expanded by expand_tensor_access "
                         "before lower_to_metal");
-      default:
-        l.not_supported(op, "is not a Tile IR op lower_to_metal knows");
+      case K::ThreadIndex:
+      case K::ThreadgroupIndex:
+      case K::ThreadgroupCount:
+      case K::SimdLane:
+      case K::SimdGroup:
+      case K::ThreadgroupBuffer:
+        l.not_supported(op, "is a Metal IR op, not a Tile IR op");
     }
   }
 }

@@ -8,7 +8,10 @@ namespace metile::lower {
 
 // lower_elementwise.cc: constants, geometry, arange, splat, arithmetic, cmp, select, cast,
 // math, and SIMD collectives on per-thread scalars.
-void lower_constant_or_geometry(Lowering& l, const ir::Op& op);
+// constant, program_id, num_programs: one uniform scalar, the Metal IR op `metal_kind` with
+// the op's attributes.
+void lower_uniform_scalar(Lowering& l, const ir::Op& op, ir::OpKind metal_kind);
+void lower_thread_id(Lowering& l, const ir::Op& op);
 void lower_arange(Lowering& l, const ir::Op& op);
 void lower_splat(Lowering& l, const ir::Op& op);
 void lower_elementwise(Lowering& l, const ir::Op& op);

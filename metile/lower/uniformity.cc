@@ -38,22 +38,16 @@ class Analysis {
   }
 
   void op(const ir::Op& op) {
+    const ir::OpInfo& info = ir::op_info(op.kind);
+    if (info.regions.max > 0) return control_flow(op);
+    if (info.has(ir::Trait::UniformResult)) return;
+    const bool uniform = !info.has(ir::Trait::Varying) && all(op.operands);
+    for (ir::ValueId r : op.results) set(r, uniform);
+  }
+
+  void control_flow(const ir::Op& op) {
     using K = ir::OpKind;
     switch (op.kind) {
-      case K::ThreadId:
-      case K::ThreadIndex:
-      case K::SimdLane:
-      case K::SimdGroup:
-      case K::SimdShuffle:
-      case K::SimdShuffleXor:
-      case K::SimdBroadcast:
-      case K::SimdSum:
-      case K::SimdMax:
-      case K::SimdMin:
-        for (ir::ValueId r : op.results) set(r, false);
-        return;
-      case K::Reduce:
-        return;  // every thread computes the combined value
       case K::For: {
         const ir::Block& body = op.regions[0];
         if (body.ops.empty()) return;
@@ -77,8 +71,64 @@ class Analysis {
         }
         return;
       }
-      default:
-        for (ir::ValueId r : op.results) set(r, all(op.operands));
+      case K::Constant:
+      case K::ProgramId:
+      case K::NumPrograms:
+      case K::ThreadId:
+      case K::ThreadIndex:
+      case K::ThreadgroupIndex:
+      case K::ThreadgroupCount:
+      case K::SimdLane:
+      case K::SimdGroup:
+      case K::Arange:
+      case K::Splat:
+      case K::ExpandDims:
+      case K::Broadcast:
+      case K::Add:
+      case K::Sub:
+      case K::Mul:
+      case K::Div:
+      case K::Rem:
+      case K::FloorDiv:
+      case K::Min:
+      case K::Max:
+      case K::And:
+      case K::Or:
+      case K::Xor:
+      case K::Shl:
+      case K::Shr:
+      case K::Cmp:
+      case K::Select:
+      case K::Cast:
+      case K::Neg:
+      case K::Abs:
+      case K::Exp:
+      case K::Exp2:
+      case K::Log:
+      case K::Sqrt:
+      case K::Rsqrt:
+      case K::Tanh:
+      case K::Sin:
+      case K::Cos:
+      case K::PtrAdd:
+      case K::Load:
+      case K::Store:
+      case K::MakeTensor:
+      case K::TensorLoad:
+      case K::TensorStore:
+      case K::SharedAlloc:
+      case K::ThreadgroupBuffer:
+      case K::Reduce:
+      case K::SimdShuffle:
+      case K::SimdShuffleXor:
+      case K::SimdBroadcast:
+      case K::SimdSum:
+      case K::SimdMax:
+      case K::SimdMin:
+      case K::Barrier:
+      case K::Yield:
+        METILE_ASSERT(false, std::string(ir::op_name(op.kind)) +
+                                 " has regions that the uniformity analysis does not know");
     }
   }
 

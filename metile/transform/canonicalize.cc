@@ -16,6 +16,8 @@ using ir::Op;
 using ir::OpKind;
 using ir::ValueId;
 
+// The ops fold_constant evaluates exactly; math functions stay, since the target's results
+// may differ from the host's.
 bool is_foldable(OpKind k) {
   switch (k) {
     case OpKind::Add:
@@ -36,9 +38,50 @@ bool is_foldable(OpKind k) {
     case OpKind::Neg:
     case OpKind::Abs:
       return true;
-    default:
+    case OpKind::Constant:
+    case OpKind::ProgramId:
+    case OpKind::NumPrograms:
+    case OpKind::ThreadId:
+    case OpKind::ThreadIndex:
+    case OpKind::ThreadgroupIndex:
+    case OpKind::ThreadgroupCount:
+    case OpKind::SimdLane:
+    case OpKind::SimdGroup:
+    case OpKind::Arange:
+    case OpKind::Splat:
+    case OpKind::ExpandDims:
+    case OpKind::Broadcast:
+    case OpKind::Select:
+    case OpKind::Exp:
+    case OpKind::Exp2:
+    case OpKind::Log:
+    case OpKind::Sqrt:
+    case OpKind::Rsqrt:
+    case OpKind::Tanh:
+    case OpKind::Sin:
+    case OpKind::Cos:
+    case OpKind::PtrAdd:
+    case OpKind::Load:
+    case OpKind::Store:
+    case OpKind::MakeTensor:
+    case OpKind::TensorLoad:
+    case OpKind::TensorStore:
+    case OpKind::SharedAlloc:
+    case OpKind::ThreadgroupBuffer:
+    case OpKind::Reduce:
+    case OpKind::SimdShuffle:
+    case OpKind::SimdShuffleXor:
+    case OpKind::SimdBroadcast:
+    case OpKind::SimdSum:
+    case OpKind::SimdMax:
+    case OpKind::SimdMin:
+    case OpKind::Barrier:
+    case OpKind::For:
+    case OpKind::If:
+    case OpKind::Yield:
       return false;
   }
+  return false;
 }
 
 class Canonicalizer {
@@ -196,9 +239,51 @@ class Canonicalizer {
       case OpKind::PtrAdd:
         if (is_int(x[1], 0)) return x[0];
         return std::nullopt;
-      default:
+      case OpKind::Constant:
+      case OpKind::ProgramId:
+      case OpKind::NumPrograms:
+      case OpKind::ThreadId:
+      case OpKind::ThreadIndex:
+      case OpKind::ThreadgroupIndex:
+      case OpKind::ThreadgroupCount:
+      case OpKind::SimdLane:
+      case OpKind::SimdGroup:
+      case OpKind::Arange:
+      case OpKind::Splat:
+      case OpKind::ExpandDims:
+      case OpKind::Rem:
+      case OpKind::Cmp:
+      case OpKind::Neg:
+      case OpKind::Abs:
+      case OpKind::Exp:
+      case OpKind::Exp2:
+      case OpKind::Log:
+      case OpKind::Sqrt:
+      case OpKind::Rsqrt:
+      case OpKind::Tanh:
+      case OpKind::Sin:
+      case OpKind::Cos:
+      case OpKind::Load:
+      case OpKind::Store:
+      case OpKind::MakeTensor:
+      case OpKind::TensorLoad:
+      case OpKind::TensorStore:
+      case OpKind::SharedAlloc:
+      case OpKind::ThreadgroupBuffer:
+      case OpKind::Reduce:
+      case OpKind::SimdShuffle:
+      case OpKind::SimdShuffleXor:
+      case OpKind::SimdBroadcast:
+      case OpKind::SimdSum:
+      case OpKind::SimdMax:
+      case OpKind::SimdMin:
+      case OpKind::Barrier:
+      case OpKind::For:
+      case OpKind::If:
+      case OpKind::Yield:
         return std::nullopt;
     }
+    return std::nullopt;
   }
 
   // Rewrites op in place into a constant, or a splat of a new constant or of a splat's scalar.

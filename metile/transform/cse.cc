@@ -11,24 +11,11 @@ namespace metile::transform {
 namespace {
 
 using ir::Op;
-using ir::OpKind;
 using ir::ValueId;
 
+// Pure ops with one result: the key below names that result's type.
 bool is_pure(const Op& op) {
-  switch (op.kind) {
-    case OpKind::Load:
-    case OpKind::TensorLoad:
-    case OpKind::SharedAlloc:
-    case OpKind::SimdShuffle:
-    case OpKind::SimdShuffleXor:
-    case OpKind::SimdBroadcast:
-    case OpKind::SimdSum:
-    case OpKind::SimdMax:
-    case OpKind::SimdMin:
-      return false;
-    default:
-      return op.regions.empty() && op.results.size() == 1;
-  }
+  return ir::op_info(op.kind).has(ir::Trait::Pure) && op.results.size() == 1;
 }
 
 class Cse {

@@ -8,15 +8,14 @@ namespace {
 
 using ir::Block;
 using ir::Op;
-using ir::OpKind;
 
+// Writes memory, ends a region, or holds such an op in a region (other than its yields).
 bool has_effects(const Op& op) {
-  if (op.kind == OpKind::Store || op.kind == OpKind::TensorStore || op.kind == OpKind::Barrier ||
-      op.kind == OpKind::Yield)
-    return true;
+  const ir::OpInfo& info = ir::op_info(op.kind);
+  if (info.has(ir::Trait::WritesMemory) || info.has(ir::Trait::Terminator)) return true;
   for (const Block& r : op.regions)
     for (const Op& inner : r.ops)
-      if (inner.kind != OpKind::Yield && has_effects(inner)) return true;
+      if (!ir::op_info(inner.kind).has(ir::Trait::Terminator) && has_effects(inner)) return true;
   return false;
 }
 

@@ -19,7 +19,7 @@ using ir::OpKind;
 using ir::Type;
 
 constexpr OpKind kAllOps[] = {
-#define METILE_OP(name, text, dialects, doc) OpKind::name,
+#define METILE_OP(name, ...) OpKind::name,
 #include "metile/ir/ops.def"
 #undef METILE_OP
 };

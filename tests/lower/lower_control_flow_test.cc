@@ -1,5 +1,6 @@
 #include <gtest/gtest.h>
 
+#include "tests/ir/op_samples.h"
 #include "tests/lower/lowering_harness.h"
 #include "tests/lower/test_kernels.h"
 
@@ -184,6 +185,27 @@ TEST(LowerControlFlow, DescriptorsMustBeExpandedFirst) {
     FAIL();
   } catch (const NotSupported& e) {
     EXPECT_NE(std::string(e.what()).find("expand_tensor_access"), std::string::npos) << e.what();
+  }
+}
+
+// Every convergent Tile IR op (ops.def) is rejected in a per-thread branch; reduce is left out
+// because its tile operand alone already rejects it (PerThreadIfMayNotHoldTileOps).
+TEST(LowerControlFlow, PerThreadIfMayNotHoldConvergentOps) {
+  for (const ir::OpInfo& info : ir::all_ops()) {
+    if (!info.in_tile || !info.has(ir::Trait::Convergent) || info.kind == OpKind::Reduce) continue;
+    ir::Kernel k;
+    k.name = "bad_if";
+    ir::TileBuilder b(k);
+    b.add_param("out", Type::ptr(DType::i32), "write");
+    const ValueId t = b.thread_id();
+    b.begin_if(b.cmp("lt", t, b.constant_int(5)));
+    b.create(info.kind, std::vector<ValueId>(info.operands.min, t),
+             std::vector<Type>(info.results.min, Type::scalar(DType::i32)),
+             ir::op_samples::valid_attrs(info));
+    b.begin_else({});
+    b.end_if({});
+    const std::string e = lower_error(k);
+    EXPECT_NE(e.find("but they hold " + std::string(info.name)), std::string::npos) << e;
   }
 }
 
