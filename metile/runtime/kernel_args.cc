@@ -84,8 +84,11 @@ void bind_scalar(const codegen::KernelABI& abi, std::size_t i, const KernelArg& 
       require_range(0, 1);
       store(bound, static_cast<unsigned char>(v));
       break;
-    default:
-      throw InternalError("unhandled scalar dtype " + std::string(ir::dtype_name(t)));
+    case DType::f16:
+    case DType::bf16:
+    case DType::f32:
+      throw InternalError("integer argument bound as float dtype " +
+                          std::string(ir::dtype_name(t)));
   }
 }
 
