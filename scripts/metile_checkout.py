@@ -9,13 +9,10 @@ metile_checkout.pth, which calls install() when the interpreter starts (scripts/
 it with the venv's Python). A wheel of metile installed there before is uninstalled.
 """
 
-import importlib.metadata
-import importlib.util
+# Every interpreter start imports this module: the installer's imports are in its functions.
 import os
-import shutil
-import subprocess
 import sys
-import sysconfig
+from importlib.machinery import ModuleSpec, SourceFileLoader
 
 
 class CheckoutFinder:
@@ -30,8 +27,11 @@ class CheckoutFinder:
     def find_spec(self, name, path=None, target=None):
         if name != self.name:
             return None
-        return importlib.util.spec_from_file_location(
-            name, self.init, submodule_search_locations=self.locations)
+        spec = ModuleSpec(name, SourceFileLoader(name, self.init), origin=self.init,
+                          is_package=True)
+        spec.submodule_search_locations = self.locations
+        spec.has_location = True
+        return spec
 
 
 def install(name, sources, extension):
@@ -40,6 +40,9 @@ def install(name, sources, extension):
 
 
 def uninstall_wheel(name):
+    import importlib.metadata
+    import subprocess
+
     try:
         importlib.metadata.distribution(name)
     except importlib.metadata.PackageNotFoundError:
@@ -48,6 +51,9 @@ def uninstall_wheel(name):
 
 
 def main(build_dir):
+    import shutil
+    import sysconfig
+
     repo = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     sources = os.path.join(repo, "python", "metile")
     extension = os.path.join(os.path.abspath(build_dir), "python", "metile")
