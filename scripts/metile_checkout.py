@@ -61,7 +61,8 @@ def main(build_dir):
     site_packages = sysconfig.get_path("purelib")
     shutil.copyfile(__file__, os.path.join(site_packages, "_metile_checkout.py"))
     with open(os.path.join(site_packages, "metile_checkout.pth"), "w") as f:
-        f.write(f"import _metile_checkout; _metile_checkout.install{('metile', sources, extension)!r}\n")
+        args = ("metile", sources, extension)
+        f.write(f"import _metile_checkout; _metile_checkout.install{args!r}\n")
 
 
 if __name__ == "__main__":
