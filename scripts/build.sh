@@ -1,13 +1,19 @@
 #!/usr/bin/env bash
-# Configures (once) and builds the C++ core into build/ (all targets, or the ones named),
-# then installs the Python package (the extension metile._core and python/metile) into
-# .venv, built incrementally in build-python/.
+# Configures (once) and builds build/ (all targets, or the ones named): the C++ core, tools,
+# tests, benchmarks and the Python extension metile._core, linked against the same libraries.
+# Then makes the venv's `import metile` load python/metile and build/'s _core in place
+# (scripts/metile_checkout.py), so nothing is compiled twice and a rebuild is seen at once.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export PATH="$PWD/.venv/bin:$PATH"
-if [ ! -f build/build.ninja ]; then
-  cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo
+python="$PWD/.venv/bin/python"
+# Configured for the venv's Python (and its nanobind); a build/ configured otherwise, e.g.
+# by an older build.sh, is configured again, which rebuilds only what changed.
+if [ ! -f build/build.ninja ] ||
+  ! grep -qsx "METILE_BUILD_PYTHON:BOOL=ON" build/CMakeCache.txt ||
+  ! grep -qsx "Python_EXECUTABLE:[A-Z]*=$python" build/CMakeCache.txt; then
+  cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+    -DMETILE_BUILD_PYTHON=ON "-DPython_EXECUTABLE=$python"
 fi
 cmake --build build -j "$(nproc)" ${1:+--target "$@"}
-echo "build: installing the Python package into .venv"
-.venv/bin/python -m pip install -q --no-build-isolation .
+"$python" scripts/metile_checkout.py build

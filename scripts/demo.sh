@@ -4,7 +4,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup.sh
-scripts/build.sh metile-demo
+scripts/build.sh metile-demo _core
 echo "== C++ demo: library kernels compiled to MSL and run on the host target"
 build/examples/demo/metile-demo
 echo "== Python quickstart (examples/quickstart.py)"

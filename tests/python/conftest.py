@@ -1,7 +1,22 @@
-"""Shared fixtures: a seeded generator."""
+"""Shared fixtures: a seeded generator. The tests run against this checkout: python/metile
+and the extension that scripts/build.sh links in build/, never an installed copy."""
+
+from pathlib import Path
 
 import numpy as np
 import pytest
+
+import metile
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+def pytest_configure(config):
+    package, core = Path(metile.__file__).resolve(), Path(metile._core.__file__).resolve()
+    if not (package.is_relative_to(REPO / "python") and core.is_relative_to(REPO / "build")):
+        raise pytest.UsageError(
+            f"tests/python test this checkout (python/metile and build/'s _core), but this "
+            f"Python imports {package} and {core}: run scripts/build.sh")
 
 
 @pytest.fixture
