@@ -11,10 +11,6 @@
 namespace metile {
 
 namespace {
-std::string math_name(MathMode m) {
-  return m == MathMode::Strict ? "strict" : m == MathMode::Relaxed ? "relaxed" : "default";
-}
-
 runtime::Grid to_grid(const std::string& kernel, std::array<int64_t, 3> grid) {
   for (int64_t g : grid)
     if (g < 1 || g > std::numeric_limits<uint32_t>::max())
@@ -82,8 +78,8 @@ std::shared_ptr<const CompiledKernel> compile(ir::Kernel kernel, const CompileOp
       options.device.empty() ? runtime::default_device() : runtime::get_device(options.device);
   const target::Target& target = device.target();
   // Same device, Target, math mode and Tile IR text: the same compiled kernel.
-  const std::string key = device.name() + "\n" + target.name + "\n" + math_name(options.math) +
-                          "\n" + ir::print(kernel);
+  const std::string key = device.name() + "\n" + target.name + "\n" +
+                          std::string(math_mode_name(options.math)) + "\n" + ir::print(kernel);
   static std::mutex mutex;
   static std::map<std::string, std::shared_ptr<const CompiledKernel>> cache;
   {

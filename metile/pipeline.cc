@@ -44,8 +44,8 @@ PipelineResult compile_to_source(ir::Kernel kernel, const PipelineOptions& optio
 
   // 7. With METILE_REPLAY_DIR set, record the input and output for a replay diff.
   if (!replay.empty())
-    write_replay_entry(replay, {kernel.name, target.name, math_mode_name(options.math), input_text,
-                                emitted.source});
+    write_replay_entry(replay, {kernel.name, target.name, std::string(math_mode_name(options.math)),
+                                input_text, emitted.source});
 
   return steps.finish(std::move(kernel), std::move(metal), std::move(emitted));
 }

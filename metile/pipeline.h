@@ -6,12 +6,11 @@
 
 #include "metile/codegen/emit.h"
 #include "metile/ir/ir.h"
+#include "metile/math_mode.h"
 #include "metile/schedule/execution_report.h"
 #include "metile/target/target.h"
 
 namespace metile {
-
-enum class MathMode { Default, Strict, Relaxed };
 
 struct PipelineOptions {
   const target::Target* target = nullptr;  // null: the default target (host)

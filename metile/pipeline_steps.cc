@@ -81,9 +81,7 @@ PipelineResult PipelineSteps::finish(ir::Kernel tile, ir::Kernel metal,
   report_.threads_per_threadgroup = emitted.abi.threads_per_threadgroup;
   report_.grid_rule = emitted.abi.grid_rule;
   report_.source_bytes = static_cast<int64_t>(emitted.source.size());
-  report_.math_mode = context_.math == MathMode::Strict    ? "strict"
-                      : context_.math == MathMode::Relaxed ? "relaxed"
-                                                           : "default";
+  report_.math_mode = std::string(math_mode_name(context_.math));
   if (debug_.enabled(DumpKind::Schedule))
     debug_.write(DumpKind::Schedule, "execution_report", report_.str());
   return {std::move(tile), std::move(metal), std::move(emitted), std::move(report_)};

@@ -13,17 +13,6 @@
 
 namespace metile {
 
-std::string math_mode_name(MathMode m) {
-  return m == MathMode::Strict ? "strict" : m == MathMode::Relaxed ? "relaxed" : "default";
-}
-
-MathMode math_mode_from_name(const std::string& name) {
-  if (name == "default") return MathMode::Default;
-  if (name == "strict") return MathMode::Strict;
-  if (name == "relaxed") return MathMode::Relaxed;
-  throw UserError("unknown math mode '" + name + "'; modes are default, strict and relaxed");
-}
-
 std::string replay_dir() {
   const char* dir = std::getenv("METILE_REPLAY_DIR");
   return dir && *dir ? dir : "";

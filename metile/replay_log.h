@@ -19,10 +19,6 @@ struct ReplayEntry {
   std::string source;
 };
 
-std::string math_mode_name(MathMode m);
-// UserError for an unknown name.
-MathMode math_mode_from_name(const std::string& name);
-
 // The directory METILE_REPLAY_DIR names, or "" when recording is off.
 std::string replay_dir();
 // Writes the entry under `dir` atomically (tests record in parallel); keyed by its inputs.

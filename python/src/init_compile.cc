@@ -24,12 +24,13 @@ struct CompiledHandle {
   std::shared_ptr<const CompiledKernel> kernel;
 };
 
+// A bad mode name is the caller's argument error (ValueError), not a kernel's.
 MathMode math_from_name(const std::string& name) {
-  if (name == "default") return MathMode::Default;
-  if (name == "strict") return MathMode::Strict;
-  if (name == "relaxed") return MathMode::Relaxed;
-  throw nb::value_error(
-      ("math mode must be default, strict or relaxed, got '" + name + "'").c_str());
+  try {
+    return math_mode_from_name(name);
+  } catch (const UserError& e) {
+    throw nb::value_error(e.what());
+  }
 }
 
 nb::dict abi_dict(const codegen::KernelABI& abi) {

@@ -68,10 +68,12 @@ struct Options {
 };
 
 std::optional<metile::MathMode> math_mode(const std::string& name) {
-  if (name.empty() || name == "default") return metile::MathMode::Default;
-  if (name == "strict") return metile::MathMode::Strict;
-  if (name == "relaxed") return metile::MathMode::Relaxed;
-  return std::nullopt;
+  if (name.empty()) return metile::MathMode::Default;
+  try {
+    return metile::math_mode_from_name(name);
+  } catch (const metile::UserError&) {
+    return std::nullopt;
+  }
 }
 
 // emit_msl's output is source, not IR, so no pass can follow it.
