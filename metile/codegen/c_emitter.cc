@@ -175,6 +175,8 @@ void CEmitter::emit_op(const ir::Op& op) {
       return declare(op, collective(op, Collective::ShuffleXor));
     case K::SimdBroadcast:
       return declare(op, collective(op, Collective::Broadcast));
+    case K::SimdShuffleDown:
+      return declare(op, collective(op, Collective::ShuffleDown));
     case K::SimdSum:
       return declare(op, collective(op, Collective::Sum));
     case K::SimdMax:

@@ -24,9 +24,9 @@ inline constexpr size_t kMathFnCount = 13;
 static_assert(static_cast<size_t>(MathFn::Cos) + 1 == kMathFnCount);
 
 // SIMD-group collectives: the reductions take (value), the others (value, lane or mask).
-enum class Collective { Sum, Max, Min, Shuffle, ShuffleXor, Broadcast };
-inline constexpr size_t kCollectiveCount = 6;
-static_assert(static_cast<size_t>(Collective::Broadcast) + 1 == kCollectiveCount);
+enum class Collective { Sum, Max, Min, Shuffle, ShuffleXor, Broadcast, ShuffleDown };
+inline constexpr size_t kCollectiveCount = 7;
+static_assert(static_cast<size_t>(Collective::ShuffleDown) + 1 == kCollectiveCount);
 
 enum class BarrierScope { Threadgroup, Simdgroup };
 // Which memory a barrier orders besides the execution rendezvous.

@@ -202,6 +202,9 @@ Scalar simd_shuffle_xor(const Value& x, const Operand& mask, Here here) {
 Scalar simd_broadcast(const Value& x, const Operand& lane, Here here) {
   return simd(OpKind::SimdBroadcast, x, lane, here);
 }
+Scalar simd_shuffle_down(const Value& x, const Operand& delta, Here here) {
+  return simd(OpKind::SimdShuffleDown, x, delta, here);
+}
 
 void barrier(Here here) {
   builder_at(here).barrier();

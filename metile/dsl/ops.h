@@ -84,6 +84,8 @@ Scalar simd_min(const Value& x, Here here = Here::current());
 Scalar simd_shuffle(const Value& x, const Operand& lane, Here here = Here::current());
 Scalar simd_shuffle_xor(const Value& x, const Operand& mask, Here here = Here::current());
 Scalar simd_broadcast(const Value& x, const Operand& lane, Here here = Here::current());
+// x of lane (this lane + delta); lanes past the end of the SIMD group keep their own x.
+Scalar simd_shuffle_down(const Value& x, const Operand& delta, Here here = Here::current());
 
 // Every thread of the threadgroup waits here; memory written before is visible after.
 void barrier(Here here = Here::current());

@@ -14,7 +14,10 @@ namespace {
 enum Dialects : uint8_t { TILE = 1, METAL = 2, BOTH = TILE | METAL };
 using enum AttrKind;
 using enum Trait;
+using enum TypeRule;
 constexpr Traits None{};
+constexpr bool SCALAR = true;
+constexpr bool NO_SCALAR = false;
 
 constexpr Count operands(int min, int max) {
   return {min, max};
@@ -52,9 +55,9 @@ constexpr AttrSchema attrs(Specs... specs) {
 // clang-format off
 constexpr OpInfo kInfos[] = {
 #define METILE_OP(name, text, dialects, operand_count, result_count, region_count, schema, \
-                  traits, doc)                                                             \
+                  traits, rule, scalar, doc)                                               \
   {OpKind::name, text, (dialects & TILE) != 0, (dialects & METAL) != 0, operand_count,     \
-   result_count, region_count, schema, traits, doc},
+   result_count, region_count, schema, traits, rule, scalar, doc},
 #include "metile/ir/ops.def"
 #undef METILE_OP
 };

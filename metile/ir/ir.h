@@ -61,6 +61,39 @@ constexpr Traits operator|(Trait a, Trait b) {
   return Traits(a) | Traits(b);
 }
 
+// The type rule the verifiers apply to an op (ops.def explains each). Ops of one rule share
+// it; the verifiers switch over the rules, so a new op of an existing rule changes neither.
+enum class TypeRule : uint8_t {
+  Constant,
+  GridGeometry,
+  ThreadGeometry,
+  SimdGeometry,
+  Arithmetic,
+  UnaryMath,
+  Compare,
+  Select,
+  Cast,
+  PtrAdd,
+  Load,
+  Store,
+  SimdCollective,
+  For,
+  If,
+  Yield,
+  // One op's own rule each.
+  Arange,
+  Splat,
+  ExpandDims,
+  Broadcast,
+  MakeTensor,
+  TensorLoad,
+  TensorStore,
+  SharedAlloc,
+  ThreadgroupBuffer,
+  Reduce,
+  Barrier,
+};
+
 // How many operands, results or regions an op takes; kMany: no upper bound.
 constexpr int kMany = std::numeric_limits<int>::max();
 struct Count {
@@ -104,6 +137,8 @@ struct OpInfo {
   Count regions;
   AttrSchema attrs;
   Traits traits;
+  TypeRule rule;
+  bool scalar;  // the scalar evaluator computes it (scalar_eval.h)
   std::string_view doc;
 
   bool has(Trait t) const { return traits.has(t); }

@@ -254,103 +254,79 @@ Evaluation math(Operands x, DType r, double (*f)(double)) {
 }
 
 Evaluation evaluate_on_every_target(OpKind kind, const Attrs& attrs, Operands x, DType r) {
-  switch (kind) {
-    case OpKind::Constant: {
+  const std::optional<ScalarOp> op = scalar_op(kind);
+  if (!op) return unsupported("not a computation on scalars");
+  using S = ScalarOp;
+  switch (*op) {
+    case S::Constant: {
       expect_operands(x, 0);
       auto value = attrs.find("value");
       METILE_ASSERT(value != attrs.end(), "constant without a value");
       return exact(Scalar::of_attr(r, value->second));
     }
-    case OpKind::Add:
+    case S::Add:
       return wrapping(x, r, std::plus<>{});
-    case OpKind::Sub:
+    case S::Sub:
       return wrapping(x, r, std::minus<>{});
-    case OpKind::Mul:
+    case S::Mul:
       return wrapping(x, r, std::multiplies<>{});
-    case OpKind::Div:
+    case S::Div:
       return divide(x, r);
-    case OpKind::Rem:
+    case S::Rem:
       return remainder(x, r);
-    case OpKind::FloorDiv:
+    case S::FloorDiv:
       return floor_divide(x, r);
-    case OpKind::Min:
+    case S::Min:
       return min_max(x, r, false);
-    case OpKind::Max:
+    case S::Max:
       return min_max(x, r, true);
-    case OpKind::And:
+    case S::And:
       return bitwise(x, r, std::bit_and<>{});
-    case OpKind::Or:
+    case S::Or:
       return bitwise(x, r, std::bit_or<>{});
-    case OpKind::Xor:
+    case S::Xor:
       return bitwise(x, r, std::bit_xor<>{});
-    case OpKind::Shl:
+    case S::Shl:
       return shift(x, r, true);
-    case OpKind::Shr:
+    case S::Shr:
       return shift(x, r, false);
-    case OpKind::Cmp:
+    case S::Cmp:
       return compare(attrs, x, r);
-    case OpKind::Select:
+    case S::Select:
       expect_operands(x, 3);
       return exact(x[0].i != 0 ? x[1] : x[2]);
-    case OpKind::Cast:
+    case S::Cast:
       return cast(x, r);
-    case OpKind::Neg:
+    case S::Neg:
       return negate(x, r);
-    case OpKind::Abs:
+    case S::Abs:
       return absolute(x, r);
-    case OpKind::Exp:
+    case S::Exp:
       return math(x, r, [](double v) { return std::exp(v); });
-    case OpKind::Exp2:
+    case S::Exp2:
       return math(x, r, [](double v) { return std::exp2(v); });
-    case OpKind::Log:
+    case S::Log:
       return math(x, r, [](double v) { return std::log(v); });
-    case OpKind::Sqrt:
+    case S::Sqrt:
       return math(x, r, [](double v) { return std::sqrt(v); });
-    case OpKind::Rsqrt:
+    case S::Rsqrt:
       return math(x, r, [](double v) { return 1.0 / std::sqrt(v); });
-    case OpKind::Tanh:
+    case S::Tanh:
       return math(x, r, [](double v) { return std::tanh(v); });
-    case OpKind::Sin:
+    case S::Sin:
       return math(x, r, [](double v) { return std::sin(v); });
-    case OpKind::Cos:
+    case S::Cos:
       return math(x, r, [](double v) { return std::cos(v); });
-    case OpKind::ProgramId:
-    case OpKind::NumPrograms:
-    case OpKind::ThreadId:
-    case OpKind::ThreadIndex:
-    case OpKind::ThreadgroupIndex:
-    case OpKind::ThreadgroupCount:
-    case OpKind::SimdLane:
-    case OpKind::SimdGroup:
-    case OpKind::Arange:
-    case OpKind::Splat:
-    case OpKind::ExpandDims:
-    case OpKind::Broadcast:
-    case OpKind::PtrAdd:
-    case OpKind::Load:
-    case OpKind::Store:
-    case OpKind::MakeTensor:
-    case OpKind::TensorLoad:
-    case OpKind::TensorStore:
-    case OpKind::SharedAlloc:
-    case OpKind::ThreadgroupBuffer:
-    case OpKind::Reduce:
-    case OpKind::SimdShuffle:
-    case OpKind::SimdShuffleXor:
-    case OpKind::SimdBroadcast:
-    case OpKind::SimdSum:
-    case OpKind::SimdMax:
-    case OpKind::SimdMin:
-    case OpKind::Barrier:
-    case OpKind::For:
-    case OpKind::If:
-    case OpKind::Yield:
-      return unsupported("not a computation on scalars");
   }
   throw InternalError("scalar evaluation of an op kind outside ops.def");
 }
 
 }  // namespace
+
+std::optional<ScalarOp> scalar_op(OpKind kind) {
+  if (!op_info(kind).scalar) return std::nullopt;
+  return static_cast<ScalarOp>(kind);
+}
 
 Evaluation evaluate(OpKind kind, const Attrs& attrs, std::span<const Scalar> operands,
                     DType result) {

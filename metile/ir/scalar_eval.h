@@ -4,11 +4,29 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <span>
 
 #include "metile/ir/ir.h"
 
 namespace metile::ir {
+
+// The ops the evaluator computes: those ops.def marks SCALAR, numbered as their OpKind. A
+// switch over them lists exactly the ops with scalar semantics.
+enum class ScalarOp : uint16_t {
+#define METILE_SCALAR_SCALAR(name) name = static_cast<uint16_t>(OpKind::name),
+#define METILE_SCALAR_NO_SCALAR(name)
+#define METILE_OP(name, text, dialects, operands, results, regions, attrs, traits, rule, scalar, \
+                  doc)                                                                           \
+  METILE_SCALAR_##scalar(name)
+#include "metile/ir/ops.def"
+#undef METILE_OP
+#undef METILE_SCALAR_NO_SCALAR
+#undef METILE_SCALAR_SCALAR
+};
+
+// kind as a ScalarOp; nullopt for an op without scalar semantics.
+std::optional<ScalarOp> scalar_op(OpKind kind);
 
 // x as a value of the integer or i1 dtype t: wrapped to t's width (u32 as 0..2^32-1, i1 as
 // 0 or 1); i64 unchanged.

@@ -392,11 +392,9 @@ ValueId TileBuilder::simd(OpKind kind, ValueId value, ValueId lane_or_mask) {
   const std::string op(op_name(kind));
   const Type& t = type(value);
   if (!t.is_scalar()) fail(op, "operates on per-thread scalars, got " + describe(value));
-  bool needs_lane = kind == OpKind::SimdShuffle || kind == OpKind::SimdShuffleXor ||
-                    kind == OpKind::SimdBroadcast;
-  bool is_simd =
-      needs_lane || kind == OpKind::SimdSum || kind == OpKind::SimdMax || kind == OpKind::SimdMin;
-  METILE_ASSERT(is_simd, "simd() takes a SIMD collective");
+  const OpInfo& info = op_info(kind);
+  METILE_ASSERT(info.rule == TypeRule::SimdCollective, "simd() takes a SIMD collective");
+  const bool needs_lane = info.operands.min == 2;  // (v, lane) rather than (v)
   if (needs_lane != (lane_or_mask != kNoValue))
     fail(op, needs_lane ? "needs a lane (or mask) operand" : "takes no lane operand");
   std::vector<ValueId> operands = {value};

@@ -34,77 +34,46 @@ class TileOpRules {
   TileOpRules(Checker& c, const Op& op) : c_(c), op_(op) {}
 
   void check() {
-    using K = OpKind;
-    switch (op_.kind) {
-      case K::Arange:
+    using R = TypeRule;
+    switch (op_info(op_.kind).rule) {
+      case R::Arange:
         return arange();
-      case K::Splat:
+      case R::Splat:
         return splat();
-      case K::ExpandDims:
+      case R::ExpandDims:
         return expand_dims();
-      case K::Broadcast:
+      case R::Broadcast:
         return broadcast();
-      case K::MakeTensor:
+      case R::MakeTensor:
         return make_tensor();
-      case K::TensorLoad:
+      case R::TensorLoad:
         return tensor_access(op_.operands.size() - 1, c_.type(op_.results[0]), op_.results[0]);
-      case K::TensorStore:
+      case R::TensorStore:
         return tensor_access(op_.operands.size() - 2, in(op_.operands.size() - 1),
                              op_.operands.back());
-      case K::SharedAlloc:
+      case R::SharedAlloc:
         return shared_alloc();
-      case K::Reduce:
+      case R::Reduce:
         return reduce();
       // The shared rules (verifier.cc) cover these.
-      case K::Constant:
-      case K::ProgramId:
-      case K::NumPrograms:
-      case K::ThreadId:
-      case K::ThreadIndex:
-      case K::ThreadgroupIndex:
-      case K::ThreadgroupCount:
-      case K::SimdLane:
-      case K::SimdGroup:
-      case K::Add:
-      case K::Sub:
-      case K::Mul:
-      case K::Div:
-      case K::Rem:
-      case K::FloorDiv:
-      case K::Min:
-      case K::Max:
-      case K::And:
-      case K::Or:
-      case K::Xor:
-      case K::Shl:
-      case K::Shr:
-      case K::Cmp:
-      case K::Select:
-      case K::Cast:
-      case K::Neg:
-      case K::Abs:
-      case K::Exp:
-      case K::Exp2:
-      case K::Log:
-      case K::Sqrt:
-      case K::Rsqrt:
-      case K::Tanh:
-      case K::Sin:
-      case K::Cos:
-      case K::PtrAdd:
-      case K::Load:
-      case K::Store:
-      case K::ThreadgroupBuffer:
-      case K::SimdShuffle:
-      case K::SimdShuffleXor:
-      case K::SimdBroadcast:
-      case K::SimdSum:
-      case K::SimdMax:
-      case K::SimdMin:
-      case K::Barrier:
-      case K::For:
-      case K::If:
-      case K::Yield:
+      case R::Constant:
+      case R::GridGeometry:
+      case R::ThreadGeometry:
+      case R::SimdGeometry:
+      case R::Arithmetic:
+      case R::UnaryMath:
+      case R::Compare:
+      case R::Select:
+      case R::Cast:
+      case R::PtrAdd:
+      case R::Load:
+      case R::Store:
+      case R::SimdCollective:
+      case R::ThreadgroupBuffer:
+      case R::Barrier:
+      case R::For:
+      case R::If:
+      case R::Yield:
         return;
     }
   }

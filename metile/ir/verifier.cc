@@ -69,83 +69,52 @@ class CommonOpRules {
   CommonOpRules(Checker& c, const Op& op) : c_(c), op_(op) {}
 
   void check() {
-    using K = OpKind;
-    switch (op_.kind) {
-      case K::Constant:
+    using R = TypeRule;
+    switch (op_info(op_.kind).rule) {
+      case R::Constant:
         return constant();
-      case K::ProgramId:
-      case K::NumPrograms:
-      case K::ThreadgroupIndex:
-      case K::ThreadgroupCount:
+      case R::GridGeometry:
         return geometry(2);
-      case K::ThreadId:
-      case K::ThreadIndex:
+      case R::ThreadGeometry:
         return geometry(0);
-      case K::SimdLane:
-      case K::SimdGroup:
+      case R::SimdGeometry:
         return geometry(-1);
-      case K::Add:
-      case K::Sub:
-      case K::Mul:
-      case K::Div:
-      case K::Rem:
-      case K::FloorDiv:
-      case K::Min:
-      case K::Max:
-      case K::And:
-      case K::Or:
-      case K::Xor:
-      case K::Shl:
-      case K::Shr:
+      case R::Arithmetic:
         return binary();
-      case K::Neg:
-      case K::Abs:
-      case K::Exp:
-      case K::Exp2:
-      case K::Log:
-      case K::Sqrt:
-      case K::Rsqrt:
-      case K::Tanh:
-      case K::Sin:
-      case K::Cos:
+      case R::UnaryMath:
         return unary();
-      case K::Cmp:
+      case R::Compare:
         return cmp();
-      case K::Select:
+      case R::Select:
         return select();
-      case K::Cast:
+      case R::Cast:
         return cast();
-      case K::PtrAdd:
+      case R::PtrAdd:
         return ptr_add();
-      case K::Load:
+      case R::Load:
         return load();
-      case K::Store:
+      case R::Store:
         return store();
-      case K::SimdShuffle:
-      case K::SimdShuffleXor:
-      case K::SimdBroadcast:
-      case K::SimdSum:
-      case K::SimdMax:
-      case K::SimdMin:
+      case R::SimdCollective:
         return simd();
-      case K::For:
+      case R::For:
         return for_loop();
-      case K::If:
+      case R::If:
         return if_else();
       // Only their counts and attributes (checked before) are shared; the dialect's own
       // rules check the rest.
-      case K::Arange:
-      case K::Splat:
-      case K::ExpandDims:
-      case K::Broadcast:
-      case K::MakeTensor:
-      case K::TensorLoad:
-      case K::TensorStore:
-      case K::SharedAlloc:
-      case K::ThreadgroupBuffer:
-      case K::Reduce:
-      case K::Barrier:
-      case K::Yield:
+      case R::Arange:
+      case R::Splat:
+      case R::ExpandDims:
+      case R::Broadcast:
+      case R::MakeTensor:
+      case R::TensorLoad:
+      case R::TensorStore:
+      case R::SharedAlloc:
+      case R::ThreadgroupBuffer:
+      case R::Reduce:
+      case R::Barrier:
+      case R::Yield:
         return;
     }
   }

@@ -26,78 +26,21 @@ class Expander {
       for (ir::Block& region : op.regions) block(region);
       out_ = &ops;
       loc_ = op.loc;
-      switch (op.kind) {
-        case ir::OpKind::MakeTensor:
-          make_tensor(op);
-          break;
-        case ir::OpKind::TensorLoad:
-          tensor_load(op);
-          break;
-        case ir::OpKind::TensorStore:
-          tensor_store(op);
-          break;
-        case ir::OpKind::Constant:
-        case ir::OpKind::ProgramId:
-        case ir::OpKind::NumPrograms:
-        case ir::OpKind::ThreadId:
-        case ir::OpKind::ThreadIndex:
-        case ir::OpKind::ThreadgroupIndex:
-        case ir::OpKind::ThreadgroupCount:
-        case ir::OpKind::SimdLane:
-        case ir::OpKind::SimdGroup:
-        case ir::OpKind::Arange:
-        case ir::OpKind::Splat:
-        case ir::OpKind::ExpandDims:
-        case ir::OpKind::Broadcast:
-        case ir::OpKind::Add:
-        case ir::OpKind::Sub:
-        case ir::OpKind::Mul:
-        case ir::OpKind::Div:
-        case ir::OpKind::Rem:
-        case ir::OpKind::FloorDiv:
-        case ir::OpKind::Min:
-        case ir::OpKind::Max:
-        case ir::OpKind::And:
-        case ir::OpKind::Or:
-        case ir::OpKind::Xor:
-        case ir::OpKind::Shl:
-        case ir::OpKind::Shr:
-        case ir::OpKind::Cmp:
-        case ir::OpKind::Select:
-        case ir::OpKind::Cast:
-        case ir::OpKind::Neg:
-        case ir::OpKind::Abs:
-        case ir::OpKind::Exp:
-        case ir::OpKind::Exp2:
-        case ir::OpKind::Log:
-        case ir::OpKind::Sqrt:
-        case ir::OpKind::Rsqrt:
-        case ir::OpKind::Tanh:
-        case ir::OpKind::Sin:
-        case ir::OpKind::Cos:
-        case ir::OpKind::PtrAdd:
-        case ir::OpKind::Load:
-        case ir::OpKind::Store:
-        case ir::OpKind::SharedAlloc:
-        case ir::OpKind::ThreadgroupBuffer:
-        case ir::OpKind::Reduce:
-        case ir::OpKind::SimdShuffle:
-        case ir::OpKind::SimdShuffleXor:
-        case ir::OpKind::SimdBroadcast:
-        case ir::OpKind::SimdSum:
-        case ir::OpKind::SimdMax:
-        case ir::OpKind::SimdMin:
-        case ir::OpKind::Barrier:
-        case ir::OpKind::For:
-        case ir::OpKind::If:
-        case ir::OpKind::Yield:
-          for (ir::ValueId v : op.operands)
-            if (k_.type(v).is_desc())
-              throw NotSupported(std::string(ir::op_name(op.kind)) +
-                                     ": tensor descriptors may only be used by tensor loads and "
-                                     "stores, not passed through control flow",
-                                 op.loc);
-          ops.push_back(std::move(op));
+      if (op.kind == ir::OpKind::MakeTensor) {
+        make_tensor(op);
+      } else if (op.kind == ir::OpKind::TensorLoad) {
+        tensor_load(op);
+      } else if (op.kind == ir::OpKind::TensorStore) {
+        tensor_store(op);
+      } else {
+        // Every other op stays; whatever op it is, a descriptor operand cannot be expanded.
+        for (ir::ValueId v : op.operands)
+          if (k_.type(v).is_desc())
+            throw NotSupported(std::string(ir::op_name(op.kind)) +
+                                   ": tensor descriptors may only be used by tensor loads and "
+                                   "stores, not passed through control flow",
+                               op.loc);
+        ops.push_back(std::move(op));
       }
     }
     b.ops = std::move(ops);

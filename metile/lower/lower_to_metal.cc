@@ -80,6 +80,7 @@ void lower_block(Lowering& l, const ir::Block& block) {
         break;
       case K::SimdShuffle:
       case K::SimdShuffleXor:
+      case K::SimdShuffleDown:
       case K::SimdBroadcast:
       case K::SimdSum:
       case K::SimdMax:

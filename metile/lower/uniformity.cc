@@ -45,91 +45,32 @@ class Analysis {
     for (ir::ValueId r : op.results) set(r, uniform);
   }
 
+  // The ops with regions: for and if (ops.def; tests/ir/op_facts_test.cc keeps it so).
   void control_flow(const ir::Op& op) {
-    using K = ir::OpKind;
-    switch (op.kind) {
-      case K::For: {
-        const ir::Block& body = op.regions[0];
-        if (body.ops.empty()) return;
-        const std::vector<ir::ValueId>& yields = body.ops.back().operands;
-        set(body.args[0], all({op.operands[0], op.operands[1], op.operands[2]}));
-        for (size_t i = 0; i + 1 < body.args.size(); ++i)
-          set(body.args[i + 1], uniform_[op.operands[3 + i]] && uniform_[yields[i]]);
-        block(body);
-        for (size_t i = 0; i < op.results.size(); ++i)
-          set(op.results[i], uniform_[body.args[i + 1]] && uniform_[yields[i]]);
-        return;
-      }
-      case K::If: {
-        const bool cond = uniform_[op.operands[0]];
-        for (const ir::Block& region : op.regions) {
-          block(region);
-          if (region.ops.empty()) continue;
-          const std::vector<ir::ValueId>& yields = region.ops.back().operands;
-          for (size_t i = 0; i < op.results.size(); ++i)
-            set(op.results[i], cond && uniform_[yields[i]]);
-        }
-        return;
-      }
-      case K::Constant:
-      case K::ProgramId:
-      case K::NumPrograms:
-      case K::ThreadId:
-      case K::ThreadIndex:
-      case K::ThreadgroupIndex:
-      case K::ThreadgroupCount:
-      case K::SimdLane:
-      case K::SimdGroup:
-      case K::Arange:
-      case K::Splat:
-      case K::ExpandDims:
-      case K::Broadcast:
-      case K::Add:
-      case K::Sub:
-      case K::Mul:
-      case K::Div:
-      case K::Rem:
-      case K::FloorDiv:
-      case K::Min:
-      case K::Max:
-      case K::And:
-      case K::Or:
-      case K::Xor:
-      case K::Shl:
-      case K::Shr:
-      case K::Cmp:
-      case K::Select:
-      case K::Cast:
-      case K::Neg:
-      case K::Abs:
-      case K::Exp:
-      case K::Exp2:
-      case K::Log:
-      case K::Sqrt:
-      case K::Rsqrt:
-      case K::Tanh:
-      case K::Sin:
-      case K::Cos:
-      case K::PtrAdd:
-      case K::Load:
-      case K::Store:
-      case K::MakeTensor:
-      case K::TensorLoad:
-      case K::TensorStore:
-      case K::SharedAlloc:
-      case K::ThreadgroupBuffer:
-      case K::Reduce:
-      case K::SimdShuffle:
-      case K::SimdShuffleXor:
-      case K::SimdBroadcast:
-      case K::SimdSum:
-      case K::SimdMax:
-      case K::SimdMin:
-      case K::Barrier:
-      case K::Yield:
-        METILE_ASSERT(false, std::string(ir::op_name(op.kind)) +
-                                 " has regions that the uniformity analysis does not know");
+    if (op.kind == ir::OpKind::For) return loop(op);
+    METILE_ASSERT(op.kind == ir::OpKind::If, std::string(ir::op_name(op.kind)) +
+                                                 " has regions that the uniformity analysis "
+                                                 "does not know");
+    const bool cond = uniform_[op.operands[0]];
+    for (const ir::Block& region : op.regions) {
+      block(region);
+      if (region.ops.empty()) continue;
+      const std::vector<ir::ValueId>& yields = region.ops.back().operands;
+      for (size_t i = 0; i < op.results.size(); ++i)
+        set(op.results[i], cond && uniform_[yields[i]]);
     }
+  }
+
+  void loop(const ir::Op& op) {
+    const ir::Block& body = op.regions[0];
+    if (body.ops.empty()) return;
+    const std::vector<ir::ValueId>& yields = body.ops.back().operands;
+    set(body.args[0], all({op.operands[0], op.operands[1], op.operands[2]}));
+    for (size_t i = 0; i + 1 < body.args.size(); ++i)
+      set(body.args[i + 1], uniform_[op.operands[3 + i]] && uniform_[yields[i]]);
+    block(body);
+    for (size_t i = 0; i < op.results.size(); ++i)
+      set(op.results[i], uniform_[body.args[i + 1]] && uniform_[yields[i]]);
   }
 
   const ir::Kernel& k_;

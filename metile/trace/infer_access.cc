@@ -73,11 +73,11 @@ BufferUses find_buffer_uses(const ir::Kernel& kernel,
   ir::walk(kernel.body, [&](const Op& op) {
     if (op.operands.empty()) return;
     const std::set<int>& through = origins[op.operands[0]];
-    if (op.kind == OpKind::Load || op.kind == OpKind::TensorLoad) {
-      mark(uses, through, true, op.loc);
-    } else if (op.kind == OpKind::Store || op.kind == OpKind::TensorStore) {
-      mark(uses, through, false, op.loc);
-    } else if (op.kind == OpKind::MakeTensor) {
+    // A memory op's first operand is its address (a pointer or a tensor descriptor).
+    const ir::OpInfo& info = ir::op_info(op.kind);
+    if (info.has(ir::Trait::ReadsMemory)) mark(uses, through, true, op.loc);
+    if (info.has(ir::Trait::WritesMemory)) mark(uses, through, false, op.loc);
+    if (op.kind == OpKind::MakeTensor) {
       uses.descriptor_buffers[op.results[0]] = through;
       if (inferred_descriptors.count(op.results[0])) return;
       const std::string& access = op.str_attr("access");

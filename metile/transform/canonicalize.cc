@@ -4,6 +4,7 @@
 #include <map>
 #include <optional>
 
+#include "metile/ir/scalar_eval.h"
 #include "metile/transform/constant_folding.h"
 
 namespace metile::transform {
@@ -15,74 +16,6 @@ using ir::DType;
 using ir::Op;
 using ir::OpKind;
 using ir::ValueId;
-
-// The ops fold_constant evaluates exactly; math functions stay, since the target's results
-// may differ from the host's.
-bool is_foldable(OpKind k) {
-  switch (k) {
-    case OpKind::Add:
-    case OpKind::Sub:
-    case OpKind::Mul:
-    case OpKind::Div:
-    case OpKind::Rem:
-    case OpKind::FloorDiv:
-    case OpKind::Min:
-    case OpKind::Max:
-    case OpKind::And:
-    case OpKind::Or:
-    case OpKind::Xor:
-    case OpKind::Shl:
-    case OpKind::Shr:
-    case OpKind::Cmp:
-    case OpKind::Cast:
-    case OpKind::Neg:
-    case OpKind::Abs:
-      return true;
-    case OpKind::Constant:
-    case OpKind::ProgramId:
-    case OpKind::NumPrograms:
-    case OpKind::ThreadId:
-    case OpKind::ThreadIndex:
-    case OpKind::ThreadgroupIndex:
-    case OpKind::ThreadgroupCount:
-    case OpKind::SimdLane:
-    case OpKind::SimdGroup:
-    case OpKind::Arange:
-    case OpKind::Splat:
-    case OpKind::ExpandDims:
-    case OpKind::Broadcast:
-    case OpKind::Select:
-    case OpKind::Exp:
-    case OpKind::Exp2:
-    case OpKind::Log:
-    case OpKind::Sqrt:
-    case OpKind::Rsqrt:
-    case OpKind::Tanh:
-    case OpKind::Sin:
-    case OpKind::Cos:
-    case OpKind::PtrAdd:
-    case OpKind::Load:
-    case OpKind::Store:
-    case OpKind::MakeTensor:
-    case OpKind::TensorLoad:
-    case OpKind::TensorStore:
-    case OpKind::SharedAlloc:
-    case OpKind::ThreadgroupBuffer:
-    case OpKind::Reduce:
-    case OpKind::SimdShuffle:
-    case OpKind::SimdShuffleXor:
-    case OpKind::SimdBroadcast:
-    case OpKind::SimdSum:
-    case OpKind::SimdMax:
-    case OpKind::SimdMin:
-    case OpKind::Barrier:
-    case OpKind::For:
-    case OpKind::If:
-    case OpKind::Yield:
-      return false;
-  }
-  return false;
-}
 
 class Canonicalizer {
  public:
@@ -180,109 +113,86 @@ class Canonicalizer {
   // The existing value an op computes, if an exact identity gives one.
   std::optional<ValueId> identity(const Op& op) const {
     const auto& x = op.operands;
-    switch (op.kind) {
-      case OpKind::Add:
+    if (op.kind == OpKind::Broadcast) return same_type_operand(op);
+    if (op.kind == OpKind::PtrAdd) return is_int(x[1], 0) ? std::optional(x[0]) : std::nullopt;
+    const std::optional<ir::ScalarOp> scalar = ir::scalar_op(op.kind);
+    if (!scalar) return std::nullopt;
+    using S = ir::ScalarOp;
+    switch (*scalar) {
+      case S::Add:
         if (is_int(x[1], 0) || is_float(x[1], 0.0, true)) return x[0];
         if (is_int(x[0], 0) || is_float(x[0], 0.0, true)) return x[1];
         return std::nullopt;
-      case OpKind::Sub:
+      case S::Sub:
         if (is_int(x[1], 0) || is_float(x[1], 0.0)) return x[0];
         return std::nullopt;
-      case OpKind::Mul:
+      case S::Mul:
         if (is_one(x[1])) return x[0];
         if (is_one(x[0])) return x[1];
         if (is_int(x[0], 0)) return x[0];
         if (is_int(x[1], 0)) return x[1];
         return std::nullopt;
-      case OpKind::Div:
+      case S::Div:
         if (is_one(x[1])) return x[0];
         return std::nullopt;
-      case OpKind::FloorDiv:  // for floats x // 1 is floor(x)
+      case S::FloorDiv:  // for floats x // 1 is floor(x)
         if (is_int(x[1], 1)) return x[0];
         return std::nullopt;
-      case OpKind::And:
+      case S::And:
         if (x[0] == x[1]) return x[0];
         if (is_int(x[0], 0)) return x[0];
         if (is_int(x[1], 0)) return x[1];
         if (k_.type(x[0]).dtype == DType::i1 && is_int(x[1], 1)) return x[0];
         if (k_.type(x[0]).dtype == DType::i1 && is_int(x[0], 1)) return x[1];
         return std::nullopt;
-      case OpKind::Or:
+      case S::Or:
         if (x[0] == x[1]) return x[0];
         if (is_int(x[1], 0)) return x[0];
         if (is_int(x[0], 0)) return x[1];
         if (k_.type(x[0]).dtype == DType::i1 && is_int(x[1], 1)) return x[1];
         if (k_.type(x[0]).dtype == DType::i1 && is_int(x[0], 1)) return x[0];
         return std::nullopt;
-      case OpKind::Xor:
+      case S::Xor:
         if (is_int(x[1], 0)) return x[0];
         if (is_int(x[0], 0)) return x[1];
         return std::nullopt;
-      case OpKind::Shl:
-      case OpKind::Shr:
+      case S::Shl:
+      case S::Shr:
         if (is_int(x[1], 0)) return x[0];
         return std::nullopt;
-      case OpKind::Min:
-      case OpKind::Max:
+      case S::Min:
+      case S::Max:
         if (x[0] == x[1]) return x[0];
         return std::nullopt;
-      case OpKind::Select: {
+      case S::Select: {
         if (x[1] == x[2]) return x[1];
         auto cond = number_of(x[0]);
         if (!cond) return std::nullopt;
         return *cond != 0 ? x[1] : x[2];
       }
-      case OpKind::Cast:
-      case OpKind::Broadcast:
-        if (k_.type(x[0]) == k_.type(op.results[0])) return x[0];
-        return std::nullopt;
-      case OpKind::PtrAdd:
-        if (is_int(x[1], 0)) return x[0];
-        return std::nullopt;
-      case OpKind::Constant:
-      case OpKind::ProgramId:
-      case OpKind::NumPrograms:
-      case OpKind::ThreadId:
-      case OpKind::ThreadIndex:
-      case OpKind::ThreadgroupIndex:
-      case OpKind::ThreadgroupCount:
-      case OpKind::SimdLane:
-      case OpKind::SimdGroup:
-      case OpKind::Arange:
-      case OpKind::Splat:
-      case OpKind::ExpandDims:
-      case OpKind::Rem:
-      case OpKind::Cmp:
-      case OpKind::Neg:
-      case OpKind::Abs:
-      case OpKind::Exp:
-      case OpKind::Exp2:
-      case OpKind::Log:
-      case OpKind::Sqrt:
-      case OpKind::Rsqrt:
-      case OpKind::Tanh:
-      case OpKind::Sin:
-      case OpKind::Cos:
-      case OpKind::Load:
-      case OpKind::Store:
-      case OpKind::MakeTensor:
-      case OpKind::TensorLoad:
-      case OpKind::TensorStore:
-      case OpKind::SharedAlloc:
-      case OpKind::ThreadgroupBuffer:
-      case OpKind::Reduce:
-      case OpKind::SimdShuffle:
-      case OpKind::SimdShuffleXor:
-      case OpKind::SimdBroadcast:
-      case OpKind::SimdSum:
-      case OpKind::SimdMax:
-      case OpKind::SimdMin:
-      case OpKind::Barrier:
-      case OpKind::For:
-      case OpKind::If:
-      case OpKind::Yield:
+      case S::Cast:
+        return same_type_operand(op);
+      case S::Constant:
+      case S::Rem:
+      case S::Cmp:
+      case S::Neg:
+      case S::Abs:
+      case S::Exp:
+      case S::Exp2:
+      case S::Log:
+      case S::Sqrt:
+      case S::Rsqrt:
+      case S::Tanh:
+      case S::Sin:
+      case S::Cos:
         return std::nullopt;
     }
+    return std::nullopt;
+  }
+
+  // The operand of a conversion (cast, broadcast) that already has the result type.
+  std::optional<ValueId> same_type_operand(const Op& op) const {
+    if (k_.type(op.operands[0]) == k_.type(op.results[0])) return op.operands[0];
     return std::nullopt;
   }
 
@@ -295,7 +205,9 @@ class Canonicalizer {
       op.kind = OpKind::Splat;
       return;
     }
-    if (!is_foldable(op.kind) || op.results.size() != 1) return;
+    // The evaluator decides what folds: only exact values (no math functions, whose target
+    // results may differ from the host's).
+    if (op.operands.empty() || !ir::scalar_op(op.kind) || op.results.size() != 1) return;
     const ir::Type result = k_.type(op.results[0]);
     if (result.is_vector()) return;
     std::vector<Attr> values;

@@ -24,8 +24,9 @@ from .language import (abs, arange, barrier, broadcast_to, convert_layout, cos, 
                        fast_sin, fast_sqrt, fast_tanh, full, load, log, loop_state, max,
                        maximum, min, minimum, num_programs, program_id, rsqrt, scalar, shared,
                        simd_broadcast, simd_lane_id, simd_max, simd_min, simd_shuffle,
-                       simd_shuffle_xor, simd_sum, simdgroup_role, sin, sqrt, store, sum,
-                       tanh, thread_id, tile_load, tile_store, tile_swizzle, where, zeros)
+                       simd_shuffle_down, simd_shuffle_xor, simd_sum, simdgroup_role, sin, sqrt,
+                       store, sum, tanh, thread_id, tile_load, tile_store, tile_swizzle, where,
+                       zeros)
 from .loops import tile_range
 from .schedule import Schedule
 from .tensor import Tensor, tensor

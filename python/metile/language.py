@@ -243,6 +243,12 @@ def simd_shuffle_xor(x, mask):
     return _simd("simd_shuffle_xor", x, mask)
 
 
+def simd_shuffle_down(x, delta):
+    """``x`` of lane (this lane + delta); lanes past the end of the SIMD group keep their own
+    ``x``. ``delta`` must be the same for every thread of the SIMD group."""
+    return _simd("simd_shuffle_down", x, delta)
+
+
 def simd_broadcast(x, lane):
     """``x`` of one lane, the same for every thread of the SIMD group."""
     return _simd("simd_broadcast", x, lane)

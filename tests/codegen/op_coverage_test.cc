@@ -116,6 +116,8 @@ std::map<OpKind, Case> metal_cases() {
   c[OpKind::SimdShuffleXor] = {simd(OpKind::SimdShuffleXor, true),
                                "= simd_shuffle_xor(x, ushort(n));"};
   c[OpKind::SimdBroadcast] = {simd(OpKind::SimdBroadcast, true), "= simd_broadcast(x, ushort(n));"};
+  c[OpKind::SimdShuffleDown] = {simd(OpKind::SimdShuffleDown, true),
+                                "= simd_shuffle_down(x, ushort(n));"};
   c[OpKind::SimdSum] = {simd(OpKind::SimdSum, false), "= simd_sum(x);"};
   c[OpKind::SimdMax] = {simd(OpKind::SimdMax, false), "= simd_max(x);"};
   c[OpKind::SimdMin] = {simd(OpKind::SimdMin, false), "= simd_min(x);"};

@@ -206,10 +206,11 @@ TEST(Operators, SimdCollectivesOnPerThreadScalars) {
   Traced t = trace_value([](KernelContext&) {
     auto v = thread_id().to(f32);
     return simd_sum(v) + simd_max(v) + simd_min(v) + simd_shuffle(v, 3) + simd_shuffle_xor(v, 1) +
-           simd_broadcast(v, 0);
+           simd_broadcast(v, 0) + simd_shuffle_down(v, 2);
   });
   EXPECT_EQ(t.type, Type::scalar(ir::DType::f32));
   EXPECT_EQ(test::ops_of(t.kernel, OpKind::SimdShuffleXor).size(), 1u);
+  EXPECT_EQ(test::ops_of(t.kernel, OpKind::SimdShuffleDown).size(), 1u);
   EXPECT_EQ(test::ops_of(t.kernel, OpKind::SimdSum).size(), 1u);
 }
 

@@ -149,6 +149,7 @@ class Interpreter {
       case OpKind::ThreadgroupBuffer:
       case OpKind::SimdShuffle:
       case OpKind::SimdShuffleXor:
+      case OpKind::SimdShuffleDown:
       case OpKind::SimdBroadcast:
       case OpKind::SimdSum:
       case OpKind::SimdMax:

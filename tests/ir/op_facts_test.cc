@@ -4,6 +4,7 @@
 #include <set>
 
 #include "metile/ir/parser.h"
+#include "metile/ir/scalar_eval.h"
 #include "metile/ir/verifier.h"
 #include "tests/ir/op_samples.h"
 
@@ -124,6 +125,77 @@ TEST(OpFacts, CategoriesDeriveFromTheTraits) {
   }
   EXPECT_EQ(binary, 13);  // add sub mul div rem floordiv min max and or xor shl shr
   EXPECT_EQ(unary, 10);   // neg abs exp exp2 log sqrt rsqrt tanh sin cos
+}
+
+TEST(OpFacts, TypeRulesAgreeWithTheOtherFacts) {
+  for (const OpInfo& info : all_ops()) {
+    switch (info.rule) {
+      case TypeRule::Arithmetic:
+        EXPECT_TRUE(is_binary_arithmetic(info.kind)) << info.name;
+        break;
+      case TypeRule::UnaryMath:
+        EXPECT_TRUE(is_unary_math(info.kind)) << info.name;
+        break;
+      case TypeRule::GridGeometry:
+      case TypeRule::ThreadGeometry:
+      case TypeRule::SimdGeometry:
+        EXPECT_EQ(info.operands.max, 0) << info.name;
+        EXPECT_EQ(info.attrs.find("axis") != nullptr, info.rule != TypeRule::SimdGeometry)
+            << info.name;
+        break;
+      case TypeRule::SimdCollective:
+        // (v) or (v, lane); the builder tells them apart by the count.
+        EXPECT_EQ(info.operands.min, info.operands.max) << info.name;
+        EXPECT_TRUE(info.operands.min == 1 || info.operands.min == 2) << info.name;
+        EXPECT_TRUE(info.has(Trait::Convergent) && info.has(Trait::Varying)) << info.name;
+        break;
+      case TypeRule::For:
+      case TypeRule::If:
+        // uniformity.cc and infer_access.cc know the ops with regions by kind.
+        EXPECT_TRUE(info.kind == OpKind::For || info.kind == OpKind::If) << info.name;
+        break;
+      case TypeRule::Constant:
+      case TypeRule::Compare:
+      case TypeRule::Select:
+      case TypeRule::Cast:
+      case TypeRule::PtrAdd:
+      case TypeRule::Load:
+      case TypeRule::Store:
+      case TypeRule::Yield:
+      case TypeRule::Arange:
+      case TypeRule::Splat:
+      case TypeRule::ExpandDims:
+      case TypeRule::Broadcast:
+      case TypeRule::MakeTensor:
+      case TypeRule::TensorLoad:
+      case TypeRule::TensorStore:
+      case TypeRule::SharedAlloc:
+      case TypeRule::ThreadgroupBuffer:
+      case TypeRule::Reduce:
+      case TypeRule::Barrier:
+        break;
+    }
+    if (info.regions.max > 0) {
+      EXPECT_TRUE(info.rule == TypeRule::For || info.rule == TypeRule::If) << info.name;
+    }
+  }
+}
+
+// The scalar evaluator computes exactly the ops marked SCALAR, all of them pure; it answers
+// "unsupported" for every other op without listing it.
+TEST(OpFacts, ScalarOpsArePureAndTheOthersAreUnsupported) {
+  int scalar = 0;
+  for (const OpInfo& info : all_ops()) {
+    EXPECT_EQ(scalar_op(info.kind).has_value(), info.scalar) << info.name;
+    if (info.scalar) {
+      ++scalar;
+      EXPECT_TRUE(info.has(Trait::Pure)) << info.name;
+      EXPECT_EQ(static_cast<OpKind>(*scalar_op(info.kind)), info.kind) << info.name;
+      continue;
+    }
+    EXPECT_EQ(evaluate(info.kind, {}, {}, DType::i32).outcome, Outcome::unsupported) << info.name;
+  }
+  EXPECT_EQ(scalar, 27);  // constant, 13 arithmetic, cmp, select, cast, 10 unary math
 }
 
 // ---- the verifier's generic checks come from the facts ------------------------------------

@@ -166,6 +166,7 @@ class Runner {
       case K::SimdMin:
       case K::SimdShuffle:
       case K::SimdShuffleXor:
+      case K::SimdShuffleDown:
       case K::SimdBroadcast:
         return simd(op, active);
       case K::For:
@@ -416,7 +417,14 @@ class Runner {
       for (int t = base; t < end; ++t) {
         if (!active[t]) continue;
         const int64_t arg = get(op.operands[1])[t].i;
-        const int64_t lane = op.kind == K::SimdShuffleXor ? (t - base) ^ arg : arg;
+        // simd_shuffle_down does not wrap: a source past the SIMD group keeps the own value.
+        if (op.kind == K::SimdShuffleDown && (t - base) + arg >= width_) {
+          result[t] = v[t];
+          continue;
+        }
+        const int64_t lane = op.kind == K::SimdShuffleXor    ? (t - base) ^ arg
+                             : op.kind == K::SimdShuffleDown ? (t - base) + arg
+                                                             : arg;
         const int64_t src = base + lane;
         if (lane < 0 || lane >= width_ || src >= end || !active[src])
           fail(&op, t, "reads lane " + std::to_string(lane) + ", which is not active");

@@ -312,6 +312,29 @@ def test_simd_collectives(rng):
     np.testing.assert_array_equal(out[:, 5], x[::-1])
 
 
+@metile.kernel(num_threads=64)
+def shuffle_down_sum(x, out, partial):
+    # A warp-shuffle reduction: after deltas 16, 8, 4, 2, 1 lane 0 holds its group's sum.
+    t = metile.thread_id()
+    v = metile.load(x + t)
+    metile.store(partial + t, metile.simd_shuffle_down(v, 5))
+    s = v
+    for delta in (16, 8, 4, 2, 1):
+        s = s + metile.simd_shuffle_down(s, delta)
+    metile.store(out + t, s)
+
+
+def test_simd_shuffle_down_reduction(rng):
+    x = rng.integers(-100, 100, 64).astype(np.int32)
+    out = np.zeros(64, np.int32)
+    partial = np.zeros(64, np.int32)
+    shuffle_down_sum[(1,)](x, out, partial)
+    lane = np.arange(64) % 32
+    # Lanes whose source lies past the SIMD group keep their own value (MSL does not wrap).
+    np.testing.assert_array_equal(partial, np.where(lane + 5 < 32, x[(np.arange(64) + 5) % 64], x))
+    np.testing.assert_array_equal(out[[0, 32]], x.reshape(2, 32).sum(axis=1))
+
+
 @metile.kernel
 def scalar_params(x, out, n, alpha, BLOCK: metile.constexpr):
     i = metile.program_id(0) * BLOCK + metile.arange(0, BLOCK) + metile.num_programs(0) * 0

@@ -49,7 +49,7 @@ constexpr DialectTable kMsl{
     .fast_math_prefix = "fast::",
     .precise_math_prefix = "precise::",
     .collectives = {"simd_sum", "simd_max", "simd_min", "simd_shuffle", "simd_shuffle_xor",
-                    "simd_broadcast"},
+                    "simd_broadcast", "simd_shuffle_down"},
     // bfloat is not among the SIMD-group functions' types; 64-bit and bool values are not
     // either.
     .collective_routes = {Route::Direct, Route::ViaFloat, Route::Direct, Route::Direct,
