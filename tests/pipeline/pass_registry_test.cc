@@ -29,13 +29,7 @@ const char kTensorCopy[] =
     "}\n";
 
 std::vector<ir::Kernel> corpus() {
-  std::vector<ir::Kernel> all;
-  for (ir::DType dtype : {ir::DType::f32, ir::DType::f16}) {
-    all.push_back(kernels::vector_add(dtype));
-    all.push_back(kernels::softmax(dtype));
-    all.push_back(kernels::rms_norm(dtype));
-    all.push_back(kernels::row_sum(dtype));
-  }
+  std::vector<ir::Kernel> all = kernels::library({ir::DType::f32, ir::DType::f16});
   all.push_back(ir::parse(kTensorCopy));
   return all;
 }

@@ -14,14 +14,7 @@ namespace metile::transform {
 namespace {
 
 std::vector<ir::Kernel> library() {
-  std::vector<ir::Kernel> all;
-  for (ir::DType dtype : {ir::DType::f32, ir::DType::f16}) {
-    all.push_back(kernels::vector_add(dtype));
-    all.push_back(kernels::softmax(dtype));
-    all.push_back(kernels::rms_norm(dtype));
-    all.push_back(kernels::row_sum(dtype));
-  }
-  return all;
+  return kernels::library({ir::DType::f32, ir::DType::f16});
 }
 
 ir::Kernel simplify(ir::Kernel k) {
