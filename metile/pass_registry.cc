@@ -38,12 +38,23 @@ PassResult run_lower_to_metal(Kernel k, PassContext& context) {
   return {std::move(metal), true};
 }
 
-PassResult run_emit_msl(Kernel k, PassContext& context) {
-  if (context.target.language != target::Language::MSL)
-    throw UserError("emit_msl: target " + context.target.name +
-                    " does not take Metal Shading Language");
+// The emit passes: each checks that the target takes its language, so a pass list cannot
+// silently emit the other one.
+PassResult run_emit(Kernel k, PassContext& context, target::Language language,
+                    const std::string& pass, const std::string& language_name) {
+  if (context.target.language != language)
+    throw UserError(pass + ": target " + context.target.name + " does not take " + language_name);
   context.emitted = codegen::emit(k, context.target);
   return {std::move(k), false};
+}
+
+PassResult run_emit_msl(Kernel k, PassContext& context) {
+  return run_emit(std::move(k), context, target::Language::MSL, "emit_msl",
+                  "Metal Shading Language");
+}
+
+PassResult run_emit_cuda(Kernel k, PassContext& context) {
+  return run_emit(std::move(k), context, target::Language::CUDA, "emit_cuda", "CUDA C++");
 }
 
 // In pipeline order; the Tile IR passes that also run on Metal IR appear once.
@@ -73,6 +84,7 @@ const std::vector<Pass>& registry() {
        run_plan_threads},
       {"lower_to_metal", "lowers Tile IR to Metal IR with plan_threads' plan", run_lower_to_metal},
       {"emit_msl", "emits the Metal Shading Language source of a Metal IR kernel", run_emit_msl},
+      {"emit_cuda", "emits the CUDA C++ source of a Metal IR kernel", run_emit_cuda},
   };
   return passes;
 }
@@ -88,6 +100,16 @@ const Pass& find_pass(const std::string& name) {
   std::string known;
   for (const Pass& pass : registry()) known += (known.empty() ? "" : ", ") + pass.name;
   throw UserError("unknown pass '" + name + "'; known passes: " + known);
+}
+
+std::string emit_pass_for(const target::Target& target) {
+  switch (target.language) {
+    case target::Language::MSL:
+      return "emit_msl";
+    case target::Language::CUDA:
+      return "emit_cuda";
+  }
+  throw InternalError("emit_pass_for: target " + target.name + " has an unknown language");
 }
 
 std::vector<std::string> pass_names() {

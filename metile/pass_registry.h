@@ -25,7 +25,7 @@ struct PassContext {
   MathMode math = MathMode::Default;
   std::optional<lower::ThreadPlan> thread_plan;   // set by plan_threads, read by lower_to_metal
   lower::LoweringFacts lowering;                  // set by lower_to_metal
-  std::optional<codegen::EmittedKernel> emitted;  // set by emit_msl
+  std::optional<codegen::EmittedKernel> emitted;  // set by emit_msl and emit_cuda
 };
 
 struct Pass {
@@ -36,6 +36,8 @@ struct Pass {
 
 // The pass of that name; UserError listing the known names when there is none.
 const Pass& find_pass(const std::string& name);
+// The emit pass of the target's language: emit_msl or emit_cuda.
+std::string emit_pass_for(const target::Target& target);
 // Every pass name, in pipeline order.
 std::vector<std::string> pass_names();
 

@@ -4,8 +4,8 @@
 
 #include "metile/pipeline.h"
 
-#include "metile/codegen/emit.h"
 #include "metile/ir/printer.h"
+#include "metile/pass_registry.h"
 #include "metile/pipeline_steps.h"
 #include "metile/replay_log.h"
 
@@ -39,8 +39,9 @@ PipelineResult compile_to_source(ir::Kernel kernel, const PipelineOptions& optio
   metal = steps.run("cse", std::move(metal));
   metal = steps.run("dce", std::move(metal));
 
-  // 6. Emit Metal Shading Language: a body function, an entry wrapper, and the ABI.
-  codegen::EmittedKernel emitted = steps.emit(metal, codegen::emit);
+  // 6. Emit the target's language (MSL or CUDA C++): a body function, an entry wrapper, and
+  //    the ABI.
+  codegen::EmittedKernel emitted = steps.emit(emit_pass_for(target), metal);
 
   // 7. With METILE_REPLAY_DIR set, record the input and output for a replay diff.
   if (!replay.empty())

@@ -54,17 +54,16 @@ void PipelineSteps::analyze(const std::string& name, const ir::Kernel& kernel) {
   record(name, result.kernel.dialect, false, start);
 }
 
-codegen::EmittedKernel PipelineSteps::emit(
-    const ir::Kernel& metal,
-    const std::function<codegen::EmittedKernel(const ir::Kernel&, const target::Target&)>&
-        emitter) {
+codegen::EmittedKernel PipelineSteps::emit(const std::string& name, const ir::Kernel& metal) {
   auto start = std::chrono::steady_clock::now();
-  codegen::EmittedKernel emitted = emitter(metal, context_.target);
+  find_pass(name).run(metal, context_);
+  METILE_ASSERT(context_.emitted, name + " left no emitted kernel");
   auto elapsed = std::chrono::steady_clock::now() - start;
-  report_.passes.push_back(
-      {"emit_msl", "msl", true, std::chrono::duration<double, std::milli>(elapsed).count()});
-  debug_.write(DumpKind::MSL, "emit_msl", emitted.source);
-  return emitted;
+  const bool cuda = context_.target.language == target::Language::CUDA;
+  report_.passes.push_back({name, cuda ? "cuda" : "msl", true,
+                            std::chrono::duration<double, std::milli>(elapsed).count()});
+  debug_.write(cuda ? DumpKind::CUDA : DumpKind::MSL, name, context_.emitted->source);
+  return *std::move(context_.emitted);
 }
 
 PipelineResult PipelineSteps::finish(ir::Kernel tile, ir::Kernel metal,

@@ -4,7 +4,6 @@
 #pragma once
 
 #include <chrono>
-#include <functional>
 #include <string>
 
 #include "metile/codegen/emit.h"
@@ -29,10 +28,8 @@ class PipelineSteps {
   // Runs the registered pass `name` that reads the kernel and leaves its finding in the
   // context (plan_threads); there is no new IR to dump.
   void analyze(const std::string& name, const ir::Kernel& kernel);
-  codegen::EmittedKernel emit(
-      const ir::Kernel& metal,
-      const std::function<codegen::EmittedKernel(const ir::Kernel&, const target::Target&)>&
-          emitter);
+  // Runs the registered emit pass `name` (emit_msl, emit_cuda) and dumps its source.
+  codegen::EmittedKernel emit(const std::string& name, const ir::Kernel& metal);
   PipelineResult finish(ir::Kernel tile, ir::Kernel metal, codegen::EmittedKernel emitted);
 
  private:

@@ -57,7 +57,10 @@ CEmitter::CEmitter(const ir::Kernel& kernel, const CDialect& dialect, const targ
       dialect_(dialect),
       names_(kernel, dialect),
       read_only_(read_only_pointers(kernel)) {
-  for (const ir::Type& t : kernel.types) dialect.require_dtype(t.dtype, target);
+  for (const ir::Type& t : kernel.types) {
+    dialect.require_dtype(t.dtype, target);
+    dialect.declare_dtype(t.dtype, prelude_);
+  }
 }
 
 std::string CEmitter::body() {
@@ -97,8 +100,21 @@ void CEmitter::declare(const ir::Op& op, const std::string& expr) {
   line((type(r).pointer ? "" : "const ") + type_of(r) + " " + name(r) + " = " + expr + ";");
 }
 
+void CEmitter::require_vectors_if_used(const ir::Op& op) const {
+  if (dialect_.table().vector_values) return;
+  for (const std::vector<ir::ValueId>* values : {&op.operands, &op.results})
+    for (ir::ValueId v : *values)
+      if (type(v).is_vector())
+        throw NotSupported("emit " + std::string(dialect_.table().language) + ": " +
+                               std::string(ir::op_name(op.kind)) + ": vector values (" +
+                               type(v).str() + ") are not supported in " +
+                               std::string(dialect_.table().language),
+                           op.loc);
+}
+
 void CEmitter::emit_op(const ir::Op& op) {
   using K = ir::OpKind;
+  require_vectors_if_used(op);
   switch (op.kind) {
     case K::Constant:
       return declare(op, constant(op));

@@ -37,6 +37,8 @@ class CEmitter {
   void emit_if(const ir::Op& op);
   void emit_region(const ir::Block& region, const std::vector<ir::ValueId>& targets);
   void line(const std::string& text);
+  // NotSupported when op touches a vector value and the dialect has none.
+  void require_vectors_if_used(const ir::Op& op) const;
 
   // Expressions (op_expressions.cc): language-neutral structure; every word and call shape
   // comes from the dialect's hooks.

@@ -51,6 +51,8 @@ bool names_scalar_or_vector_type(const std::string& name, std::string_view t) {
 
 }  // namespace
 
+void CDialect::declare_dtype(ir::DType, Prelude&) const {}
+
 std::string CDialect::vector_type(ir::DType t, int64_t width) const {
   return std::string(scalar_type(t)) + std::to_string(width);
 }

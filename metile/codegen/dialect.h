@@ -101,8 +101,11 @@ struct DialectTable {
   std::array<std::string_view, 4> barrier_mem;  // indexed by BarrierMem
   std::string_view nan_literal;                 // an f32 NaN: "NAN"
   std::string_view infinity_literal;            // f32 +infinity: "INFINITY"
-  std::string_view vector_select;               // per-element select(false_value, true_value, cond)
-  std::string_view helper_prefix;               // prefix of prelude helper names: "metile_"
+  // Whether the language has vector values with operators (MSL's float4); without them a
+  // vector value is NotSupported.
+  bool vector_values;
+  std::string_view vector_select;  // per-element select(false_value, true_value, cond)
+  std::string_view helper_prefix;  // prefix of prelude helper names: "metile_"
   // Words a local may not take beyond the C++ keywords and the names above (namespaces,
   // types and functions of the language's library), and prefixes no local may start with.
   std::span<const std::string_view> reserved_words;
@@ -123,6 +126,9 @@ class CDialect {
   virtual void require_dtype(ir::DType t, const target::Target& target) const = 0;
 
   // Types and conversions.
+  // Adds to `prelude` what the source needs to name dtype t (CUDA's own half type); the
+  // default needs nothing.
+  virtual void declare_dtype(ir::DType t, Prelude& prelude) const;
   // "float4" for a vector of 4 f32.
   virtual std::string vector_type(ir::DType t, int64_t width) const;
   // An expression of type `to` made from `expr` (a float or a narrower float type).

@@ -2,6 +2,7 @@
 
 #include "metile/codegen/abi_builder.h"
 #include "metile/codegen/c_emitter.h"
+#include "metile/codegen/cuda/cuda_dialect.h"
 #include "metile/codegen/entry_wrapper.h"
 #include "metile/codegen/msl/msl_dialect.h"
 #include "metile/codegen/value_names.h"
@@ -15,8 +16,7 @@ const CDialect& dialect_for(const target::Target& target) {
     case target::Language::MSL:
       return msl_dialect();
     case target::Language::CUDA:
-      throw NotSupported("emit: target " + target.name +
-                         " takes CUDA C++, and the CUDA dialect is not built yet");
+      return cuda_dialect();
   }
   throw InternalError("emit: target " + target.name + " has an unknown language");
 }

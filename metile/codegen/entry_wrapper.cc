@@ -22,6 +22,8 @@ std::string entry_param(const AbiParam& p, int index, const CDialect& dialect) {
                          ? body_param(p, dialect)
                          : std::string(d.scalar_entry_prefix) + type_name(param_type(p), dialect) +
                                std::string(d.scalar_entry_suffix) + " " + p.name;
+  // A language that binds parameters by position (CUDA) has no binding words.
+  if (d.binding_prefix.empty()) return decl;
   return decl + std::string(d.binding_prefix) + std::to_string(index) +
          std::string(d.binding_suffix);
 }

@@ -16,11 +16,16 @@ class Prelude {
  public:
   // Records the definition of helper `name` for dtype t; a pair already recorded is kept.
   void add(std::string_view name, ir::DType t, std::string definition);
+  // Records the definition of a type the source names (CUDA's half): types come before every
+  // helper, since helpers may take them.
+  void add_type(std::string_view name, std::string definition);
 
-  // The helpers recorded so far, ordered by name and then dtype; "" when none.
+  // The types and then the helpers recorded so far, each ordered by name (helpers then by
+  // dtype); "" when none.
   std::string text() const;
 
  private:
+  std::map<std::string, std::string> types_;
   std::map<std::pair<std::string, ir::DType>, std::string> helpers_;
 };
 

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "metal_kernels.h"
+#include "metile/codegen/cuda/cuda_dialect.h"
 #include "metile/codegen/emit.h"
 #include "metile/codegen/msl/msl_dialect.h"
 
@@ -56,16 +57,7 @@ TEST(DialectFor, PicksTheDialectOfTheTargetsLanguage) {
   EXPECT_EQ(&dialect_for(target::default_target()), &msl_dialect());
   EXPECT_EQ(&dialect_for(target::target_by_name("apple-m3")), &msl_dialect());
   EXPECT_EQ(msl_of(reduction_kernel()), source_in(reduction_kernel(), msl_dialect()));
-}
-
-TEST(DialectFor, CudaIsNotSupportedYet) {
-  try {
-    dialect_for(target::target_by_name("sm90"));
-    ADD_FAILURE() << "the CUDA target got a dialect";
-  } catch (const NotSupported& e) {
-    EXPECT_NE(std::string(e.what()).find("the CUDA dialect is not built yet"), std::string::npos)
-        << e.what();
-  }
+  EXPECT_EQ(&dialect_for(target::target_by_name("sm90")), &cuda_dialect());
 }
 
 TEST(DialectHooks, BarrierChangesOnlyBarrierStatements) {

@@ -226,15 +226,6 @@ TEST(EmitMslErrors, TileIrIsRejected) {
       << message;
 }
 
-TEST(EmitMslErrors, CudaTargetIsNotSupportedYet) {
-  EXPECT_THROW(emit(vector_add_kernel(), target::target_by_name("sm90")), NotSupported);
-  const std::string message =
-      error_of([] { emit(vector_add_kernel(), target::target_by_name("sm90")); });
-  EXPECT_NE(message.find("target sm90 takes CUDA C++, and the CUDA dialect is not built yet"),
-            std::string::npos)
-      << message;
-}
-
 TEST(EmitMslErrors, StoreThroughReadOnlyBuffer) {
   ir::Kernel k = metal_kernel("write_input", 32, 0);
   MetalBuilder b(k);

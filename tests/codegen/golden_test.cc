@@ -1,5 +1,6 @@
-// The emitted MSL of the test kernels, compared exactly with tests/codegen/golden/msl/*.metal
-// (one folder per dialect, golden_util.h).
+// The emitted source of the test kernels, compared exactly with the goldens of each dialect:
+// tests/codegen/golden/msl/*.metal for the host target, golden/cuda/*.cu for sm90 (one
+// folder per dialect, golden_util.h).
 // Regenerate with METILE_UPDATE_GOLDEN=1 and review the diff: a golden change is a change of
 // every kernel's code.
 #include <gtest/gtest.h>
@@ -9,18 +10,16 @@
 
 #include "golden_util.h"
 #include "metal_kernels.h"
+#include "metile/codegen/cuda/cuda_dialect.h"
 #include "metile/codegen/emit.h"
 #include "metile/codegen/msl/msl_dialect.h"
+#include "metile/support/errors.h"
 
 namespace metile::codegen::testing {
 namespace {
 
-class GoldenTest : public ::testing::TestWithParam<NamedKernel> {};
-
-TEST_P(GoldenTest, EmittedMslMatchesGolden) {
-  const NamedKernel& kernel = GetParam();
-  const std::string source = emit(kernel.build(), target::default_target()).source;
-  const std::string path = golden_dir(msl_dialect()) + "/" + kernel.name + ".metal";
+void expect_matches_golden(const std::string& source, const std::string& path,
+                           const std::string& what) {
   if (update_golden()) {
     write_file(path, source);
     GTEST_SKIP() << "rewrote " << path << "; review the diff before committing";
@@ -28,8 +27,16 @@ TEST_P(GoldenTest, EmittedMslMatchesGolden) {
   ASSERT_TRUE(std::filesystem::exists(path))
       << path << " is missing; run with METILE_UPDATE_GOLDEN=1 to create it";
   EXPECT_EQ(source, read_file(path))
-      << "the emitted MSL of " << kernel.name << " differs from " << path
+      << "the emitted " << what << " differs from " << path
       << "; if the change is intended, rerun with METILE_UPDATE_GOLDEN=1 and review the diff";
+}
+
+class GoldenTest : public ::testing::TestWithParam<NamedKernel> {};
+
+TEST_P(GoldenTest, EmittedMslMatchesGolden) {
+  const NamedKernel& kernel = GetParam();
+  expect_matches_golden(emit(kernel.build(), target::default_target()).source,
+                        golden_file(msl_dialect(), kernel.name), "MSL of " + kernel.name);
 }
 
 // The goldens must compile as C++ against the host emulator's Metal standard library: the
@@ -38,7 +45,7 @@ TEST_P(GoldenTest, CompilesAgainstHostMetalStdlib) {
   const std::string include = source_dir() + "/metile/runtime/host/include";
   ASSERT_TRUE(std::filesystem::exists(include + "/metal_stdlib"))
       << include << "/metal_stdlib is missing: the goldens cannot be compiled as C++";
-  const std::string path = golden_dir(msl_dialect()) + "/" + GetParam().name + ".metal";
+  const std::string path = golden_file(msl_dialect(), GetParam().name);
   ASSERT_TRUE(std::filesystem::exists(path)) << path;
   const std::string command = "c++ -x c++ -fsyntax-only -std=c++20 -Wno-attributes -I '" + include +
                               "' '" + path + "' 2>&1";
@@ -47,6 +54,31 @@ TEST_P(GoldenTest, CompilesAgainstHostMetalStdlib) {
 
 INSTANTIATE_TEST_SUITE_P(Kernels, GoldenTest, ::testing::ValuesIn(golden_kernels()),
                          [](const auto& info) { return info.param.name; });
+
+// The CUDA goldens hold the kernels the CUDA dialect can express: all but vec4 (see
+// CudaGolden.VectorKernelIsNotSupported). cuda_compile_test compiles them with NVRTC.
+class CudaGoldenTest : public ::testing::TestWithParam<NamedKernel> {};
+
+TEST_P(CudaGoldenTest, EmittedCudaMatchesGolden) {
+  const NamedKernel& kernel = GetParam();
+  expect_matches_golden(emit(kernel.build(), target::target_by_name("sm90")).source,
+                        golden_file(cuda_dialect(), kernel.name), "CUDA of " + kernel.name);
+}
+
+INSTANTIATE_TEST_SUITE_P(Kernels, CudaGoldenTest, ::testing::ValuesIn(cuda_golden_kernels()),
+                         [](const auto& info) { return info.param.name; });
+
+TEST(CudaGolden, VectorKernelIsNotSupported) {
+  try {
+    emit(vec4_kernel(), target::target_by_name("sm90"));
+    FAIL() << "no error";
+  } catch (const NotSupported& e) {
+    EXPECT_NE(std::string(e.what()).find(
+                  "emit CUDA: load: vector values (vec<4xf32>) are not supported in CUDA"),
+              std::string::npos)
+        << e.what();
+  }
+}
 
 }  // namespace
 }  // namespace metile::codegen::testing

@@ -18,6 +18,11 @@ std::string golden_dir(const CDialect& dialect) {
   return source_dir() + "/tests/codegen/golden/" + folder;
 }
 
+std::string golden_file(const CDialect& dialect, const std::string& name) {
+  const bool cuda = dialect.table().language == "CUDA";
+  return golden_dir(dialect) + "/" + name + (cuda ? ".cu" : ".metal");
+}
+
 std::string read_file(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   std::stringstream s;

@@ -11,6 +11,8 @@ namespace metile::codegen::testing {
 std::string source_dir();
 // The goldens of one dialect: tests/codegen/golden/<its language in lower case>, e.g. msl.
 std::string golden_dir(const CDialect& dialect);
+// The golden of one kernel in one dialect: <golden_dir>/<name>.metal for MSL, .cu for CUDA.
+std::string golden_file(const CDialect& dialect, const std::string& name);
 std::string read_file(const std::string& path);  // "" when missing
 void write_file(const std::string& path, const std::string& text);
 // METILE_UPDATE_GOLDEN=1 rewrites goldens instead of comparing; the diff must be reviewed.

@@ -209,4 +209,11 @@ const std::vector<NamedKernel>& golden_kernels() {
   return kernels;
 }
 
+std::vector<NamedKernel> cuda_golden_kernels() {
+  std::vector<NamedKernel> kernels;
+  for (const NamedKernel& k : golden_kernels())
+    if (k.name != "vec4") kernels.push_back(k);
+  return kernels;
+}
+
 }  // namespace metile::codegen::testing

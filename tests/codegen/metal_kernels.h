@@ -56,5 +56,7 @@ struct NamedKernel {
 };
 // The golden set, in a fixed order.
 const std::vector<NamedKernel>& golden_kernels();
+// The golden set without the kernels CUDA cannot express (vec4: vector values).
+std::vector<NamedKernel> cuda_golden_kernels();
 
 }  // namespace metile::codegen::testing

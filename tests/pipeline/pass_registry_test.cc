@@ -41,9 +41,11 @@ const std::vector<std::string> kPipeline = {
     "dce",    "emit_msl"};
 
 TEST(PassRegistry, OneNamePerStepInPipelineOrder) {
-  const std::vector<std::string> expected = {
-      "verify",       "apply_math_mode", "canonicalize", "expand_tensor_access", "cse", "dce",
-      "plan_threads", "lower_to_metal",  "emit_msl"};
+  const std::vector<std::string> expected = {"verify",       "apply_math_mode",
+                                             "canonicalize", "expand_tensor_access",
+                                             "cse",          "dce",
+                                             "plan_threads", "lower_to_metal",
+                                             "emit_msl",     "emit_cuda"};
   EXPECT_EQ(pass_names(), expected);
   for (const std::string& name : pass_names()) {
     EXPECT_EQ(find_pass(name).name, name);
@@ -73,6 +75,22 @@ TEST(PassRegistry, EmitMslRejectsATargetOfAnotherLanguage) {
   }
 }
 
+TEST(PassRegistry, EmitCudaRejectsATargetOfAnotherLanguage) {
+  PassContext context(target::default_target());
+  try {
+    find_pass("emit-cuda").run(ir::Kernel{}, context);
+    FAIL() << "no error";
+  } catch (const UserError& e) {
+    EXPECT_EQ(std::string(e.what()), "emit_cuda: target host does not take CUDA C++");
+  }
+}
+
+TEST(PassRegistry, EmitPassFollowsTheTargetsLanguage) {
+  EXPECT_EQ(emit_pass_for(target::default_target()), "emit_msl");
+  EXPECT_EQ(emit_pass_for(target::target_by_name("apple-m1")), "emit_msl");
+  EXPECT_EQ(emit_pass_for(target::target_by_name("sm90")), "emit_cuda");
+}
+
 TEST(PassRegistry, UnknownPassListsTheKnownOnes) {
   try {
     find_pass("lower");
@@ -80,7 +98,7 @@ TEST(PassRegistry, UnknownPassListsTheKnownOnes) {
   } catch (const UserError& e) {
     EXPECT_EQ(std::string(e.what()),
               "unknown pass 'lower'; known passes: verify, apply_math_mode, canonicalize, "
-              "expand_tensor_access, cse, dce, plan_threads, lower_to_metal, emit_msl");
+              "expand_tensor_access, cse, dce, plan_threads, lower_to_metal, emit_msl, emit_cuda");
   }
 }
 

@@ -25,9 +25,19 @@ std::string read_file(const std::filesystem::path& p) {
   return ss.str();
 }
 
-std::filesystem::path golden_dir() {
+// The goldens of one language: tests/pipeline/golden/msl or tests/pipeline/golden/cuda.
+std::filesystem::path golden_dir(const std::string& language) {
   const char* root = std::getenv("METILE_SOURCE_DIR");
-  return std::filesystem::path(root ? root : ".") / "tests/pipeline/golden/msl";
+  return std::filesystem::path(root ? root : ".") / "tests/pipeline/golden" / language;
+}
+
+void expect_matches_golden(const std::string& source, const std::filesystem::path& path) {
+  if (std::getenv("METILE_UPDATE_GOLDEN")) {
+    std::ofstream(path) << source;
+    GTEST_SKIP() << "rewrote " << path << "; review the diff";
+  }
+  ASSERT_TRUE(std::filesystem::exists(path)) << path << " is missing (METILE_UPDATE_GOLDEN=1)";
+  EXPECT_EQ(source, read_file(path)) << "emitted source differs from " << path;
 }
 
 struct LibraryKernel {
@@ -58,13 +68,17 @@ class PipelineGolden : public testing::TestWithParam<LibraryKernel> {};
 TEST_P(PipelineGolden, EmittedMslMatchesGolden) {
   const LibraryKernel& k = GetParam();
   const std::string source = compile_to_source(k.build(k.dtype, k.block)).emitted.source;
-  const std::filesystem::path path = golden_dir() / (k.name + ".metal");
-  if (std::getenv("METILE_UPDATE_GOLDEN")) {
-    std::ofstream(path) << source;
-    GTEST_SKIP() << "rewrote " << path << "; review the diff";
-  }
-  ASSERT_TRUE(std::filesystem::exists(path)) << path << " is missing (METILE_UPDATE_GOLDEN=1)";
-  EXPECT_EQ(source, read_file(path)) << "emitted MSL of " << k.name << " differs from " << path;
+  expect_matches_golden(source, golden_dir("msl") / (k.name + ".metal"));
+}
+
+// The same kernels through the whole pipeline for the H200 (sm90): the CUDA C++ NVRTC
+// compiles (cuda_compile_test).
+TEST_P(PipelineGolden, EmittedCudaMatchesGolden) {
+  const LibraryKernel& k = GetParam();
+  PipelineOptions options;
+  options.target = &target::target_by_name("sm90");
+  const std::string source = compile_to_source(k.build(k.dtype, k.block), options).emitted.source;
+  expect_matches_golden(source, golden_dir("cuda") / (k.name + ".cu"));
 }
 
 INSTANTIATE_TEST_SUITE_P(Library, PipelineGolden, testing::ValuesIn(library()),
@@ -136,6 +150,26 @@ TEST(DebugDump, WritesEveryStepAndTheFilesReadBackUnchanged) {
   EXPECT_EQ(by_extension[".mir"], 4);  // lowering + three Metal IR passes
   EXPECT_EQ(by_extension[".metal"], 1);
   EXPECT_EQ(by_extension[".json"], 1);
+  std::filesystem::remove_all(dir);
+}
+
+TEST(DebugDump, CudaWritesTheEmittedCuFile) {
+  const std::filesystem::path dir = std::filesystem::temp_directory_path() / "metile_debug_cuda";
+  std::filesystem::remove_all(dir);
+  setenv("METILE_DEBUG", "cuda", 1);
+  setenv("METILE_DEBUG_DIR", dir.c_str(), 1);
+  PipelineOptions options;
+  options.target = &target::target_by_name("sm90");
+  const PipelineResult r = compile_to_source(kernels::row_sum(DType::f32, 256), options);
+  unsetenv("METILE_DEBUG");
+  unsetenv("METILE_DEBUG_DIR");
+  std::vector<std::filesystem::path> files;
+  for (const auto& entry : std::filesystem::directory_iterator(dir / "row_sum_f32"))
+    files.push_back(entry.path());
+  ASSERT_EQ(files.size(), 1u);
+  EXPECT_EQ(files[0].filename(), "00_emit_cuda.cu");
+  EXPECT_EQ(read_file(files[0]), r.emitted.source);
+  EXPECT_EQ(r.report.passes.back().name, "emit_cuda");
   std::filesystem::remove_all(dir);
 }
 

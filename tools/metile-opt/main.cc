@@ -1,6 +1,6 @@
 // metile-opt: reads Tile IR or Metal IR text, verifies it, runs the named pipeline passes in
 // order (verifying after each), and prints the result: the IR, or the emitted source when the
-// last pass is emit_msl. The way passes are tested (tests/lit).
+// last pass is emit_msl or emit_cuda. The way passes are tested (tests/lit).
 #include <fstream>
 #include <iostream>
 #include <optional>
@@ -28,10 +28,11 @@ const char kUsage[] =
     "\n"
     "Reads Tile IR or Metal IR text from FILE ('-' for stdin), verifies it, runs the named\n"
     "passes in order (verifying after each), and prints the result: the IR, or the emitted\n"
-    "source when the last pass is emit_msl. With no pass it prints the input back.\n"
+    "source when the last pass is emit_msl or emit_cuda. With no pass it prints the input\n"
+    "back.\n"
     "\n"
     "  --pass NAME     run pass NAME (repeatable; also --pass=NAME)\n"
-    "  --target NAME   the target of plan_threads, lower_to_metal and emit_msl\n"
+    "  --target NAME   the target of plan_threads, lower_to_metal and emit_msl/emit_cuda\n"
     "                  (default: the host emulator's)\n"
     "  --math MODE     apply_math_mode's mode: default, strict or relaxed\n"
     "  --list-passes   list the passes, in pipeline order, and exit\n"
@@ -76,11 +77,16 @@ std::optional<metile::MathMode> math_mode(const std::string& name) {
   }
 }
 
-// emit_msl's output is source, not IR, so no pass can follow it.
-bool emit_is_last(const std::vector<std::string>& passes) {
+bool is_emit(const std::string& pass) {
+  return pass == "emit_msl" || pass == "emit_cuda";
+}
+
+// The emit pass that is not the last pass, or "": an emit pass's output is source, not IR, so
+// no pass can follow it.
+std::string emit_before_last(const std::vector<std::string>& passes) {
   for (size_t i = 0; i + 1 < passes.size(); ++i)
-    if (passes[i] == "emit_msl") return false;
-  return true;
+    if (is_emit(passes[i])) return passes[i];
+  return "";
 }
 
 // Parses the command line; returns an exit status when the program should stop.
@@ -123,8 +129,8 @@ std::optional<int> parse_args(int argc, char** argv, Options& o) {
               << "'; known modes: default, strict, relaxed\n";
     return kBadUsage;
   }
-  if (!emit_is_last(o.passes)) {
-    std::cerr << "metile-opt: emit_msl prints source, so it must be the last pass\n";
+  if (const std::string emit = emit_before_last(o.passes); !emit.empty()) {
+    std::cerr << "metile-opt: " << emit << " prints source, so it must be the last pass\n";
     return kBadUsage;
   }
   try {
@@ -157,7 +163,7 @@ int run(const Options& o) {
     kernel = find_pass(name).run(std::move(kernel), context).kernel;
     metile::ir::verify_or_throw(kernel, name);
   }
-  if (!o.passes.empty() && o.passes.back() == "emit_msl")
+  if (!o.passes.empty() && is_emit(o.passes.back()))
     std::cout << context.emitted->source;
   else
     std::cout << metile::ir::print(kernel);

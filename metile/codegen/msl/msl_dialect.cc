@@ -61,6 +61,7 @@ constexpr DialectTable kMsl{
                     "mem_flags::mem_device | mem_flags::mem_threadgroup"},
     .nan_literal = "NAN",
     .infinity_literal = "INFINITY",
+    .vector_values = true,
     .vector_select = "select",
     .helper_prefix = "metile_",
     .reserved_words = kMslReserved,

@@ -1,0 +1,231 @@
+#include "metile/codegen/cuda/cuda_dialect.h"
+
+#include "metile/codegen/c_types.h"
+#include "metile/support/errors.h"
+
+namespace metile::codegen {
+
+namespace {
+
+// CUDA words a local could clash with, beyond the C++ keywords and the table's own names.
+constexpr std::string_view kCudaReserved[] = {
+    "threadIdx", "blockIdx", "blockDim", "gridDim", "warpSize", "dim3",   "uint",
+    "uint1",     "uint2",    "uint3",    "uint4",   "min",      "max",    "abs",
+    "llabs",     "char",     "short",    "size_t",  "half",     "bfloat", "asm"};
+constexpr std::string_view kCudaReservedPrefixes[] = {"nv_", "cuda"};
+
+// The fast variants of the float math functions, indexed by MathFn. sqrtf and rsqrtf have no
+// faster intrinsic (rsqrtf is already the 2-ulp approximation) and exp2f is ex2.approx-based.
+constexpr std::array<std::string_view, kMathFnCount> kFastFloatMath = {
+    "fabsf",  "fminf", "fmaxf",  "fmodf",   "floorf", "__expf", "exp2f",
+    "__logf", "sqrtf", "rsqrtf", "__tanhf", "__sinf", "__cosf"};
+
+constexpr DialectTable kCuda{
+    .language = "CUDA",
+    // NVRTC's built-ins (threadIdx, __shfl_sync, expf, ...) are all the source needs: no
+    // include keeps the cold compile short.
+    .header = "// CUDA C++ from meTile: NVRTC built-ins only, no includes.\n",
+    // f16, bf16, f32, i32, u32, i64, i1 (the order of ir::DType); the two narrow floats are
+    // the prelude's own types (declare_dtype).
+    .scalar_types = {"metile_half", "metile_bfloat16", "float", "int", "unsigned int", "long long",
+                     "bool"},
+    // Arithmetic on the narrow floats happens in float; so does their math.
+    .math_in_float = {true, true, false, false, false, false, false},
+    // The narrow floats convert to and from float only.
+    .cast_via_float = {true, true, false, false, false, false, false},
+    .device_space = "",
+    .threadgroup_space = "",
+    .body_qualifier = "static __device__ __forceinline__",
+    // extern "C" keeps the name unmangled, so the driver finds the entry by the kernel's name.
+    .entry_qualifier = "extern \"C\" __global__ void",
+    .scalar_entry_prefix = "",
+    .scalar_entry_suffix = "",
+    .binding_prefix = "",
+    .binding_suffix = "",
+    // Dynamic shared memory: the runtime gives KernelABI::threadgroup_bytes at launch (and
+    // opts in above 48 KB with cuFuncSetAttribute).
+    .block_declaration = "extern __shared__ __align__(16) unsigned char",
+    .block_name = "tg_mem",
+    .block_attributes = "",
+    .block_dynamic = true,
+    .block_type = "unsigned char*",
+    // Blocks are 1-D (KernelABI::threads_per_threadgroup is {n, 1, 1}), so a thread's lane in
+    // its warp of 32 is threadIdx.x % 32.
+    .geometry = {{
+        {"threadgroup_position_in_grid", "uint3", "", "blockIdx"},
+        {"threadgroups_per_grid", "uint3", "", "gridDim"},
+        {"thread_position_in_threadgroup", "uint3", "", "threadIdx"},
+        {"threads_per_threadgroup", "uint3", "", "blockDim"},
+        {"simd_lane", "unsigned int", "", "threadIdx.x % 32u"},
+        {"simd_group", "unsigned int", "", "threadIdx.x / 32u"},
+    }},
+    .math_functions = {"fabsf", "fminf", "fmaxf", "fmodf", "floorf", "expf", "exp2f", "logf",
+                       "sqrtf", "rsqrtf", "tanhf", "sinf", "cosf"},
+    .fast_math_prefix = "",
+    .precise_math_prefix = "",
+    .collectives = {"metile_simd_sum", "metile_simd_max", "metile_simd_min", "__shfl_sync",
+                    "__shfl_xor_sync", "__shfl_sync"},
+    // The narrow floats travel through the shuffles as float; 64-bit and bool values are
+    // rejected, as in MSL.
+    .collective_routes = {Route::ViaFloat, Route::ViaFloat, Route::Direct, Route::Direct,
+                          Route::Direct, Route::Unsupported, Route::Unsupported},
+    .lane_type = "int",
+    // __syncthreads and __syncwarp order every memory for the threads they wait for.
+    .threadgroup_barrier = "__syncthreads",
+    .simdgroup_barrier = "__syncwarp",
+    .barrier_mem = {"", "", "", ""},
+    .nan_literal = "__int_as_float(0x7fffffff)",
+    .infinity_literal = "__int_as_float(0x7f800000)",
+    .vector_values = false,
+    .vector_select = "",
+    .helper_prefix = "metile_",
+    .reserved_words = kCudaReserved,
+    .reserved_prefixes = kCudaReservedPrefixes,
+};
+
+// The narrow floats as their bits: conversions are the PTX cvt instructions (bf16 to float is
+// exact as a shift), and arithmetic goes through float, one rounding per operation as MSL's
+// half and bfloat round. cuda_fp16.h and cuda_bf16.h would double NVRTC's compile time.
+constexpr std::string_view kHalfType =
+    "struct metile_half {\n"
+    "  unsigned short bits;\n"
+    "  metile_half() = default;\n"
+    "  __device__ metile_half(float f) { asm(\"cvt.rn.f16.f32 %0, %1;\" : \"=h\"(bits) : "
+    "\"f\"(f)); }\n"
+    "  __device__ operator float() const {\n"
+    "    float f;\n"
+    "    asm(\"cvt.f32.f16 %0, %1;\" : \"=f\"(f) : \"h\"(bits));\n"
+    "    return f;\n"
+    "  }\n"
+    "};\n";
+constexpr std::string_view kBfloat16Type =
+    "struct metile_bfloat16 {\n"
+    "  unsigned short bits;\n"
+    "  metile_bfloat16() = default;\n"
+    "  __device__ metile_bfloat16(float f) { asm(\"cvt.rn.bf16.f32 %0, %1;\" : \"=h\"(bits) : "
+    "\"f\"(f)); }\n"
+    "  __device__ operator float() const { return __uint_as_float(static_cast<unsigned int>(bits) "
+    "<< 16); }\n"
+    "};\n";
+
+class CudaDialect final : public CDialect {
+ public:
+  CudaDialect() : CDialect(kCuda) {}
+
+  void require_dtype(ir::DType t, const target::Target& target) const override {
+    if (t == ir::DType::bf16 && !target.supports_bf16)
+      throw UserError("bf16 needs sm_80 or newer (target " + target.name + ")");
+  }
+
+  void declare_dtype(ir::DType t, Prelude& prelude) const override {
+    if (t == ir::DType::f16) prelude.add_type("metile_half", std::string(kHalfType));
+    if (t == ir::DType::bf16) prelude.add_type("metile_bfloat16", std::string(kBfloat16Type));
+  }
+
+  std::string vector_type(ir::DType t, int64_t width) const override {
+    throw NotSupported("emit CUDA: vector values (vec<" + std::to_string(width) + "x" +
+                       std::string(ir::dtype_name(t)) + ">) are not supported in CUDA");
+  }
+
+  // `unsigned int(x)` is not C++: two-word types convert with static_cast.
+  std::string convert(const std::string& to, const std::string& expr) const override {
+    if (to.find(' ') != std::string::npos) return "static_cast<" + to + ">(" + expr + ")";
+    return CDialect::convert(to, expr);
+  }
+
+  std::string math_call(MathFn fn, bool fast, const ir::Type& t,
+                        const std::vector<std::string>& args) const override {
+    const bool widen = table().math_in_float[static_cast<int>(t.dtype)];
+    if (!widen && t.dtype != ir::DType::f32) return integer_math(fn, t.dtype, args);
+    const size_t i = static_cast<size_t>(fn);
+    std::string call = std::string(fast ? kFastFloatMath[i] : table().math_functions[i]) + "(";
+    for (size_t a = 0; a < args.size(); ++a)
+      call += (a ? ", " : "") + (widen ? convert("float", args[a]) : args[a]);
+    call += ")";
+    return widen ? convert(type_name(t, *this), call) : call;
+  }
+
+  std::string collective(Collective c, const ir::Type& t, const std::string& value,
+                         const std::string& lane, Prelude& prelude) const override {
+    const Route route = table().collective_routes[static_cast<int>(t.dtype)];
+    METILE_ASSERT(route != Route::Unsupported, "the walker rejects unsupported collective dtypes");
+    const bool widen = route == Route::ViaFloat;
+    const ir::DType computed = widen ? ir::DType::f32 : t.dtype;
+    const std::string v = widen ? convert("float", value) : value;
+    const std::string fn(table().collectives[static_cast<size_t>(c)]);
+    std::string call;
+    switch (c) {
+      case Collective::Sum:
+      case Collective::Max:
+      case Collective::Min:
+        add_warp_reduction(c, computed, prelude);
+        call = fn + "(" + v + ")";
+        break;
+      case Collective::Shuffle:
+      case Collective::ShuffleXor:
+      case Collective::Broadcast:
+        // Every lane of the warp takes part (the IR's collectives are convergent).
+        call =
+            fn + "(0xffffffffu, " + v + ", " + convert(std::string(table().lane_type), lane) + ")";
+        break;
+    }
+    return widen ? convert(type_name(t, *this), call) : call;
+  }
+
+ private:
+  std::string integer_math(MathFn fn, ir::DType t, const std::vector<std::string>& args) const {
+    auto call = [&](std::string_view name) {
+      std::string out = std::string(name) + "(" + args.at(0);
+      if (args.size() > 1) out += ", " + args[1];
+      return out + ")";
+    };
+    switch (fn) {
+      case MathFn::Abs:
+        if (t == ir::DType::u32) return args.at(0);
+        return call(t == ir::DType::i64 ? "llabs" : "abs");
+      case MathFn::Min:
+        return call("min");
+      case MathFn::Max:
+        return call("max");
+      case MathFn::Fmod:
+      case MathFn::Floor:
+      case MathFn::Exp:
+      case MathFn::Exp2:
+      case MathFn::Log:
+      case MathFn::Sqrt:
+      case MathFn::Rsqrt:
+      case MathFn::Tanh:
+      case MathFn::Sin:
+      case MathFn::Cos:
+        break;
+    }
+    throw InternalError("emit CUDA: math function " + std::to_string(static_cast<int>(fn)) +
+                        " on " + std::string(ir::dtype_name(t)) + " values");
+  }
+
+  // metile_simd_sum/max/min for dtype t: a butterfly of __shfl_xor_sync, after which every
+  // lane holds the whole warp's result (as MSL's simd_sum gives every lane).
+  void add_warp_reduction(Collective c, ir::DType t, Prelude& prelude) const {
+    const std::string T(scalar_type(t));
+    const std::string fn(table().collectives[static_cast<size_t>(c)]);
+    const bool is_float = t == ir::DType::f32;
+    const std::string combine = c == Collective::Sum ? "v + other"
+                                : c == Collective::Max
+                                    ? (is_float ? "fmaxf(v, other)" : "max(v, other)")
+                                    : (is_float ? "fminf(v, other)" : "min(v, other)");
+    prelude.add(fn.substr(table().helper_prefix.size()), t,
+                std::string(table().body_qualifier) + " " + T + " " + fn + "(" + T +
+                    " v) {\n  for (int offset = 16; offset > 0; offset /= 2) {\n    const " + T +
+                    " other = __shfl_xor_sync(0xffffffffu, v, offset);\n    v = " + combine +
+                    ";\n  }\n  return v;\n}\n");
+  }
+};
+
+}  // namespace
+
+const CDialect& cuda_dialect() {
+  static const CudaDialect dialect;
+  return dialect;
+}
+
+}  // namespace metile::codegen
