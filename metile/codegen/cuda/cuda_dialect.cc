@@ -63,8 +63,10 @@ constexpr DialectTable kCuda{
                        "sqrtf", "rsqrtf", "tanhf", "sinf", "cosf"},
     .fast_math_prefix = "",
     .precise_math_prefix = "",
+    // __shfl_down_sync, like MSL's simd_shuffle_down, leaves a lane whose source is past the
+    // warp with its own value.
     .collectives = {"metile_simd_sum", "metile_simd_max", "metile_simd_min", "__shfl_sync",
-                    "__shfl_xor_sync", "__shfl_sync"},
+                    "__shfl_xor_sync", "__shfl_sync", "__shfl_down_sync"},
     // The narrow floats travel through the shuffles as float; 64-bit and bool values are
     // rejected, as in MSL.
     .collective_routes = {Route::ViaFloat, Route::ViaFloat, Route::Direct, Route::Direct,
@@ -164,6 +166,7 @@ class CudaDialect final : public CDialect {
       case Collective::Shuffle:
       case Collective::ShuffleXor:
       case Collective::Broadcast:
+      case Collective::ShuffleDown:
         // Every lane of the warp takes part (the IR's collectives are convergent).
         call =
             fn + "(0xffffffffu, " + v + ", " + convert(std::string(table().lane_type), lane) + ")";
