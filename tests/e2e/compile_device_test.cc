@@ -34,7 +34,8 @@ class M3OnHost : public runtime::Device {
     return host().compile(source, abi);
   }
   runtime::LaunchTiming launch(const runtime::Module& module, const runtime::Grid& grid,
-                               std::span<const runtime::KernelArg> args) override {
+                               std::span<const runtime::KernelArg> args,
+                               const runtime::LaunchOptions& = {}) override {
     ++launches;
     return host().launch(module, grid, args);
   }
