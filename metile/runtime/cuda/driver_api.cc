@@ -29,6 +29,23 @@ bool is_sticky_error(CUresult result) {
   }
 }
 
+namespace {
+// Names for the errors a machine without a working driver gives, where cuGetErrorName
+// cannot answer (the toolkit's stub library answers every call with an error).
+const char* fallback_error_name(CUresult result) {
+  switch (result) {
+    case 34:
+      return "CUDA_ERROR_STUB_LIBRARY";
+    case 35:
+      return "CUDA_ERROR_INSUFFICIENT_DRIVER";
+    case 100:
+      return "CUDA_ERROR_NO_DEVICE";
+    default:
+      return nullptr;
+  }
+}
+}  // namespace
+
 std::string DriverApi::describe(CUresult result, std::string_view call,
                                 std::string_view kernel) const {
   const char* name = nullptr;
@@ -36,7 +53,8 @@ std::string DriverApi::describe(CUresult result, std::string_view call,
   // The stub library answers these with an error too: fall back to the number.
   if (cuGetErrorName(result, &name) != CUDA_SUCCESS || !name) name = nullptr;
   if (cuGetErrorString(result, &description) != CUDA_SUCCESS) description = nullptr;
-  const std::string fallback = "CUresult " + std::to_string(result);
+  const char* known = fallback_error_name(result);
+  const std::string fallback = known ? known : "CUresult " + std::to_string(result);
   return cuda_error_message(call, name ? name : fallback, description ? description : "", kernel);
 }
 
