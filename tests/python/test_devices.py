@@ -47,7 +47,7 @@ def test_the_device_is_cuda_exactly_when_a_gpu_is_present():
         assert metile.device() == os.environ["METILE_DEVICE"]
     else:
         assert metile.device() == ("cuda" if HAS_GPU else "host")
-    assert set(_core.devices()) >= {"host", "cuda"}
+    assert "host" in _core.devices()
 
 
 @pytest.mark.skipif(HAS_GPU, reason="this machine has a GPU")

@@ -180,11 +180,9 @@ TEST_F(CubinCacheDir, ACorruptEntryIsRebuilt) {
 
 // -- NVRTC (installed here and on CI) --------------------------------------------------
 
-const Nvrtc& nvrtc_or_skip() {
-  std::string why;
-  const Nvrtc* nvrtc = Nvrtc::shared(&why);
-  if (!nvrtc) throw std::runtime_error("NVRTC is not available: " + why);
-  return *nvrtc;
+// NVRTC, after REQUIRE_NVRTC() skipped the test where it is missing.
+const Nvrtc& nvrtc() {
+  return *Nvrtc::shared();
 }
 
 #define REQUIRE_NVRTC()                                                          \
@@ -195,7 +193,7 @@ const Nvrtc& nvrtc_or_skip() {
 
 TEST(Nvrtc, CompilesAKernelToPtx) {
   REQUIRE_NVRTC();
-  const Nvrtc& nvrtc = nvrtc_or_skip();
+  const Nvrtc& nvrtc = cuda::nvrtc();
   EXPECT_THAT(nvrtc.version(), ::testing::MatchesRegex("[0-9]+\\.[0-9]+"));
   const std::string ptx =
       nvrtc.compile(kScaleAdd, "scale_add", nvrtc_options(gpu_architecture(9, 0, NvrtcOutput::Ptx)),
@@ -207,7 +205,7 @@ TEST(Nvrtc, CompilesAKernelToPtx) {
 TEST(Nvrtc, CompilesACubinForTheH200) {
   REQUIRE_NVRTC();
   const std::string cubin =
-      nvrtc_or_skip().compile(kScaleAdd, "scale_add", nvrtc_options("sm_90a"), NvrtcOutput::Cubin);
+      nvrtc().compile(kScaleAdd, "scale_add", nvrtc_options("sm_90a"), NvrtcOutput::Cubin);
   ASSERT_GE(cubin.size(), 4u);
   EXPECT_EQ(cubin.substr(0, 4),
             "\x7f"
@@ -223,16 +221,15 @@ extern "C" __global__ void widen(const __half* x, const __nv_bfloat16* y, float*
   out[threadIdx.x] = __half2float(x[threadIdx.x]) + __bfloat162float(y[threadIdx.x]);
 }
 )";
-  EXPECT_THAT(
-      nvrtc_or_skip().compile(source, "widen", nvrtc_options("compute_90a"), NvrtcOutput::Ptx),
-      HasSubstr(".entry widen"));
+  EXPECT_THAT(nvrtc().compile(source, "widen", nvrtc_options("compute_90a"), NvrtcOutput::Ptx),
+              HasSubstr(".entry widen"));
 }
 
 TEST(Nvrtc, ACompileErrorIsAnInternalErrorWithTheLogAndTheSource) {
   REQUIRE_NVRTC();
   const char* source = "extern \"C\" __global__ void broken(float* x) { x[0] = undeclared; }\n";
   try {
-    nvrtc_or_skip().compile(source, "broken", nvrtc_options("compute_90a"), NvrtcOutput::Ptx);
+    nvrtc().compile(source, "broken", nvrtc_options("compute_90a"), NvrtcOutput::Ptx);
     FAIL() << "the broken source compiled";
   } catch (const InternalError& e) {
     const std::string message = e.what();
