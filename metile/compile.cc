@@ -36,7 +36,8 @@ runtime::KernelArg scalar_arg(const codegen::AbiParam& p, int64_t v) {
 }  // namespace
 
 runtime::LaunchTiming CompiledKernel::launch(std::array<int64_t, 3> grid,
-                                             std::span<const KernelArg> args) const {
+                                             std::span<const KernelArg> args,
+                                             const runtime::LaunchOptions& options) const {
   const codegen::KernelABI& abi = this->abi();
   if (args.size() != abi.params.size())
     throw UserError("launch of " + name() + ": the kernel takes " +
@@ -64,7 +65,7 @@ runtime::LaunchTiming CompiledKernel::launch(std::array<int64_t, 3> grid,
       bound.emplace_back(static_cast<float>(std::get<double>(args[i])));
     }
   }
-  const runtime::LaunchTiming timing = device_kernel_.launch(to_grid(name(), grid), bound);
+  const runtime::LaunchTiming timing = device_kernel_.launch(to_grid(name(), grid), bound, options);
   for (size_t i = 0; i < args.size(); ++i) {
     const auto* view = std::get_if<BufferView>(&args[i]);
     if (view && abi.params[i].access != "read" && view->bytes > 0)

@@ -56,9 +56,11 @@ class CompiledKernel {
   runtime::Device& device() const { return *device_kernel_.device; }
 
   // Launches grid[0] x grid[1] x grid[2] programs (one threadgroup each) on the device it
-  // was compiled for, waits, and returns how long the device took. UserError when the
-  // arguments do not match the ABI (count, kinds, dtypes, sizes).
-  runtime::LaunchTiming launch(std::array<int64_t, 3> grid, std::span<const KernelArg> args) const;
+  // was compiled for (on options.stream, for a device with streams), waits, and returns
+  // how long the device took. UserError when the arguments do not match the ABI (count,
+  // kinds, dtypes, sizes).
+  runtime::LaunchTiming launch(std::array<int64_t, 3> grid, std::span<const KernelArg> args,
+                               const runtime::LaunchOptions& options = {}) const;
 
  private:
   PipelineResult result_;

@@ -17,11 +17,13 @@ struct CompiledKernel {
   Device* device = nullptr;  // the device that built `module`, which launches it
 
   const codegen::KernelABI& abi() const { return module->abi(); }
-  LaunchTiming launch(const Grid& grid, std::span<const KernelArg> args) const {
-    return device->launch(*module, grid, args);
+  LaunchTiming launch(const Grid& grid, std::span<const KernelArg> args,
+                      const LaunchOptions& options = {}) const {
+    return device->launch(*module, grid, args, options);
   }
-  LaunchTiming launch(const Grid& grid, std::initializer_list<KernelArg> args) const {
-    return launch(grid, std::span<const KernelArg>(args.begin(), args.size()));
+  LaunchTiming launch(const Grid& grid, std::initializer_list<KernelArg> args,
+                      const LaunchOptions& options = {}) const {
+    return launch(grid, std::span<const KernelArg>(args.begin(), args.size()), options);
   }
 };
 

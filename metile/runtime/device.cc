@@ -14,4 +14,8 @@ Buffer Device::allocate(ir::DType dtype, std::vector<int64_t> shape) {
       .with_metadata(dtype, std::move(shape));
 }
 
+Buffer Device::wrap(std::uintptr_t, std::size_t) {
+  throw UserError("device '" + name() + "' cannot use memory it did not allocate");
+}
+
 }  // namespace metile::runtime

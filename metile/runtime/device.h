@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <memory>
 #include <span>
 #include <string>
@@ -36,6 +37,12 @@ struct LaunchTiming {
   double elapsed_ms = 0;
 };
 
+// How to launch: the device's queue to launch on (a CUstream on the cuda device; 0 is its
+// default stream). Devices without queues ignore it.
+struct LaunchOptions {
+  std::uintptr_t stream = 0;
+};
+
 class Device {
  public:
   virtual ~Device() = default;
@@ -51,7 +58,12 @@ class Device {
   // checked against the module's ABI first (UserError naming the parameter); a module
   // another device built is a UserError.
   virtual LaunchTiming launch(const Module& module, const Grid& grid,
-                              std::span<const KernelArg> args) = 0;
+                              std::span<const KernelArg> args,
+                              const LaunchOptions& options = {}) = 0;
+  // A buffer over `bytes` of this device's memory at `address` that the caller owns and
+  // keeps alive (a torch tensor's storage): no copy, and the buffer never frees it.
+  // UserError on a device that cannot address foreign memory.
+  virtual Buffer wrap(std::uintptr_t address, std::size_t bytes);
 
   // A buffer for `shape` elements of `dtype`, carrying both as metadata.
   Buffer allocate(ir::DType dtype, std::vector<int64_t> shape);

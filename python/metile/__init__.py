@@ -13,7 +13,7 @@ docs/python.md.
 __version__ = "0.1.0"
 
 from . import dtypes
-from .buffer import Buffer
+from .buffer import Buffer, device
 from .dtypes import bfloat16, float16, float32, int1, int32, int64, uint32
 from .errors import (CompilationError, InternalCompilerError, NotSupportedError,
                      OutOfResources)

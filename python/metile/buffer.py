@@ -1,11 +1,17 @@
-"""Kernel arguments in memory: metile.Buffer, and how numpy arrays, DLPack tensors and
-Python numbers become launch arguments.
+"""Kernel arguments in memory: metile.Buffer, and how numpy arrays, DLPack tensors, GPU
+arrays and Python numbers become launch arguments.
 
 A Buffer is device memory (a runtime::Buffer); launches use it without copies. A plain
 numpy array is caller memory: the launch copies it to the device and back when the kernel
 writes it, so it is updated in place. A view that is not C-contiguous is first gathered
 into a contiguous temporary (and scattered back after a launch that writes it).
+
+GPU memory the caller owns (a torch CUDA tensor, an object with __cuda_array_interface__
+or a CUDA __dlpack__) is a GpuArray: on the cuda device it is used in place, without
+copies. torch is never imported here unless a torch tensor is passed.
 """
+
+import ctypes
 
 import numpy as np
 
@@ -86,9 +92,18 @@ class Buffer:
         return array if dtype is None else array.astype(dtype)
 
 
+def device():
+    """The device kernels run on: 'cuda' when a GPU is present, else 'host';
+    METILE_DEVICE=host|cuda chooses (an error saying why when that device is unusable)."""
+    return _core.default_device()
+
+
 def _as_numpy(data):
     if isinstance(data, Buffer):
         return data.numpy()
+    if gpu_array(data) is not None:
+        raise TypeError(f"Buffer(data=...) copies host data; {type(data).__name__} is GPU "
+                        "memory: pass it to the kernel directly (it is used in place)")
     if isinstance(data, np.ndarray):
         return data
     if hasattr(data, "__dlpack__"):
@@ -119,9 +134,13 @@ def buffer_array(value):
 
 
 def describe(value, name):
-    """("buffer", dtype, Buffer or array) or ("scalar", dtype, value) for a runtime argument."""
+    """("buffer", dtype, Buffer, GpuArray or array) or ("scalar", dtype, value) for a runtime
+    argument."""
     if isinstance(value, Buffer):
         return "buffer", value.dtype, value
+    gpu = gpu_array(value, name)
+    if gpu is not None:
+        return "buffer", gpu.dtype, gpu
     array = buffer_array(value)
     if array is not None:
         try:
@@ -133,3 +152,128 @@ def describe(value, name):
         raise TypeError(f"argument '{name}': expected a metile.Buffer, a numpy array, a DLPack "
                         f"tensor or a Python number, got {type(value).__name__}")
     return "scalar", dtype, value
+
+
+# ---- GPU memory the caller owns ----------------------------------------------------------
+
+class GpuArray:
+    """GPU memory of another library, used in place: its address and length, meTile dtype
+    and shape, `stream()` (the owner's current CUstream handle, or None) and the object
+    that keeps the memory alive."""
+
+    __slots__ = ("address", "nbytes", "dtype", "shape", "stream", "owner", "origin")
+
+    def __init__(self, address, nbytes, dtype, shape, owner, origin, stream=None):
+        self.address, self.nbytes, self.dtype, self.shape = address, nbytes, dtype, shape
+        self.owner, self.origin, self.stream = owner, origin, stream
+
+
+_TORCH_DTYPES = {"torch.float32": "f32", "torch.float16": "f16", "torch.bfloat16": "bf16",
+                 "torch.int32": "i32", "torch.uint32": "u32", "torch.int64": "i64",
+                 "torch.bool": "i1"}
+_DLPACK_GPU = (2, 13)  # kDLCUDA, kDLCUDAManaged
+_DLPACK_DTYPES = {(0, 32): "i32", (0, 64): "i64", (1, 32): "u32", (2, 16): "f16",
+                  (2, 32): "f32", (4, 16): "bf16", (6, 8): "i1"}
+
+
+def gpu_array(value, name="data"):
+    """The GpuArray of a GPU object, or None when `value` is not GPU memory."""
+    if isinstance(value, (type, np.ndarray, Buffer)):
+        return None
+    if (type(value).__module__ or "").startswith("torch") and getattr(value, "is_cuda", False):
+        return _from_torch(value, name)
+    try:
+        interface = getattr(value, "__cuda_array_interface__", None)
+    except (AttributeError, TypeError, RuntimeError):
+        interface = None
+    if isinstance(interface, dict):
+        return _from_cuda_array_interface(value, interface, name)
+    dlpack_device = getattr(value, "__dlpack_device__", None)
+    if callable(dlpack_device) and hasattr(value, "__dlpack__"):
+        if int(dlpack_device()[0]) in _DLPACK_GPU:
+            return _from_dlpack(value, name)
+    return None
+
+
+def _require_gpu0(index, name):
+    if index not in (None, 0):
+        raise ValueError(f"argument '{name}' is on GPU {index}; meTile runs on GPU 0 "
+                         "(choose the GPU with CUDA_VISIBLE_DEVICES)")
+
+
+def _from_torch(tensor, name):
+    dtype = _TORCH_DTYPES.get(str(tensor.dtype))
+    if dtype is None:
+        raise TypeError(f"argument '{name}': meTile has no dtype for {tensor.dtype}")
+    if not tensor.is_contiguous():
+        raise ValueError(f"argument '{name}': a non-contiguous torch tensor; pass "
+                         f"{name}.contiguous()")
+    _require_gpu0(tensor.device.index, name)
+    import torch  # already imported: the caller made a torch tensor
+
+    def stream():
+        return torch.cuda.current_stream(tensor.device).cuda_stream
+
+    return GpuArray(tensor.data_ptr(), tensor.numel() * tensor.element_size(), dtype,
+                    tuple(tensor.shape), tensor, "torch CUDA tensor", stream)
+
+
+def _from_cuda_array_interface(value, interface, name):
+    shape = tuple(int(d) for d in interface["shape"])
+    np_dtype = np.dtype(interface["typestr"])
+    try:
+        dtype = dtypes.from_numpy(np_dtype)
+    except TypeError as e:
+        raise TypeError(f"argument '{name}': {e}") from None
+    strides = interface.get("strides")
+    if strides is not None:
+        expected, step = [], np_dtype.itemsize
+        for d in reversed(shape):
+            expected.insert(0, step)
+            step *= d
+        if tuple(strides) != tuple(expected):
+            raise ValueError(f"argument '{name}': __cuda_array_interface__ memory must be "
+                             "C-contiguous")
+    nbytes = int(np.prod(shape, dtype=np.int64)) * np_dtype.itemsize
+    producer_stream = interface.get("stream")
+    # 1 and 2 name the legacy and per-thread default streams; 0 (ours) is the legacy one.
+    stream = None if producer_stream in (None, 1, 2) else (lambda: int(producer_stream))
+    return GpuArray(int(interface["data"][0]), nbytes, dtype, shape, value,
+                    "__cuda_array_interface__ object", stream)
+
+
+class _DLDevice(ctypes.Structure):
+    _fields_ = [("device_type", ctypes.c_int32), ("device_id", ctypes.c_int32)]
+
+
+class _DLDataType(ctypes.Structure):
+    _fields_ = [("code", ctypes.c_uint8), ("bits", ctypes.c_uint8), ("lanes", ctypes.c_uint16)]
+
+
+class _DLTensor(ctypes.Structure):  # the first member of DLManagedTensor
+    _fields_ = [("data", ctypes.c_void_p), ("device", _DLDevice), ("ndim", ctypes.c_int32),
+                ("dtype", _DLDataType), ("shape", ctypes.POINTER(ctypes.c_int64)),
+                ("strides", ctypes.POINTER(ctypes.c_int64)), ("byte_offset", ctypes.c_uint64)]
+
+
+def _from_dlpack(value, name):
+    capsule = value.__dlpack__()
+    get_pointer = ctypes.pythonapi.PyCapsule_GetPointer
+    get_pointer.restype, get_pointer.argtypes = ctypes.c_void_p, [ctypes.py_object, ctypes.c_char_p]
+    tensor = _DLTensor.from_address(get_pointer(capsule, b"dltensor"))
+    _require_gpu0(tensor.device.device_id, name)
+    dtype = _DLPACK_DTYPES.get((tensor.dtype.code, tensor.dtype.bits))
+    if dtype is None or tensor.dtype.lanes != 1:
+        raise TypeError(f"argument '{name}': meTile has no dtype for DLPack type code "
+                        f"{tensor.dtype.code} with {tensor.dtype.bits} bits")
+    shape = tuple(tensor.shape[i] for i in range(tensor.ndim))
+    if tensor.strides:
+        step = 1
+        for i in reversed(range(tensor.ndim)):
+            if shape[i] != 1 and tensor.strides[i] != step:
+                raise ValueError(f"argument '{name}': DLPack memory must be C-contiguous")
+            step *= shape[i]
+    nbytes = int(np.prod(shape, dtype=np.int64)) * (tensor.dtype.bits // 8)
+    # The capsule holds the producer's reference until it is collected with `owner`.
+    return GpuArray(tensor.data + tensor.byte_offset, nbytes, dtype, shape, (value, capsule),
+                    "CUDA DLPack tensor")

@@ -10,7 +10,7 @@ import json
 import numpy as np
 
 from . import _core
-from .buffer import Buffer
+from .buffer import Buffer, GpuArray
 
 
 def _grid(grid, kernel, values):
@@ -41,13 +41,29 @@ class Dispatch:
         self._specialisation = specialisation
         self.grid = grid
         self._args, self._staged, self._keep = [], [], []
-        for (kind, dtype, value), written in zip(runtime, specialisation.writes):
+        self._stream = None  # the GPU arguments' owner's current stream, read per launch
+        device = specialisation.compiled.device
+        names = [p.name for p in kernel.params if not p.constexpr]
+        on_gpu, in_host_memory = [], []
+        for name, (kind, dtype, value), written in zip(names, runtime, specialisation.writes):
             if kind == "scalar":
                 self._args.append(float(value) if dtype == "f32" else int(value))
                 continue
             if isinstance(value, Buffer):
                 self._args.append(value.device_buffer)
                 continue
+            if isinstance(value, GpuArray):
+                if device != "cuda":
+                    raise TypeError(f"{kernel.name}: argument '{name}' is GPU memory (a "
+                                    f"{value.origin}), but the kernel runs on the {device} "
+                                    f"device (metile.device() == '{device}')")
+                self._args.append(_core.DeviceBuffer.wrap(device, value.address, value.nbytes,
+                                                          dtype, list(value.shape)))
+                self._keep.append(value.owner)
+                self._stream = self._stream or value.stream
+                on_gpu.append(name)
+                continue
+            in_host_memory.append(name)
             if written and not value.flags.writeable:
                 raise ValueError(f"{kernel.name}: a read-only numpy array is passed to a buffer "
                                  "the kernel writes")
@@ -57,13 +73,18 @@ class Dispatch:
                 value = staged.contiguous
             self._args.append(_core.BufferView(value.ctypes.data, value.nbytes, dtype))
             self._keep.append(value)  # the memory must outlive the dispatch
+        if on_gpu and in_host_memory:
+            raise TypeError(f"{kernel.name}: arguments {', '.join(map(repr, in_host_memory))} "
+                            f"are host memory and {', '.join(map(repr, on_gpu))} GPU memory; "
+                            "pass all of them on the GPU (or metile.Buffer)")
 
     def __call__(self):
         """Launches the kernel and waits for it; staged views are copied in and back."""
         for staged in self._staged:
             np.copyto(staged.contiguous, staged.original)
         if all(self.grid):
-            self._specialisation.compiled.launch(self.grid, self._args)
+            stream = self._stream() if self._stream else 0
+            self._specialisation.compiled.launch(self.grid, self._args, stream)
         for staged in self._staged:
             if staged.written:
                 np.copyto(staged.original, staged.contiguous)
@@ -85,7 +106,7 @@ class Dispatch:
 
     @property
     def source(self):
-        """The emitted source (MSL)."""
+        """The emitted source (MSL; CUDA C++ on the cuda device)."""
         return self._specialisation.compiled.source
 
     @property

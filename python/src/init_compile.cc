@@ -73,10 +73,11 @@ std::vector<KernelArg> launch_args(const nb::list& args) {
   return r;
 }
 
-void launch(const CompiledHandle& h, std::array<int64_t, 3> grid, const nb::list& args) {
+void launch(const CompiledHandle& h, std::array<int64_t, 3> grid, const nb::list& args,
+            uintptr_t stream) {
   std::vector<KernelArg> converted = launch_args(args);
   nb::gil_scoped_release release;
-  h.kernel->launch(grid, converted);
+  h.kernel->launch(grid, converted, runtime::LaunchOptions{stream});
 }
 }  // namespace
 
@@ -99,7 +100,7 @@ void init_compile(nb::module_& m) {
           "name", [](const CompiledHandle& h) { return h.kernel->name(); }, "The kernel's name.")
       .def_prop_ro(
           "source", [](const CompiledHandle& h) { return h.kernel->source(); },
-          "The emitted source (MSL).")
+          "The emitted source (MSL, or CUDA C++ on the cuda device).")
       .def_prop_ro(
           "abi", [](const CompiledHandle& h) { return abi_dict(h.kernel->abi()); },
           "The KernelABI: params, threads_per_threadgroup, threadgroup_bytes, grid_rule.")
@@ -112,9 +113,13 @@ void init_compile(nb::module_& m) {
       .def_prop_ro(
           "metal_ir", [](const CompiledHandle& h) { return ir::print(h.kernel->metal_ir()); },
           "The Metal IR after its passes, as text.")
-      .def("launch", &launch, "grid"_a, "args"_a,
+      .def_prop_ro(
+          "device", [](const CompiledHandle& h) { return h.kernel->device().name(); },
+          "The name of the device it was compiled for.")
+      .def("launch", &launch, "grid"_a, "args"_a, "stream"_a = 0,
            "Runs grid[0] x grid[1] x grid[2] programs with one argument per kernel parameter "
-           "(BufferView, DeviceBuffer, int or float) and waits for them.");
+           "(BufferView, DeviceBuffer, int or float) on the device's stream `stream` (a "
+           "CUstream on the cuda device; 0: its default stream) and waits for them.");
 
   m.def(
       "compile",

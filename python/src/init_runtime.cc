@@ -25,6 +25,17 @@ void init_runtime(nb::module_& m) {
           },
           "device"_a, "dtype"_a, "shape"_a,
           "Allocates shape elements of dtype on a device (a name from devices()).")
+      .def_static(
+          "wrap",
+          [](const std::string& device, uintptr_t address, size_t bytes, const std::string& dtype,
+             std::vector<int64_t> shape) {
+            return runtime::get_device(device)
+                .wrap(address, bytes)
+                .with_metadata(dtype_from_name(dtype), std::move(shape));
+          },
+          "device"_a, "address"_a, "bytes"_a, "dtype"_a, "shape"_a,
+          "Memory the caller owns on a device (a torch CUDA tensor's data_ptr), used in place: "
+          "no copy, never freed by meTile; the caller keeps it alive.")
       .def_prop_ro("size_bytes", &Buffer::size_bytes, "The allocation's length in bytes.")
       .def_prop_ro(
           "device", [](const Buffer& b) { return b.device().name(); }, "The device's name.")
@@ -45,8 +56,13 @@ void init_runtime(nb::module_& m) {
 
   m.def(
       "default_device", [] { return runtime::default_device().name(); },
-      "The name of the device kernels and buffers use unless told otherwise.");
+      "The name of the device kernels and buffers use unless told otherwise: METILE_DEVICE "
+      "when set, else cuda when a GPU is present, else host.");
   m.def("devices", &runtime::device_names, "The names of the devices this build has.");
+  m.def(
+      "device_unavailable_reason",
+      [](const std::string& name) { return runtime::device_unavailable_reason(name); }, "name"_a,
+      "Why a device of this build cannot be used on this machine; empty when it can.");
 }
 
 }  // namespace metile::python

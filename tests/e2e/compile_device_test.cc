@@ -34,7 +34,8 @@ class M3OnHost : public runtime::Device {
     return host().compile(source, abi);
   }
   runtime::LaunchTiming launch(const runtime::Module& module, const runtime::Grid& grid,
-                               std::span<const runtime::KernelArg> args) override {
+                               std::span<const runtime::KernelArg> args,
+                               const runtime::LaunchOptions& = {}) override {
     ++launches;
     return host().launch(module, grid, args);
   }
@@ -83,9 +84,23 @@ TEST(CompileForADevice, EachTargetIsItsOwnCacheEntry) {
 }
 
 TEST(CompileForADevice, AnUnbuiltDeviceIsNotSupported) {
+  CompileOptions on_metal;
+  on_metal.device = "metal";
+  EXPECT_THROW(compile("copy", copy_kernel, {}, on_metal), NotSupported);
+}
+
+TEST(CompileForADevice, CudaWithoutAGpuSaysWhy) {
+  if (runtime::find_device("cuda")) GTEST_SKIP() << "this machine has a GPU";
   CompileOptions on_cuda;
   on_cuda.device = "cuda";
-  EXPECT_THROW(compile("copy", copy_kernel, {}, on_cuda), NotSupported);
+  try {
+    compile("copy", copy_kernel, {}, on_cuda);
+    FAIL() << "compiling for cuda without a GPU did not fail";
+  } catch (const UserError& e) {
+    EXPECT_NE(std::string(e.what()).find("device 'cuda' is not available on this machine"),
+              std::string::npos)
+        << e.what();
+  }
 }
 
 }  // namespace

@@ -1,5 +1,7 @@
 """Shared fixtures: a seeded generator. The tests run against this checkout: python/metile
-and the extension that scripts/build.sh links in build/, never an installed copy."""
+and the extension that scripts/build.sh links in build/, never an installed copy. They run
+on metile.device(): the cuda device where a GPU is, else host; METILE_DEVICE=host|cuda
+chooses."""
 
 from pathlib import Path
 
@@ -17,6 +19,10 @@ def pytest_configure(config):
         raise pytest.UsageError(
             f"tests/python test this checkout (python/metile and build/'s _core), but this "
             f"Python imports {package} and {core}: run scripts/build.sh")
+
+
+def pytest_report_header(config):
+    return f"metile device: {metile.device()}"
 
 
 @pytest.fixture

@@ -31,7 +31,7 @@ std::shared_ptr<const Module> HostDevice::compile(std::string_view source,
 }
 
 LaunchTiming HostDevice::launch(const Module& module, const Grid& grid,
-                                std::span<const KernelArg> args) {
+                                std::span<const KernelArg> args, const LaunchOptions&) {
   const auto* host_module = dynamic_cast<const HostKernelModule*>(&module);
   if (!host_module)
     throw UserError("kernel '" + module.abi().kernel_name +

@@ -46,8 +46,8 @@ class HostDevice : public Device {
   using Device::allocate;
   std::shared_ptr<const Module> compile(std::string_view source,
                                         const codegen::KernelABI& abi) override;
-  LaunchTiming launch(const Module& module, const Grid& grid,
-                      std::span<const KernelArg> args) override;
+  LaunchTiming launch(const Module& module, const Grid& grid, std::span<const KernelArg> args,
+                      const LaunchOptions& options = {}) override;
 };
 
 HostDevice& host_device();

@@ -1,0 +1,89 @@
+// The CUDA driver API, loaded with dlopen (libcuda.so.1, or
+// /usr/local/nvidia/lib64/libcuda.so.1; METILE_LIBCUDA_LIBRARY names one file instead). The
+// few driver types, constants and functions meTile calls are declared here, so meTile
+// needs no CUDA headers to build. Every failing call becomes an error naming the call, the
+// CUDA error (cuGetErrorName / cuGetErrorString) and the kernel when there is one.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "metile/runtime/cuda/shared_library.h"
+
+namespace metile::runtime::cuda {
+
+// The driver's types, with the layout of cuda.h.
+using CUresult = int;
+using CUdevice = int;
+using CUdeviceptr = unsigned long long;
+using CUcontext = struct CUctx_st*;
+using CUmodule = struct CUmod_st*;
+using CUfunction = struct CUfunc_st*;
+using CUstream = struct CUstream_st*;
+using CUevent = struct CUevent_st*;
+
+constexpr CUresult CUDA_SUCCESS = 0;
+constexpr CUresult CUDA_ERROR_NOT_FOUND = 500;
+constexpr int CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR = 75;
+constexpr int CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR = 76;
+constexpr int CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN = 97;
+constexpr int CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES = 8;
+constexpr unsigned CU_EVENT_DEFAULT = 0;
+
+// Shared memory a block may use without the opt-in attribute.
+constexpr std::int64_t kDefaultSharedMemoryBytes = 48 * 1024;
+
+// "<call> failed: <name> (<description>) [kernel <kernel>]"; the kernel part only when
+// `kernel` is not empty.
+std::string cuda_error_message(std::string_view call, std::string_view name,
+                               std::string_view description, std::string_view kernel);
+
+// An error after which the CUDA context is unusable (a kernel fault: illegal address,
+// illegal instruction, misaligned address, device assert, launch failure, ...).
+bool is_sticky_error(CUresult result);
+
+struct DriverApi {
+  // The process-wide driver, loaded and initialised (cuInit) on first use; nullptr and
+  // `why` set when libcuda cannot load or cuInit fails (no driver, stub library).
+  static const DriverApi* shared(std::string* why = nullptr);
+  static std::unique_ptr<DriverApi> load(const std::vector<std::string>& candidates,
+                                         std::string& why);
+  static std::vector<std::string> default_candidates();
+
+  // The message of `result` as cuda_error_message writes it.
+  std::string describe(CUresult result, std::string_view call, std::string_view kernel) const;
+
+  SharedLibrary library;
+  CUresult (*cuGetErrorName)(CUresult, const char**) = nullptr;
+  CUresult (*cuGetErrorString)(CUresult, const char**) = nullptr;
+  CUresult (*cuInit)(unsigned) = nullptr;
+  CUresult (*cuDriverGetVersion)(int*) = nullptr;
+  CUresult (*cuDeviceGetCount)(int*) = nullptr;
+  CUresult (*cuDeviceGet)(CUdevice*, int) = nullptr;
+  CUresult (*cuDeviceGetName)(char*, int, CUdevice) = nullptr;
+  CUresult (*cuDeviceGetAttribute)(int*, int, CUdevice) = nullptr;
+  CUresult (*cuDevicePrimaryCtxRetain)(CUcontext*, CUdevice) = nullptr;
+  CUresult (*cuCtxSetCurrent)(CUcontext) = nullptr;
+  CUresult (*cuCtxSynchronize)() = nullptr;
+  CUresult (*cuModuleLoadData)(CUmodule*, const void*) = nullptr;
+  CUresult (*cuModuleGetFunction)(CUfunction*, CUmodule, const char*) = nullptr;
+  CUresult (*cuFuncSetAttribute)(CUfunction, int, int) = nullptr;
+  CUresult (*cuLaunchKernel)(CUfunction, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned,
+                             unsigned, CUstream, void**, void**) = nullptr;
+  CUresult (*cuMemAlloc)(CUdeviceptr*, std::size_t) = nullptr;
+  CUresult (*cuMemFree)(CUdeviceptr) = nullptr;
+  CUresult (*cuMemcpyHtoD)(CUdeviceptr, const void*, std::size_t) = nullptr;
+  CUresult (*cuMemcpyDtoH)(void*, CUdeviceptr, std::size_t) = nullptr;
+  CUresult (*cuStreamSynchronize)(CUstream) = nullptr;
+  CUresult (*cuEventCreate)(CUevent*, unsigned) = nullptr;
+  CUresult (*cuEventDestroy)(CUevent) = nullptr;
+  CUresult (*cuEventRecord)(CUevent, CUstream) = nullptr;
+  CUresult (*cuEventSynchronize)(CUevent) = nullptr;
+  CUresult (*cuEventElapsedTime)(float*, CUevent, CUevent) = nullptr;
+};
+
+}  // namespace metile::runtime::cuda
