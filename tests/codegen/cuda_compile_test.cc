@@ -1,7 +1,6 @@
-// Every CUDA source the tests know compiles to PTX with NVRTC for compute_90 (the H200's
-// architecture), with no GPU: the CUDA goldens and the end-to-end suite's library kernels in
-// every storage dtype and math mode. NVRTC is loaded with dlopen, as the cuda device loads it.
-#include <dlfcn.h>
+// Every CUDA source the tests know compiles to PTX with NVRTC for the H200's architecture,
+// with no GPU: the CUDA goldens and the end-to-end suite's library kernels in every storage
+// dtype and math mode, through the cuda device's own NVRTC loader and options.
 #include <gtest/gtest-spi.h>
 #include <gtest/gtest.h>
 
@@ -13,86 +12,30 @@
 #include "metile/codegen/cuda/cuda_dialect.h"
 #include "metile/kernels/kernels.h"
 #include "metile/pipeline.h"
+#include "metile/runtime/cuda/nvrtc.h"
+#include "metile/support/errors.h"
 
 namespace metile::codegen::testing {
 namespace {
 
-// The few NVRTC entry points the test calls, with their C signatures (nvrtc.h).
-struct Nvrtc {
-  using Program = struct _nvrtcProgram*;
-  int (*create)(Program*, const char*, const char*, int, const char* const*, const char* const*);
-  int (*compile)(Program, int, const char* const*);
-  int (*log_size)(Program, size_t*);
-  int (*log)(Program, char*);
-  int (*ptx_size)(Program, size_t*);
-  int (*ptx)(Program, char*);
-  int (*destroy)(Program*);
-  const char* (*error_string)(int);
-  std::string load_error;
-
-  Nvrtc() {
-    void* lib = nullptr;
-    for (const char* name : {"libnvrtc.so.13", "libnvrtc.so", METILE_NVRTC_LIBRARY})
-      if ((lib = dlopen(name, RTLD_NOW | RTLD_LOCAL))) break;
-    if (!lib) {
-      load_error = std::string("cannot load NVRTC (libnvrtc.so.13, libnvrtc.so, ") +
-                   METILE_NVRTC_LIBRARY + "): " + dlerror();
-      return;
-    }
-    bind(lib, create, "nvrtcCreateProgram");
-    bind(lib, compile, "nvrtcCompileProgram");
-    bind(lib, log_size, "nvrtcGetProgramLogSize");
-    bind(lib, log, "nvrtcGetProgramLog");
-    bind(lib, ptx_size, "nvrtcGetPTXSize");
-    bind(lib, ptx, "nvrtcGetPTX");
-    bind(lib, destroy, "nvrtcDestroyProgram");
-    bind(lib, error_string, "nvrtcGetErrorString");
-  }
-
-  template <typename F>
-  void bind(void* lib, F& f, const char* symbol) {
-    f = reinterpret_cast<F>(dlsym(lib, symbol));
-    if (!f) load_error += std::string(load_error.empty() ? "" : "; ") + "NVRTC lacks " + symbol;
-  }
-};
-
-const Nvrtc& nvrtc() {
-  static const Nvrtc n;
-  return n;
-}
-
-// The PTX of `source`, or a test failure carrying NVRTC's log.
+// The PTX of `source`, or a test failure carrying NVRTC's log: the cuda device's own loader
+// and options, for the H200's architecture.
 std::string compile_to_ptx(const std::string& source, const std::string& name) {
-  const Nvrtc& n = nvrtc();
-  if (!n.load_error.empty()) {
-    ADD_FAILURE() << n.load_error;
+  using runtime::cuda::Nvrtc;
+  std::string why;
+  const Nvrtc* nvrtc = Nvrtc::shared(&why);
+  if (!nvrtc) {
+    ADD_FAILURE() << why;
     return "";
   }
-  Nvrtc::Program program = nullptr;
-  const std::string file = name + ".cu";
-  int rc = n.create(&program, source.c_str(), file.c_str(), 0, nullptr, nullptr);
-  if (rc != 0) {
-    ADD_FAILURE() << "nvrtcCreateProgram(" << file << "): " << n.error_string(rc);
+  const std::string arch = runtime::cuda::gpu_architecture(9, 0, runtime::cuda::NvrtcOutput::Ptx);
+  try {
+    return nvrtc->compile(source, name, runtime::cuda::nvrtc_options(arch),
+                          runtime::cuda::NvrtcOutput::Ptx);
+  } catch (const InternalError& e) {
+    ADD_FAILURE() << e.what();
     return "";
   }
-  const char* options[] = {"--gpu-architecture=compute_90"};
-  rc = n.compile(program, 1, options);
-  size_t size = 0;
-  n.log_size(program, &size);
-  std::string log(size, '\0');
-  n.log(program, log.data());
-  std::string ptx;
-  if (rc != 0) {
-    ADD_FAILURE() << "NVRTC cannot compile " << file << " (" << n.error_string(rc) << "):\n"
-                  << log << "\nsource:\n"
-                  << source;
-  } else {
-    n.ptx_size(program, &size);
-    ptx.assign(size, '\0');
-    n.ptx(program, ptx.data());
-  }
-  n.destroy(&program);
-  return ptx;
 }
 
 // The entry keeps the kernel's own name (extern "C"), which the driver looks up.
