@@ -44,7 +44,9 @@ unpack_dependencies() {
   # FileCheck needs libz3.so.4 from the prefix, and only FileCheck gets it.
   printf '#!/bin/sh\nLD_LIBRARY_PATH="%s" exec "%s" "$@"\n' \
     "$lib" "$prefix/usr/lib/llvm-14/bin/FileCheck" >"$deps/bin/FileCheck"
-  printf '#!/bin/sh\nPYTHONPATH="%s" exec "%s" -m lit "$@"\n' "$site" "$python" >"$deps/bin/lit"
+  # lit has no __main__: its console script's entry point, run from the wheel's files.
+  printf '#!/bin/sh\nPYTHONPATH="%s" exec "%s" -c "import lit.main; lit.main.main()" "$@"\n' \
+    "$site" "$python" >"$deps/bin/lit"
   chmod +x "$deps/bin/FileCheck" "$deps/bin/lit"
 }
 
