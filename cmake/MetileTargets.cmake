@@ -1,6 +1,10 @@
-# Project-wide helpers: every meTile target gets the same warnings (as errors) and include root.
+# Project-wide helpers: every meTile target gets the same warnings and include root.
 
-set(METILE_WARNINGS -Wall -Wextra -Wpedantic -Werror -Wno-unused-parameter)
+# METILE_WARNINGS_AS_ERRORS (the root CMakeLists.txt's option) adds -Werror.
+set(METILE_WARNINGS -Wall -Wextra -Wpedantic -Wno-unused-parameter)
+if(METILE_WARNINGS_AS_ERRORS)
+  list(APPEND METILE_WARNINGS -Werror)
+endif()
 if(CMAKE_CXX_COMPILER_ID STREQUAL "GNU")
   # GCC 12 at -O3 reports -Wrestrict inside std::string's own inlined copies (GCC bug
   # 105329), so a Release build would fail on library code, not ours.

@@ -44,11 +44,13 @@ struct Type {
   static Type ptr_tile(DType t, std::vector<int64_t> shape, AddressSpace s = AddressSpace::Device) {
     return {TypeKind::Tile, t, true, s, std::move(shape)};
   }
+  // One-element shapes are built as (count, value), not from an initializer list: GCC 13
+  // reports a false -Warray-bounds when a vector made from a one-element list is copied.
   static Type vector(DType t, int64_t width) {
-    return {TypeKind::Vector, t, false, AddressSpace::Device, {width}};
+    return {TypeKind::Vector, t, false, AddressSpace::Device, std::vector<int64_t>(1, width)};
   }
   static Type desc(DType t, int64_t rank) {
-    return {TypeKind::TensorDesc, t, false, AddressSpace::Device, {rank}};
+    return {TypeKind::TensorDesc, t, false, AddressSpace::Device, std::vector<int64_t>(1, rank)};
   }
 
   bool is_scalar() const { return kind == TypeKind::Scalar && !pointer; }
