@@ -26,7 +26,7 @@ std::string error_of(F launch) {
 }
 
 TEST(ExecutionErrors, ThreadsReturningBeforeABarrierAreADivergentBarrier) {
-  Buffer out = default_device().allocate(DType::f32, {3 * 64});
+  Buffer out = get_device("host").allocate(DType::f32, {3 * 64});
   const std::string msg =
       error_of<DivergentBarrierError>([&] { divergent_barrier_kernel().launch({3}, {out}); });
   EXPECT_THAT(msg, HasSubstr("divergent barrier in kernel 'divergent', threadgroup (1,0,0)"));
@@ -37,7 +37,7 @@ TEST(ExecutionErrors, ThreadsReturningBeforeABarrierAreADivergentBarrier) {
 }
 
 TEST(ExecutionErrors, DivergenceIsReportedForTheLowestFailingThreadgroup) {
-  Buffer out = default_device().allocate(DType::f32, {3 * 64});
+  Buffer out = get_device("host").allocate(DType::f32, {3 * 64});
   for (int attempt = 0; attempt < 3; ++attempt) {
     const std::string msg =
         error_of<DivergentBarrierError>([&] { divergent_barrier_kernel().launch({3}, {out}); });
@@ -46,7 +46,7 @@ TEST(ExecutionErrors, DivergenceIsReportedForTheLowestFailingThreadgroup) {
 }
 
 TEST(ExecutionErrors, LanesAtDifferentCollectivesAreReported) {
-  Buffer out = default_device().allocate(DType::f32, {32});
+  Buffer out = get_device("host").allocate(DType::f32, {32});
   const std::string msg =
       error_of<DivergentBarrierError>([&] { mismatched_collective_kernel().launch({1}, {out}); });
   EXPECT_THAT(msg,
@@ -56,7 +56,7 @@ TEST(ExecutionErrors, LanesAtDifferentCollectivesAreReported) {
 }
 
 TEST(ExecutionErrors, ShufflingFromALaneThatDoesNotExist) {
-  Buffer out = default_device().allocate(DType::f32, {48});
+  Buffer out = get_device("host").allocate(DType::f32, {48});
   const std::string msg =
       error_of<KernelFaultError>([&] { partial_simd_group_kernel().launch({1}, {out}); });
   // The last lane to arrive resumes first, so it is the one that reports.
@@ -68,9 +68,9 @@ TEST(ExecutionErrors, ShufflingFromALaneThatDoesNotExist) {
 
 TEST(ExecutionErrors, WritePastTheEndOfABufferIsCaught) {
   const int n = 1024;
-  Buffer a = default_device().allocate(DType::f32, {n + 1});
-  Buffer b = default_device().allocate(DType::f32, {n + 1});
-  Buffer out = default_device().allocate(DType::f32, {n});
+  Buffer a = get_device("host").allocate(DType::f32, {n + 1});
+  Buffer b = get_device("host").allocate(DType::f32, {n + 1});
+  Buffer out = get_device("host").allocate(DType::f32, {n});
   const std::string msg = error_of<KernelFaultError>([&] {
     vector_add_off_by_one_kernel().launch({n / 256 + 1}, {a, b, out, n});
   });
@@ -82,9 +82,9 @@ TEST(ExecutionErrors, WritePastTheEndOfABufferIsCaught) {
 
 TEST(ExecutionErrors, WriteIntoTheAlignmentSlackIsCaughtAfterTheLaunch) {
   const int n = 1023;  // 4092 bytes: 4 bytes of slack before the guard page
-  Buffer a = default_device().allocate(DType::f32, {n + 1});
-  Buffer b = default_device().allocate(DType::f32, {n + 1});
-  Buffer out = default_device().allocate(DType::f32, {n});
+  Buffer a = get_device("host").allocate(DType::f32, {n + 1});
+  Buffer b = get_device("host").allocate(DType::f32, {n + 1});
+  Buffer out = get_device("host").allocate(DType::f32, {n});
   const std::string msg = error_of<KernelFaultError>([&] {
     vector_add_off_by_one_kernel().launch({4}, {a, b, out, n});
   });
@@ -95,7 +95,7 @@ TEST(ExecutionErrors, WriteIntoTheAlignmentSlackIsCaughtAfterTheLaunch) {
 }
 
 TEST(ExecutionErrors, ThreadgroupMemoryOverflowIsCaught) {
-  Buffer out = default_device().allocate(DType::f32, {32});
+  Buffer out = get_device("host").allocate(DType::f32, {32});
   const std::string msg =
       error_of<KernelFaultError>([&] { threadgroup_overflow_kernel().launch({1}, {out}); });
   EXPECT_THAT(msg, HasSubstr("out-of-bounds access in kernel 'tg_overflow' (threadgroup (0,0,0), "
@@ -104,8 +104,8 @@ TEST(ExecutionErrors, ThreadgroupMemoryOverflowIsCaught) {
 }
 
 TEST(ExecutionErrors, StackOverflowIsCaught) {
-  Buffer x = default_device().allocate(DType::f32, {32});
-  Buffer out = default_device().allocate(DType::f32, {32});
+  Buffer x = get_device("host").allocate(DType::f32, {32});
+  Buffer out = get_device("host").allocate(DType::f32, {32});
   const std::string msg = error_of<KernelFaultError>([&] {
     stack_hog_kernel().launch({1}, {x, out});
   });
@@ -115,12 +115,12 @@ TEST(ExecutionErrors, StackOverflowIsCaught) {
 }
 
 TEST(ExecutionErrors, TheEmulatorKeepsWorkingAfterAFault) {
-  Buffer out = default_device().allocate(DType::f32, {32});
+  Buffer out = get_device("host").allocate(DType::f32, {32});
   EXPECT_THROW(threadgroup_overflow_kernel().launch({2}, {out}), KernelFaultError);
   const int n = 300;
-  Buffer a = default_device().allocate(DType::f32, {n});
-  Buffer b = default_device().allocate(DType::f32, {n});
-  Buffer sum = default_device().allocate(DType::f32, {n});
+  Buffer a = get_device("host").allocate(DType::f32, {n});
+  Buffer b = get_device("host").allocate(DType::f32, {n});
+  Buffer sum = get_device("host").allocate(DType::f32, {n});
   for (int i = 0; i < n; ++i) a.data_as<float>()[i] = b.data_as<float>()[i] = float(i);
   vector_add_kernel().launch({2}, {a, b, sum, n});
   EXPECT_EQ(sum.data_as<float>()[299], 598.0f);

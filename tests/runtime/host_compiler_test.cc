@@ -46,9 +46,9 @@ class HostCompilerCache : public ::testing::Test {
   static void expect_adds(const std::shared_ptr<const host::HostModule>& module) {
     const CompiledKernel k{vector_add_msl(),
                            std::make_shared<const host::HostKernelModule>(vector_add_abi(), module),
-                           &default_device()};
-    Buffer a = default_device().allocate(ir::DType::f32, {4});
-    Buffer out = default_device().allocate(ir::DType::f32, {4});
+                           &get_device("host")};
+    Buffer a = get_device("host").allocate(ir::DType::f32, {4});
+    Buffer out = get_device("host").allocate(ir::DType::f32, {4});
     for (int i = 0; i < 4; ++i) a.data_as<float>()[i] = float(i);
     k.launch({1}, {a, a, out, 4});
     EXPECT_EQ(out.data_as<float>()[3], 6.0f);

@@ -17,7 +17,7 @@ namespace {
 using ir::DType;
 
 Buffer filled(DType t, const std::vector<float>& values) {
-  Buffer buf = default_device().allocate(t, {int64_t(values.size())});
+  Buffer buf = get_device("host").allocate(t, {int64_t(values.size())});
   std::memcpy(buf.data(), values.data(), values.size() * sizeof(float));
   return buf;
 }
@@ -34,7 +34,7 @@ TEST(HostKernels, VectorAddWithMaskedTail) {
   const int n = 1000;  // not a multiple of 256: the last threadgroup is masked
   auto av = random_floats(n, 1), bv = random_floats(n, 2);
   Buffer a = filled(DType::f32, av), b = filled(DType::f32, bv);
-  Buffer out = default_device().allocate(DType::f32, {n + 24});
+  Buffer out = get_device("host").allocate(DType::f32, {n + 24});
   std::fill_n(out.data_as<float>(), n + 24, -7.0f);
   vector_add_kernel().launch({(n + 255) / 256}, {a, b, out, n});
   for (int i = 0; i < n; ++i) ASSERT_EQ(out.data_as<float>()[i], av[i] + bv[i]) << i;
@@ -45,8 +45,8 @@ TEST(HostKernels, RowReduceWithThreadgroupMemoryAndSimdCollectives) {
   const int rows = 37, cols = 1000;
   auto xv = random_floats(size_t(rows) * cols, 3);
   Buffer x = filled(DType::f32, xv);
-  Buffer sums = default_device().allocate(DType::f32, {rows});
-  Buffer maxes = default_device().allocate(DType::f32, {rows});
+  Buffer sums = get_device("host").allocate(DType::f32, {rows});
+  Buffer maxes = get_device("host").allocate(DType::f32, {rows});
   row_reduce_kernel().launch({rows}, {x, sums, maxes, cols});
   for (int r = 0; r < rows; ++r) {
     double s = 0;
@@ -63,9 +63,9 @@ TEST(HostKernels, RowReduceWithThreadgroupMemoryAndSimdCollectives) {
 TEST(HostKernels, RowReduceIsDeterministic) {
   const int rows = 64, cols = 777;
   Buffer x = filled(DType::f32, random_floats(size_t(rows) * cols, 4));
-  Buffer s1 = default_device().allocate(DType::f32, {rows});
-  Buffer s2 = default_device().allocate(DType::f32, {rows});
-  Buffer m = default_device().allocate(DType::f32, {rows});
+  Buffer s1 = get_device("host").allocate(DType::f32, {rows});
+  Buffer s2 = get_device("host").allocate(DType::f32, {rows});
+  Buffer m = get_device("host").allocate(DType::f32, {rows});
   row_reduce_kernel().launch({rows}, {x, s1, m, cols});
   row_reduce_kernel().launch({rows}, {x, s2, m, cols});
   EXPECT_EQ(std::memcmp(s1.data(), s2.data(), rows * sizeof(float)), 0);
@@ -75,9 +75,9 @@ TEST(HostKernels, SimdPermutationsAndScans) {
   const int n = 64;
   std::vector<int> xv(n);
   for (int i = 0; i < n; ++i) xv[i] = (i * 37 + 11) % 101;
-  Buffer x = default_device().allocate(DType::i32, {n});
+  Buffer x = get_device("host").allocate(DType::i32, {n});
   std::memcpy(x.data(), xv.data(), sizeof(int) * n);
-  Buffer out = default_device().allocate(DType::i32, {n * 8});
+  Buffer out = get_device("host").allocate(DType::i32, {n * 8});
   simd_ops_kernel().launch({1}, {x, out});
   const int* o = out.data_as<int>();
   for (int t = 0; t < n; ++t) {
@@ -139,13 +139,13 @@ TEST(HostKernels, HalfAndBfloatBuffersAndScalars) {
     hv[i] = reference_half(values[i]);
     bv[i] = reference_bfloat(values[i] * 3.0f);
   }
-  Buffer h = default_device().allocate(DType::f16, {n});
-  Buffer b = default_device().allocate(DType::bf16, {n});
+  Buffer h = get_device("host").allocate(DType::f16, {n});
+  Buffer b = get_device("host").allocate(DType::bf16, {n});
   std::memcpy(h.data(), hv.data(), 2 * n);
   std::memcpy(b.data(), bv.data(), 2 * n);
-  Buffer out_h = default_device().allocate(DType::f16, {n});
-  Buffer out_b = default_device().allocate(DType::bf16, {n});
-  Buffer out_f = default_device().allocate(DType::f32, {n});
+  Buffer out_h = get_device("host").allocate(DType::f16, {n});
+  Buffer out_b = get_device("host").allocate(DType::bf16, {n});
+  Buffer out_f = get_device("host").allocate(DType::f32, {n});
   half_bfloat_kernel().launch({n / 64}, {h, b, out_h, out_b, out_f, 1.5f});
   for (int i = 0; i < n; ++i) {
     const float x = half_value(hv[i]), y = bfloat_value(bv[i]);
@@ -162,7 +162,7 @@ TEST(HostKernels, HalfAndBfloatBuffersAndScalars) {
 }
 
 TEST(HostKernels, TwoDimensionalThreadgroupCoordinates) {
-  Buffer out = default_device().allocate(DType::u32, {2 * 3 * 32 * 4});
+  Buffer out = get_device("host").allocate(DType::u32, {2 * 3 * 32 * 4});
   coordinates_kernel().launch(Grid{2, 3, 1}, {out});
   const uint32_t* o = out.data_as<uint32_t>();
   for (uint32_t gy = 0; gy < 3; ++gy)
@@ -195,8 +195,8 @@ TEST(HostKernels, SimdgroupMatrixIndependentOfLaneMapping) {
   std::vector<std::vector<float>> lane_elements;
   for (const auto& map : {identity, shuffled}) {
     host::set_simdgroup_matrix_lane_map(map);
-    Buffer d = default_device().allocate(DType::f32, {64});
-    Buffer lanes = default_device().allocate(DType::f32, {64});
+    Buffer d = get_device("host").allocate(DType::f32, {64});
+    Buffer lanes = get_device("host").allocate(DType::f32, {64});
     simdgroup_matmul_kernel().launch({1}, {a, b, c, d, lanes});
     for (int i = 0; i < 64; ++i) EXPECT_NEAR(d.data_as<float>()[i], expected[i], 1e-4) << i;
     lane_elements.emplace_back(lanes.data_as<float>(), lanes.data_as<float>() + 64);
@@ -217,7 +217,7 @@ TEST(HostKernels, MillionElementVectorAddTiming) {
     bv[i] = 0.5f;
   }
   Buffer a = filled(DType::f32, av), b = filled(DType::f32, bv);
-  Buffer out = default_device().allocate(DType::f32, {n});
+  Buffer out = get_device("host").allocate(DType::f32, {n});
   vector_add_kernel().launch({n / 256}, {a, b, out, n});  // warm-up: stacks, pool
   const auto start = std::chrono::steady_clock::now();
   vector_add_kernel().launch({n / 256}, {a, b, out, n});

@@ -99,7 +99,7 @@ const CompiledKernel& build_once(const KernelABI& a, const std::string& body) {
   static std::map<std::string, CompiledKernel> built;
   auto it = built.find(a.kernel_name);
   if (it == built.end())
-    it = built.emplace(a.kernel_name, build_kernel(default_device(), emit(a, body), a)).first;
+    it = built.emplace(a.kernel_name, build_kernel(get_device("host"), emit(a, body), a)).first;
   return it->second;
 }
 
