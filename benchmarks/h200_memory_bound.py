@@ -597,7 +597,6 @@ L2_BYTES = 60 * 2**20
 
 
 def measure(args):
-    os.environ.setdefault("PYTHONUNBUFFERED", "1")
     started = time.perf_counter()
     import_gpu_stack()
     cases = case_list(args.quick, args.metile_block)
