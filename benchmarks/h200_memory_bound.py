@@ -9,14 +9,17 @@ f16, bf16 and f32, at a large shape (2^28 elements, several GB per call) and at 
 (decode: 1 x 4096). Every candidate's output is checked against a float64 reference before
 it is timed; a candidate that fails is recorded and never timed, and the run goes on. Timing:
 CUDA events, candidates interleaved in ABBA rounds, the median of the rounds. The large
-shapes move far more than the L2 (60 MB), so no flush is needed; the decode shapes are timed
-over back-to-back calls with the data hot, as a decode step sees it. Also measured: the host
-time per launch of a prepared meTile dispatch against a Triton launch, a torch eager call
-and a CUDA graph replay, for a tiny vector add.
+shapes move far more than the L2 (60 MB), so no flush is needed, and each call is queued
+behind a GPU sleep so that host launch cost stays out; the decode shapes are timed over
+back-to-back calls with the data hot, host cost included, as a decode step sees it. Also
+measured: the host time per launch of a prepared meTile dispatch against a Triton launch, a
+torch eager call and a CUDA graph replay, for a tiny vector add.
 
-meTile kernels take torch CUDA tensors in place and launch on torch's current stream; each
-meTile launch waits for its kernel (docs/cuda.md), so back-to-back decode calls include
-that wait. torch, triton and metile are imported only when measuring: --table needs none.
+meTile kernels take torch CUDA tensors in place and launch on torch's current stream. Each
+meTile launch waits for its kernel (docs/cuda.md), so its timed region also holds that wait
+(the host wakes up and queues the stop event): a few microseconds on the large shapes, and
+the decode loops include it per call. torch, triton and metile are imported only when
+measuring: --table needs none.
 """
 
 from __future__ import annotations
@@ -40,6 +43,7 @@ CANDIDATES = ("metile", "triton", "compile", "eager")
 # ||out - ref|| / ||ref|| against float64, by the inputs' dtype (METHOD.md's ranges).
 TOLERANCE = {"f16": 2e-3, "bf16": 1.6e-2, "f32": 1e-5}
 MAX_ERROR_FACTOR = 8  # the largest element error may be this many tolerances
+SHIELD_CYCLES = 1_000_000  # GPU sleep before a timed call: 0.5 ms at 1.98 GHz
 # Rough cost of one case on an H200, mostly torch.compile's compile (seconds).
 ESTIMATED_CASE_S = 6.0
 ESTIMATED_FIXED_S = 40.0  # imports, inductor's first compile, copy and launch measurements
@@ -346,15 +350,20 @@ def within_tolerance(errors, dtype):
 # Timing.
 
 
-def time_interleaved(launches, rounds, inner, flush):
+def time_interleaved(launches, rounds, inner, flush, shield):
     """Median milliseconds per call of each launch: CUDA events around `inner` back-to-back
-    calls, the candidates in ABBA order round after round (drift hits all alike)."""
+    calls, the candidates in ABBA order round after round (drift hits all alike). With
+    `shield`, the GPU sleeps before the start event while the host queues the calls, so
+    the host's launch cost stays out; a meTile launch still waits for its kernel before the
+    stop event is queued, which counts that wait against meTile."""
     names = list(launches)
     events = {name: [] for name in names}
     for r in range(rounds):
         for name in (names if r % 2 == 0 else names[::-1]):
             if flush is not None:
                 flush.zero_()
+            if shield and SHIELD_CYCLES:
+                torch.cuda._sleep(SHIELD_CYCLES)
             start, stop = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
             start.record()
             for _ in range(inner):
@@ -374,7 +383,7 @@ def copy_bandwidth(nbytes, rounds):
     dst = torch.empty_like(src)
     for _ in range(3):
         dst.copy_(src)
-    timed = time_interleaved({"copy": lambda: dst.copy_(src)}, rounds, 1, None)["copy"]
+    timed = time_interleaved({"copy": lambda: dst.copy_(src)}, rounds, 1, None, True)["copy"]
     del src, dst
     torch.cuda.empty_cache()
     return {"bytes_per_copy": 2 * nbytes, "median_ms": timed["median_ms"],
@@ -444,7 +453,9 @@ def run_case(case, torch_fns, compiled, rounds, inner, flush):
               "bytes_moved": case.bytes_moved, "metile_block": case.block,
               "l2": ("hot (decode: back-to-back calls)" if case.decode else
                      "flushed before each sample" if case.flush else "data >> L2"),
-              "calls_per_sample": inner, "rounds": rounds, "failures": {}, "errors": {},
+              "calls_per_sample": inner, "rounds": rounds,
+              "shield_cycles": 0 if case.decode else SHIELD_CYCLES,
+              "failures": {}, "errors": {},
               "setup_s": {}}
     inputs = case.make_inputs()
     references = case.references(inputs)
@@ -508,7 +519,7 @@ def run_case(case, torch_fns, compiled, rounds, inner, flush):
     if "metile" not in launches:
         result["status"] = "failed"
         return result
-    result["times"] = time_interleaved(launches, rounds, inner, flush)
+    result["times"] = time_interleaved(launches, rounds, inner, flush, not case.decode)
     ours_ms = result["times"]["metile"]["median_ms"]
     result["metile_GBps"] = case.bytes_moved / (ours_ms * 1e-3) / 1e9
     result["metile_over"] = {name: ours_ms / t["median_ms"]
@@ -569,7 +580,7 @@ def machine_info():
 
 def import_gpu_stack():
     """torch, triton and metile, imported here so that --table needs none of them."""
-    global torch, triton, tl, metile, L2_BYTES, METILE_KERNELS, TRITON_KERNELS
+    global torch, triton, tl, metile, L2_BYTES, METILE_KERNELS, TRITON_KERNELS, SHIELD_CYCLES
     try:
         import torch
         import triton
@@ -584,6 +595,9 @@ def import_gpu_stack():
         raise SystemExit(f"h200_memory_bound: metile runs on the '{metile.device()}' device, "
                          "not cuda (METILE_DEVICE, docs/cuda.md)")
     L2_BYTES = getattr(torch.cuda.get_device_properties(0), "L2_cache_size", 60 * 2**20)
+    if not hasattr(torch.cuda, "_sleep"):  # private in torch: time without the shield
+        print("h200_memory_bound: this torch has no torch.cuda._sleep; timing without it")
+        SHIELD_CYCLES = 0
     METILE_KERNELS = {name: metile.kernel(globals()["mt_" + name]) for name in
                       ("vector_add", "softmax", "rms_norm", "add_rms_norm", "row_sum")}
     TRITON_KERNELS = {name: triton.jit(globals()["tt_" + name]) for name in METILE_KERNELS}
