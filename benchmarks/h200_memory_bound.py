@@ -716,6 +716,9 @@ def print_table(report):
               f"{ratio(r, 'eager')} |")
     for s in report.get("skipped", []):
         print(f"| {s['case']} | skipped: {s['why']} | | | | | | |")
+    print("\nLarge shapes: device time per call (data >> L2). Decode rows (one row): time per "
+          "call over back-to-back calls, host launch cost included; a meTile launch waits for "
+          "its kernel.")
     if report.get("aborted"):
         print(f"\nThe run was aborted {report['aborted']}.")
     overhead = report.get("launch_overhead")
