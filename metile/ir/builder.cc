@@ -15,7 +15,6 @@ Block& Builder::insertion_block() {
 }
 
 ValueId Builder::add_param(const std::string& name, Type type, const std::string& access) {
-  METILE_ASSERT(open_.empty() && kernel_.body.ops.empty(), "parameters come before ops");
   ValueId v = kernel_.new_value(std::move(type), name);
   kernel_.params.push_back({name, v, access});
   kernel_.body.args.push_back(v);

@@ -22,7 +22,8 @@ class Builder {
   void set_location(SourceLocation loc) { loc_ = std::move(loc); }
   const SourceLocation& location() const { return loc_; }
 
-  // Appends a kernel parameter (and its block argument).
+  // Appends a kernel parameter (and its block argument). Its value comes after those made so
+  // far; a tracer that allows late parameters numbers them first (trace/params_first.h).
   ValueId add_param(const std::string& name, Type type, const std::string& access = "");
 
   // Appends an op with fresh results of the given types; returns the results.

@@ -126,7 +126,7 @@ ValueId TileBuilder::broadcast_to(ValueId value, std::vector<int64_t> shape) {
 }
 
 ValueId TileBuilder::to_shape(const std::string& op, ValueId v, const std::vector<int64_t>& shape) {
-  const Type& t = type(v);
+  const Type t = type(v);  // a copy: expand_dims() below may reallocate the types
   if (shape.empty()) {
     if (t.is_tile()) fail(op, "cannot use tile " + describe(v) + " where a scalar is required");
     return v;
@@ -247,7 +247,7 @@ ValueId TileBuilder::ptr_add(ValueId ptr, ValueId offsets) {
 }
 
 ValueId TileBuilder::load(ValueId ptrs, ValueId mask, ValueId other) {
-  const Type& tp = type(ptrs);
+  const Type tp = type(ptrs);  // a copy: constant() below may reallocate the types
   if (!tp.pointer)
     fail("load", "the address must be a pointer or a tile of pointers, got " + describe(ptrs));
   Type r = tp;
@@ -272,7 +272,7 @@ ValueId TileBuilder::load(ValueId ptrs, ValueId mask, ValueId other) {
 }
 
 void TileBuilder::store(ValueId ptrs, ValueId value, ValueId mask) {
-  const Type& tp = type(ptrs);
+  const Type tp = type(ptrs);  // a copy: to_shape() below may reallocate the types
   if (!tp.pointer)
     fail("store", "the address must be a pointer or a tile of pointers, got " + describe(ptrs));
   const Type& tv = type(value);
@@ -332,7 +332,7 @@ std::vector<int64_t> coords_shape(TileBuilder& b, const std::string& op,
 }  // namespace
 
 ValueId TileBuilder::tensor_load(ValueId desc, const std::vector<ValueId>& coords) {
-  const Type& td = type(desc);
+  const Type td = type(desc);  // a copy: cast() below may reallocate the types
   if (!td.is_desc())
     fail("tensor.load", "the first operand must be a tensor descriptor, got " + describe(desc));
   if (static_cast<int64_t>(coords.size()) != td.shape[0])

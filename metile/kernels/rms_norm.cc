@@ -25,17 +25,21 @@ ir::Kernel rms_norm(ir::DType dtype, int64_t block) {
     // Masked lanes load 0 and add nothing to the sum of squares.
     Value squares = tile_range(0, n_cols, BLOCK, zeros({BLOCK}, f32), [&](Value start, Value& acc) {
       auto cols = start + arange(0, BLOCK);
-      auto v = load(x_row + cols, cols < n_cols).to(f32);
+      auto in_row = cols < n_cols;
+      auto v = load(x_row + cols, in_row).to(f32);
       acc += v * v;
     });
-    auto scale = rsqrt(sum(squares) / n_cols.to(f32) + eps);
+    auto n = n_cols.to(f32);
+    auto mean_square = sum(squares) / n;
+    auto scale = rsqrt(mean_square + eps);
 
     tile_range(0, n_cols, BLOCK, [&](Value start) {
       auto cols = start + arange(0, BLOCK);
       auto in_row = cols < n_cols;
       auto v = load(x_row + cols, in_row).to(f32);
       auto weight = load(w + cols, in_row).to(f32);
-      store(y_row + cols, (v * scale * weight).to(dtype), in_row);
+      auto out = (v * scale * weight).to(dtype);
+      store(y_row + cols, out, in_row);
     });
   };
   return trace(kernel_name("rms_norm", dtype), body, {{"BLOCK", block}});

@@ -20,9 +20,11 @@ ir::Kernel row_sum(ir::DType dtype, int64_t block) {
     auto x_row = x + row * row_stride;
     Value partial = tile_range(0, n_cols, BLOCK, zeros({BLOCK}, f32), [&](Value start, Value& acc) {
       auto cols = start + arange(0, BLOCK);
-      acc += load(x_row + cols, cols < n_cols).to(f32);
+      auto in_row = cols < n_cols;
+      acc += load(x_row + cols, in_row).to(f32);
     });
-    store(y + row, sum(partial));
+    auto total = sum(partial);
+    store(y + row, total);
   };
   return trace(kernel_name("row_sum", dtype), body, {{"BLOCK", block}});
 }

@@ -45,7 +45,8 @@ ir::Kernel softmax(ir::DType dtype, int64_t block) {
       auto cols = columns(start);
       auto in_row = cols < n_cols;
       auto v = load(x_row + cols, in_row).to(f32);
-      store(y_row + cols, (exp(v - row_max) * inv_sum).to(dtype), in_row);
+      auto out = (exp(v - row_max) * inv_sum).to(dtype);
+      store(y_row + cols, out, in_row);
     });
   };
   return trace(kernel_name("softmax", dtype), body, {{"BLOCK", block}});

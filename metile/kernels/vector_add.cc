@@ -15,9 +15,14 @@ ir::Kernel vector_add(ir::DType dtype, int64_t block) {
     auto out = k.buffer("out", dtype, "write");
     auto n = k.scalar("n", i32);
     const int64_t BLOCK = k.constexpr_int("BLOCK");
-    auto offs = program_id(0) * BLOCK + arange(0, BLOCK);
+    // One op-making operand per statement: C++ leaves the order of operands unspecified.
+    auto lanes = arange(0, BLOCK);
+    auto offs = program_id(0) * BLOCK + lanes;
     auto mask = offs < n;
-    store(out + offs, load(x + offs, mask) + load(y + offs, mask), mask);
+    auto y_vals = load(y + offs, mask);
+    auto x_vals = load(x + offs, mask);
+    auto total = x_vals + y_vals;
+    store(out + offs, total, mask);
   };
   return trace(kernel_name("vector_add", dtype), body, {{"BLOCK", block}});
 }

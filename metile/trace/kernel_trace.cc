@@ -1,6 +1,7 @@
 #include "metile/trace/kernel_trace.h"
 
 #include "metile/trace/infer_access.h"
+#include "metile/trace/params_first.h"
 
 namespace metile::trace {
 
@@ -32,8 +33,6 @@ ir::TileBuilder& KernelTrace::builder() {
 void KernelTrace::check_new_param(const std::string& what, const std::string& name) const {
   check_open();
   if (name.empty()) fail(what, "a parameter needs a name");
-  if (!kernel_.body.ops.empty() || !open_.empty())
-    fail(what + " '" + name + "'", "kernel parameters must be declared before the first operation");
   for (const ir::Param& p : kernel_.params)
     if (p.name == name) fail(what + " '" + name + "'", "a parameter of that name exists");
 }
@@ -67,13 +66,21 @@ void KernelTrace::set_num_threads(int64_t n) {
   kernel_.attrs["num_threads"] = n;
 }
 
+bool KernelTrace::is_param(ir::ValueId v) const {
+  for (const ir::Param& p : kernel_.params)
+    if (p.value == v) return true;
+  return false;
+}
+
 bool KernelTrace::usable(ir::ValueId v) const {
+  if (is_param(v)) return true;  // declared inside a region, a parameter still outlives it
   for (const ClosedRegion& r : closed_)
     if (v >= r.first && v < r.end) return false;
   return true;
 }
 
 ir::ValueId KernelTrace::use(ir::ValueId v, const std::string& op) const {
+  if (is_param(v)) return v;
   for (const ClosedRegion& r : closed_)
     if (v >= r.first && v < r.end)
       fail(op, "value %" + std::to_string(v) + " was defined inside " + r.what +
@@ -204,6 +211,7 @@ ir::Kernel KernelTrace::finish() {
   METILE_ASSERT(open_.empty() && builder_.open_regions() == 0,
                 "a region of kernel " + kernel_.name + " is open");
   infer_accesses();
+  number_params_first(kernel_);
   finished_ = true;
   return std::move(kernel_);
 }

@@ -1,6 +1,6 @@
 // The tracing core both frontends drive: metile::dsl (C++) and @metile.kernel (Python, through
 // python/src/init_ir.cc). One kernel being traced: its Tile IR, the TileBuilder that checks
-// each op, and the rules no single op can check: parameters come first with unique names,
+// each op, and the rules no single op can check: parameters have unique names,
 // a value is not used outside the region that defined it, a loop-carried value keeps its
 // type, and buffer and descriptor accesses follow what the body does (infer_access.h).
 //
@@ -32,8 +32,8 @@ class KernelTrace {
   // The id the next value gets: values with ids in [a, b) were made between two calls.
   ir::ValueId next_value_id() const { return static_cast<ir::ValueId>(kernel_.types.size()); }
 
-  // Parameters, declared before the first op. A buffer's access is read, write or
-  // read_write, checked against what the body does; "" takes the access the body implies.
+  // Parameters, declared at any point (finish() numbers them first). A buffer's access is read,
+  // write or read_write, checked against what the body does; "" takes the access the body implies.
   ir::ValueId add_buffer(const std::string& name, ir::DType dtype, const std::string& access);
   ir::ValueId add_scalar(const std::string& name, ir::DType dtype);
 
@@ -74,6 +74,7 @@ class KernelTrace {
  private:
   [[noreturn]] void fail(const std::string& op, const std::string& rule) const;
   void check_open() const;
+  bool is_param(ir::ValueId v) const;
   void check_new_param(const std::string& what, const std::string& name) const;
   void check_descriptor_access(ir::ValueId desc, const char* needed, const std::string& op) const;
   void close_region(ir::ValueId end, std::string what);

@@ -1,8 +1,10 @@
 // trace(): parameters, constexprs and kernel attributes.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
+#include <regex>
 
 #include "metile/dsl/dsl.h"
+#include "metile/ir/printer.h"
 #include "tests/dsl/ir_query.h"
 
 namespace metile {
@@ -112,16 +114,40 @@ TEST(Trace, NumThreadsIsAKernelAttribute) {
   EXPECT_EQ(std::get<int64_t>(k.attrs.at("num_threads")), 128);
 }
 
-TEST(Trace, ParametersComeBeforeOperations) {
-  try {
-    trace("late", [](KernelContext& c) {
-      program_id(0);
-      c.buffer("x", f32, "read");
-    });
-    FAIL() << "expected a UserError";
-  } catch (const UserError& e) {
-    EXPECT_THAT(e.rule(), HasSubstr("buffer 'x': kernel parameters must be declared before"));
-  }
+// Parameters are not ops, so one may be declared after the first op (as an operand
+// evaluated in either order, `arange(0, 4) < c.scalar("n", i32)`, may be): the kernel is the
+// one that declares it first.
+TEST(Trace, ALateParameterGivesTheKernelOfAnEarlyOne) {
+  ir::Kernel early = trace("k", [](KernelContext& c) {
+    auto x = c.buffer("x", f32, "read");
+    auto n = c.scalar("n", i32);
+    auto offs = arange(0, 4);
+    load(x + offs, offs < n);
+  });
+  ir::Kernel late = trace("k", [](KernelContext& c) {
+    auto offs = arange(0, 4);
+    auto x = c.buffer("x", f32, "read");
+    load(x + offs, offs < c.scalar("n", i32));
+  });
+  // The same text but for the source lines.
+  auto without_lines = [](const ir::Kernel& k) {
+    return std::regex_replace(ir::print(k), std::regex(" loc\\([^)]*\\)"), "");
+  };
+  EXPECT_EQ(without_lines(late), without_lines(early));
+  EXPECT_EQ(late.params[0].value, 0);
+  EXPECT_EQ(late.params[1].value, 1);
+}
+
+// A parameter belongs to the kernel, not to the region it was declared in.
+TEST(Trace, AParameterDeclaredInALoopIsUsableAfterIt) {
+  ir::Kernel k = trace("k", [](KernelContext& c) {
+    Value n;
+    tile_range(0, 4, 1, [&](const Value&) { n = c.scalar("n", i32); });
+    store(c.buffer("out", i32, "write"), n + 1);
+  });
+  ASSERT_EQ(k.params.size(), 2u);
+  EXPECT_EQ(k.params[0].name, "n");
+  EXPECT_EQ(k.params[0].value, 0);
 }
 
 TEST(Trace, OperationsOutsideATraceAreUserErrors) {

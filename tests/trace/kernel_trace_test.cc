@@ -40,10 +40,25 @@ TEST(KernelTrace, ParametersComeFirstWithUniqueNames) {
               HasSubstr("buffer 'b': i1 buffers are not supported"));
   EXPECT_THAT(error_of([&] { t.add_buffer("m", DType::f32, "rw"); }),
               HasSubstr("access must be read, write or read_write, got 'rw'"));
-  t.builder().program_id(0);
-  EXPECT_THAT(error_of([&] { t.add_buffer("late", DType::f32, "read"); }),
-              HasSubstr("buffer 'late': kernel parameters must be declared before the first "
-                        "operation"));
+}
+
+TEST(KernelTrace, LateParametersAreNumberedFirst) {
+  KernelTrace t("k", "hint");
+  ValueId x = t.add_buffer("x", DType::f32, "read");
+  ValueId pid = t.builder().program_id(0);
+  ValueId n = t.add_scalar("n", DType::i32);
+  t.builder().binary(ir::OpKind::Add, pid, n);
+  EXPECT_EQ(n, 2);
+  EXPECT_EQ(t.use(n, "add"), n);
+  ir::Kernel k = t.finish();
+  EXPECT_EQ(k.params[0].value, x);
+  EXPECT_EQ(k.params[1].value, 1);
+  EXPECT_EQ(k.body.args, (std::vector<ValueId>{0, 1}));
+  ASSERT_EQ(k.body.ops.size(), 2u);
+  EXPECT_EQ(k.body.ops[0].results[0], 2);  // program_id moved after the parameters
+  EXPECT_EQ(k.body.ops[1].operands, (std::vector<ValueId>{2, 1}));
+  EXPECT_EQ(k.types[1], ir::Type::scalar(DType::i32));
+  EXPECT_TRUE(k.types[2].is_scalar());
 }
 
 TEST(KernelTrace, ConstexprsAndThreadCountAreKernelAttributes) {
