@@ -569,6 +569,10 @@ def machine_info():
             capture_output=True, text=True, timeout=20).stdout.strip()
     except (OSError, subprocess.SubprocessError) as e:
         info["driver"] = f"unknown ({e})"
+    # A copy of the tree (the GPU machine's) may carry a stale .git: METILE_COMMIT names it.
+    if os.environ.get("METILE_COMMIT"):
+        info["metile_commit"] = os.environ["METILE_COMMIT"]
+        return info
     try:
         info["metile_commit"] = subprocess.run(
             ["git", "-C", os.path.dirname(os.path.abspath(__file__)), "rev-parse", "HEAD"],

@@ -167,7 +167,7 @@ std::shared_ptr<const Module> CudaDevice::compile(std::string_view source,
     check(api_->cuFuncSetAttribute(function, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
                                    static_cast<int>(abi.threadgroup_bytes)),
           "cuFuncSetAttribute(CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES)", kernel);
-  return std::make_shared<const CudaKernelModule>(abi, module, function);
+  return std::make_shared<const CudaKernelModule>(abi, function);
 }
 
 LaunchTiming CudaDevice::launch(const Module& module, const Grid& grid,

@@ -38,15 +38,15 @@ class CudaBufferStorage : public BufferStorage {
   bool owned_;
 };
 
-// A kernel the cuda device built: its loaded cubin and entry function.
+// A kernel the cuda device built: the entry function of its cubin, which stays loaded for
+// the life of the process, like the host device's objects.
 class CudaKernelModule : public Module {
  public:
-  CudaKernelModule(codegen::KernelABI abi, CUmodule module, CUfunction function)
-      : Module(std::move(abi)), module_(module), function_(function) {}
+  CudaKernelModule(codegen::KernelABI abi, CUfunction function)
+      : Module(std::move(abi)), function_(function) {}
   CUfunction function() const { return function_; }
 
  private:
-  CUmodule module_;  // loaded for the life of the process, like the host device's objects
   CUfunction function_;
 };
 
