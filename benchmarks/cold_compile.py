@@ -1,0 +1,113 @@
+"""Cold compile time on an NVIDIA GPU: from a kernel's first call to its result, meTile
+(trace -> Tile IR -> Metal IR -> CUDA C++ -> NVRTC cubin -> loaded module -> launch) against
+Triton (JIT -> PTX -> cubin -> launch), each in a fresh process with empty caches:
+
+    python benchmarks/cold_compile.py [--rounds N] [--out FILE.json]
+
+Every sample is its own child process (so no in-process cache helps), with METILE_CACHE_DIR
+and TRITON_CACHE_DIR pointing at new empty folders and meTile's trace cache off. The child
+imports torch, triton and metile and makes its inputs before the clock starts; the clock
+stops after torch.cuda.synchronize() once the output has been checked against torch's.
+Children alternate meTile, Triton, Triton, meTile (ABBA), and the median is reported with
+the second (warm, in-process) call for scale. The kernels are those of h200_memory_bound.py.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+CASES = (("vector_add", "f32", 4096), ("vector_add", "f16", 4096), ("softmax", "f32", 4096))
+
+
+def child(candidate, kernel, dtype, cols):
+    """One cold first call in this fresh process; prints its times as JSON."""
+    sys.path.insert(0, HERE)
+    import h200_memory_bound as mb
+    mb.import_gpu_stack()
+    torch = mb.torch
+    shape = (cols,) if kernel == "vector_add" else (1, cols)
+    case = mb.Case(kernel, dtype, shape, block=1024, decode=True)
+    inputs = case.make_inputs()
+    references = case.references(inputs)
+    outs = case.outputs()
+    torch.cuda.synchronize()
+    start = time.perf_counter()
+    if candidate == "metile":
+        launch = case.metile_launch(inputs, outs)
+    else:
+        launch = case.triton_launch(inputs, outs)
+    launch()
+    torch.cuda.synchronize()
+    first = time.perf_counter() - start
+    errors = mb.relative_errors(outs, references)
+    start = time.perf_counter()
+    launch()
+    torch.cuda.synchronize()
+    second = time.perf_counter() - start
+    print(json.dumps({"first_s": first, "second_s": second, "errors": errors,
+                      "ok": mb.within_tolerance(errors, dtype)}))
+
+
+def sample(candidate, kernel, dtype, cols):
+    with tempfile.TemporaryDirectory() as metile_cache, tempfile.TemporaryDirectory() as tt:
+        env = dict(os.environ, METILE_CACHE_DIR=metile_cache, METILE_TRACE_CACHE="off",
+                   TRITON_CACHE_DIR=tt, PYTHONUNBUFFERED="1")
+        run = subprocess.run([sys.executable, __file__, "--child", candidate, kernel, dtype,
+                              str(cols)], env=env, capture_output=True, text=True, timeout=300)
+    if run.returncode != 0:
+        return {"failed": (run.stderr or run.stdout)[-2000:]}
+    return json.loads(run.stdout.strip().splitlines()[-1])
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--rounds", type=int, default=4, help="ABBA pairs per case")
+    parser.add_argument("--out", default=os.path.join(HERE, "results", "h200-cold-compile.json"))
+    parser.add_argument("--child", nargs=4, help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.child:
+        candidate, kernel, dtype, cols = args.child
+        return child(candidate, kernel, dtype, int(cols))
+    results = []
+    for kernel, dtype, cols in CASES:
+        samples = {"metile": [], "triton": []}
+        for r in range(args.rounds):
+            order = ("metile", "triton") if r % 2 == 0 else ("triton", "metile")
+            for candidate in order:
+                samples[candidate].append(sample(candidate, kernel, dtype, cols))
+                s = samples[candidate][-1]
+                shown = f"{1e3 * s['first_s']:.1f} ms" if "first_s" in s else "FAILED"
+                print(f"{kernel} {dtype} {cols}: {candidate} round {r + 1}: {shown}", flush=True)
+        result = {"kernel": kernel, "dtype": dtype, "cols": cols, "samples": samples}
+        for candidate, runs in samples.items():
+            good = [s for s in runs if s.get("ok")]
+            result[candidate + "_failed"] = len(runs) - len(good)
+            if good:
+                result[candidate + "_first_ms"] = 1e3 * statistics.median(s["first_s"] for s in good)
+                result[candidate + "_second_ms"] = 1e3 * statistics.median(s["second_s"] for s in good)
+        results.append(result)
+    os.makedirs(os.path.dirname(args.out), exist_ok=True)
+    with open(args.out, "w") as f:
+        json.dump({"commit": os.environ.get("METILE_COMMIT", ""), "cases": results}, f, indent=1)
+    print("\n| kernel | dtype | n | meTile cold ms | Triton cold ms | meTile/Triton | meTile warm ms |")
+    print("|---|---|---|---|---|---|---|")
+    for r in results:
+        m, t = r.get("metile_first_ms"), r.get("triton_first_ms")
+        ratio = f"{m / t:.2f}" if m and t else "-"
+        fmt = lambda v: f"{v:.1f}" if v else "failed"
+        print(f"| {r['kernel']} | {r['dtype']} | {r['cols']} | {fmt(m)} | {fmt(t)} | {ratio} | "
+              f"{fmt(r.get('metile_second_ms'))} |")
+    print(f"raw figures: {args.out}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
