@@ -21,6 +21,38 @@ const CDialect& dialect_for(const target::Target& target) {
   throw InternalError("emit: target " + target.name + " has an unknown language");
 }
 
+namespace {
+
+// The first SIMD-group collective or SIMD-group barrier of the kernel, or nullptr.
+const ir::Op* first_simd_group_op(const ir::Kernel& kernel) {
+  const ir::Op* found = nullptr;
+  ir::walk(kernel.body, [&](const ir::Op& op) {
+    const bool simd_barrier = op.kind == ir::OpKind::Barrier && op.has_attr("scope") &&
+                              op.str_attr("scope") == "simdgroup";
+    if (!found && (ir::op_info(op.kind).rule == ir::TypeRule::SimdCollective || simd_barrier))
+      found = &op;
+  });
+  return found;
+}
+
+// Rejects what the target cannot run correctly rather than emitting undefined behaviour.
+void check_simd_groups(const ir::Kernel& kernel, const KernelABI& abi, const target::Target& target,
+                       const std::string& language) {
+  const int64_t threads = abi.threads_total();
+  if (!target.collectives_need_whole_simd_groups || threads % target.simd_width == 0) return;
+  if (const ir::Op* op = first_simd_group_op(kernel))
+    throw NotSupported("emit " + language + ": kernel '" + kernel.name + "' runs " +
+                           std::to_string(threads) + " threads per threadgroup, not a whole " +
+                           "number of " + std::to_string(target.simd_width) +
+                           "-wide SIMD groups, and uses " + std::string(ir::op_name(op->kind)) +
+                           "; on target " + target.name +
+                           " SIMD-group operations need whole SIMD groups (use num_threads = " +
+                           std::to_string(target.simd_width) + " or more)",
+                       op->loc);
+}
+
+}  // namespace
+
 EmittedKernel emit(const ir::Kernel& metal, const target::Target& target) {
   return emit_in_dialect(metal, dialect_for(target), target);
 }
@@ -48,6 +80,7 @@ EmittedKernel emit_in_dialect(const ir::Kernel& kernel, const CDialect& dialect,
                     std::to_string(out.abi.threadgroup_bytes) +
                     " bytes of threadgroup memory; target " + target.name + " has " +
                     std::to_string(target.threadgroup_memory_bytes));
+  check_simd_groups(kernel, out.abi, target, language);
   CEmitter emitter(kernel, dialect, target);
   const std::string body = emitter.body();
   const std::string prelude = emitter.prelude().text();

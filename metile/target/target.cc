@@ -30,6 +30,7 @@ Target sm90() {
   t.name = "sm90";
   t.language = Language::CUDA;
   t.simd_width = 32;
+  t.collectives_need_whole_simd_groups = true;
   t.max_threads_per_threadgroup = 1024;
   t.threadgroup_memory_bytes = 227 * 1024;
   t.static_threadgroup_memory_bytes = 48 * 1024;

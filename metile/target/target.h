@@ -44,6 +44,10 @@ struct Target {
   int msl_version_major = 3;  // MSL targets: 3.0 (M1, M2) or 3.1+ (bf16)
   int msl_version_minor = 0;
   int simd_width = 32;
+  // SIMD-group collectives and SIMD-group barriers need every lane of the group present
+  // (CUDA's full-warp masks): a threadgroup that is not a whole number of SIMD groups may
+  // not use them. Metal runs them on partial groups.
+  bool collectives_need_whole_simd_groups = false;
   int max_threads_per_threadgroup = 1024;
   // Threadgroup (CUDA: shared) memory, in bytes. threadgroup_memory_bytes is the most one
   // threadgroup may use at all (CUDA: the dynamic opt-in limit); a kernel that declares

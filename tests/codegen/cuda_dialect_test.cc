@@ -161,6 +161,38 @@ TEST(CudaCollectives, SixtyFourBitValuesAreRejectedAsInMsl) {
   }
 }
 
+// out[0] = simd_sum(v) in a threadgroup of `threads`.
+ir::Kernel simd_sum_kernel(int64_t threads) {
+  ir::Kernel k = metal_kernel("partial_warp", threads, 0);
+  MetalBuilder b(k);
+  auto out = b.add_param("out", Type::ptr(DType::f32), "write");
+  auto v = b.add_param("v", Type::scalar(DType::f32));
+  b.store(out, b.create1(OpKind::SimdSum, {v}, Type::scalar(DType::f32)));
+  return k;
+}
+
+TEST(CudaCollectives, APartialWarpCannotUseThemButMetalCan) {
+  try {
+    emit(simd_sum_kernel(16), sm90());
+    FAIL() << "no error";
+  } catch (const NotSupported& e) {
+    EXPECT_NE(std::string(e.what()).find(
+                  "emit CUDA: kernel 'partial_warp' runs 16 threads per threadgroup, not a whole "
+                  "number of 32-wide SIMD groups, and uses simd_sum; on target sm90 SIMD-group "
+                  "operations need whole SIMD groups (use num_threads = 32 or more)"),
+              std::string::npos)
+        << e.what();
+  }
+  EXPECT_NO_THROW(emit(simd_sum_kernel(64), sm90()));
+  EXPECT_NO_THROW(emit(simd_sum_kernel(16), target::target_by_name("host")));
+  // Without SIMD-group operations a partial warp is fine.
+  ir::Kernel plain = metal_kernel("partial_warp_plain", 16, 0);
+  MetalBuilder b(plain);
+  auto out = b.add_param("out", Type::ptr(DType::f32), "write");
+  b.store(b.ptr_add(out, b.thread_index()), b.f32(1.0));
+  EXPECT_NO_THROW(emit(plain, sm90()));
+}
+
 TEST(CudaEntry, ExternCGlobalWithoutBindingsAndDynamicSharedMemory) {
   const EmittedKernel e = emit(reduction_kernel(), sm90());
   EXPECT_NE(e.source.find("extern \"C\" __global__ void block_sum(\n    const float* x,\n    "

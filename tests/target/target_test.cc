@@ -24,6 +24,8 @@ TEST(Targets, Sm90HasTheH200Limits) {
   EXPECT_EQ(t.buffer_alignment_bytes, 256);
   EXPECT_EQ(t.max_vector_bytes, 16);
   EXPECT_DOUBLE_EQ(t.memory_bandwidth_gbps, 4300);
+  EXPECT_TRUE(t.collectives_need_whole_simd_groups);  // full-warp masks
+  EXPECT_FALSE(target_by_name("host").collectives_need_whole_simd_groups);
 }
 
 TEST(Targets, AppleTargetsHaveSimdgroupMatricesAndOnlyM5HasTensorOps) {
