@@ -11,6 +11,7 @@
 
 #include "metile/dsl/trace.h"
 #include "metile/ir/builder.h"
+#include "metile/ir/parser.h"
 #include "metile/kernels/kernels.h"
 #include "tests/dsl/tile_interpreter.h"
 
@@ -157,6 +158,21 @@ TEST(TileInterpreter, ScalarOpsFollowTheCompiledSemantics) {
     EXPECT_NE(std::string(e.what()).find("integer division by zero"), std::string::npos)
         << e.what();
   }
+}
+
+// An if without results may leave out its else region; a false condition then runs nothing.
+TEST(TileInterpreter, AnIfWithoutElseAndAFalseConditionRunsNothing) {
+  const ir::Kernel k = ir::parse(
+      "tile.kernel @k(%p: ptr<i32> {access = \"write\"}, %n: i32) {\n"
+      "  %0 = cmp %n, %n {pred = \"ne\"} : i1\n"
+      "  if %0 {\n"
+      "    store %p, %n\n"
+      "    yield\n"
+      "  }\n"
+      "}\n");
+  std::vector<HostBuffer> bufs = {{DType::i32, {7}}};
+  test::run_tile_ir(k, 1, {BufferArg{0}, int64_t{3}}, bufs);
+  EXPECT_EQ(bufs[0].data, (std::vector<double>{7}));
 }
 
 }  // namespace

@@ -104,8 +104,9 @@ class Interpreter {
       case OpKind::For:
         return run_for(op);
       case OpKind::If: {
-        const ir::Block& region = op.regions[at(op.operands[0]).data[0] != 0 ? 0 : 1];
-        std::vector<RtValue> ys = run_block(region);
+        const size_t branch = at(op.operands[0]).data[0] != 0 ? 0 : 1;
+        if (branch == op.regions.size()) return;  // no else region (an if without results)
+        std::vector<RtValue> ys = run_block(op.regions[branch]);
         for (size_t i = 0; i < op.results.size(); ++i) values_[op.results[i]] = ys[i];
         return;
       }
