@@ -129,15 +129,16 @@ std::optional<int> parse_args(int argc, char** argv, Options& o) {
               << "'; known modes: default, strict, relaxed\n";
     return kBadUsage;
   }
-  if (const std::string emit = emit_before_last(o.passes); !emit.empty()) {
-    std::cerr << "metile-opt: " << emit << " prints source, so it must be the last pass\n";
-    return kBadUsage;
-  }
   try {
-    for (const std::string& name : o.passes) find_pass(name);
+    // The registry's spelling (emit-msl names emit_msl), so that is_emit sees every emit pass.
+    for (std::string& name : o.passes) name = find_pass(name).name;
     if (!o.target.empty()) metile::target::target_by_name(o.target);
   } catch (const metile::UserError& e) {
     std::cerr << "metile-opt: " << e.what() << "\n";
+    return kBadUsage;
+  }
+  if (const std::string emit = emit_before_last(o.passes); !emit.empty()) {
+    std::cerr << "metile-opt: " << emit << " prints source, so it must be the last pass\n";
     return kBadUsage;
   }
   return std::nullopt;
@@ -163,7 +164,8 @@ int run(const Options& o) {
     kernel = find_pass(name).run(std::move(kernel), context).kernel;
     metile::ir::verify_or_throw(kernel, name);
   }
-  if (!o.passes.empty() && is_emit(o.passes.back()))
+  // Only an emit pass leaves source, and it is the last pass (parse_args).
+  if (context.emitted)
     std::cout << context.emitted->source;
   else
     std::cout << metile::ir::print(kernel);
