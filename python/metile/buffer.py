@@ -201,6 +201,16 @@ def _require_gpu0(index, name):
                          "(choose the GPU with CUDA_VISIBLE_DEVICES)")
 
 
+def _require_c_contiguous(shape, strides, element_stride, protocol, name):
+    """ValueError unless `strides` (in units where one element is `element_stride`) lay
+    `shape` out C-contiguously; a dimension of extent 1 may have any stride."""
+    step = element_stride
+    for extent, stride in zip(reversed(shape), reversed(tuple(strides))):
+        if extent != 1 and stride != step:
+            raise ValueError(f"argument '{name}': {protocol} memory must be C-contiguous")
+        step *= extent
+
+
 def _from_torch(tensor, name):
     dtype = _TORCH_DTYPES.get(str(tensor.dtype))
     if dtype is None:
@@ -227,13 +237,7 @@ def _from_cuda_array_interface(value, interface, name):
         raise TypeError(f"argument '{name}': {e}") from None
     strides = interface.get("strides")
     if strides is not None:
-        expected, step = [], np_dtype.itemsize
-        for d in reversed(shape):
-            expected.insert(0, step)
-            step *= d
-        if tuple(strides) != tuple(expected):
-            raise ValueError(f"argument '{name}': __cuda_array_interface__ memory must be "
-                             "C-contiguous")
+        _require_c_contiguous(shape, strides, np_dtype.itemsize, "__cuda_array_interface__", name)
     nbytes = int(np.prod(shape, dtype=np.int64)) * np_dtype.itemsize
     producer_stream = interface.get("stream")
     # 1 and 2 name the legacy and per-thread default streams; 0 (ours) is the legacy one.
@@ -268,11 +272,8 @@ def _from_dlpack(value, name):
                         f"{tensor.dtype.code} with {tensor.dtype.bits} bits")
     shape = tuple(tensor.shape[i] for i in range(tensor.ndim))
     if tensor.strides:
-        step = 1
-        for i in reversed(range(tensor.ndim)):
-            if shape[i] != 1 and tensor.strides[i] != step:
-                raise ValueError(f"argument '{name}': DLPack memory must be C-contiguous")
-            step *= shape[i]
+        strides = [tensor.strides[i] for i in range(tensor.ndim)]
+        _require_c_contiguous(shape, strides, 1, "DLPack", name)
     nbytes = int(np.prod(shape, dtype=np.int64)) * (tensor.dtype.bits // 8)
     # The capsule holds the producer's reference until it is collected with `owner`.
     return GpuArray(tensor.data + tensor.byte_offset, nbytes, dtype, shape, (value, capsule),

@@ -63,6 +63,8 @@ def test_cuda_array_interface_objects_are_described_without_copies():
     assert (gpu.address, gpu.nbytes, gpu.dtype, gpu.shape) == (0x7000_0000, 64, "f16", (4, 8))
     with pytest.raises(ValueError, match="C-contiguous"):
         gpu_array(FakeCudaArray((4, 8), "<f4", strides=(4, 16)))
+    # A dimension of extent 1 may have any stride (as in DLPack): the memory is contiguous.
+    assert gpu_array(FakeCudaArray((1, 8), "<f4", strides=(4, 4))).shape == (1, 8)
     assert gpu_array(np.zeros(4, np.float32)) is None
 
 
