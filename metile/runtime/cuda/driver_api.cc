@@ -1,7 +1,5 @@
 #include "metile/runtime/cuda/driver_api.h"
 
-#include <mutex>
-
 namespace metile::runtime::cuda {
 
 std::string cuda_error_message(std::string_view call, std::string_view name,
@@ -64,12 +62,7 @@ std::vector<std::string> DriverApi::default_candidates() {
 }
 
 const DriverApi* DriverApi::shared(std::string* why) {
-  static std::once_flag once;
-  static std::unique_ptr<DriverApi> driver;
-  static std::string load_error;
-  std::call_once(once, [] { driver = load(default_candidates(), load_error); });
-  if (!driver && why) *why = load_error;
-  return driver.get();
+  return load_once<DriverApi>(why);
 }
 
 std::unique_ptr<DriverApi> DriverApi::load(const std::vector<std::string>& candidates,

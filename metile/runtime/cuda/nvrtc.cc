@@ -2,7 +2,6 @@
 
 #include <cstdlib>
 #include <filesystem>
-#include <mutex>
 
 #include "metile/support/errors.h"
 
@@ -44,12 +43,7 @@ std::vector<std::string> Nvrtc::default_candidates() {
 }
 
 const Nvrtc* Nvrtc::shared(std::string* why) {
-  static std::once_flag once;
-  static std::unique_ptr<Nvrtc> nvrtc;
-  static std::string load_error;
-  std::call_once(once, [] { nvrtc = load(default_candidates(), load_error); });
-  if (!nvrtc && why) *why = load_error;
-  return nvrtc.get();
+  return load_once<Nvrtc>(why);
 }
 
 std::unique_ptr<Nvrtc> Nvrtc::load(const std::vector<std::string>& candidates, std::string& why) {

@@ -3,6 +3,8 @@
 // none of the candidates loads, the reason lists every path tried and dlopen's answer.
 #pragma once
 
+#include <memory>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -40,6 +42,18 @@ bool bind_symbol(const SharedLibrary& library, const char* name, Fn& fn, std::st
   fn = reinterpret_cast<Fn>(library.symbol(name));
   if (!fn) missing += (missing.empty() ? "" : ", ") + std::string(name);
   return fn != nullptr;
+}
+
+// The process-wide `Api::load(Api::default_candidates(), ...)`, loaded once on first use;
+// nullptr and `why` (when given) set to the load error when it cannot load.
+template <class Api>
+const Api* load_once(std::string* why) {
+  static std::once_flag once;
+  static std::unique_ptr<Api> api;
+  static std::string load_error;
+  std::call_once(once, [] { api = Api::load(Api::default_candidates(), load_error); });
+  if (!api && why) *why = load_error;
+  return api.get();
 }
 
 }  // namespace metile::runtime::cuda
