@@ -22,10 +22,10 @@ def _row_major_strides(shape):
 class Tensor:
     """A descriptor made by metile.tensor."""
 
-    __slots__ = ("value", "access", "rank", "dtype")
+    __slots__ = ("value", "rank", "dtype")
 
-    def __init__(self, value, access, rank):
-        self.value, self.access, self.rank = value, access, rank
+    def __init__(self, value, rank):
+        self.value, self.rank = value, rank
         self.dtype = value.dtype
 
     def _coords(self, coords, op):
@@ -79,4 +79,4 @@ def tensor(ptr, shape, strides=None, block_shape=None, access=None):
     dims = [as_value(d, "tensor", "i32").id for d in shape]
     steps = [as_value(s, "tensor", "i32").id for s in strides]
     descriptor = Value(trace, trace.at().make_tensor(base.id, dims, steps, access or ""))
-    return Tensor(descriptor, access, len(shape))
+    return Tensor(descriptor, len(shape))
