@@ -1,4 +1,4 @@
-#include "kernel_trace.h"
+#include "dtype_names.h"
 
 #include "metile/support/errors.h"
 

@@ -8,8 +8,8 @@
 #include <memory>
 #include <vector>
 
+#include "dtype_names.h"
 #include "init.h"
-#include "kernel_trace.h"
 #include "metile/compile.h"
 #include "metile/ir/printer.h"
 

@@ -8,8 +8,8 @@
 #include <nanobind/stl/tuple.h>
 #include <nanobind/stl/vector.h>
 
+#include "dtype_names.h"
 #include "init.h"
-#include "kernel_trace.h"
 #include "metile/ir/parser.h"
 #include "metile/ir/printer.h"
 #include "metile/ir/verifier.h"
@@ -21,6 +21,10 @@ using namespace nb::literals;
 namespace metile::python {
 
 namespace {
+
+// How to fix a value used outside the loop body that defined it, in Python's terms.
+constexpr const char* kEscapeHint = "assign the variable before the loop so it is carried";
+
 ir::OpKind op_from_name(const std::string& name) {
   if (std::optional<ir::OpKind> k = ir::parse_op_name(name)) return *k;
   throw nb::value_error(("unknown Tile IR op '" + name + "'").c_str());

@@ -4,8 +4,8 @@
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/vector.h>
 
+#include "dtype_names.h"
 #include "init.h"
-#include "kernel_trace.h"
 #include "metile/runtime/buffer.h"
 #include "metile/runtime/devices.h"
 
