@@ -91,14 +91,18 @@ std::string CDialect::select(const ir::Type& c_type, const std::string& c, const
 std::string CDialect::math_call(MathFn fn, bool fast, const ir::Type& t,
                                 const std::vector<std::string>& args) const {
   const bool widen = table_.math_in_float[static_cast<int>(t.dtype)];
-  std::string call;
-  if (is_transcendental(fn))
-    call = std::string(fast ? table_.fast_math_prefix : table_.precise_math_prefix);
-  call += std::string(table_.math_functions[static_cast<size_t>(fn)]) + "(";
+  std::string call = math_function(fn, fast, widen ? ir::DType::f32 : t.dtype) + "(";
   for (size_t i = 0; i < args.size(); ++i)
     call += (i ? ", " : "") + (widen ? convert(float_type_name(t, *this), args[i]) : args[i]);
   call += ")";
   return widen ? convert(type_name(t, *this), call) : call;
+}
+
+std::string CDialect::math_function(MathFn fn, bool fast, ir::DType) const {
+  std::string name;
+  if (is_transcendental(fn))
+    name = std::string(fast ? table_.fast_math_prefix : table_.precise_math_prefix);
+  return name + std::string(table_.math_functions[static_cast<size_t>(fn)]);
 }
 
 std::string CDialect::collective(Collective c, const ir::Type& t, const std::string& value,
@@ -106,8 +110,10 @@ std::string CDialect::collective(Collective c, const ir::Type& t, const std::str
   const Route route = table_.collective_routes[static_cast<int>(t.dtype)];
   METILE_ASSERT(route != Route::Unsupported, "the walker rejects unsupported collective dtypes");
   const bool widen = route == Route::ViaFloat;
-  std::string call = std::string(table_.collectives[static_cast<size_t>(c)]) + "(" +
-                     (widen ? convert(float_type_name(t, *this), value) : value);
+  std::string call = std::string(table_.collectives[static_cast<size_t>(c)]) + "(";
+  if (!lane.empty() && !table_.collective_members.empty())
+    call += std::string(table_.collective_members) + ", ";
+  call += widen ? convert(float_type_name(t, *this), value) : value;
   if (!lane.empty()) call += ", " + convert(std::string(table_.lane_type), lane);
   call += ")";
   return widen ? convert(type_name(t, *this), call) : call;

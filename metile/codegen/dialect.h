@@ -96,6 +96,9 @@ struct DialectTable {
   std::array<std::string_view, kCollectiveCount> collectives;
   std::array<Route, 7> collective_routes;
   std::string_view lane_type;
+  // The first argument of the collectives that take a lane, naming the SIMD group's threads
+  // that take part (CUDA's member mask "0xffffffffu"); empty when the language has none.
+  std::string_view collective_members;
   std::string_view threadgroup_barrier;         // "threadgroup_barrier"
   std::string_view simdgroup_barrier;           // "simdgroup_barrier"
   std::array<std::string_view, 4> barrier_mem;  // indexed by BarrierMem
@@ -145,11 +148,17 @@ class CDialect {
   virtual std::string select(const ir::Type& c_type, const std::string& c, const std::string& a,
                              const std::string& b) const;
 
-  // fn(args) with a result of type t; `fast` picks the fast variant of Exp..Cos.
+  // fn(args) with a result of type t; `fast` picks the fast variant of Exp..Cos. The
+  // default computes in float for the dtypes of `math_in_float` and calls `math_function`.
   virtual std::string math_call(MathFn fn, bool fast, const ir::Type& t,
                                 const std::vector<std::string>& args) const;
+  // The name math_call calls for fn on values of dtype t (f32 for the dtypes computed in
+  // float): the table's name, with the fast or precise prefix for Exp..Cos.
+  virtual std::string math_function(MathFn fn, bool fast, ir::DType t) const;
   // The collective of `value` (type t, whose route is not Unsupported); `lane` is empty for
-  // the reductions. Helpers it needs go into `prelude`.
+  // the reductions. Helpers it needs go into `prelude`. The default calls the table's
+  // function with (value) or (collective_members, value, lane), through float per
+  // `collective_routes`.
   virtual std::string collective(Collective c, const ir::Type& t, const std::string& value,
                                  const std::string& lane, Prelude& prelude) const;
   // a // b rounding toward negative infinity for a signed integer scalar dtype t.

@@ -19,6 +19,9 @@ constexpr std::string_view kCudaReservedPrefixes[] = {"nv_", "cuda"};
 constexpr std::array<std::string_view, kMathFnCount> kFastFloatMath = {
     "fabsf",  "fminf", "fmaxf",  "fmodf",   "floorf", "__expf", "exp2f",
     "__logf", "sqrtf", "rsqrtf", "__tanhf", "__sinf", "__cosf"};
+// The integer overloads, indexed by MathFn: the walker's integer abs, min and max (i64's abs
+// is llabs); "" where integers take no math function.
+constexpr std::array<std::string_view, kMathFnCount> kIntegerMath = {"abs", "min", "max"};
 
 constexpr DialectTable kCuda{
     .language = "CUDA",
@@ -72,6 +75,8 @@ constexpr DialectTable kCuda{
     .collective_routes = {Route::ViaFloat, Route::ViaFloat, Route::Direct, Route::Direct,
                           Route::Direct, Route::Unsupported, Route::Unsupported},
     .lane_type = "int",
+    // Every lane of the warp takes part (the IR's collectives are convergent).
+    .collective_members = "0xffffffffu",
     // __syncthreads and __syncwarp order every memory for the threads they wait for.
     .threadgroup_barrier = "__syncthreads",
     .simdgroup_barrier = "__syncwarp",
@@ -137,85 +142,44 @@ class CudaDialect final : public CDialect {
 
   std::string math_call(MathFn fn, bool fast, const ir::Type& t,
                         const std::vector<std::string>& args) const override {
-    const bool widen = table().math_in_float[static_cast<int>(t.dtype)];
-    if (!widen && t.dtype != ir::DType::f32) return integer_math(fn, t.dtype, args);
-    const size_t i = static_cast<size_t>(fn);
-    std::string call = std::string(fast ? kFastFloatMath[i] : table().math_functions[i]) + "(";
-    for (size_t a = 0; a < args.size(); ++a)
-      call += (a ? ", " : "") + (widen ? convert("float", args[a]) : args[a]);
-    call += ")";
-    return widen ? convert(type_name(t, *this), call) : call;
+    // CUDA has no abs of an unsigned value, which is the value itself.
+    if (fn == MathFn::Abs && t.dtype == ir::DType::u32) return args.at(0);
+    return CDialect::math_call(fn, fast, t, args);
   }
 
+  // The float names (the fast intrinsics when fast), or the integer overloads.
+  std::string math_function(MathFn fn, bool fast, ir::DType t) const override {
+    const size_t i = static_cast<size_t>(fn);
+    if (t == ir::DType::f32)
+      return std::string(fast ? kFastFloatMath[i] : table().math_functions[i]);
+    if (fn == MathFn::Abs && t == ir::DType::i64) return "llabs";
+    if (kIntegerMath[i].empty())
+      throw InternalError("emit CUDA: math function " + std::to_string(i) + " on " +
+                          std::string(ir::dtype_name(t)) + " values");
+    return std::string(kIntegerMath[i]);
+  }
+
+  // The reductions are prelude helpers; the shuffles are the table's built-ins.
   std::string collective(Collective c, const ir::Type& t, const std::string& value,
                          const std::string& lane, Prelude& prelude) const override {
-    const Route route = table().collective_routes[static_cast<int>(t.dtype)];
-    METILE_ASSERT(route != Route::Unsupported, "the walker rejects unsupported collective dtypes");
-    const bool widen = route == Route::ViaFloat;
-    const ir::DType computed = widen ? ir::DType::f32 : t.dtype;
-    const std::string v = widen ? convert("float", value) : value;
-    const std::string fn(table().collectives[static_cast<size_t>(c)]);
-    std::string call;
-    switch (c) {
-      case Collective::Sum:
-      case Collective::Max:
-      case Collective::Min:
-        add_warp_reduction(c, computed, prelude);
-        call = fn + "(" + v + ")";
-        break;
-      case Collective::Shuffle:
-      case Collective::ShuffleXor:
-      case Collective::Broadcast:
-      case Collective::ShuffleDown:
-        // Every lane of the warp takes part (the IR's collectives are convergent).
-        call =
-            fn + "(0xffffffffu, " + v + ", " + convert(std::string(table().lane_type), lane) + ")";
-        break;
+    if (lane.empty()) {
+      const bool widen = table().collective_routes[static_cast<int>(t.dtype)] == Route::ViaFloat;
+      add_warp_reduction(c, widen ? ir::DType::f32 : t.dtype, prelude);
     }
-    return widen ? convert(type_name(t, *this), call) : call;
+    return CDialect::collective(c, t, value, lane, prelude);
   }
 
  private:
-  std::string integer_math(MathFn fn, ir::DType t, const std::vector<std::string>& args) const {
-    auto call = [&](std::string_view name) {
-      std::string out = std::string(name) + "(" + args.at(0);
-      if (args.size() > 1) out += ", " + args[1];
-      return out + ")";
-    };
-    switch (fn) {
-      case MathFn::Abs:
-        if (t == ir::DType::u32) return args.at(0);
-        return call(t == ir::DType::i64 ? "llabs" : "abs");
-      case MathFn::Min:
-        return call("min");
-      case MathFn::Max:
-        return call("max");
-      case MathFn::Fmod:
-      case MathFn::Floor:
-      case MathFn::Exp:
-      case MathFn::Exp2:
-      case MathFn::Log:
-      case MathFn::Sqrt:
-      case MathFn::Rsqrt:
-      case MathFn::Tanh:
-      case MathFn::Sin:
-      case MathFn::Cos:
-        break;
-    }
-    throw InternalError("emit CUDA: math function " + std::to_string(static_cast<int>(fn)) +
-                        " on " + std::string(ir::dtype_name(t)) + " values");
-  }
-
   // metile_simd_sum/max/min for dtype t: a butterfly of __shfl_xor_sync, after which every
   // lane holds the whole warp's result (as MSL's simd_sum gives every lane).
   void add_warp_reduction(Collective c, ir::DType t, Prelude& prelude) const {
     const std::string T(scalar_type(t));
     const std::string fn(table().collectives[static_cast<size_t>(c)]);
-    const bool is_float = t == ir::DType::f32;
-    const std::string combine = c == Collective::Sum ? "v + other"
-                                : c == Collective::Max
-                                    ? (is_float ? "fmaxf(v, other)" : "max(v, other)")
-                                    : (is_float ? "fminf(v, other)" : "min(v, other)");
+    const std::string combine =
+        c == Collective::Sum
+            ? "v + other"
+            : math_function(c == Collective::Max ? MathFn::Max : MathFn::Min, false, t) +
+                  "(v, other)";
     prelude.add(fn.substr(table().helper_prefix.size()), t,
                 std::string(table().body_qualifier) + " " + T + " " + fn + "(" + T +
                     " v) {\n  for (int offset = 16; offset > 0; offset /= 2) {\n    const " + T +

@@ -55,6 +55,7 @@ constexpr DialectTable kMsl{
     .collective_routes = {Route::Direct, Route::ViaFloat, Route::Direct, Route::Direct,
                           Route::Direct, Route::Unsupported, Route::Unsupported},
     .lane_type = "ushort",
+    .collective_members = "",
     .threadgroup_barrier = "threadgroup_barrier",
     .simdgroup_barrier = "simdgroup_barrier",
     .barrier_mem = {"mem_flags::mem_none", "mem_flags::mem_threadgroup", "mem_flags::mem_device",
