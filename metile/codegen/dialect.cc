@@ -54,6 +54,10 @@ bool names_scalar_or_vector_type(const std::string& name, std::string_view t) {
 void CDialect::declare_dtype(ir::DType, Prelude&) const {}
 
 std::string CDialect::vector_type(ir::DType t, int64_t width) const {
+  if (!table_.vector_values)
+    throw NotSupported("emit " + std::string(table_.language) + ": vector values (vec<" +
+                       std::to_string(width) + "x" + std::string(ir::dtype_name(t)) +
+                       ">) are not supported in " + std::string(table_.language));
   return std::string(scalar_type(t)) + std::to_string(width);
 }
 

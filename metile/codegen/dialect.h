@@ -132,7 +132,7 @@ class CDialect {
   // Adds to `prelude` what the source needs to name dtype t (CUDA's own half type); the
   // default needs nothing.
   virtual void declare_dtype(ir::DType t, Prelude& prelude) const;
-  // "float4" for a vector of 4 f32.
+  // "float4" for a vector of 4 f32; NotSupported without `vector_values`.
   virtual std::string vector_type(ir::DType t, int64_t width) const;
   // An expression of type `to` made from `expr` (a float or a narrower float type).
   virtual std::string convert(const std::string& to, const std::string& expr) const;

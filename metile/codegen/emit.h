@@ -16,8 +16,8 @@ struct EmittedKernel {
   KernelABI abi;
 };
 
-// The dialect of the target's language: MSL for the Apple targets and the host emulator.
-// Throws NotSupported for a language whose dialect is not built yet (CUDA).
+// The dialect of the target's language: MSL for the Apple targets and the host emulator,
+// CUDA for the CUDA targets.
 const CDialect& dialect_for(const target::Target& target);
 
 // The kernel in the target's language (dialect_for). Throws UserError (or NotSupported)

@@ -129,11 +129,6 @@ class CudaDialect final : public CDialect {
     if (t == ir::DType::bf16) prelude.add_type("metile_bfloat16", std::string(kBfloat16Type));
   }
 
-  std::string vector_type(ir::DType t, int64_t width) const override {
-    throw NotSupported("emit CUDA: vector values (vec<" + std::to_string(width) + "x" +
-                       std::string(ir::dtype_name(t)) + ">) are not supported in CUDA");
-  }
-
   // `unsigned int(x)` is not C++: two-word types convert with static_cast.
   std::string convert(const std::string& to, const std::string& expr) const override {
     if (to.find(' ') != std::string::npos) return "static_cast<" + to + ">(" + expr + ")";
