@@ -5,6 +5,7 @@
 
 #include <cmath>
 
+#include "error_of.h"
 #include "metal_kernels.h"
 #include "metile/codegen/cuda/cuda_dialect.h"
 #include "metile/codegen/emit.h"
@@ -92,14 +93,8 @@ TEST(CudaTypes, Bf16NeedsATargetWithBf16) {
   target::Target old_gpu = sm90();
   old_gpu.name = "sm75";
   old_gpu.supports_bf16 = false;
-  try {
-    emit(half_bfloat_kernel(), old_gpu);
-    FAIL() << "no error";
-  } catch (const UserError& e) {
-    EXPECT_NE(std::string(e.what()).find("bf16 needs sm_80 or newer (target sm75)"),
-              std::string::npos)
-        << e.what();
-  }
+  const std::string message = error_of<UserError>([&] { emit(half_bfloat_kernel(), old_gpu); });
+  EXPECT_NE(message.find("bf16 needs sm_80 or newer (target sm75)"), std::string::npos) << message;
 }
 
 TEST(CudaTypes, VectorValuesAreNotSupported) {
@@ -150,15 +145,11 @@ TEST(CudaCollectives, SixtyFourBitValuesAreRejectedAsInMsl) {
   auto out = b.add_param("out", Type::ptr(DType::i64), "write");
   auto n = b.add_param("n", Type::scalar(DType::i64));
   b.store(out, b.create1(OpKind::SimdSum, {n}, Type::scalar(DType::i64)));
-  try {
-    emit(k, sm90());
-    FAIL() << "no error";
-  } catch (const UserError& e) {
-    EXPECT_NE(std::string(e.what()).find(
-                  "emit CUDA: simd_sum: i64 values are not supported by CUDA SIMD-group functions"),
-              std::string::npos)
-        << e.what();
-  }
+  const std::string message = error_of<UserError>([&] { emit(k, sm90()); });
+  EXPECT_NE(message.find(
+                "emit CUDA: simd_sum: i64 values are not supported by CUDA SIMD-group functions"),
+            std::string::npos)
+      << message;
 }
 
 // out[0] = simd_sum(v) in a threadgroup of `threads`.
@@ -172,17 +163,13 @@ ir::Kernel simd_sum_kernel(int64_t threads) {
 }
 
 TEST(CudaCollectives, APartialWarpCannotUseThemButMetalCan) {
-  try {
-    emit(simd_sum_kernel(16), sm90());
-    FAIL() << "no error";
-  } catch (const NotSupported& e) {
-    EXPECT_NE(std::string(e.what()).find(
-                  "emit CUDA: kernel 'partial_warp' runs 16 threads per threadgroup, not a whole "
-                  "number of 32-wide SIMD groups, and uses simd_sum; on target sm90 SIMD-group "
-                  "operations need whole SIMD groups (use num_threads = 32 or more)"),
-              std::string::npos)
-        << e.what();
-  }
+  const std::string message = error_of<NotSupported>([&] { emit(simd_sum_kernel(16), sm90()); });
+  EXPECT_NE(
+      message.find("emit CUDA: kernel 'partial_warp' runs 16 threads per threadgroup, not a whole "
+                   "number of 32-wide SIMD groups, and uses simd_sum; on target sm90 SIMD-group "
+                   "operations need whole SIMD groups (use num_threads = 32 or more)"),
+      std::string::npos)
+      << message;
   EXPECT_NO_THROW(emit(simd_sum_kernel(64), sm90()));
   EXPECT_NO_THROW(emit(simd_sum_kernel(16), target::target_by_name("host")));
   // Without SIMD-group operations a partial warp is fine.

@@ -2,6 +2,7 @@
 // the errors for what it cannot render.
 #include <gtest/gtest.h>
 
+#include "error_of.h"
 #include "metal_kernels.h"
 #include "metile/codegen/emit.h"
 
@@ -14,18 +15,6 @@ using ir::Type;
 
 std::string msl_of(const ir::Kernel& k) {
   return emit(k, target::default_target()).source;
-}
-
-// The message of the UserError that f throws; fails the test when it throws none.
-template <typename F>
-std::string error_of(F&& f) {
-  try {
-    f();
-  } catch (const UserError& e) {
-    return e.what();
-  }
-  ADD_FAILURE() << "expected a UserError";
-  return "";
 }
 
 TEST(EmitMsl, AbiDescribesParamsGeometryAndBlock) {
