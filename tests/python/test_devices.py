@@ -240,3 +240,40 @@ def test_numpy_and_buffers_are_copied_in_and_out_on_the_gpu():
     out = metile.Buffer.zeros(100)
     add[(1,)](x, x, out, 100, BLOCK=128)
     np.testing.assert_array_equal(out.numpy(), 2 * x)
+
+
+_WILD_STORE = """
+import metile
+import torch
+
+@metile.kernel
+def wild_store(out, BLOCK: metile.constexpr):
+    offs = metile.arange(0, BLOCK)
+    metile.store(out + offs * 4_000_000, metile.zeros([BLOCK], metile.float32))
+
+out = torch.zeros(256, device="cuda")
+wild_store[(1,)](out, BLOCK=256)  # queued: returns without waiting
+print("launched", flush=True)
+try:
+    metile.synchronize()
+except metile.KernelFaultError as e:
+    print(e, flush=True)
+    raise SystemExit(3)
+"""
+
+
+def test_an_asynchronous_fault_surfaces_at_synchronize_naming_the_kernel(tmp_path):
+    _torch_cuda()
+    import subprocess
+    import sys
+
+    # The fault leaves the CUDA context unusable: it happens in a process of its own (from a
+    # file, since the tracer reads the kernel's source).
+    script = tmp_path / "wild_store.py"
+    script.write_text(_WILD_STORE)
+    done = subprocess.run([sys.executable, str(script)], capture_output=True, text=True,
+                          timeout=120)
+    assert done.returncode == 3, done.stdout + done.stderr
+    assert done.stdout.startswith("launched\n")
+    assert "kernel 'wild_store' faulted on the GPU" in done.stdout
+    assert "It is the last kernel meTile launched" in done.stdout
