@@ -39,7 +39,9 @@ def export_baseline(args):
             command.append("--quick")
         log(f"exporting the baseline: {' '.join(command)}")
         # Each tree traces with its own tracer: no traced IR shared through the disk cache.
+        # METILE_COMMIT names this tree's commit, not the baseline's (git says that one).
         env = dict(os.environ, METILE_TRACE_CACHE="off")
+        env.pop("METILE_COMMIT", None)
         done = subprocess.run(command, env=env)
         if done.returncode != 0:
             raise SystemExit(f"regression: the baseline's export failed (exit status "
