@@ -1,9 +1,9 @@
 // The cuda device: the emitted CUDA C++ compiled by NVRTC to a cubin for the GPU's
 // architecture (cached on disk, cubin_cache.h), buffers in device memory, launches
 // through the driver API on a caller's stream: queued without waiting, or waited for and
-// timed with CUDA events (LaunchOptions::wait). It is available
-// when libcuda loads and reports at least one GPU; it uses GPU 0 (choose another with
-// CUDA_VISIBLE_DEVICES) through its primary context, which torch shares.
+// timed with CUDA events (LaunchOptions::wait). It is available when libcuda loads and
+// reports at least one GPU; it uses GPU 0 (choose another with CUDA_VISIBLE_DEVICES)
+// through its primary context, which torch shares.
 #pragma once
 
 #include <atomic>
@@ -52,7 +52,6 @@ class LoadedModule {
   LoadedModule& operator=(const LoadedModule&) = delete;
   LoadedModule& operator=(LoadedModule&&) = delete;
   ~LoadedModule();
-  CUmodule get() const { return module_; }
 
  private:
   const CudaDevice* device_;
