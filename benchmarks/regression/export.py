@@ -50,10 +50,10 @@ def use_checkout(root, build="build"):
     return metile
 
 
-def _commit(root):
+def _git(root, *args):
     try:
-        return subprocess.run(["git", "-C", str(root), "rev-parse", "HEAD"], capture_output=True,
-                              text=True, timeout=20).stdout.strip() or None
+        return subprocess.run(["git", "-C", str(root), *args], capture_output=True, text=True,
+                              timeout=20).stdout.strip() or None
     except (OSError, subprocess.SubprocessError):
         return None
 
@@ -67,8 +67,10 @@ def export(root, build, quick, block, progress=None):
     sys.path.insert(0, str(HERE / "benchmarks"))
     from memory_bound.cases import case_list
 
-    tree = {"root": str(Path(root).resolve()), "commit": os.environ.get("METILE_COMMIT")
-            or _commit(root), "python": sys.executable, "metile": metile.__file__,
+    tree = {"root": str(Path(root).resolve()),
+            "commit": os.environ.get("METILE_COMMIT") or _git(root, "rev-parse", "HEAD"),
+            "uncommitted_changes": _git(root, "status", "--porcelain") is not None,
+            "python": sys.executable, "metile": metile.__file__,
             "core": metile._core.__file__, "device": metile.device(),
             "cases_from": str(HERE / "benchmarks" / "memory_bound" / "cases.py")}
     entries = []

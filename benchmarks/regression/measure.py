@@ -15,6 +15,8 @@ from pathlib import Path
 from benchmarks.regression import paired
 from benchmarks.regression.export import HERE, export, use_checkout
 
+DEVICE = "cuda"  # the device that builds and runs both trees' sources
+
 
 def log(line):
     print(line, flush=True)
@@ -92,14 +94,14 @@ def run_case(case, baseline, candidate, args, flush):
     from memory_bound.timing import SHIELD_CYCLES
 
     name = case.name()
-    problem = paired.pairing_problem(baseline, candidate)
+    problem = paired.pairing_problem(baseline, candidate, DEVICE)
     if problem:
         return paired.failed_result(name, problem)
     inputs = case.make_inputs()
     references = case.references(inputs)
     arms, outputs = {}, {}
     for arm, entry in zip(paired.ARMS, (baseline, candidate)):
-        built = metile._core.build_kernel("cuda", entry["source"], entry["abi"])
+        built = metile._core.build_kernel(DEVICE, entry["source"], entry["abi"])
         outputs[arm] = case.outputs()
         arms[arm] = case.metile_launch(inputs, outputs[arm]).with_kernel(built)
         if list(arms[arm].grid) != list(entry["grid"]):
@@ -136,9 +138,9 @@ def measure(args):
         raise SystemExit(f"regression: needs torch and triton ({e}); run it on the GPU "
                          "machine") from None
 
-    if metile.device() != "cuda" or not torch.cuda.is_available():
-        raise SystemExit(f"regression: needs the cuda device and torch with CUDA (metile runs "
-                         f"on '{metile.device()}')")
+    if metile.device() != DEVICE or not torch.cuda.is_available():
+        raise SystemExit(f"regression: needs the {DEVICE} device and torch with CUDA (metile "
+                         f"runs on '{metile.device()}')")
     baseline = export_baseline(args)
     log("exporting the candidate (this tree)")
     os.environ["METILE_TRACE_CACHE"] = "off"

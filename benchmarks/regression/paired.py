@@ -47,14 +47,15 @@ def _params(abi):
     return [(p["name"], p["kind"], p["dtype"]) for p in abi["params"]]
 
 
-def pairing_problem(baseline, candidate):
+def pairing_problem(baseline, candidate, device="cuda"):
     """Why two exports of one case cannot be timed against each other in this process, or
-    None. Both sources must be CUDA (built by this tree's cuda device: never one compiled
-    another way), bind the same parameters and run over the same grid."""
+    None. Both sources must be emitted for `device` (built by this tree's device of that
+    name: never one compiled another way), bind the same parameters and run over the same
+    grid."""
     for arm, entry in zip(ARMS, (baseline, candidate)):
-        if entry["device"] != "cuda":
+        if entry["device"] != device:
             return (f"the {arm} tree emitted for the '{entry['device']}' device; the harness "
-                    "builds CUDA sources with this tree's cuda device only")
+                    f"builds sources for this tree's {device} device only")
     if _params(baseline["abi"]) != _params(candidate["abi"]):
         return (f"the kernels take different parameters: baseline {_params(baseline['abi'])}, "
                 f"candidate {_params(candidate['abi'])}")

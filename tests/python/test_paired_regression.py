@@ -51,6 +51,7 @@ def test_exports_pair_only_as_cuda_sources_of_the_same_parameters_and_grid():
     assert paired.pairing_problem(entry(), entry(source="other")) is None
     assert "emitted for the 'host' device" in paired.pairing_problem(entry(device="host"),
                                                                      entry())
+    assert paired.pairing_problem(entry(device="host"), entry(device="host"), "host") is None
     assert "different parameters" in paired.pairing_problem(entry(), entry(n_dtype="i64"))
     assert "the grids differ" in paired.pairing_problem(entry(), entry(grid=(8, 1, 1)))
 
