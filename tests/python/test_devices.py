@@ -160,8 +160,18 @@ def test_build_kernel_and_synchronize_on_an_unavailable_gpu_say_why():
         _core.synchronize("cuda")
 
 
-def test_kernel_faults_are_their_own_compilation_error():
+@metile.kernel
+def wild_store(out, BLOCK: metile.constexpr):
+    offs = metile.arange(0, BLOCK)
+    metile.store(out + offs * 4_000_000, metile.zeros([BLOCK], metile.float32))
+
+
+@pytest.mark.skipif(metile.device() != "host", reason="the host emulator's fault")
+def test_a_kernel_fault_is_a_kernel_fault_error():
     assert issubclass(metile.KernelFaultError, metile.CompilationError)
+    with pytest.raises(metile.KernelFaultError, match="invalid memory access in kernel "
+                       "'wild_store'"):
+        wild_store[(1,)](np.zeros(256, np.float32), BLOCK=256)
 
 
 # ---- on the cuda device, with torch ---------------------------------------------------
