@@ -197,6 +197,8 @@ def test_torch_cuda_tensors_are_used_in_place():
 
 def test_launches_on_torch_tensors_are_asynchronous_and_time_waits():
     torch = _torch_cuda()
+    if not hasattr(torch.cuda, "_sleep"):
+        pytest.skip("this torch has no torch.cuda._sleep to keep the GPU busy")
     n = 1 << 22
     x = torch.ones(n, device="cuda")
     out = torch.zeros(n, device="cuda")
