@@ -66,6 +66,11 @@ def export(root, build, quick, block, progress=None):
 
     sys.path.insert(0, str(HERE / "benchmarks"))
     from memory_bound.cases import case_list
+    from memory_bound.kernels import METILE_KERNELS
+
+    if not hasattr(METILE_KERNELS["vector_add"][(1,)], "prepare"):
+        raise SystemExit(f"the meTile of {root} ({metile.__file__}) has no kernel[grid].prepare"
+                         "(...): the exporter needs it")
 
     tree = {"root": str(Path(root).resolve()),
             "commit": os.environ.get("METILE_COMMIT") or _git(root, "rev-parse", "HEAD"),
