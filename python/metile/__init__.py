@@ -15,10 +15,11 @@ __version__ = "0.1.0"
 from . import dtypes
 from .buffer import Buffer, device
 from .dtypes import bfloat16, float16, float32, int1, int32, int64, uint32
-from .errors import (CompilationError, InternalCompilerError, NotSupportedError,
-                     OutOfResources)
+from .errors import (CompilationError, InternalCompilerError, KernelFaultError,
+                     NotSupportedError, OutOfResources)
 from .host import cdiv, next_power_of_2
 from .kernel import KernelFunction, constexpr, kernel
+from .launch import synchronize
 from .language import (abs, arange, barrier, broadcast_to, convert_layout, cos, dot, exp,
                        exp2, expand_dims, fast_cos, fast_exp, fast_exp2, fast_log, fast_rsqrt,
                        fast_sin, fast_sqrt, fast_tanh, full, load, log, loop_state, max,
