@@ -113,7 +113,7 @@ def main():
         raise SystemExit(f"export: {sys.executable} cannot import torch and triton ({e}); "
                          "the cases need both (pass another --baseline-python)") from None
     result = export(args.root, args.build, args.quick, args.metile_block,
-                    lambda line: print(f"  [{Path(args.root).name}] {line}", file=sys.stderr,
+                    lambda line: print(f"  [baseline {Path(args.root).resolve().name}] {line}", file=sys.stderr,
                                        flush=True))
     with open(args.out, "w") as f:
         json.dump(result, f)
