@@ -85,6 +85,12 @@ def philox_reference(seed, offsets, n_rounds=10):
     return [c.astype(np.uint32) for c in (c0, c1, c2, c3)]
 
 
+def test_the_numpy_philox_matches_the_random123_known_answer():
+    # Random123's kat_vectors: philox4x32_10 of counter 0 and key 0.
+    assert [int(c[0]) for c in philox_reference(0, np.array([0]))] == [
+        0x6627E8D5, 0xE169C58D, 0xBC57AC4C, 0x9B00DBD8]
+
+
 @tl.jit
 def random_bits(out0, out1, out2, out3, uniform, seed, n, BLOCK: tl.constexpr):
     offsets = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
