@@ -1,5 +1,6 @@
-"""Elementwise functions Triton code uses daily, built from Tile IR's arithmetic and math
-ops: sigmoid, erf, floor, ceil, log2, fma, clamp, and ``x ** n`` for constant n.
+"""Elementwise functions Triton code uses daily: floor and ceil (Tile IR ops), and sigmoid,
+erf, log2, fma, clamp and ``x ** n`` for constant n, built from Tile IR's arithmetic and math
+ops.
 
 Float functions of f16 or bf16 tiles compute in f32 and round the result back, so each
 keeps the accuracy stated here whatever the input dtype.
@@ -13,7 +14,6 @@ from .frames import user_location
 from .language import where
 from .values import as_value, binary, cast, compare, is_number, unary
 
-_F32_EXACT = float(2 ** 23)  # from 2^23 on, every f32 is an integer
 # Abramowitz and Stegun 7.1.26: |erf(x) - approximation| <= 1.5e-7 for x >= 0.
 _ERF_P = 0.3275911
 _ERF_A = (0.254829592, -0.284496736, 1.421413741, -1.453152027, 1.061405429)
@@ -66,28 +66,14 @@ def erf(x):
     return _in_f32(x, "erf", compute)
 
 
-def _rounded(x, op, up):
-    def compute(v):
-        small = compare("lt", abs(v), _F32_EXACT)  # false for NaN and infinities too
-        safe = where(small, v, 0.0)  # no out-of-range conversion to i32
-        truncated = cast(cast(safe, "i32"), "f32")
-        if up:
-            stepped = where(compare("lt", truncated, safe), truncated + 1.0, truncated)
-        else:
-            stepped = where(compare("gt", truncated, safe), truncated - 1.0, truncated)
-        return where(small, stepped, v)
-
-    return _in_f32(x, op, compute)
-
-
 def floor(x):
-    """The largest integer not above x, elementwise (floats; -0.0 comes out as 0.0)."""
-    return math.floor(x) if is_number(x) else _rounded(x, "floor", up=False)
+    """The largest integer not above x, elementwise (floats)."""
+    return math.floor(x) if is_number(x) else unary("floor", _float_operand(x, "floor"))
 
 
 def ceil(x):
-    """The smallest integer not below x, elementwise (floats; -0.0 comes out as 0.0)."""
-    return math.ceil(x) if is_number(x) else _rounded(x, "ceil", up=True)
+    """The smallest integer not below x, elementwise (floats)."""
+    return math.ceil(x) if is_number(x) else unary("ceil", _float_operand(x, "ceil"))
 
 
 def log2(x):

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 from . import _core, disk_cache, loops, source_rewrite
 from .buffer import describe
-from .errors import NotSupportedError, user_error
+from .errors import CompilationError, NotSupportedError, user_error
 from .frames import user_location
 from .tracing import Trace, activate, active_trace
 from .values import Value
@@ -324,7 +324,14 @@ class KernelFunction:
             return found, runtime
         tile_ir = self._traced_ir(signature, values)
         self.stats.compiles += 1
-        compiled = _core.compile(tile_ir, _core.default_device(), math)
+        try:
+            compiled = _core.compile(tile_ir, _core.default_device(), math)
+        except CompilationError as e:
+            warps = options.get("num_warps")
+            if warps is None or "num_threads =" not in str(e):
+                raise
+            raise type(e)(f"num_warps={warps} ({warps} x {SIMD_WIDTH} threads) cannot be "
+                          f"met: {e}") from None
         writes = tuple("write" in p["access"] for p in compiled.abi["params"])
         found = Specialisation(tile_ir, compiled, writes)
         self._cache[key] = found

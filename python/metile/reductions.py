@@ -54,12 +54,11 @@ def _axis(x, axis, op):
     return axis % rank
 
 
-def _whole_tile(x, axis, op):
-    """Whether reducing over ``axis`` combines every element (the other dimensions are 1)."""
-    if axis is None or len(x.shape) == 1:
-        return True
-    if all(d == 1 for i, d in enumerate(x.shape) if i != axis):
-        return True
+def _require_whole_tile(x, axis, op):
+    """NotSupportedError unless reducing over ``axis`` combines every element (the tile is
+    1-D, or its other dimension is 1): per-axis reductions are not built yet."""
+    if axis is None or all(d == 1 for i, d in enumerate(x.shape) if i != axis):
+        return
     _not_supported(f"metile.{op}(axis={axis}) of a {x.shape} tile is not built yet: {_OWNERSHIP}; "
                    "reduce the whole tile (axis=None), or load one row at a time as a 1-D tile")
 
@@ -78,7 +77,7 @@ def _kept(trace, scalar, x, axis, keep_dims):
 def _reduce(kind, x, axis, keep_dims, dtype=None):
     x = _tile(x, kind)
     axis = _axis(x, axis, kind)
-    _whole_tile(x, axis, kind)
+    _require_whole_tile(x, axis, kind)
     if dtype is not None:
         x = cast(x, dtype)
     elif kind == "sum" and x.dtype == "i1":
@@ -127,7 +126,7 @@ def _arg(kind, x, axis, tie_break_left, keep_dims):
     op = "arg" + kind
     x = _tile(x, op)
     axis = _axis(x, axis, op)
-    _whole_tile(x, axis, op)
+    _require_whole_tile(x, axis, op)
     best = wrap(x.trace, x.trace.at().reduce(kind, x.id))
     numel = 1
     for d in x.shape:

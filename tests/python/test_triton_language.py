@@ -170,6 +170,10 @@ def test_num_warps_that_cannot_map_to_threads():
     with pytest.raises(ValueError, match="num_warps must be a positive power of two"):
         helper_caller.trace(np.zeros(4, np.float32), np.zeros(3, np.float32), 4, BLOCK=128,
                             num_warps=3)
+    with pytest.raises(tl.CompilationError, match=r"num_warps=64 \(64 x 32 threads\) cannot be "
+                       "met: plan_threads: num_threads = 2048 must be a power of two no larger"):
+        helper_caller[(1,)](np.zeros(4, np.float32), np.zeros(3, np.float32), 4, BLOCK=128,
+                            num_warps=64)
     with pytest.raises(TypeError, match="'num_stages' is not supported"):
         helper_caller[(1,)](np.zeros(4, np.float32), np.zeros(3, np.float32), 4, BLOCK=128,
                             num_stages=3)
