@@ -4,6 +4,7 @@ error for each form that is rejected, asserting its message."""
 
 import inspect
 import math
+import pydoc
 import subprocess
 import sys
 
@@ -187,6 +188,8 @@ def test_the_kernel_object_behaves_like_a_function():
     assert "running_total(x_ptr, n, BLOCK)" in inspect.getsource(helper_caller)
     assert "sum" in metile.__all__ and "maximum" in metile.__all__
     assert all((getattr(metile, name).__doc__ or "").strip() for name in metile.__all__)
+    listing = pydoc.render_doc(metile, renderer=pydoc.plaintext)
+    assert "argmax(x, axis, tie_break_left=True, keep_dims=False)" in listing
 
 
 SCALE = 2
