@@ -314,3 +314,20 @@ def test_f32_accumulator_of_f16_products(rng):
     ref = (x * w.astype(np.float32)).sum(0) / 5
     np.testing.assert_allclose(out.astype(np.float32), ref, rtol=2e-3, atol=2e-3)
 
+
+
+@tl.jit
+def persistent_row_sums(x_ptr, out_ptr, M, N, BLOCK: tl.constexpr):
+    for r in range(tl.program_id(0), M, tl.num_programs(0)):  # a grid-stride device loop
+        acc = tl.zeros([BLOCK], dtype=tl.float32)
+        for k in range(tl.cdiv(N, BLOCK)):  # nested, over a traced cdiv
+            offs = k * BLOCK + tl.arange(0, BLOCK)
+            acc += tl.load(x_ptr + r * N + offs, mask=offs < N, other=0)
+        tl.store(out_ptr + r, tl.sum(acc, axis=0))
+
+
+def test_nested_range_loops_over_traced_bounds(rng):
+    x = rng.standard_normal((13, 300)).astype(np.float32)
+    out = np.zeros(13, np.float32)
+    persistent_row_sums[(4,)](x, out, 13, 300, BLOCK=128)
+    np.testing.assert_allclose(out, x.sum(1), rtol=1e-5, atol=1e-5)
