@@ -13,6 +13,8 @@ from .frames import user_location
 from .values import Value, as_value, cast, compare, is_number, wrap
 
 _ELEMENTWISE = {"max": "maximum", "min": "minimum"}
+# As in Triton, sum adds booleans as i32 and narrow floats in (and to) f32.
+_SUM_WIDENS = {"i1": "i32", "f16": "f32", "bf16": "f32"}
 _OWNERSHIP = ("it moves values between threads along one axis, which waits for the "
               "thread-ownership rewrite of the lowering")
 
@@ -80,15 +82,16 @@ def _reduce(kind, x, axis, keep_dims, dtype=None):
     _require_whole_tile(x, axis, kind)
     if dtype is not None:
         x = cast(x, dtype)
-    elif kind == "sum" and x.dtype == "i1":
-        x = cast(x, "i32")  # as in Triton, booleans are summed as integers
+    elif kind == "sum" and x.dtype in _SUM_WIDENS:
+        x = cast(x, _SUM_WIDENS[x.dtype])
     scalar = wrap(x.trace, x.trace.at().reduce(kind, x.id))
     return _kept(x.trace, scalar, x, axis, keep_dims)
 
 
 def sum(x, axis=None, keep_dims=False, dtype=None):
     """The sum of a tile's elements over ``axis`` (None: all of them); ``dtype`` converts
-    the elements first. A scalar unless ``keep_dims``."""
+    the elements first (default, as in Triton: f16 and bf16 sum in f32, booleans in i32).
+    A scalar unless ``keep_dims``."""
     return _reduce("sum", x, axis, keep_dims, dtype)
 
 

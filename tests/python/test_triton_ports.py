@@ -331,3 +331,17 @@ def test_nested_range_loops_over_traced_bounds(rng):
     out = np.zeros(13, np.float32)
     persistent_row_sums[(4,)](x, out, 13, 300, BLOCK=128)
     np.testing.assert_allclose(out, x.sum(1), rtol=1e-5, atol=1e-5)
+
+
+@tl.jit
+def f16_sum(x_ptr, out_ptr):
+    total = tl.sum(tl.load(x_ptr + tl.arange(0, 256)), axis=0)
+    tl.static_assert(total.dtype == tl.float32, "tl.sum of f16 is f32, as in Triton")
+    tl.store(out_ptr, total)
+
+
+def test_sum_of_f16_adds_in_f32(rng):
+    x = (rng.random(256) * 100 + 250).astype(np.float16)  # the sum is past f16's 65504
+    out = np.zeros(1, np.float32)
+    f16_sum[(1,)](x, out)
+    np.testing.assert_allclose(out[0], x.astype(np.float64).sum(), rtol=1e-6)
