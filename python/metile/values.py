@@ -203,6 +203,66 @@ class Value:
         ``bitcast`` and rounding modes are not supported."""
         return cast(self, dtype, fp_downcast_rounding, bitcast)
 
+    # Triton's tensor member functions (x.sum(axis=0), x.exp(), ...): the free functions.
+    def sum(self, axis=None, keep_dims=False, dtype=None):
+        from .reductions import sum
+
+        return sum(self, axis, keep_dims, dtype)
+
+    def max(self, axis=None, return_indices=False, return_indices_tie_break_left=True,
+            keep_dims=False):
+        from .reductions import max
+
+        return max(self, axis, return_indices, return_indices_tie_break_left, keep_dims)
+
+    def min(self, axis=None, return_indices=False, return_indices_tie_break_left=True,
+            keep_dims=False):
+        from .reductions import min
+
+        return min(self, axis, return_indices, return_indices_tie_break_left, keep_dims)
+
+    def argmax(self, axis, tie_break_left=True, keep_dims=False):
+        from .reductions import argmax
+
+        return argmax(self, axis, tie_break_left, keep_dims)
+
+    def argmin(self, axis, tie_break_left=True, keep_dims=False):
+        from .reductions import argmin
+
+        return argmin(self, axis, tie_break_left, keep_dims)
+
+    def exp(self):
+        return unary("exp", self)
+
+    def log(self):
+        return unary("log", self)
+
+    def sqrt(self):
+        return unary("sqrt", self)
+
+    def abs(self):
+        return unary("abs", self)
+
+    def sigmoid(self):
+        from .elementwise import sigmoid
+
+        return sigmoid(self)
+
+    def broadcast_to(self, *shape):
+        from .language import broadcast_to
+
+        return broadcast_to(self, *shape)
+
+    def expand_dims(self, axis):
+        from .language import expand_dims
+
+        return expand_dims(self, axis)
+
+    def reshape(self, *shape, can_reorder=False):
+        from .shapes import reshape
+
+        return reshape(self, *shape, can_reorder=can_reorder)
+
     def __pow__(self, exponent):
         from .elementwise import power
 

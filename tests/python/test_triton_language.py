@@ -95,11 +95,11 @@ def reductions(x_ptr, out_ptr, idx_ptr, BLOCK: tl.constexpr):
     tl.store(out_ptr + 3 + tl.arange(0, 1), tl.max(x, 0, keep_dims=True))
     tl.store(out_ptr + 4 + tl.arange(0, 1), tl.sum(row, axis=1))
     tl.store(out_ptr + 5 + tl.arange(0, 1)[None, :], tl.min(row, axis=1, keep_dims=True))
-    tl.store(out_ptr + 6, tl.sum(x > 0))
+    tl.store(out_ptr + 6, (x > 0).sum())  # Triton's member-function spelling
     biggest, where = tl.max(x, axis=0, return_indices=True)
     tl.store(out_ptr + 7, biggest)
     tl.store(idx_ptr + 0, where)
-    tl.store(idx_ptr + 1, tl.argmin(x, 0))
+    tl.store(idx_ptr + 1, x.argmin(0))
     tl.store(idx_ptr + 2 + tl.arange(0, 1), tl.argmax(row, axis=1))
     tl.store(idx_ptr + 3, tl.argmax(tl.where(x > 0, 1, 0), 0, tie_break_left=False))
     grid = offs[:, None] * 0 + offs[None, :]  # (BLOCK, BLOCK): whole-tile argmax is row-major
