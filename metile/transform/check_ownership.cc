@@ -38,6 +38,7 @@ class OwnershipCheck {
     if (k_.dialect != ir::Dialect::Tile)
       throw UserError("check_ownership: kernel '" + k_.name + "' is not Tile IR");
     find_geometry(k_.body);
+    if (geometry_) check_num_threads();
     block(k_.body);
     if (geometry_) resolve_identities();
     return std::move(map_);
@@ -81,6 +82,18 @@ class OwnershipCheck {
       fail(op, what + " runs on " + std::to_string(layout.thread_count()) +
                    " threads; explicit layouts need " + std::to_string(kMinThreads) + " to " +
                    std::to_string(kMaxThreads) + " (one to 32 SIMD groups)");
+  }
+
+  // The layouts fix the threads per threadgroup; a requested count may not remap them.
+  void check_num_threads() const {
+    auto it = k_.attrs.find("num_threads");
+    const int64_t* threads = it == k_.attrs.end() ? nullptr : std::get_if<int64_t>(&it->second);
+    if (threads && *threads != geometry_->thread_count())
+      throw UserError("check_ownership: kernel '" + k_.name +
+                          "' asks for num_threads = " + std::to_string(*threads) + " but " +
+                          first_layout() + " runs on " + std::to_string(geometry_->thread_count()) +
+                          " threads; ownership is never remapped",
+                      geometry_op_->loc);
   }
 
   std::string first_layout() const {

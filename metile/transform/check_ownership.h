@@ -17,7 +17,8 @@ namespace metile::transform {
 //   (thread_id, SIMD collectives) has no owner and may not meet an explicitly owned tile;
 // - a kernel with explicit layouts is a straight-line program (no for, no if) of 1-D tiles
 //   of one power-of-two size and one register count: 32 to 1024 threads, 1 to 32 elements
-//   per thread, at most 32768 elements; raw SIMD collectives and threadgroup allocations
+//   per thread, at most 32768 elements, and a kernel num_threads attribute, if any, equal to
+//   the layouts' thread count; raw SIMD collectives and threadgroup allocations
 //   are not supported there (NotSupported); its reductions are f32 sums; convert_layout
 //   moves f16, f32, i32, u32 and i1 tiles, and multi-register tiles only to their own layout.
 //

@@ -225,6 +225,22 @@ TEST(CheckOwnership, TileSizesAndRegisterCountsAgreeWithinAKernel) {
             "elements, 128 threads, 1 per thread) (arange) has 1");
 }
 
+TEST(CheckOwnership, ARequestedThreadCountMustMatchTheLayouts) {
+  ir::Kernel k = parsed("  %0 = " + arange(kTranspose) + " loc(\"kernel.py\":3)\n");
+  k.attrs["num_threads"] = int64_t{128};
+  try {
+    check_ownership(k);
+    FAIL();
+  } catch (const UserError& e) {
+    EXPECT_EQ(std::string(e.what()),
+              "kernel.py:3: check_ownership: kernel 'k' asks for num_threads = 128 but "
+              "ThreadLayout((3, 4, 5, 0, 1, 2), xor 0, 64 threads, 1 per thread) (arange at "
+              "kernel.py:3) runs on 64 threads; ownership is never remapped");
+  }
+  k.attrs["num_threads"] = int64_t{64};
+  EXPECT_TRUE(check_ownership(k).has_explicit_layouts());
+}
+
 TEST(CheckOwnership, TheSubsetIsStraightLineCode) {
   EXPECT_EQ(error<NotSupported>("  %0 = " + arange(kTranspose) +
                                 "\n"
