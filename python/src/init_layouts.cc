@@ -113,6 +113,14 @@ void init_layouts(nb::module_& m) {
           },
           "other"_a.none())
       .def("__hash__", &hash)
+      .def(
+          "__reduce__",
+          [](const ThreadLayout& l) {
+            return nb::make_tuple(
+                nb::type<ThreadLayout>(),
+                nb::make_tuple(bit_order(l), l.xor_mask(), l.elements_per_thread()));
+          },
+          "Pickles and copies by value.")
       .def("__repr__", &repr)
       .def("__str__", &ThreadLayout::str, "'identity(1024 elements, 256 threads, 4 per thread)'.");
 }

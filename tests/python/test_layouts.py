@@ -1,7 +1,9 @@
 """metile.ThreadLayout (seed 004) and ownership in traced kernels: arange(layout=),
 convert_layout, layouts as constexprs, and the ownership errors at the user's line."""
 
+import copy
 import json
+import pickle
 
 import numpy as np
 import pytest
@@ -79,6 +81,12 @@ def test_value_semantics():
     assert str(ThreadLayout.identity(1024, 4)) == "identity(1024 elements, 256 threads, 4 per thread)"
 
 
+def test_layouts_pickle_and_copy_by_value():
+    layout = ThreadLayout((5, 0, 4, 1, 3, 2), 9, 2)
+    assert pickle.loads(pickle.dumps(layout)) == layout
+    assert copy.deepcopy(layout) == layout
+
+
 def test_layouts_are_immutable():
     with pytest.raises(AttributeError):
         TRANSPOSE.xor_mask = 1
@@ -133,6 +141,12 @@ def test_the_seed_transpose_traces_with_its_layout():
     assert f"convert_layout %" in text and f"{{layout = {layout}}} : tile<64xf32>" in text
     assert f"arange {{end = 64, layout = {layout}, start = 0}}" in text
     assert kernel.attrs["OUTPUT_LAYOUT"] == layout
+
+
+def test_a_traced_layout_reads_back_from_its_text():
+    source = np.zeros((1, 8, 8), np.float32)
+    text = transpose8.trace(source, source.copy(), 1, OUTPUT_LAYOUT=TRANSPOSE).print()
+    assert metile._core.Kernel.parse(text).print() == text
 
 
 def test_each_layout_is_its_own_specialisation():
