@@ -147,9 +147,7 @@ class OwnershipCheck {
       case OpKind::Arange:
         return set_results(op, op.has_attr("layout") ? Owner::Explicit : Owner::Implicit,
                            explicit_layout_of(op));
-      case OpKind::ConvertLayout:
-        if (map_.owner(op.operands[0]) == Owner::Unowned)
-          fail(op, unowned(op.operands[0]) + "; it cannot be converted");
+      case OpKind::ConvertLayout:  // its operand passed check_conversion
         return set_results(op, Owner::Explicit, explicit_layout_of(op));
       case OpKind::Splat:
         return set_results(op, uniform_[op.operands[0]] ? Owner::Uniform : Owner::Unowned);
@@ -273,6 +271,8 @@ class OwnershipCheck {
   }
 
   void check_conversion(const Op& op) {
+    if (map_.owner(op.operands[0]) == Owner::Unowned)
+      fail(op, unowned(op.operands[0]) + "; it cannot be converted");
     const ir::Type& t = k_.type(op.operands[0]);
     using ir::DType;
     if (t.pointer)
