@@ -1,9 +1,12 @@
 // Thread layouts in the C++ eDSL: arange(start, end, layout) and convert_layout record the
-// layout, keep the tile's type, and the traced transpose passes the ownership check.
+// layout, keep the tile's type, and the traced transpose passes the ownership check and
+// transposes.
 #include <gtest/gtest.h>
 
 #include "metile/dsl/dsl.h"
+#include "metile/lower/expand_tensor_access.h"
 #include "metile/transform/check_ownership.h"
+#include "tests/dsl/tile_interpreter.h"
 
 namespace metile {
 namespace {
@@ -59,6 +62,22 @@ TEST(DslLayouts, TheTransposePassesTheOwnershipCheck) {
   EXPECT_EQ(owners.owner(store.operands[1]), ir::Owner::Uniform);
   for (size_t i = 2; i < store.operands.size(); ++i)
     EXPECT_EQ(*owners.layout(store.operands[i]), kTranspose) << i;
+}
+
+// convert_layout keeps every logical value, so the coordinates alone transpose: the Tile IR
+// reference interpreter (which has no threads) gives each batch's transpose.
+TEST(DslLayouts, TheTransposeTransposesEachBatch) {
+  constexpr int64_t kBatches = 3;
+  std::vector<test::HostBuffer> buffers = {{ir::DType::f32, {}},
+                                           {ir::DType::f32, std::vector<double>(kBatches * 64, 0)}};
+  for (int64_t i = 0; i < kBatches * 64; ++i) buffers[0].data.push_back(static_cast<double>(i));
+  const ir::Kernel k = lower::expand_tensor_access(transpose8()).kernel;
+  test::run_tile_ir(k, kBatches, {test::BufferArg{0}, test::BufferArg{1}, kBatches}, buffers);
+  for (int64_t b = 0; b < kBatches; ++b)
+    for (int64_t r = 0; r < 8; ++r)
+      for (int64_t c = 0; c < 8; ++c)
+        EXPECT_EQ(buffers[1].data[b * 64 + r * 8 + c], buffers[0].data[b * 64 + c * 8 + r])
+            << b << " " << r << " " << c;
 }
 
 }  // namespace
