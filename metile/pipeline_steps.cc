@@ -76,6 +76,8 @@ PipelineResult PipelineSteps::finish(ir::Kernel tile, ir::Kernel metal,
   for (const lower::LoopInfo& l : context_.lowering.loops)
     report_.loops.push_back({l.loop, l.tile_elements, l.elements_per_thread});
   report_.value_layouts = context_.lowering.value_layouts;
+  for (const transform::LayoutOptimization& o : context_.layout_optimizations)
+    report_.layout_optimizations.push_back({o.rule, o.conversion, o.proof});
   report_.threadgroup_bytes = emitted.abi.threadgroup_bytes;
   report_.threads_per_threadgroup = emitted.abi.threads_per_threadgroup;
   report_.grid_rule = emitted.abi.grid_rule;

@@ -1,5 +1,7 @@
 #include "metile/schedule/execution_report.h"
 
+#include <map>
+
 namespace metile::schedule {
 
 nlohmann::json ExecutionReport::to_json() const {
@@ -19,16 +21,24 @@ nlohmann::json ExecutionReport::to_json() const {
                                 {"elements", a.elements}});
   j["passes"] = nlohmann::json::array();
   for (const PassRecord& p : passes)
-    j["passes"].push_back({{"name", p.name},
-                           {"dialect", p.dialect},
-                           {"changed", p.changed},
-                           {"ms", p.milliseconds}});
+    j["passes"].push_back(
+        {{"name", p.name}, {"dialect", p.dialect}, {"changed", p.changed}, {"ms", p.milliseconds}});
   j["loops"] = nlohmann::json::array();
   for (const LoopRecord& l : loops)
     j["loops"].push_back({{"loop", l.loop},
                           {"tile_elements", l.tile_elements},
                           {"elements_per_thread", l.elements_per_thread}});
   j["value_layouts"] = value_layouts;
+  nlohmann::json rewrites = nlohmann::json::array();
+  std::map<std::string, int> counts{{"identity", 0}, {"inverse pair", 0}, {"chain", 0}};
+  for (const LayoutOptimizationRecord& o : layout_optimizations) {
+    rewrites.push_back({{"rule", o.rule}, {"conversion", o.conversion}, {"proof", o.proof}});
+    ++counts[o.rule];
+  }
+  j["layout_optimizations"] = {{"identities_removed", counts["identity"]},
+                               {"inverse_pairs_cancelled", counts["inverse pair"]},
+                               {"chains_composed", counts["chain"]},
+                               {"rewrites", rewrites}};
   j["math_mode"] = math_mode;
   j["source_bytes"] = source_bytes;
   return j;
