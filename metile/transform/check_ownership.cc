@@ -138,6 +138,8 @@ class OwnershipCheck {
       case OpKind::Tanh:
       case OpKind::Sin:
       case OpKind::Cos:
+      case OpKind::Floor:
+      case OpKind::Ceil:
       case OpKind::PtrAdd:
       case OpKind::Load:
       case OpKind::Store:
