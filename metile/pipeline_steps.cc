@@ -70,6 +70,7 @@ PipelineResult PipelineSteps::finish(ir::Kernel tile, ir::Kernel metal,
                                      codegen::EmittedKernel emitted) {
   METILE_ASSERT(context_.thread_plan, "the pipeline finished without a thread plan");
   report_.thread_plan_reason = context_.thread_plan->reason;
+  report_.ownership = context_.thread_plan->ownership;
   for (const lower::Allocation& a : context_.lowering.allocations)
     report_.allocations.push_back(
         {a.purpose, a.offset, a.bytes, std::string(ir::dtype_name(a.dtype)), a.elements});

@@ -8,7 +8,8 @@ nlohmann::json ExecutionReport::to_json() const {
   j["target"] = target;
   j["geometry"] = {{"threads_per_threadgroup", threads_per_threadgroup},
                    {"grid_rule", grid_rule},
-                   {"reason", thread_plan_reason}};
+                   {"reason", thread_plan_reason},
+                   {"ownership", ownership}};
   j["threadgroup_bytes"] = threadgroup_bytes;
   j["allocations"] = nlohmann::json::array();
   for (const AllocationRecord& a : allocations)
@@ -19,10 +20,8 @@ nlohmann::json ExecutionReport::to_json() const {
                                 {"elements", a.elements}});
   j["passes"] = nlohmann::json::array();
   for (const PassRecord& p : passes)
-    j["passes"].push_back({{"name", p.name},
-                           {"dialect", p.dialect},
-                           {"changed", p.changed},
-                           {"ms", p.milliseconds}});
+    j["passes"].push_back(
+        {{"name", p.name}, {"dialect", p.dialect}, {"changed", p.changed}, {"ms", p.milliseconds}});
   j["loops"] = nlohmann::json::array();
   for (const LoopRecord& l : loops)
     j["loops"].push_back({{"loop", l.loop},

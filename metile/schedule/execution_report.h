@@ -38,6 +38,7 @@ struct ExecutionReport {
   std::string target;
   std::array<int, 3> threads_per_threadgroup{1, 1, 1};
   std::string thread_plan_reason;
+  std::string ownership;  // "contiguous: ..." or "striped: ...", with the reason
   std::string grid_rule;
   int64_t threadgroup_bytes = 0;
   std::vector<AllocationRecord> allocations;
