@@ -77,6 +77,9 @@ PipelineResult PipelineSteps::finish(ir::Kernel tile, ir::Kernel metal,
   for (const lower::LoopInfo& l : context_.lowering.loops)
     report_.loops.push_back({l.loop, l.tile_elements, l.elements_per_thread});
   report_.value_layouts = context_.lowering.value_layouts;
+  for (const lower::RegisterReduction& r : context_.lowering.register_reductions)
+    report_.register_reductions.push_back(
+        {r.operation, std::string(ir::dtype_name(r.dtype)), r.threads, r.registers, r.scratch});
   report_.threadgroup_bytes = emitted.abi.threadgroup_bytes;
   report_.threads_per_threadgroup = emitted.abi.threads_per_threadgroup;
   report_.grid_rule = emitted.abi.grid_rule;

@@ -66,7 +66,7 @@ void exchange(Lowering& l, const ir::Op& op, const ir::Type& dest, const ir::Typ
   const std::vector<ir::ValueId>& values = l.get(op.operands[0]).slots;
   const ir::ValueId buffer =
       l.scratch(std::string(ir::op_name(op.kind)) + " exchange (" + l.name(op.results[0]) + ")",
-                source.dtype, source.num_elements());
+                "exchange", source.dtype, source.num_elements());
   const ir::Type ptr = l.metal.type(buffer);
   const ir::Type element = source.element();
 

@@ -9,13 +9,14 @@
 namespace metile::lower {
 
 Lowering::Lowering(const ir::Kernel& tile_kernel, const ThreadPlan& plan,
-                   const target::Target& target_desc, int64_t user_shared_bytes)
+                   const target::Target& target_desc, int64_t user_shared_bytes,
+                   int64_t private_scratch_bytes)
     : tile(tile_kernel),
       target(target_desc),
       plan(plan),
       threads(plan.threads_per_threadgroup),
       builder(metal),
-      allocator(user_shared_bytes),
+      allocator(user_shared_bytes, private_scratch_bytes),
       names_(ir::printed_value_names(tile_kernel)),
       uniform_(analyze_uniformity(tile_kernel)),
       values_(tile_kernel.types.size()),
@@ -178,11 +179,14 @@ void Lowering::threadgroup_barrier() {
             {{"scope", std::string("threadgroup")}, {"mem", std::string("threadgroup")}});
 }
 
-ir::ValueId Lowering::scratch(const std::string& purpose, ir::DType dtype, int64_t elements) {
-  const int64_t offset = allocator.allocate_scratch(purpose, dtype, elements);
+ir::ValueId Lowering::scratch(const std::string& purpose, const std::string& kind, ir::DType dtype,
+                              int64_t elements) {
+  const int64_t offset = kind == "private_reduction"
+                             ? allocator.allocate_private(purpose, dtype, elements)
+                             : allocator.allocate_scratch(purpose, dtype, elements);
   return emit(ir::OpKind::ThreadgroupBuffer, {},
               ir::Type::ptr(dtype, ir::AddressSpace::Threadgroup),
-              {{"offset", offset}, {"size", elements}});
+              {{"offset", offset}, {"size", elements}, {"scratch", kind}});
 }
 
 void Lowering::not_supported(const ir::Op& op, const std::string& why) const {

@@ -36,7 +36,7 @@ struct LoweredValue {
 class Lowering {
  public:
   Lowering(const ir::Kernel& tile, const ThreadPlan& plan, const target::Target& target,
-           int64_t user_shared_bytes);
+           int64_t user_shared_bytes, int64_t private_scratch_bytes);
 
   const ir::Kernel& tile;
   const target::Target& target;
@@ -47,6 +47,9 @@ class Lowering {
   ThreadgroupAllocator allocator;
   std::vector<LoopInfo> loops;
   std::vector<std::string> value_layouts;
+  std::vector<RegisterReduction> register_reductions;
+  // How many for/if regions enclose the op being lowered (0: the kernel's top level).
+  int nesting = 0;
 
   // ---- Tile IR values ----------------------------------------------------------------
   const ir::Type& tile_type(ir::ValueId v) const { return tile.type(v); }
@@ -93,8 +96,11 @@ class Lowering {
   ir::ValueId const_float(double value, ir::DType dtype);
   ir::ValueId thread_index() const { return thread_index_; }
   void threadgroup_barrier();
-  // A threadgroup pointer to compiler scratch for `elements` values of `dtype`.
-  ir::ValueId scratch(const std::string& purpose, ir::DType dtype, int64_t elements);
+  // A threadgroup pointer to compiler scratch for `elements` values of `dtype`, shared by
+  // every use (kind "exchange" or "reduction": each ends with a release barrier) or private
+  // to one register reduction (kind "private_reduction").
+  ir::ValueId scratch(const std::string& purpose, const std::string& kind, ir::DType dtype,
+                      int64_t elements);
 
   // ---- errors ------------------------------------------------------------------------
   [[noreturn]] void not_supported(const ir::Op& op, const std::string& why) const;

@@ -28,6 +28,13 @@ nlohmann::json ExecutionReport::to_json() const {
                           {"tile_elements", l.tile_elements},
                           {"elements_per_thread", l.elements_per_thread}});
   j["value_layouts"] = value_layouts;
+  j["register_reductions"] = nlohmann::json::array();
+  for (const RegisterReductionRecord& r : register_reductions)
+    j["register_reductions"].push_back({{"operation", r.operation},
+                                        {"dtype", r.dtype},
+                                        {"threads", r.threads},
+                                        {"registers", r.registers},
+                                        {"scratch", r.scratch}});
   j["math_mode"] = math_mode;
   j["source_bytes"] = source_bytes;
   return j;

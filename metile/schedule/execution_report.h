@@ -33,6 +33,14 @@ struct LoopRecord {
   int elements_per_thread = 0;
 };
 
+struct RegisterReductionRecord {
+  std::string operation;  // "sum (%12)"
+  std::string dtype;
+  int64_t threads = 0;
+  int64_t registers = 0;
+  std::string scratch;
+};
+
 struct ExecutionReport {
   std::string kernel;
   std::string target;
@@ -45,6 +53,7 @@ struct ExecutionReport {
   std::vector<PassRecord> passes;
   std::vector<LoopRecord> loops;
   std::vector<std::string> value_layouts;
+  std::vector<RegisterReductionRecord> register_reductions;
   std::string math_mode;  // "default" | "strict" | "relaxed"
   int64_t source_bytes = 0;
 

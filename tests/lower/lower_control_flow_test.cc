@@ -58,7 +58,7 @@ TEST(LowerControlFlow, UserSharedMemoryComesBeforeScratch) {
   lower::LoweringResult r = lower_checked(k);
   ASSERT_EQ(r.allocations.size(), 2u);
   // The reduction's scratch is allocated first but sits after the user's 16 bytes.
-  EXPECT_NE(r.allocations[0].purpose.find("reduce.sum scratch"), std::string::npos);
+  EXPECT_NE(r.allocations[0].purpose.find("reduce.sum private scratch"), std::string::npos);
   EXPECT_EQ(r.allocations[0].offset, 16);
   EXPECT_NE(r.allocations[1].purpose.find("shared_alloc"), std::string::npos);
   EXPECT_EQ(r.allocations[1].offset, 0);

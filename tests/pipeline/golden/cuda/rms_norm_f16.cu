@@ -117,7 +117,6 @@ static __device__ __forceinline__ void rms_norm_f16_body(
   const float v86 = v76 + v79;
   const float v87 = v82 + v85;
   const float v88 = v86 + v87;
-  __syncthreads();
   const float v89 = v88 / v62;
   const float v90 = v89 + eps;
   const float v91 = rsqrtf(v90);

@@ -87,7 +87,7 @@ static __device__ __forceinline__ void softmax_f32_body(
   const float v58 = fmaxf(v54, v55);
   const float v59 = fmaxf(v57, v58);
   const float v60 = metile_simd_max(v59);
-  float* v61 = (float*)(tg_mem + 0);
+  float* v61 = (float*)(tg_mem + 16);
   const int v62 = int(simd_lane);
   const int v63 = int(simd_group);
   const bool v65 = v62 == v10;
@@ -165,16 +165,20 @@ static __device__ __forceinline__ void softmax_f32_body(
   const float v136 = v132 + v133;
   const float v137 = v135 + v136;
   const float v138 = metile_simd_sum(v137);
-  if (v65) { v66[0] = v138; }
+  float* v139 = (float*)(tg_mem + 0);
+  float* v144 = v139 + v63;
+  if (v65) { v144[0] = v138; }
   __syncthreads();
-  const float v147 = v61[0];
-  const float v150 = v71[0];
-  const float v153 = v74[0];
-  const float v156 = v77[0];
+  const float v147 = v139[0];
+  float* v149 = v139 + v70;
+  const float v150 = v149[0];
+  float* v152 = v139 + v73;
+  const float v153 = v152[0];
+  float* v155 = v139 + v76;
+  const float v156 = v155[0];
   const float v157 = v147 + v150;
   const float v158 = v153 + v156;
   const float v159 = v157 + v158;
-  __syncthreads();
   const float v160 = 1.0f;
   const float v161 = v160 / v159;
   for (int i_162 = v10; i_162 < n_cols; i_162 += v11) {

@@ -100,7 +100,6 @@ static inline void rms_norm_f16_body(
   const float v86 = v76 + v79;
   const float v87 = v82 + v85;
   const float v88 = v86 + v87;
-  threadgroup_barrier(mem_flags::mem_threadgroup);
   const float v89 = v88 / v62;
   const float v90 = v89 + eps;
   const float v91 = precise::rsqrt(v90);

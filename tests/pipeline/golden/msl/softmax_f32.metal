@@ -73,7 +73,7 @@ static inline void softmax_f32_body(
   const float v58 = max(v54, v55);
   const float v59 = max(v57, v58);
   const float v60 = simd_max(v59);
-  threadgroup float* v61 = (threadgroup float*)(tg_mem + 0);
+  threadgroup float* v61 = (threadgroup float*)(tg_mem + 16);
   const int v62 = int(simd_lane);
   const int v63 = int(simd_group);
   const bool v65 = v62 == v10;
@@ -151,16 +151,20 @@ static inline void softmax_f32_body(
   const float v136 = v132 + v133;
   const float v137 = v135 + v136;
   const float v138 = simd_sum(v137);
-  if (v65) { v66[0] = v138; }
+  threadgroup float* v139 = (threadgroup float*)(tg_mem + 0);
+  threadgroup float* v144 = v139 + v63;
+  if (v65) { v144[0] = v138; }
   threadgroup_barrier(mem_flags::mem_threadgroup);
-  const float v147 = v61[0];
-  const float v150 = v71[0];
-  const float v153 = v74[0];
-  const float v156 = v77[0];
+  const float v147 = v139[0];
+  threadgroup float* v149 = v139 + v70;
+  const float v150 = v149[0];
+  threadgroup float* v152 = v139 + v73;
+  const float v153 = v152[0];
+  threadgroup float* v155 = v139 + v76;
+  const float v156 = v155[0];
   const float v157 = v147 + v150;
   const float v158 = v153 + v156;
   const float v159 = v157 + v158;
-  threadgroup_barrier(mem_flags::mem_threadgroup);
   const float v160 = 1.0f;
   const float v161 = v160 / v159;
   for (int i_162 = v10; i_162 < n_cols; i_162 += v11) {
@@ -220,6 +224,6 @@ kernel void softmax_f32(
     uint3 threads_per_threadgroup [[threads_per_threadgroup]],
     uint simd_lane [[thread_index_in_simdgroup]],
     uint simd_group [[simdgroup_index_in_threadgroup]]) {
-  threadgroup uchar tg_mem[16] __attribute__((aligned(16)));
+  threadgroup uchar tg_mem[32] __attribute__((aligned(16)));
   softmax_f32_body(x, y, n_cols, row_stride, tg_mem, threadgroup_position_in_grid, threadgroups_per_grid, thread_position_in_threadgroup, threads_per_threadgroup, simd_lane, simd_group);
 }
