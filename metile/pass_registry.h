@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "metile/codegen/emit.h"
+#include "metile/ir/ownership.h"
 #include "metile/ir/pass_result.h"
 #include "metile/lower/lower.h"
 #include "metile/pipeline.h"
@@ -23,6 +24,7 @@ struct PassContext {
 
   const target::Target& target;
   MathMode math = MathMode::Default;
+  std::optional<ir::OwnershipMap> ownership;      // set by check_ownership, read by lowering
   std::optional<lower::ThreadPlan> thread_plan;   // set by plan_threads, read by lower_to_metal
   lower::LoweringFacts lowering;                  // set by lower_to_metal
   std::optional<codegen::EmittedKernel> emitted;  // set by emit_msl and emit_cuda

@@ -49,6 +49,8 @@ void lower_block(Lowering& l, const ir::Block& block) {
         lower_thread_id(l, op);
         break;
       case K::Arange:
+        if (op.has_attr("layout"))
+          l.not_supported(op, "with a layout: explicit thread layouts are not lowered yet");
         lower_arange(l, op);
         break;
       case K::Splat:
@@ -60,6 +62,8 @@ void lower_block(Lowering& l, const ir::Block& block) {
       case K::Broadcast:
         lower_broadcast(l, op);
         break;
+      case K::ConvertLayout:
+        l.not_supported(op, "convert_layout is not lowered yet");
       case K::PtrAdd:
         lower_ptr_add(l, op);
         break;
