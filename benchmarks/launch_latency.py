@@ -3,6 +3,9 @@ on the default device, after checking the first call's output against numpy:
 
     python benchmarks/launch_latency.py [--launches N] [--out FILE.json]
 
+It prints the figures; with --out it also writes them as JSON to FILE.json (the tracked
+files in benchmarks/results/ are only rewritten when named there).
+
 The first call starts with empty caches (a temporary METILE_CACHE_DIR), so it includes
 tracing, the compiler pipeline and the system C++ compiler building the host object.
 """
@@ -19,7 +22,8 @@ import time
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--launches", type=int, default=2000)
-    parser.add_argument("--out", help="JSON path (default benchmarks/results/<host>-launch_latency.json)")
+    parser.add_argument("--out", help="also write the raw figures as JSON to this path "
+                        "(e.g. benchmarks/results/<machine>-launch_latency.json)")
     args = parser.parse_args()
     os.environ["METILE_CACHE_DIR"] = tempfile.mkdtemp(prefix="metile-latency-")
 
@@ -74,11 +78,10 @@ def main():
         "cached_launch_us": {"median": statistics.median(samples) * 1e6, "samples": len(samples)},
         "prepared_dispatch_us": {"median": statistics.median(prepared) * 1e6, "samples": len(prepared)},
     }
-    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-    path = args.out or os.path.join(root, "benchmarks", "results", f"{socket.gethostname()}-launch_latency.json")
-    with open(path, "w") as f:
-        json.dump(result, f, indent=2)
-    print(f"raw figures: {path}")
+    if args.out:
+        with open(args.out, "w") as f:
+            json.dump(result, f, indent=2)
+        print(f"raw figures: {args.out}")
 
 
 if __name__ == "__main__":

@@ -11,13 +11,20 @@ if(CMAKE_CXX_COMPILER_ID STREQUAL "GNU")
   list(APPEND METILE_WARNINGS -Wno-restrict)
 endif()
 
-# metile_library(NAME SOURCES ... DEPS ...): a static library of one stage folder.
+# metile_library(NAME SOURCES ... DEPS ...): a static library of one stage folder. The
+# libraries under metile/ are the core that `cmake --install` exports (metileConfig.cmake);
+# they are collected in the global property METILE_CORE_LIBRARIES.
 function(metile_library name)
   cmake_parse_arguments(ARG "" "" "SOURCES;DEPS" ${ARGN})
   add_library(${name} STATIC ${ARG_SOURCES})
-  target_include_directories(${name} PUBLIC ${PROJECT_SOURCE_DIR})
+  target_include_directories(${name} PUBLIC $<BUILD_INTERFACE:${PROJECT_SOURCE_DIR}>
+                                            $<INSTALL_INTERFACE:include>)
   target_compile_options(${name} PRIVATE ${METILE_WARNINGS})
   target_link_libraries(${name} PUBLIC ${ARG_DEPS})
+  cmake_path(IS_PREFIX METILE_CORE_DIR "${CMAKE_CURRENT_SOURCE_DIR}" in_core)
+  if(in_core)
+    set_property(GLOBAL APPEND PROPERTY METILE_CORE_LIBRARIES ${name})
+  endif()
 endfunction()
 
 # metile_executable(NAME SOURCES ... DEPS ...): a tool or example program.

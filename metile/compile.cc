@@ -35,27 +35,30 @@ runtime::KernelArg scalar_arg(const codegen::AbiParam& p, int64_t v) {
 }
 }  // namespace
 
-runtime::LaunchTiming CompiledKernel::launch(std::array<int64_t, 3> grid,
-                                             std::span<const KernelArg> args,
-                                             const runtime::LaunchOptions& options) const {
-  const codegen::KernelABI& abi = this->abi();
+runtime::LaunchTiming launch(const runtime::CompiledKernel& kernel, std::array<int64_t, 3> grid,
+                             std::span<const KernelArg> args,
+                             const runtime::LaunchOptions& options) {
+  const codegen::KernelABI& abi = kernel.abi();
+  const std::string& name = abi.kernel_name;
   if (args.size() != abi.params.size())
-    throw UserError("launch of " + name() + ": the kernel takes " +
+    throw UserError("launch of " + name + ": the kernel takes " +
                     std::to_string(abi.params.size()) + " arguments, " +
                     std::to_string(args.size()) + " were given");
-  runtime::Device& device = this->device();
+  runtime::Device& device = *kernel.device;
   std::vector<runtime::Buffer> buffers(args.size());
   std::vector<runtime::KernelArg> bound;
   bound.reserve(args.size());
+  bool copies_back = false;
   for (size_t i = 0; i < args.size(); ++i) {
     const codegen::AbiParam& p = abi.params[i];
     if (const auto* view = std::get_if<BufferView>(&args[i])) {
       if (view->bytes < 0 || (view->bytes > 0 && !view->data))
-        throw UserError("launch of " + name() + ": argument '" + p.name + "' has no memory");
+        throw UserError("launch of " + name + ": argument '" + p.name + "' has no memory");
       buffers[i] = device.allocate(static_cast<size_t>(view->bytes))
                        .with_metadata(view->dtype, {view->bytes / ir::dtype_bytes(view->dtype)});
       buffers[i].copy_from_host(view->data, static_cast<size_t>(view->bytes));
       bound.emplace_back(std::ref(buffers[i]));
+      copies_back = true;
     } else if (const auto* buffer = std::get_if<runtime::Buffer>(&args[i])) {
       buffers[i] = *buffer;
       bound.emplace_back(std::ref(buffers[i]));
@@ -65,13 +68,22 @@ runtime::LaunchTiming CompiledKernel::launch(std::array<int64_t, 3> grid,
       bound.emplace_back(static_cast<float>(std::get<double>(args[i])));
     }
   }
-  const runtime::LaunchTiming timing = device_kernel_.launch(to_grid(name(), grid), bound, options);
+  // Caller memory is copied back after the kernel, and its staging buffers freed: wait.
+  runtime::LaunchOptions launch_options = options;
+  launch_options.wait = options.wait || copies_back;
+  const runtime::LaunchTiming timing = kernel.launch(to_grid(name, grid), bound, launch_options);
   for (size_t i = 0; i < args.size(); ++i) {
     const auto* view = std::get_if<BufferView>(&args[i]);
     if (view && abi.params[i].access != "read" && view->bytes > 0)
       buffers[i].copy_to_host(view->data, static_cast<size_t>(view->bytes));
   }
   return timing;
+}
+
+runtime::LaunchTiming CompiledKernel::launch(std::array<int64_t, 3> grid,
+                                             std::span<const KernelArg> args,
+                                             const runtime::LaunchOptions& options) const {
+  return metile::launch(device_kernel_, grid, args, options);
 }
 
 std::shared_ptr<const CompiledKernel> compile(ir::Kernel kernel, const CompileOptions& options) {

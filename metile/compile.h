@@ -54,11 +54,14 @@ class CompiledKernel {
   const ir::Kernel& tile_ir() const { return result_.tile_ir; }
   const ir::Kernel& metal_ir() const { return result_.metal_ir; }
   runtime::Device& device() const { return *device_kernel_.device; }
+  // The device's build of source() (what launch() runs).
+  const runtime::CompiledKernel& device_kernel() const { return device_kernel_; }
 
   // Launches grid[0] x grid[1] x grid[2] programs (one threadgroup each) on the device it
-  // was compiled for (on options.stream, for a device with streams), waits, and returns
-  // how long the device took. UserError when the arguments do not match the ABI (count,
-  // kinds, dtypes, sizes).
+  // was compiled for (on options.stream, for a device with streams), waits (unless
+  // options.wait is false and no argument is caller memory, which is copied back), and
+  // returns how long the device took. UserError when the arguments do not match the ABI
+  // (count, kinds, dtypes, sizes).
   runtime::LaunchTiming launch(std::array<int64_t, 3> grid, std::span<const KernelArg> args,
                                const runtime::LaunchOptions& options = {}) const;
 
@@ -66,6 +69,12 @@ class CompiledKernel {
   PipelineResult result_;
   runtime::CompiledKernel device_kernel_;
 };
+
+// CompiledKernel::launch for a device's build of any emitted source and its ABI
+// (runtime::build_kernel), e.g. a source another meTile tree emitted.
+runtime::LaunchTiming launch(const runtime::CompiledKernel& kernel, std::array<int64_t, 3> grid,
+                             std::span<const KernelArg> args,
+                             const runtime::LaunchOptions& options = {});
 
 // Compiles a traced Tile IR kernel for a device, emitting for the device's Target. Compiled
 // kernels are cached in process (by device, Target, math mode and Tile IR) and the device

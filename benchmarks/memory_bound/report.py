@@ -41,9 +41,12 @@ def print_table(report):
               f"{ratio(r, 'eager')} |")
     for s in report.get("skipped", []):
         print(f"| {s['case']} | skipped: {s['why']} | | | | | | |")
+    # Runs before meTile's launches became asynchronous did not record how they launched.
+    waits = ("meTile's launches, like Triton's, do not wait for their kernel"
+             if report.get("metile_launches") == "asynchronous" else
+             "a meTile launch waits for its kernel")
     print("\nLarge shapes: device time per call (data >> L2). Decode rows (one row): time per "
-          "call over back-to-back calls, host launch cost included; a meTile launch waits for "
-          "its kernel.")
+          f"call over back-to-back calls, host launch cost included; {waits}.")
     if report.get("aborted"):
         print(f"\nThe run was aborted {report['aborted']}.")
     overhead = report.get("launch_overhead")

@@ -19,8 +19,8 @@ def time_interleaved(launches, rounds, inner, flush, shield):
     """Median milliseconds per call of each launch: CUDA events around `inner` back-to-back
     calls, the candidates in ABBA order round after round (drift hits all alike). With
     `shield`, the GPU sleeps before the start event while the host queues the calls, so
-    the host's launch cost stays out; a meTile launch still waits for its kernel before the
-    stop event is queued, which counts that wait against meTile."""
+    the host's launch cost stays out (meTile's launches on torch tensors do not wait for
+    their kernel, as Triton's do not)."""
     names = list(launches)
     events = {name: [] for name in names}
     for r in range(rounds):
@@ -58,7 +58,7 @@ def copy_bandwidth(nbytes, rounds):
 
 def launch_overhead(launches_per_round, rounds):
     """Host microseconds per launch of a tiny vector add (1024 f32): a prepared meTile
-    dispatch (which waits for its kernel), an unprepared meTile call, a Triton launch, a torch
+    dispatch, an unprepared meTile call, a Triton launch, a torch
     eager call and a CUDA graph replay of the eager call; rounds in ABBA order."""
     n = 1024
     x, y = torch.randn(n, device="cuda"), torch.randn(n, device="cuda")

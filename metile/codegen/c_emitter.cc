@@ -181,6 +181,10 @@ void CEmitter::emit_op(const ir::Op& op) {
       return declare(op, math(op, MathFn::Sin));
     case K::Cos:
       return declare(op, math(op, MathFn::Cos));
+    case K::Floor:
+      return declare(op, math(op, MathFn::Floor));
+    case K::Ceil:
+      return declare(op, math(op, MathFn::Ceil));
     case K::Load:
       return declare(op, load(op));
     case K::ThreadgroupBuffer:

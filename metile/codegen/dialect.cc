@@ -28,6 +28,7 @@ bool is_transcendental(MathFn fn) {
     case MathFn::Max:
     case MathFn::Fmod:
     case MathFn::Floor:
+    case MathFn::Ceil:
       return false;
     case MathFn::Exp:
     case MathFn::Exp2:

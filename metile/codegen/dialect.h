@@ -19,9 +19,9 @@
 namespace metile::codegen {
 
 // The library functions the walker calls. Exp..Cos have a precise and a fast variant.
-enum class MathFn { Abs, Min, Max, Fmod, Floor, Exp, Exp2, Log, Sqrt, Rsqrt, Tanh, Sin, Cos };
-inline constexpr size_t kMathFnCount = 13;
-static_assert(static_cast<size_t>(MathFn::Cos) + 1 == kMathFnCount);
+enum class MathFn { Abs, Min, Max, Fmod, Floor, Exp, Exp2, Log, Sqrt, Rsqrt, Tanh, Sin, Cos, Ceil };
+inline constexpr size_t kMathFnCount = 14;
+static_assert(static_cast<size_t>(MathFn::Ceil) + 1 == kMathFnCount);
 
 // SIMD-group collectives: the reductions take (value), the others (value, lane or mask).
 enum class Collective { Sum, Max, Min, Shuffle, ShuffleXor, Broadcast, ShuffleDown };

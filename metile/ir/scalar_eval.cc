@@ -253,6 +253,13 @@ Evaluation math(Operands x, DType r, double (*f)(double)) {
   return approximate(Scalar::of(r, f(x[0].f)), "targets approximate math functions");
 }
 
+// floor and ceil round to an integer of the operand's dtype, exactly on every target.
+Evaluation round_to_integer(Operands x, DType r, double (*f)(double)) {
+  expect_operands(x, 1);
+  if (!is_float(x[0].dtype)) return unsupported("floor and ceil take floats");
+  return exact(Scalar::of(r, f(x[0].f)));
+}
+
 Evaluation evaluate_on_every_target(OpKind kind, const Attrs& attrs, Operands x, DType r) {
   const std::optional<ScalarOp> op = scalar_op(kind);
   if (!op) return unsupported("not a computation on scalars");
@@ -317,6 +324,10 @@ Evaluation evaluate_on_every_target(OpKind kind, const Attrs& attrs, Operands x,
       return math(x, r, [](double v) { return std::sin(v); });
     case S::Cos:
       return math(x, r, [](double v) { return std::cos(v); });
+    case S::Floor:
+      return round_to_integer(x, r, [](double v) { return std::floor(v); });
+    case S::Ceil:
+      return round_to_integer(x, r, [](double v) { return std::ceil(v); });
   }
   throw InternalError("scalar evaluation of an op kind outside ops.def");
 }

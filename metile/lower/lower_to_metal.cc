@@ -34,6 +34,8 @@ void lower_block(Lowering& l, const ir::Block& block) {
       case K::Tanh:
       case K::Sin:
       case K::Cos:
+      case K::Floor:
+      case K::Ceil:
         lower_elementwise(l, op);
         break;
       case K::Constant:

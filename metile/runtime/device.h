@@ -33,14 +33,21 @@ class Module {
 
 // How long one launch took, as the device measures it (wall clock on the host emulator;
 // device events on a GPU), from the start of the launch until its last threadgroup ended.
+// 0 for a launch that did not wait (LaunchOptions::wait false): nothing was measured.
 struct LaunchTiming {
   double elapsed_ms = 0;
 };
 
 // How to launch: the device's queue to launch on (a CUstream on the cuda device; 0 is its
-// default stream). Devices without queues ignore it.
+// default stream) and whether to wait for the kernel. Devices without queues ignore both:
+// their launches always run to the end.
 struct LaunchOptions {
   std::uintptr_t stream = 0;
+  // true: launch() returns once the kernel finished, timed with device events. false: it
+  // returns once the kernel is queued on `stream`, untimed; a fault inside the kernel
+  // surfaces at the next call that waits for the device (synchronize(), a copy, a waiting
+  // launch) as a KernelFaultError naming the last kernel launched.
+  bool wait = true;
 };
 
 class Device {
@@ -54,12 +61,16 @@ class Device {
   // Builds `source`, emitted for target() with `abi`, into a module (cached by content).
   virtual std::shared_ptr<const Module> compile(std::string_view source,
                                                 const codegen::KernelABI& abi) = 0;
-  // Runs `module` over `grid` threadgroups and returns when it finished. Arguments are
-  // checked against the module's ABI first (UserError naming the parameter); a module
-  // another device built is a UserError.
+  // Runs `module` over `grid` threadgroups and returns when it finished (or, with
+  // options.wait false on a device with queues, once it is queued). Arguments are checked
+  // against the module's ABI first (UserError naming the parameter); a module another
+  // device built is a UserError. Both are raised at the call, waiting or not.
   virtual LaunchTiming launch(const Module& module, const Grid& grid,
                               std::span<const KernelArg> args,
                               const LaunchOptions& options = {}) = 0;
+  // Waits until every kernel launched on the device finished; a fault of one that did not
+  // wait is raised here. A device whose launches always wait has nothing to do.
+  virtual void synchronize() {}
   // A buffer over `bytes` of this device's memory at `address` that the caller owns and
   // keeps alive (a torch tensor's storage): no copy, and the buffer never frees it.
   // UserError on a device that cannot address foreign memory.

@@ -185,6 +185,8 @@ class Canonicalizer {
       case S::Tanh:
       case S::Sin:
       case S::Cos:
+      case S::Floor:
+      case S::Ceil:
         return std::nullopt;
     }
     return std::nullopt;

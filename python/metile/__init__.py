@@ -6,30 +6,46 @@
         mask = offs < n
         metile.store(out + offs, metile.load(x + offs, mask) + metile.load(y + offs, mask), mask)
 
-and launch it with ``add[(metile.cdiv(n, 256),)](x, y, out, n, BLOCK=256)``. See
-docs/python.md.
+and launch it with ``add[(metile.cdiv(n, 256),)](x, y, out, n, BLOCK=256)``. The language
+follows Triton's (``tl.*`` names and signatures, type promotion); see docs/python.md for
+what differs. ``__all__`` lists the API.
 """
 
 __version__ = "0.1.0"
 
+from types import ModuleType as _ModuleType
+
 from . import dtypes
 from .buffer import Buffer, device
 from .dtypes import bfloat16, float16, float32, int1, int32, int64, uint32
-from .errors import (CompilationError, InternalCompilerError, NotSupportedError,
-                     OutOfResources)
+from .elementwise import ceil, clamp, erf, floor, fma, log2, sigmoid
+from .errors import (CompilationError, InternalCompilerError, KernelFaultError,
+                     NotSupportedError, OutOfResources)
 from .host import cdiv, next_power_of_2
-from .kernel import KernelFunction, constexpr, kernel
+from .kernel import KernelFunction, constexpr, jit, kernel
+from .launch import synchronize
 from .language import (abs, arange, barrier, broadcast_to, convert_layout, cos, dot, exp,
                        exp2, expand_dims, fast_cos, fast_exp, fast_exp2, fast_log, fast_rsqrt,
-                       fast_sin, fast_sqrt, fast_tanh, full, load, log, loop_state, max,
-                       maximum, min, minimum, num_programs, program_id, rsqrt, scalar, shared,
+                       fast_sin, fast_sqrt, fast_tanh, full, full_like, load, log, loop_state,
+                       maximum, minimum, num_programs, program_id, rsqrt, scalar, shared,
                        simd_broadcast, simd_lane_id, simd_max, simd_min, simd_shuffle,
                        simd_shuffle_down, simd_shuffle_xor, simd_sum, simdgroup_role, sin, sqrt,
-                       store, sum, tanh, thread_id, tile_load, tile_store, tile_swizzle, where,
-                       zeros)
+                       store, tanh, thread_id, tile_load, tile_store, tile_swizzle, where,
+                       zeros, zeros_like)
 from .loops import tile_range
+from .random import rand, randint, randint4x, randn
+from .reductions import (argmax, argmin, associative_scan, cumprod, cumsum, max, min, reduce,
+                         sum)
 from .schedule import Schedule
+from .shapes import interleave, join, permute, reshape, split, trans, view
+from .static import (device_assert, device_print, max_constancy, max_contiguous, multiple_of,
+                     static_assert, static_print, static_range)
 from .tensor import Tensor, tensor
 from .values import Value, cast
 
 from ._core import GraphBuilder, TensorSpec, plan_graph_fusion  # noqa: E402
+
+range = tile_range  # Triton's tl.range: a device loop (kept out of __all__: it shadows range)
+
+__all__ = sorted(name for name, value in globals().items() if not name.startswith("_")
+                 and name != "range" and (name == "dtypes" or not isinstance(value, _ModuleType)))

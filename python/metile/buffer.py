@@ -260,8 +260,14 @@ class _DLTensor(ctypes.Structure):  # the first member of DLManagedTensor
                 ("strides", ctypes.POINTER(ctypes.c_int64)), ("byte_offset", ctypes.c_uint64)]
 
 
+# DLPack's name for the legacy default stream, where meTile launches a dispatch whose GPU
+# arguments carry no stream of their own (its stream 0).
+_DLPACK_LEGACY_DEFAULT_STREAM = 1
+
+
 def _from_dlpack(value, name):
-    capsule = value.__dlpack__()
+    # The consumer names its stream, so the producer orders its pending work before it.
+    capsule = value.__dlpack__(stream=_DLPACK_LEGACY_DEFAULT_STREAM)
     get_pointer = ctypes.pythonapi.PyCapsule_GetPointer
     get_pointer.restype, get_pointer.argtypes = ctypes.c_void_p, [ctypes.py_object, ctypes.c_char_p]
     tensor = _DLTensor.from_address(get_pointer(capsule, b"dltensor"))

@@ -1,8 +1,9 @@
-"""Host-side helpers for grid and block arithmetic."""
+"""Helpers for grid and block arithmetic, on the host and (cdiv) inside kernels."""
 
 
 def cdiv(a, b):
-    """a / b rounded up: the number of blocks of size b that cover a."""
+    """a / b rounded up (b > 0): the number of blocks of size b that cover a. Works on
+    Python integers and, inside a kernel, on traced integers (Triton's tl.cdiv)."""
     return -(-a // b)
 
 

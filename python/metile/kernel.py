@@ -6,18 +6,25 @@ is reused across processes through disk_cache). ``stats`` counts traces, compile
 cache hits.
 """
 
+import functools
 import inspect
 from dataclasses import dataclass
 
 from . import _core, disk_cache, loops, source_rewrite
 from .buffer import describe
-from .errors import NotSupportedError, user_error
+from .errors import CompilationError, NotSupportedError, user_error
 from .frames import user_location
 from .tracing import Trace, activate, active_trace
 from .values import Value
 
-OPTIONS = ("STRICT_MATH", "RELAXED_PRECISION", "SCHEDULE")
+OPTIONS = ("STRICT_MATH", "RELAXED_PRECISION", "SCHEDULE", "num_warps")
 _RESERVED_CONSTEXPRS = ("num_threads",)  # kernel attributes the compiler reads
+_UNSUPPORTED_OPTIONS = {
+    "num_stages": "software pipelining depth is chosen by the compiler",
+    "num_ctas": "thread-block clusters are not supported",
+    "maxnreg": "register limits are not supported",
+}
+SIMD_WIDTH = 32  # threads per warp (SIMD group) on every meTile target
 _MISSING = object()
 
 
@@ -78,15 +85,63 @@ def _constexpr_key(name, value):
     return ("constexpr", type(value).__name__, value)
 
 
-class KernelFunction:
-    """A kernel: launch it with ``kernel[grid](*args, **constexprs_and_options)``."""
+def _threads_of_warps(name, num_warps):
+    if not isinstance(num_warps, int) or isinstance(num_warps, bool) or num_warps <= 0 or (
+            num_warps & (num_warps - 1)):
+        raise ValueError(f"{name}: num_warps must be a positive power of two (it maps to "
+                         f"num_warps * {SIMD_WIDTH} threads per threadgroup), got {num_warps!r}")
+    return num_warps * SIMD_WIDTH
 
-    def __init__(self, fn, num_threads=None):
+
+def _simple_value(value):
+    """Whether a captured global is a plain value whose change the kernel must notice."""
+    if isinstance(value, (bool, int, float, str, bytes, type(None))):
+        return True
+    return isinstance(value, tuple) and all(_simple_value(v) for v in value)
+
+
+def _code_names(code):
+    names = set(code.co_names)
+    for const in code.co_consts:
+        if inspect.iscode(const):
+            names |= _code_names(const)
+    return names
+
+
+def _current_value(fn, name):
+    """The value ``name`` has for ``fn`` now: its closure cell, else its global."""
+    for free, cell in zip(fn.__code__.co_freevars, fn.__closure__ or ()):
+        if free == name:
+            try:
+                return cell.cell_contents
+            except ValueError:  # an empty cell
+                return _MISSING
+    return fn.__globals__.get(name, _MISSING)
+
+
+def _captured_values(fn):
+    """{name: value} of the plain globals and closure variables ``fn`` reads."""
+    names = _code_names(fn.__code__) | set(fn.__code__.co_freevars)
+    values = {name: _current_value(fn, name) for name in sorted(names)}
+    return {name: v for name, v in values.items() if v is not _MISSING and _simple_value(v)}
+
+
+class KernelFunction:
+    """A kernel: launch it with ``kernel[grid](*args, **constexprs_and_options)``. Called
+    from another kernel while it is traced, it runs inline as a helper (like a Triton
+    @jit function called from a kernel)."""
+
+    def __init__(self, fn, num_threads=None, num_warps=None):
+        functools.update_wrapper(self, fn)
         self.fn = fn
+        if num_warps is not None:
+            if num_threads is not None:
+                raise TypeError(f"@metile.kernel {fn.__name__}: give num_threads or num_warps, "
+                                "not both")
+            num_threads = _threads_of_warps(fn.__name__, num_warps)
         self.num_threads = num_threads
         self.name = fn.__name__
-        self.__name__ = fn.__name__
-        self.__doc__ = fn.__doc__
+        self._captured = None  # the plain globals' values when first traced
         self.params = []
         for p in inspect.signature(fn).parameters.values():
             if p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD):
@@ -110,10 +165,12 @@ class KernelFunction:
         return BoundKernel(self, grid)
 
     def __call__(self, *args, **kwargs):
-        if active_trace() is not None:
-            raise user_error(f"{self.name}: calling a kernel from a kernel is not supported; "
-                             "call a plain Python helper function instead", user_location())
-        raise TypeError(f"launch the kernel with {self.name}[grid](...)")
+        if active_trace() is None:
+            raise TypeError(f"launch the kernel with {self.name}[grid](...); called directly, "
+                            "a kernel runs only as a helper inside another kernel being traced")
+        if self._rewritten is None:
+            self._rewritten = source_rewrite.rewrite(self.fn, loops)
+        return self._rewritten(*args, **kwargs)
 
     def __repr__(self):
         return f"<metile.kernel {self.name}>"
@@ -127,6 +184,9 @@ class KernelFunction:
         values = list(args) + [_MISSING] * (len(self.params) - len(args))
         options = {}
         for name, value in kwargs.items():
+            if name in _UNSUPPORTED_OPTIONS:
+                raise TypeError(f"{self.name}(): the Triton launch option '{name}' is not "
+                                f"supported ({_UNSUPPORTED_OPTIONS[name]}); omit it")
             if name in OPTIONS:
                 options[name] = value
                 continue
@@ -144,7 +204,7 @@ class KernelFunction:
                 values[i] = p.default
         return values, options
 
-    def signature(self, values):
+    def signature(self, values, options=None):
         """The specialisation signature and the runtime arguments as (kind, dtype, value)."""
         signature, runtime = [], []
         for p, value in zip(self.params, values):
@@ -154,13 +214,21 @@ class KernelFunction:
                 kind, dtype, value = describe(value, p.name)
                 signature.append((kind, dtype))
                 runtime.append((kind, dtype, value))
+        warps = (options or {}).get("num_warps")
+        if warps is not None:  # after the parameters' entries, which _trace zips with them
+            threads = _threads_of_warps(self.name, warps)
+            if self.num_threads is not None and not callable(self.num_threads) and (
+                    threads != self.num_threads):
+                raise ValueError(f"{self.name}: num_warps={warps} asks for {threads} threads, "
+                                 f"but the kernel is declared with {self.num_threads}")
+            signature.append(("num_threads", threads))
         return tuple(signature), runtime
 
     # ---- tracing ------------------------------------------------------------------------
     def trace(self, *args, **kwargs):
         """The Tile IR this kernel traces to for these arguments (no compilation)."""
-        values, _ = self.bind(args, kwargs)
-        signature, _ = self.signature(values)
+        values, options = self.bind(args, kwargs)
+        signature, _ = self.signature(values, options)
         return self._trace(signature, values)
 
     def _trace(self, signature, values):
@@ -172,8 +240,11 @@ class KernelFunction:
         args, kwargs = [], {}
         with activate(trace):
             trace.core.set_location(code.co_filename, code.co_firstlineno)
-            if self.num_threads is not None:
-                threads = self.num_threads
+            threads = self.num_threads
+            for key in signature:
+                if key[0] == "num_threads":
+                    threads = key[1]
+            if threads is not None:
                 if callable(threads):
                     threads = threads({p.name: v for p, v in zip(self.params, values) if p.constexpr})
                 trace.core.set_num_threads(int(threads))
@@ -202,6 +273,23 @@ class KernelFunction:
             return trace.finish()
 
     # ---- specialisations ------------------------------------------------------------------
+    def _check_captured(self):
+        """Raises when a plain global or closure value the kernel read has changed since
+        it was first compiled (as Triton does), instead of using the old value."""
+        if self._captured is None:
+            self._captured = _captured_values(self.fn)
+            return
+        for name, before in self._captured.items():
+            now = _current_value(self.fn, name)
+            if now is before or (type(now) is type(before) and now == before):
+                continue
+            now = "nothing (deleted)" if now is _MISSING else repr(now)
+            raise user_error(
+                f"{self.name}: the global '{name}' changed from {before!r} to {now} since the "
+                "kernel was compiled; a kernel reads its globals once, when it is traced. Pass "
+                "the value as an argument (a constexpr for a compile-time constant), or define "
+                "a new kernel", (self.fn.__code__.co_filename, self.fn.__code__.co_firstlineno))
+
     def _traced_ir(self, signature, values):
         """The Tile IR for a signature: already traced, from the disk cache, or traced now."""
         if signature in self._traced:
@@ -226,7 +314,8 @@ class KernelFunction:
 
     def specialise(self, values, options):
         """The compiled specialisation for bound values, and the runtime arguments."""
-        signature, runtime = self.signature(values)
+        self._check_captured()
+        signature, runtime = self.signature(values, options)
         math = _math_mode(options)
         key = (signature, math)
         found = self._cache.get(key)
@@ -235,19 +324,31 @@ class KernelFunction:
             return found, runtime
         tile_ir = self._traced_ir(signature, values)
         self.stats.compiles += 1
-        compiled = _core.compile(tile_ir, _core.default_device(), math)
+        try:
+            compiled = _core.compile(tile_ir, _core.default_device(), math)
+        except CompilationError as e:
+            warps = options.get("num_warps")
+            if warps is None or "num_threads =" not in str(e):
+                raise
+            raise type(e)(f"num_warps={warps} ({warps} x {SIMD_WIDTH} threads) cannot be "
+                          f"met: {e}") from None
         writes = tuple("write" in p["access"] for p in compiled.abi["params"])
         found = Specialisation(tile_ir, compiled, writes)
         self._cache[key] = found
         return found, runtime
 
 
-def kernel(fn=None, *, num_threads=None):
-    """Decorator: ``@metile.kernel`` makes a Python function a meTile kernel.
+def kernel(fn=None, *, num_threads=None, num_warps=None):
+    """Decorator: ``@metile.kernel`` makes a Python function a meTile kernel (Triton's
+    ``@triton.jit``, also spelled ``metile.jit``).
 
     ``@metile.kernel(num_threads=N)`` fixes the threads per threadgroup (an int, or a
     callable of the constexprs by name) for kernels that index threads with thread_id();
+    ``num_warps=W`` is the same as ``num_threads=32 * W`` (also a launch option);
     otherwise the compiler derives it from the kernel's tiles."""
     if fn is None:
-        return lambda f: KernelFunction(f, num_threads)
-    return KernelFunction(fn, num_threads)
+        return lambda f: KernelFunction(f, num_threads, num_warps)
+    return KernelFunction(fn, num_threads, num_warps)
+
+
+jit = kernel

@@ -11,6 +11,7 @@ import math
 from . import dtypes
 from .errors import NotSupportedError, user_error
 from .frames import user_location
+from .shapes import shape_arg
 from .tracing import current
 from .values import Value, as_value, as_values, binary, cast, is_number, unary, wrap
 
@@ -79,16 +80,37 @@ def zeros(shape, dtype="f32"):
     return full(shape, 0, dtype)
 
 
-def broadcast_to(value, shape):
-    """``value`` (a scalar or a tile) repeated to ``shape`` (numpy broadcasting rules)."""
-    value = as_value(value, "broadcast_to")
-    return wrap(value.trace, value.trace.at().broadcast_to(value.id, _dims(shape, "broadcast_to")))
+def zeros_like(input):
+    """A tile of ``input``'s shape and dtype filled with zeros."""
+    input = as_value(input, "zeros_like")
+    return zeros(input.shape, input.dtype)
 
 
-def expand_dims(value, axis):
-    """A 1-D tile as a 2-D tile with a dimension of size 1 at ``axis``."""
-    value = as_value(value, "expand_dims")
-    return wrap(value.trace, value.trace.at().expand_dims(value.id, axis))
+def full_like(input, value):
+    """A tile of ``input``'s shape and dtype whose every element is ``value``."""
+    input = as_value(input, "full_like")
+    return full(input.shape, value, input.dtype)
+
+
+def broadcast_to(input, *shape):
+    """``input`` (a scalar or a tile) repeated to ``shape`` (numpy broadcasting rules); the
+    shape is a tuple or, as in Triton, the dimensions as arguments."""
+    value = as_value(input, "broadcast_to")
+    shape = list(shape_arg(shape, "broadcast_to"))
+    return wrap(value.trace, value.trace.at().broadcast_to(value.id, shape))
+
+
+def expand_dims(input, axis):
+    """``input`` with a dimension of size 1 inserted at ``axis`` (an int, or a sequence of
+    them as in Triton)."""
+    value = as_value(input, "expand_dims")
+    axes = [axis] if isinstance(axis, int) else list(axis)
+    rank = len(value.shape) + len(axes)
+    for a in sorted(a % rank if isinstance(a, int) else a for a in axes):
+        if not isinstance(a, int):
+            raise user_error(f"expand_dims: an axis is a Python int, got {a!r}", user_location())
+        value = wrap(value.trace, value.trace.at().expand_dims(value.id, a))
+    return value
 
 
 # ---- elementwise -------------------------------------------------------------------------------
@@ -149,31 +171,45 @@ fast_cos = _math("cos", math.cos, fast=True)
 
 # ---- memory --------------------------------------------------------------------------------
 def _stored_value(value, dtype, op):
-    """``value`` as the stored dtype: numbers convert; float->float and int->int values cast."""
+    """``value`` converted to the pointee dtype, as Triton's stores do."""
     value = as_value(value, op, dtype)
-    same_kind = (dtypes.is_float(value.dtype) and dtypes.is_float(dtype)) or (
-        dtypes.is_integer(value.dtype) and dtypes.is_integer(dtype))
-    return cast(value, dtype) if value.dtype != dtype and same_kind else value
+    return cast(value, dtype) if value.dtype != dtype else value
 
 
-def load(pointer, mask=None, other=None):
-    """``*pointer``; where ``mask`` is false the element is ``other`` (default 0) and memory
-    is not touched."""
+def _memory_options(op, boundary_check=(), padding_option="", cache_modifier="",
+                    eviction_policy="", volatile=False):
+    """Triton's load/store keywords: cache and eviction hints are accepted (these targets
+    have no such controls); block-pointer bounds and volatile are not supported."""
+    if boundary_check or padding_option:
+        raise user_error(f"{op}: boundary_check and padding_option belong to Triton's block "
+                         "pointers, which meTile does not have; use metile.tensor(...), whose "
+                         "loads read 0 out of bounds", user_location(), NotSupportedError)
+    if volatile:
+        raise user_error(f"{op}: volatile accesses are not supported", user_location(),
+                         NotSupportedError)
+
+
+def load(pointer, mask=None, other=None, **options):
+    """``*pointer``; where ``mask`` is false the element is ``other`` (default 0, converted
+    to the pointee dtype) and memory is not touched. Triton's cache_modifier and
+    eviction_policy hints are accepted."""
+    _memory_options("load", **options)
     pointer = as_value(pointer, "load")
     trace = pointer.trace
     mask_id = other_id = -1
     if mask is not None:
         mask_id = as_value(mask, "load").id
         if other is not None:
-            other_id = as_value(other, "load", pointer.dtype).id
+            other_id = _stored_value(other, pointer.dtype, "load").id
     elif other is not None:
         raise user_error("load: 'other' is only meaningful with a mask", user_location())
     return wrap(trace, trace.at().load(pointer.id, mask_id, other_id))
 
 
-def store(pointer, value, mask=None):
-    """``*pointer = value`` where ``mask`` is true. A float value is rounded to a float
-    buffer's dtype (and an integer to an integer buffer's)."""
+def store(pointer, value, mask=None, **options):
+    """``*pointer = value`` where ``mask`` is true; the value is converted to the pointee
+    dtype. Triton's cache_modifier and eviction_policy hints are accepted."""
+    _memory_options("store", **options)
     pointer = as_value(pointer, "store")
     trace = pointer.trace
     value = _stored_value(value, pointer.dtype, "store")
@@ -189,29 +225,7 @@ def shared(size, dtype="f32"):
     return wrap(trace, trace.at().shared_alloc(size, dtypes.dtype_name(dtype)))
 
 
-# ---- reductions, collectives, synchronisation -------------------------------------------------
-def _reduce(kind, x, axis):
-    x = as_value(x, kind)
-    if axis is not None and not (len(x.shape) == 1 and axis in (0, -1)):
-        _not_built(f"{kind}(axis={axis})", ": reductions combine a whole tile into one scalar")
-    return wrap(x.trace, x.trace.at().reduce(kind, x.id))
-
-
-def sum(x, axis=None):
-    """The sum of all elements of a tile (a scalar)."""
-    return _reduce("sum", x, axis)
-
-
-def max(x, other=None, axis=None):
-    """The largest element of a tile (a scalar); with two operands, ``maximum``."""
-    return maximum(x, other) if other is not None else _reduce("max", x, axis)
-
-
-def min(x, other=None, axis=None):
-    """The smallest element of a tile (a scalar); with two operands, ``minimum``."""
-    return minimum(x, other) if other is not None else _reduce("min", x, axis)
-
-
+# ---- collectives, synchronisation (reductions: reductions.py) -------------------------------
 def _simd(op, x, lane=None):
     x = as_value(x, op)
     lane_id = -1 if lane is None else as_value(lane, op, "i32").id

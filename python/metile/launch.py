@@ -2,9 +2,17 @@
 
 grid is a tuple of up to three program counts (or one int), or a callable receiving the
 arguments by name (constexprs included) and returning one. prepare() returns a Dispatch
-bound to its arguments: call it to launch, explain() for the execution report.
+bound to its arguments: call it to launch, time() for the device time of one launch,
+explain() for the execution report.
+
+A launch whose buffers are all GPU memory the caller owns (torch CUDA tensors,
+__cuda_array_interface__ or CUDA DLPack objects) is asynchronous, as Triton's are: it is
+queued on the caller's stream and returns. Any numpy array or metile.Buffer makes it wait:
+caller memory is copied in and back, and a Buffer is read with host copies. synchronize()
+waits for the device and raises the fault of a launch that did not wait.
 """
 
+import copy
 import json
 
 import numpy as np
@@ -40,9 +48,11 @@ class Dispatch:
         self.kernel_name = kernel.name
         self._specialisation = specialisation
         self.grid = grid
+        self._compiled = specialisation.compiled  # what a launch runs
         self._args, self._staged, self._keep = [], [], []
         self._stream = None  # the GPU arguments' owner's current stream, read per launch
         device = specialisation.compiled.device
+        owned_buffers = False
         names = [p.name for p in kernel.params if not p.constexpr]
         on_gpu, in_host_memory = [], []
         for name, (kind, dtype, value), written in zip(names, runtime, specialisation.writes):
@@ -51,6 +61,7 @@ class Dispatch:
                 continue
             if isinstance(value, Buffer):
                 self._args.append(value.device_buffer)
+                owned_buffers = True
                 continue
             if isinstance(value, GpuArray):
                 if device != "cuda":
@@ -77,17 +88,53 @@ class Dispatch:
             raise TypeError(f"{kernel.name}: arguments {', '.join(map(repr, in_host_memory))} "
                             f"are host memory and {', '.join(map(repr, on_gpu))} GPU memory; "
                             "pass all of them on the GPU (or metile.Buffer)")
+        # Only GPU memory the caller owns: the launch is queued and returns at once.
+        self.asynchronous = bool(on_gpu) and not owned_buffers
 
     def __call__(self):
-        """Launches the kernel and waits for it; staged views are copied in and back."""
+        """Launches the kernel: queued on the caller's stream when every buffer is GPU
+        memory the caller owns (asynchronous), else run to the end, staged views copied in
+        and back."""
+        self._launch(wait=not self.asynchronous)
+
+    def time(self):
+        """Launches the kernel once and waits for it: the device's milliseconds from its
+        start to its end (CUDA events around it on the cuda device, the wall clock on the
+        host device); 0.0 for an empty grid, which launches nothing."""
+        return self._launch(wait=True) or 0.0
+
+    def _launch(self, wait):
         for staged in self._staged:
             np.copyto(staged.contiguous, staged.original)
+        elapsed_ms = None
         if all(self.grid):
             stream = self._stream() if self._stream else 0
-            self._specialisation.compiled.launch(self.grid, self._args, stream)
+            elapsed_ms = self._compiled.launch(self.grid, self._args, stream, wait)
         for staged in self._staged:
             if staged.written:
                 np.copyto(staged.original, staged.contiguous)
+        return elapsed_ms
+
+    def with_kernel(self, built):
+        """This dispatch (its grid, arguments and stream) launching `built` instead: a
+        _core.BuiltKernel of the same kernel from another source, e.g. another meTile
+        tree's (benchmarks/regression). Its parameters must have the same names, kinds and
+        dtypes in the same order, and it must be built on the same device."""
+        if built.device != self._compiled.device:
+            raise ValueError(f"{self.kernel_name}: the built kernel is on the '{built.device}' "
+                             f"device; this dispatch's arguments are bound for "
+                             f"'{self._compiled.device}'")
+
+        def signature(abi):
+            return [(p["name"], p["kind"], p["dtype"]) for p in abi["params"]]
+
+        ours, theirs = signature(self._compiled.abi), signature(built.abi)
+        if ours != theirs:
+            raise ValueError(f"{self.kernel_name}: the built kernel '{built.name}' takes "
+                             f"{theirs}, this dispatch binds {ours}")
+        other = copy.copy(self)
+        other._compiled = built
+        return other
 
     @property
     def execution_report(self):
@@ -106,12 +153,14 @@ class Dispatch:
 
     @property
     def source(self):
-        """The emitted source (MSL; CUDA C++ on the cuda device)."""
-        return self._specialisation.compiled.source
+        """The emitted source (MSL; CUDA C++ on the cuda device) that a launch runs."""
+        return self._compiled.source
 
     @property
     def abi(self):
-        return self._specialisation.compiled.abi
+        """The KernelABI of what a launch runs, as a dict (params, threads_per_threadgroup,
+        threadgroup_bytes, grid_rule)."""
+        return self._compiled.abi
 
     @property
     def tile_ir(self):
@@ -135,3 +184,11 @@ class BoundKernel:
 
     def __call__(self, *args, **kwargs):
         self.prepare(*args, **kwargs)()
+
+
+def synchronize():
+    """Waits until every kernel launched on the default device finished (cuCtxSynchronize
+    on the cuda device; nothing to wait for on the host device). A kernel fault of an
+    asynchronous launch is raised here (or at the next launch or copy that waits) as a
+    metile.KernelFaultError naming the last kernel launched."""
+    _core.synchronize()

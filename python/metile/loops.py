@@ -40,15 +40,42 @@ class TileRange:
         self.start, self.end, self.step = start, end, step
 
     def __iter__(self):
+        file, line = user_location()
+        if file is not None and not _has_source(file):
+            raise user_error(
+                "tile_range: a device loop needs the kernel's source text, which Python does "
+                "not keep for code typed into a REPL or passed to `python -c`; put the kernel "
+                "in a file (or exec it with compile(source, filename, 'exec') after writing "
+                "the file)", (file, line))
         raise user_error(
             "tile_range: use it directly as the iterable of a for statement in the body of a "
-            "@metile.kernel function (`for i in metile.tile_range(0, n, BLOCK):`); loops in "
-            "helper functions are not traced", user_location())
+            "@metile.kernel function (`for i in metile.tile_range(0, n, BLOCK):`); a helper "
+            "function with such a loop must be decorated with @metile.kernel (as Triton "
+            "helpers are with @triton.jit) so that its loops are traced too", (file, line))
+
+
+def _has_source(filename):
+    import linecache
+
+    return bool(linecache.getlines(filename))
 
 
 def tile_range(start, end, step=1):
     """A loop over [start, end) by step that runs on the device (bounds: integer scalars)."""
     return TileRange(start, end, step)
+
+
+def run_range_loop(bounds, body, names, inits, line):
+    """``for i in range(*bounds)``: unrolled while tracing over Python numbers, a device
+    loop (as tile_range) when a bound is a traced value."""
+    if all(is_number(b) for b in bounds):
+        values = tuple(inits)
+        for i in range(*bounds):
+            values = tuple(body(i, *values))
+        return values
+    if len(bounds) == 1:
+        bounds = (0, bounds[0])
+    return run_tile_loop(TileRange(*bounds), body, names, inits, line)
 
 
 def _bounds(trace, rng):

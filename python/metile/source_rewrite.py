@@ -1,5 +1,6 @@
 """The kernel function's source, rewritten so that ``for i in metile.tile_range(...)``
-becomes a traced loop.
+becomes a traced loop, and ``for i in range(...)`` one too when a bound is a traced value
+(over Python numbers it runs while tracing, as before).
 
 Each such loop body turns into a nested function of (induction variable, every name the
 body assigns); after it, one call runs the body through ``loops.run_tile_loop`` and assigns
@@ -20,9 +21,25 @@ _PREFIX = "__metile_"
 
 
 def _is_tile_range(node):
+    """tile_range(...), metile.tile_range(...) or metile.range(...) (Triton's tl.range)."""
     func = node.func if isinstance(node, ast.Call) else None
     return (isinstance(func, ast.Name) and func.id == "tile_range") or (
-        isinstance(func, ast.Attribute) and func.attr == "tile_range")
+        isinstance(func, ast.Attribute) and func.attr in ("tile_range", "range"))
+
+
+def _is_python_range(node):
+    """range(...) with positional bounds: a device loop when a bound is traced."""
+    func = node.func if isinstance(node, ast.Call) else None
+    return (isinstance(func, ast.Name) and func.id == "range" and not node.keywords
+            and 1 <= len(node.args) <= 3 and not any(isinstance(a, ast.Starred) for a in node.args))
+
+
+def _peek(name):
+    """``__metile_loops.peek(lambda: name)``: the value, or UNBOUND when it was never bound."""
+    return ast.Call(ast.Attribute(ast.Name(RUNTIME, ast.Load()), "peek", ast.Load()),
+                    [ast.Lambda(ast.arguments(posonlyargs=[], args=[], vararg=None, kwonlyargs=[],
+                                              kw_defaults=[], kwarg=None, defaults=[]),
+                                ast.Name(name, ast.Load()))], [])
 
 
 class _Scope(ast.NodeVisitor):
@@ -116,15 +133,19 @@ class _LoopRewriter(ast.NodeTransformer):
 
     def visit_For(self, node):
         self.generic_visit(node)
-        if not _is_tile_range(node.iter):
+        device = _is_tile_range(node.iter)
+        if not device and not _is_python_range(node.iter):
             return node
-        if not isinstance(node.target, ast.Name):
-            raise self._error(node, "the loop variable must be a single name")
-        if node.orelse:
-            raise self._error(node, "a for ... else over tile_range is not supported")
         scope = _Scope()
         for statement in node.body:
             scope.visit(statement)
+        if not device:  # a range loop that Python must run itself stays as it is
+            if not isinstance(node.target, ast.Name) or node.orelse or scope.exits:
+                return node
+        elif not isinstance(node.target, ast.Name):
+            raise self._error(node, "the loop variable must be a single name")
+        elif node.orelse:
+            raise self._error(node, "a for ... else over tile_range is not supported")
         for exit_node, what in scope.exits:
             raise self._error(exit_node, f"'{what}' cannot be used in a tile_range loop body "
                               "(the loop runs on the device; every iteration runs the whole body)")
@@ -132,21 +153,22 @@ class _LoopRewriter(ast.NodeTransformer):
         self.count += 1
         body_name = f"{_PREFIX}loop_body_{node.lineno}_{self.count}"
         args = [ast.arg(arg=n) for n in [node.target.id, *names]]
+        # A range body may leave a name unbound (a Python if on a constexpr): peek at it.
+        results = [_peek(n) if not device else ast.Name(n, ast.Load()) for n in names]
         body = ast.FunctionDef(
             name=body_name,
             args=ast.arguments(posonlyargs=[], args=args, vararg=None, kwonlyargs=[],
                                kw_defaults=[], kwarg=None, defaults=[]),
-            body=[*node.body, ast.Return(ast.Tuple([ast.Name(n, ast.Load()) for n in names],
-                                                   ast.Load()))],
+            body=[*node.body, ast.Return(ast.Tuple(results, ast.Load()))],
             decorator_list=[], returns=None, type_comment=None)
-        peeks = [ast.Call(ast.Attribute(ast.Name(RUNTIME, ast.Load()), "peek", ast.Load()),
-                          [ast.Lambda(ast.arguments(posonlyargs=[], args=[], vararg=None,
-                                                    kwonlyargs=[], kw_defaults=[], kwarg=None,
-                                                    defaults=[]), ast.Name(n, ast.Load()))], [])
-                 for n in names]
+        peeks = [_peek(n) for n in names]
+        if device:
+            runner, iterable = "run_tile_loop", node.iter
+        else:
+            runner, iterable = "run_range_loop", ast.Tuple(node.iter.args, ast.Load())
         run = ast.Call(
-            ast.Attribute(ast.Name(RUNTIME, ast.Load()), "run_tile_loop", ast.Load()),
-            [node.iter, ast.Name(body_name, ast.Load()), ast.Constant(tuple(names)),
+            ast.Attribute(ast.Name(RUNTIME, ast.Load()), runner, ast.Load()),
+            [iterable, ast.Name(body_name, ast.Load()), ast.Constant(tuple(names)),
              ast.Tuple(peeks, ast.Load()), ast.Constant(node.lineno)], [])
         if names:
             assign = ast.Assign([ast.Tuple([ast.Name(n, ast.Store()) for n in names], ast.Store())],

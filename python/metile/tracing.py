@@ -16,6 +16,7 @@ class Trace:
     def __init__(self, name):
         self.name = name
         self.core = _core.KernelTrace(name)
+        self.hints = []  # (multiple_of | max_contiguous | max_constancy, value id, amounts)
 
     def at(self):
         """The C++ trace with the user's current line set on the ops made next."""

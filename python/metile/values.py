@@ -1,14 +1,15 @@
 """Traced values: proxies for Tile IR values with Python operators.
 
-A Python number next to a traced value adopts the value's dtype (``x * 2`` on an f16 tile
-multiplies by an f16 2; ``offs + 1`` adds an i32 1; ``ptr + 4`` offsets by an i32 4).
-``/`` is true division (integers are converted to f32 first); ``//`` rounds toward
-negative infinity; ``%`` takes the sign of the dividend, as in C and Triton.
+Operands of different dtypes are promoted as in Triton (promotion.py): a Python number does
+not widen a value of its kind or a higher one (``x * 2`` on an f16 tile multiplies by an f16
+2; ``ptr + 4`` offsets by an i32 4), ``i * 0.5`` is f32. ``/`` is true division (integers
+are converted to f32 first); ``//`` rounds toward negative infinity; ``%`` takes the sign of
+the dividend, as in C and Triton.
 """
 
 import numpy as np
 
-from . import dtypes
+from . import dtypes, promotion
 from .errors import user_error
 from .frames import user_location
 from .tracing import current
@@ -66,23 +67,45 @@ def dtype_for_numbers(v):
     return "i32" if v.pointer else v.dtype
 
 
-def as_values(a, b, op):
-    """Both operands as Values; a number adopts the other operand's dtype."""
-    if isinstance(a, Value):
-        a = as_value(a, op)
-        return a, as_value(b, op, dtype_for_numbers(a))
-    if isinstance(b, Value):
-        b = as_value(b, op)
-        return as_value(a, op, dtype_for_numbers(b)), b
+def as_values(a, b, op, div_or_mod=False):
+    """Both operands as Values of one dtype, promoted as in Triton (promotion.py); beside a
+    pointer a number is an i32 offset."""
     if is_number(a) and is_number(b):
         dtype = "f32" if "f32" in (number_dtype(a), number_dtype(b)) else number_dtype(a)
         return as_value(a, op, dtype), as_value(b, op, dtype)
-    raise _operand_error(op, b if is_number(a) else a)
+    for x in (a, b):
+        if not (isinstance(x, Value) or is_number(x)):
+            raise _operand_error(op, x)
+    a = as_value(a, op) if isinstance(a, Value) else a
+    b = as_value(b, op) if isinstance(b, Value) else b
+    if (isinstance(a, Value) and a.pointer) or (isinstance(b, Value) and b.pointer):
+        if isinstance(a, Value):
+            return a, as_value(b, op, dtype_for_numbers(a))
+        return as_value(a, op, dtype_for_numbers(b)), b
+    try:
+        if not isinstance(b, Value):
+            dtype = promotion.with_number(a.dtype, b, div_or_mod)
+        elif not isinstance(a, Value):
+            dtype = promotion.with_number(b.dtype, a, div_or_mod)
+        else:
+            dtype = promotion.computation_type(a.dtype, b.dtype, div_or_mod)
+    except promotion.PromotionError as e:
+        raise user_error(f"{op}: {e}", user_location()) from None
+    return _as_dtype(a, dtype, op), _as_dtype(b, dtype, op)
+
+
+def _as_dtype(x, dtype, op):
+    if isinstance(x, Value):
+        return x if x.dtype == dtype else cast(x, dtype)
+    return as_value(x, op, dtype)
+
+
+_DIV_OR_MOD = ("div", "rem", "floordiv")
 
 
 def binary(op, a, b):
     """An arithmetic or bitwise Tile IR op ('add', 'floordiv', 'max', ...) on two operands."""
-    a, b = as_values(a, b, op)
+    a, b = as_values(a, b, op, op in _DIV_OR_MOD)
     return wrap(a.trace, a.trace.at().binary(op, a.id, b.id))
 
 
@@ -96,19 +119,38 @@ def unary(op, a, fast=False):
     return wrap(a.trace, a.trace.at().unary(op, a.id, fast))
 
 
-def cast(a, dtype):
+def cast(a, dtype, fp_downcast_rounding=None, bitcast=False):
+    """``a`` converted to ``dtype`` (Triton's tl.cast; bitcasts and explicit rounding modes
+    are not supported)."""
+    if bitcast or fp_downcast_rounding is not None:
+        from .errors import NotSupportedError
+
+        what = "bitcast=True" if bitcast else f"fp_downcast_rounding={fp_downcast_rounding!r}"
+        raise user_error(f"cast: {what} is not supported; conversions round to nearest (floats) "
+                         "and truncate (float to integer)", user_location(), NotSupportedError)
     a = as_value(a, "cast")
     return wrap(a.trace, a.trace.at().cast(a.id, dtypes.dtype_name(dtype)))
 
 
 def ptr_add(ptr, offsets, op="ptr_add"):
+    """``ptr`` advanced by ``offsets`` elements. A pointer tile ``base + first`` that would
+    have to broadcast to the offsets' shape is rebuilt as ``base + (first + offsets)``: the
+    offsets broadcast, and no tile of pointers moves between threads (the 2-D idiom
+    ``src + offs_m[:, None] * stride + offs_n[None, :]``)."""
     ptr = as_value(ptr, op)
     offsets = as_value(offsets, op, "i32")
-    return wrap(ptr.trace, ptr.trace.at().ptr_add(ptr.id, offsets.id))
+    if ptr.address is not None and offsets.shape and offsets.shape != ptr.shape:
+        base, first = ptr.address
+        if ptr.trace.usable(base) and ptr.trace.usable(first):
+            return ptr_add(base, first + offsets, op)
+    result = wrap(ptr.trace, ptr.trace.at().ptr_add(ptr.id, offsets.id))
+    if not ptr.shape and offsets.shape:
+        result.address = (ptr, offsets)
+    return result
 
 
 def true_divide(a, b):
-    a, b = as_values(a, b, "div")
+    a, b = as_values(a, b, "div", div_or_mod=True)
     if not dtypes.is_float(a.dtype):
         a, b = cast(a, "f32"), cast(b, "f32")
     return binary("div", a, b)
@@ -134,12 +176,13 @@ def _reversed(f):
 class Value:
     """A traced Tile IR value: a scalar, a tile, a pointer (tile), or a tensor descriptor."""
 
-    __slots__ = ("trace", "id", "type")
+    __slots__ = ("trace", "id", "type", "address")
 
     def __init__(self, trace, value_id):
         self.trace = trace
         self.id = value_id
         self.type = trace.core.type(value_id)
+        self.address = None  # (scalar pointer, offsets) of a pointer tile made by ptr_add
 
     @property
     def dtype(self):
@@ -155,9 +198,80 @@ class Value:
     def pointer(self):
         return self.type.pointer
 
-    def to(self, dtype):
-        """This value converted to ``dtype`` (round to nearest for floats)."""
-        return cast(self, dtype)
+    def to(self, dtype, fp_downcast_rounding=None, bitcast=False):
+        """This value converted to ``dtype`` (round to nearest for floats); Triton's
+        ``bitcast`` and rounding modes are not supported."""
+        return cast(self, dtype, fp_downcast_rounding, bitcast)
+
+    # Triton's tensor member functions (x.sum(axis=0), x.exp(), ...): the free functions.
+    def sum(self, axis=None, keep_dims=False, dtype=None):
+        from .reductions import sum
+
+        return sum(self, axis, keep_dims, dtype)
+
+    def max(self, axis=None, return_indices=False, return_indices_tie_break_left=True,
+            keep_dims=False):
+        from .reductions import max
+
+        return max(self, axis, return_indices, return_indices_tie_break_left, keep_dims)
+
+    def min(self, axis=None, return_indices=False, return_indices_tie_break_left=True,
+            keep_dims=False):
+        from .reductions import min
+
+        return min(self, axis, return_indices, return_indices_tie_break_left, keep_dims)
+
+    def argmax(self, axis, tie_break_left=True, keep_dims=False):
+        from .reductions import argmax
+
+        return argmax(self, axis, tie_break_left, keep_dims)
+
+    def argmin(self, axis, tie_break_left=True, keep_dims=False):
+        from .reductions import argmin
+
+        return argmin(self, axis, tie_break_left, keep_dims)
+
+    def exp(self):
+        return unary("exp", self)
+
+    def log(self):
+        return unary("log", self)
+
+    def sqrt(self):
+        return unary("sqrt", self)
+
+    def abs(self):
+        return unary("abs", self)
+
+    def sigmoid(self):
+        from .elementwise import sigmoid
+
+        return sigmoid(self)
+
+    def broadcast_to(self, *shape):
+        from .language import broadcast_to
+
+        return broadcast_to(self, *shape)
+
+    def expand_dims(self, axis):
+        from .language import expand_dims
+
+        return expand_dims(self, axis)
+
+    def reshape(self, *shape, can_reorder=False):
+        from .shapes import reshape
+
+        return reshape(self, *shape, can_reorder=can_reorder)
+
+    def __pow__(self, exponent):
+        from .elementwise import power
+
+        return power(self, exponent)
+
+    def __rpow__(self, base):
+        from .elementwise import reversed_power
+
+        return reversed_power(base, self)
 
     def __repr__(self):
         return f"metile.Value(%{self.id}: {self.type})"

@@ -10,6 +10,7 @@
 
 #include "dtype_names.h"
 #include "init.h"
+#include "launch_args.h"
 #include "metile/compile.h"
 #include "metile/ir/printer.h"
 
@@ -31,53 +32,6 @@ MathMode math_from_name(const std::string& name) {
   } catch (const UserError& e) {
     throw nb::value_error(e.what());
   }
-}
-
-nb::dict abi_dict(const codegen::KernelABI& abi) {
-  nb::list params;
-  for (const codegen::AbiParam& p : abi.params) {
-    nb::dict d;
-    d["name"] = p.name;
-    d["kind"] = p.kind == codegen::AbiParam::Kind::Buffer ? "buffer" : "scalar";
-    d["dtype"] = std::string(ir::dtype_name(p.dtype));
-    d["access"] = p.access;
-    params.append(d);
-  }
-  nb::dict d;
-  d["kernel_name"] = abi.kernel_name;
-  d["body_name"] = abi.body_name;
-  d["params"] = params;
-  d["threads_per_threadgroup"] =
-      nb::make_tuple(abi.threads_per_threadgroup[0], abi.threads_per_threadgroup[1],
-                     abi.threads_per_threadgroup[2]);
-  d["threadgroup_bytes"] = abi.threadgroup_bytes;
-  d["grid_rule"] = abi.grid_rule;
-  return d;
-}
-
-std::vector<KernelArg> launch_args(const nb::list& args) {
-  std::vector<KernelArg> r;
-  r.reserve(args.size());
-  for (nb::handle a : args) {
-    if (nb::isinstance<BufferView>(a))
-      r.emplace_back(nb::cast<BufferView>(a));
-    else if (nb::isinstance<runtime::Buffer>(a))
-      r.emplace_back(nb::cast<runtime::Buffer>(a));
-    else if (PyBool_Check(a.ptr()) || PyLong_Check(a.ptr()))
-      r.emplace_back(nb::cast<int64_t>(a));
-    else if (PyFloat_Check(a.ptr()))
-      r.emplace_back(nb::cast<double>(a));
-    else
-      throw nb::type_error("launch arguments are BufferView, DeviceBuffer, int or float");
-  }
-  return r;
-}
-
-void launch(const CompiledHandle& h, std::array<int64_t, 3> grid, const nb::list& args,
-            uintptr_t stream) {
-  std::vector<KernelArg> converted = launch_args(args);
-  nb::gil_scoped_release release;
-  h.kernel->launch(grid, converted, runtime::LaunchOptions{stream});
 }
 }  // namespace
 
@@ -116,10 +70,13 @@ void init_compile(nb::module_& m) {
       .def_prop_ro(
           "device", [](const CompiledHandle& h) { return h.kernel->device().name(); },
           "The name of the device it was compiled for.")
-      .def("launch", &launch, "grid"_a, "args"_a, "stream"_a = 0,
-           "Runs grid[0] x grid[1] x grid[2] programs with one argument per kernel parameter "
-           "(BufferView, DeviceBuffer, int or float) on the device's stream `stream` (a "
-           "CUstream on the cuda device; 0: its default stream) and waits for them.");
+      .def(
+          "launch",
+          [](const CompiledHandle& h, std::array<int64_t, 3> grid, const nb::list& args,
+             uintptr_t stream, bool wait) {
+            return launch_on_stream(h.kernel->device_kernel(), grid, args, stream, wait);
+          },
+          "grid"_a, "args"_a, "stream"_a = 0, "wait"_a = true, kLaunchDoc);
 
   m.def(
       "compile",

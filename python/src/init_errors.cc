@@ -1,10 +1,12 @@
 // C++ exceptions become Python exceptions: UserError -> CompilationError, NotSupported ->
-// NotSupportedError (a CompilationError), InternalError -> InternalCompilerError. Each
+// NotSupportedError and runtime::KernelFaultError -> KernelFaultError (both
+// CompilationErrors), InternalError -> InternalCompilerError. Each
 // carries the user's source location (file, line) and the rule without the location.
 #include <nanobind/nanobind.h>
 #include <nanobind/stl/string.h>
 
 #include "init.h"
+#include "metile/runtime/kernel_errors.h"
 #include "metile/support/errors.h"
 
 namespace nb = nanobind;
@@ -15,6 +17,7 @@ namespace {
 PyObject* compilation_error = nullptr;
 PyObject* not_supported_error = nullptr;
 PyObject* internal_compiler_error = nullptr;
+PyObject* kernel_fault_error = nullptr;
 
 void raise(PyObject* type, const std::string& message, const SourceLocation& where,
            const std::string& rule) {
@@ -42,6 +45,10 @@ void init_errors(nb::module_& m) {
   not_supported_error =
       new_exception(m, "NotSupportedError", compilation_error,
                     "A feature of the meTile specification that is not built yet.");
+  kernel_fault_error = new_exception(
+      m, "KernelFaultError", compilation_error,
+      "A kernel touched memory it does not own or faulted otherwise while it ran; on the GPU "
+      "the message names the last kernel launched, and the CUDA context is unusable after it.");
   internal_compiler_error =
       new_exception(m, "InternalCompilerError", PyExc_Exception,
                     "A bug in meTile itself; the message carries what is needed to reproduce it.");
@@ -49,6 +56,8 @@ void init_errors(nb::module_& m) {
   nb::register_exception_translator([](const std::exception_ptr& p, void*) {
     try {
       std::rethrow_exception(p);
+    } catch (const runtime::KernelFaultError& e) {
+      raise(kernel_fault_error, e.what(), e.where(), e.rule());
     } catch (const NotSupported& e) {
       raise(not_supported_error, e.what(), e.where(), e.rule());
     } catch (const UserError& e) {

@@ -1,12 +1,17 @@
-// Device memory for Python: DeviceBuffer is a runtime::Buffer, allocated on a device and
-// filled or read through host copies. metile.Buffer (python/metile/buffer.py) wraps it.
+// Devices for Python: DeviceBuffer is a runtime::Buffer, allocated on a device and filled
+// or read through host copies (metile.Buffer, python/metile/buffer.py, wraps it);
+// build_kernel() builds an emitted source with its ABI on a device into a BuiltKernel
+// (how a benchmark runs another meTile tree's source); synchronize() waits for a device.
 #include <nanobind/nanobind.h>
+#include <nanobind/stl/array.h>
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/vector.h>
 
 #include "dtype_names.h"
 #include "init.h"
+#include "launch_args.h"
 #include "metile/runtime/buffer.h"
+#include "metile/runtime/compiled_kernel.h"
 #include "metile/runtime/devices.h"
 
 namespace nb = nanobind;
@@ -54,6 +59,51 @@ void init_runtime(nb::module_& m) {
           },
           "dst"_a, "bytes"_a, "Copies the buffer's first bytes to host memory at address dst.");
 
+  using runtime::CompiledKernel;
+  nb::class_<CompiledKernel>(m, "BuiltKernel",
+                             "An emitted source and its ABI, built by a device "
+                             "(build_kernel): launch it like a CompiledKernel.")
+      .def_prop_ro(
+          "name", [](const CompiledKernel& k) { return k.abi().kernel_name; },
+          "The kernel's entry name.")
+      .def_ro("source", &CompiledKernel::source, "The source it was built from.")
+      .def_prop_ro(
+          "abi", [](const CompiledKernel& k) { return abi_dict(k.abi()); },
+          "The KernelABI it was built with, as CompiledKernel.abi gives it.")
+      .def_prop_ro(
+          "device", [](const CompiledKernel& k) { return k.device->name(); },
+          "The name of the device that built it.")
+      .def(
+          "launch",
+          [](const CompiledKernel& k, std::array<int64_t, 3> grid, const nb::list& args,
+             uintptr_t stream, bool wait) { return launch_on_stream(k, grid, args, stream, wait); },
+          "grid"_a, "args"_a, "stream"_a = 0, "wait"_a = true, kLaunchDoc);
+  m.def(
+      "build_kernel",
+      [](const std::string& device, std::string source, const nb::dict& abi) {
+        const codegen::KernelABI parsed = abi_from_dict(abi);  // ValueError before any device
+        runtime::Device& d = runtime::get_device(device);
+        nb::gil_scoped_release release;
+        return runtime::build_kernel(d, std::move(source), parsed);
+      },
+      "device"_a, "source"_a, "abi"_a,
+      "Builds `source`, emitted for the device's target, with `abi` (a dict as "
+      "CompiledKernel.abi gives it) on `device` (a name from devices()), as compile() builds "
+      "what the pipeline emits: the same compiler and options (NVRTC's on cuda), cached the "
+      "same way. ValueError for a malformed ABI; CompilationError for a device this machine "
+      "cannot use; InternalCompilerError with the compiler's log for a source that does not "
+      "compile.");
+  m.def(
+      "synchronize",
+      [](const std::string& device) {
+        runtime::Device& d =
+            device.empty() ? runtime::default_device() : runtime::get_device(device);
+        nb::gil_scoped_release release;
+        d.synchronize();
+      },
+      "device"_a = "",
+      "Waits until every kernel launched on `device` (empty: the default device) finished; "
+      "the fault of a launch that did not wait is raised here.");
   m.def(
       "default_device", [] { return runtime::default_device().name(); },
       "The name of the device kernels and buffers use unless told otherwise: METILE_DEVICE "

@@ -101,6 +101,8 @@ std::map<OpKind, Case> metal_cases() {
   c[OpKind::Tanh] = {float_unary(OpKind::Tanh), "= precise::tanh(x);"};
   c[OpKind::Sin] = {float_unary(OpKind::Sin), "= precise::sin(x);"};
   c[OpKind::Cos] = {float_unary(OpKind::Cos), "= precise::cos(x);"};
+  c[OpKind::Floor] = {float_unary(OpKind::Floor), "= floor(x);"};
+  c[OpKind::Ceil] = {float_unary(OpKind::Ceil), "= ceil(x);"};
   c[OpKind::PtrAdd] = {[](MetalBuilder& b, const Sample& s) { b.ptr_add(s.buf, s.n); },
                        "device float* v3 = buf + n;"};
   c[OpKind::Load] = {[](MetalBuilder& b, const Sample& s) { b.load(s.buf); }, "= buf[0];"};

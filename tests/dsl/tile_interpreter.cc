@@ -137,6 +137,8 @@ class Interpreter {
       case OpKind::Tanh:
       case OpKind::Sin:
       case OpKind::Cos:
+      case OpKind::Floor:
+      case OpKind::Ceil:
         return set(op, evaluate(op));
       case OpKind::ThreadId:
       case OpKind::ThreadIndex:

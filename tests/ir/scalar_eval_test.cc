@@ -258,6 +258,16 @@ TEST(ScalarEval, NegAndAbs) {
   EXPECT_FALSE(std::signbit(eval(OpKind::Abs, {fp(DType::f32, -0.0)}, DType::f32).value.f));
 }
 
+TEST(ScalarEval, FloorAndCeilAreExact) {
+  for (double v : {-2.5, -0.5, 0.7, 3.0}) {
+    const Evaluation f = eval(OpKind::Floor, {fp(DType::f32, v)}, DType::f32);
+    const Evaluation c = eval(OpKind::Ceil, {fp(DType::f16, v)}, DType::f16);
+    EXPECT_EQ(f.outcome, Outcome::exact);
+    EXPECT_EQ(f.value.f, std::floor(v));
+    EXPECT_EQ(c.value.f, std::ceil(v));
+  }
+}
+
 TEST(ScalarEval, MathFunctionsGiveARoundedReference) {
   const Scalar x = fp(DType::f32, 0.7);
   const double v = x.f;

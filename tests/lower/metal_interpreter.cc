@@ -206,6 +206,8 @@ class Runner {
       case K::Tanh:
       case K::Sin:
       case K::Cos:
+      case K::Floor:
+      case K::Ceil:
         return evaluate(op, active);
       case K::ProgramId:
       case K::NumPrograms:

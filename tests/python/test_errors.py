@@ -39,25 +39,15 @@ def test_mask_shape_mismatch():
 
 
 @metile.kernel
-def dtype_mix(x, y):
+def mixed_signedness(x, n):
     offs = metile.arange(0, 64)
-    a = metile.load(x + offs)
-    b = metile.load(y + offs)
-    metile.store(x + offs, a + b)  # dtype-mix
+    metile.store(x + offs, offs.to("u32") // n)  # mixed-signedness
 
 
-def test_operand_dtypes_differ():
-    expect_error(dtype_mix, "dtype-mix", "add: operand dtypes differ", X, X.astype(np.float16))
-
-
-@metile.kernel
-def fractional(x):
-    offs = metile.arange(0, 64)
-    metile.store(x + offs, (offs * 0.5).to("f32"))  # fractional
-
-
-def test_fractional_number_next_to_integer():
-    expect_error(fractional, "fractional", "the Python number 0.5 is not an integer", X)
+def test_division_of_mixed_signedness():
+    expect_error(mixed_signedness, "mixed-signedness",
+                 "floordiv: cannot divide or take the remainder of u32 and i32: they differ in "
+                 "signedness", X, 3)
 
 
 @metile.kernel
@@ -85,9 +75,11 @@ def test_python_while_on_traced_value():
 def python_range(x, n):
     for i in range(n):  # python-range
         metile.store(x + i, 1.0)
+        break
 
 
-def test_python_for_over_traced_range():
+def test_python_for_with_break_over_traced_range():
+    # range() over a traced bound is a device loop, but not with break: Python runs it
     expect_error(python_range, "python-range",
                  "a Python `for` loop that is not over metile.tile_range on a traced value", X, 5)
 

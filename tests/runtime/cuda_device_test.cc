@@ -109,6 +109,21 @@ TEST(CudaErrors, KernelFaultsAreStickyAndLaunchConfigurationErrorsAreNot) {
   EXPECT_FALSE(is_sticky_error(701));  // too many resources requested for launch
 }
 
+TEST(CudaErrors, AFaultNamesTheLastKernelLaunchedAndSaysWhenItSurfacedLater) {
+  const std::string own = kernel_fault_message(
+      "scale_add", "scale_add", "cuEventSynchronize failed: CUDA_ERROR_ILLEGAL_ADDRESS");
+  EXPECT_THAT(own, HasSubstr("kernel 'scale_add' faulted on the GPU: cuEventSynchronize failed"));
+  EXPECT_THAT(own, ::testing::Not(HasSubstr("last kernel")));
+  EXPECT_THAT(own, HasSubstr("every later CUDA call in this process fails, restart it"));
+  // An asynchronous launch's fault, seen by the next call that waits.
+  const std::string later =
+      kernel_fault_message("scale_add", "", "cuCtxSynchronize failed: CUDA_ERROR_ILLEGAL_ADDRESS");
+  EXPECT_THAT(later, HasSubstr("kernel 'scale_add' faulted on the GPU: cuCtxSynchronize failed"));
+  EXPECT_THAT(later, HasSubstr("It is the last kernel meTile launched"));
+  EXPECT_THAT(kernel_fault_message("", "", "cuMemcpyDtoH failed: CUDA_ERROR_ILLEGAL_ADDRESS"),
+              ::testing::StartsWith("a kernel faulted on the GPU: cuMemcpyDtoH failed"));
+}
+
 TEST(CudaArchitecture, HopperGetsTheArchSpecificVariant) {
   EXPECT_EQ(gpu_architecture(9, 0, NvrtcOutput::Cubin), "sm_90a");
   EXPECT_EQ(gpu_architecture(9, 0, NvrtcOutput::Ptx), "compute_90a");
@@ -302,6 +317,56 @@ TEST_F(OnTheGpu, AHandWrittenKernelRunsAndIsTimed) {
   EXPECT_EQ(y[999], 1999.0f);
 }
 
+TEST_F(OnTheGpu, ALaunchThatDoesNotWaitIsQueuedUntimedAndSynchronizeWaitsForIt) {
+  std::shared_ptr<const Module> module = gpu().compile(kScaleAdd, scale_add_abi());
+  const int n = 1 << 20;
+  std::vector<float> ones(n, 1.0f), y(n);
+  Buffer dx = gpu().allocate(ir::DType::f32, {n}), dy = gpu().allocate(ir::DType::f32, {n});
+  dx.copy_from_host(ones.data(), n * sizeof(float));
+  dy.copy_from_host(ones.data(), n * sizeof(float));
+  const KernelArg args[] = {dx, dy, 2.0f, uint32_t(n)};
+  LaunchOptions queued;
+  queued.wait = false;
+  for (int i = 0; i < 3; ++i)
+    EXPECT_EQ(gpu().launch(*module, {n / 128, 1, 1}, args, queued).elapsed_ms, 0.0);
+  gpu().synchronize();
+  dy.copy_to_host(y.data(), n * sizeof(float));
+  EXPECT_EQ(y[0], 7.0f);
+  EXPECT_EQ(y[n - 1], 7.0f);
+}
+
+TEST_F(OnTheGpu, ABadLaunchConfigurationRaisesAtTheCallEvenWithoutWaiting) {
+  codegen::KernelABI abi = scale_add_abi();
+  abi.threads_per_threadgroup = {2048, 1, 1};  // above the 1024 threads a block may have
+  std::shared_ptr<const Module> module = gpu().compile(kScaleAdd, abi);
+  Buffer d = gpu().allocate(ir::DType::f32, {16});
+  const KernelArg args[] = {d, d, 1.0f, uint32_t(16)};
+  LaunchOptions queued;
+  queued.wait = false;
+  try {
+    gpu().launch(*module, {1, 1, 1}, args, queued);
+    FAIL() << "a block of 2048 threads was launched";
+  } catch (const KernelFaultError& e) {
+    FAIL() << "a configuration error is not a kernel fault: " << e.what();
+  } catch (const UserError& e) {
+    EXPECT_THAT(e.what(), HasSubstr("cuLaunchKernel failed: CUDA_ERROR_"));
+    EXPECT_THAT(e.what(), HasSubstr("[kernel scale_add]"));
+  }
+}
+
+TEST_F(OnTheGpu, AMissingEntryIsAnInternalErrorNamingIt) {
+  // The cubin loads, the lookup fails; the loaded module is unloaded on the way out.
+  codegen::KernelABI abi = scale_add_abi();
+  abi.kernel_name = "no_such_entry";
+  try {
+    gpu().compile(kScaleAdd, abi);
+    FAIL() << "a missing entry was found";
+  } catch (const InternalError& e) {
+    EXPECT_THAT(e.what(), HasSubstr("cuModuleGetFunction failed"));
+    EXPECT_THAT(e.what(), HasSubstr("extern \"C\" __global__"));
+  }
+}
+
 TEST_F(OnTheGpu, WrappedMemoryIsUsedInPlaceAndNotFreed) {
   Buffer owner = gpu().allocate(ir::DType::f32, {256});
   const std::vector<float> ones(256, 1.0f);
@@ -337,8 +402,9 @@ TEST_F(OnTheGpu, TooMuchSharedMemoryIsAUserError) {
   EXPECT_THROW(gpu().compile(kScaleAdd, abi), UserError);
 }
 
-// Launches a kernel that stores through a wild pointer; exits 3 with the fault's message.
-void launch_wild_store() {
+// Launches a kernel that stores through a wild pointer (waiting for it, or not and then
+// synchronising); exits 3 with the fault's message.
+void launch_wild_store(bool wait) {
   const char* source = R"(
 extern "C" __global__ void wild_store(float* y, float a, unsigned n) {
   ((float*)0x10)[threadIdx.x * 4096] = a;
@@ -351,8 +417,11 @@ extern "C" __global__ void wild_store(float* y, float a, unsigned n) {
   std::shared_ptr<const Module> module = gpu.compile(source, abi);
   Buffer y = gpu.allocate(ir::DType::f32, {128});
   const KernelArg args[] = {y, 1.0f, uint32_t(128)};
+  LaunchOptions options;
+  options.wait = wait;
   try {
-    gpu.launch(*module, {1, 1, 1}, args);
+    gpu.launch(*module, {1, 1, 1}, args, options);
+    gpu.synchronize();
   } catch (const KernelFaultError& e) {
     fprintf(stderr, "%s\n", e.what());
     exit(3);
@@ -364,8 +433,15 @@ extern "C" __global__ void wild_store(float* y, float a, unsigned n) {
 // driver does not survive a fork).
 TEST_F(OnTheGpu, AFaultNamesTheKernelAndDoesNotHang) {
   GTEST_FLAG_SET(death_test_style, "threadsafe");
-  EXPECT_EXIT(launch_wild_store(), ::testing::ExitedWithCode(3),
-              "kernel 'wild_store' faulted on the GPU: .*CUDA_ERROR_");
+  EXPECT_EXIT(launch_wild_store(true), ::testing::ExitedWithCode(3),
+              "kernel 'wild_store' faulted on the GPU: cuEventSynchronize .*CUDA_ERROR_");
+}
+
+TEST_F(OnTheGpu, AnAsynchronousFaultSurfacesAtSynchronizeNamingTheKernel) {
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  EXPECT_EXIT(launch_wild_store(false), ::testing::ExitedWithCode(3),
+              "kernel 'wild_store' faulted on the GPU: .*CUDA_ERROR_.*It is the last kernel "
+              "meTile launched");
 }
 
 }  // namespace

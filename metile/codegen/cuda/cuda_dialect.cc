@@ -18,7 +18,7 @@ constexpr std::string_view kCudaReservedPrefixes[] = {"nv_", "cuda"};
 // faster intrinsic (rsqrtf is already the 2-ulp approximation) and exp2f is ex2.approx-based.
 constexpr std::array<std::string_view, kMathFnCount> kFastFloatMath = {
     "fabsf",  "fminf", "fmaxf",  "fmodf",   "floorf", "__expf", "exp2f",
-    "__logf", "sqrtf", "rsqrtf", "__tanhf", "__sinf", "__cosf"};
+    "__logf", "sqrtf", "rsqrtf", "__tanhf", "__sinf", "__cosf", "ceilf"};
 // The integer overloads, indexed by MathFn: the walker's integer abs, min and max (i64's abs
 // is llabs); "" where integers take no math function.
 constexpr std::array<std::string_view, kMathFnCount> kIntegerMath = {"abs", "min", "max"};
@@ -63,7 +63,7 @@ constexpr DialectTable kCuda{
         {"simd_group", "unsigned int", "", "threadIdx.x / 32u"},
     }},
     .math_functions = {"fabsf", "fminf", "fmaxf", "fmodf", "floorf", "expf", "exp2f", "logf",
-                       "sqrtf", "rsqrtf", "tanhf", "sinf", "cosf"},
+                       "sqrtf", "rsqrtf", "tanhf", "sinf", "cosf", "ceilf"},
     .fast_math_prefix = "",
     .precise_math_prefix = "",
     // __shfl_down_sync, like MSL's simd_shuffle_down, leaves a lane whose source is past the

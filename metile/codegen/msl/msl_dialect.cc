@@ -45,7 +45,7 @@ constexpr DialectTable kMsl{
         {"simd_group", "uint", "[[simdgroup_index_in_threadgroup]]", ""},
     }},
     .math_functions = {"abs", "min", "max", "fmod", "floor", "exp", "exp2", "log", "sqrt", "rsqrt",
-                       "tanh", "sin", "cos"},
+                       "tanh", "sin", "cos", "ceil"},
     .fast_math_prefix = "fast::",
     .precise_math_prefix = "precise::",
     .collectives = {"simd_sum", "simd_max", "simd_min", "simd_shuffle", "simd_shuffle_xor",

@@ -67,6 +67,33 @@ void CudaBufferStorage::copy_to_host(std::size_t offset, void* dst, std::size_t 
   device_.check(device_.api().cuMemcpyDtoH(dst, address_ + offset, bytes), "cuMemcpyDtoH");
 }
 
+// -- modules ---------------------------------------------------------------------------
+
+LoadedModule::~LoadedModule() {
+  if (!module_) return;
+  // As for buffers: a faulted or torn-down context takes its modules with it.
+  try {
+    device_->make_current();
+    device_->api().cuModuleUnload(module_);
+  } catch (const UserError&) {
+  }
+}
+
+std::string kernel_fault_message(std::string_view culprit, std::string_view call_kernel,
+                                 std::string_view call_message) {
+  if (culprit.empty()) culprit = call_kernel;
+  std::string message =
+      (culprit.empty() ? std::string("a kernel") : "kernel '" + std::string(culprit) + "'") +
+      " faulted on the GPU: " + std::string(call_message) + ".";
+  if (!culprit.empty() && culprit != call_kernel)
+    message +=
+        " It is the last kernel meTile launched: a launch that does not wait reports "
+        "its fault at the next call that waits for the GPU, this one.";
+  return message +
+         " The CUDA context is unusable now (a sticky error): every later CUDA call in this "
+         "process fails, restart it";
+}
+
 // -- the device ------------------------------------------------------------------------
 
 CudaDevice::CudaDevice() {
@@ -96,23 +123,21 @@ void CudaDevice::check(CUresult result, const char* call, std::string_view kerne
   if (result == CUDA_SUCCESS) return;
   const std::string message = api_->describe(result, call, kernel);
   if (!is_sticky_error(result)) throw UserError("cuda device: " + message);
+  std::string fault;
   {
-    std::lock_guard lock(fault_mutex_);
-    if (fault_.empty()) fault_ = message;
+    std::lock_guard lock(state_mutex_);
+    if (fault_.empty()) fault_ = kernel_fault_message(last_launched_, kernel, message);
+    fault = fault_;
   }
-  throw KernelFaultError(
-      (kernel.empty() ? std::string("a kernel") : "kernel '" + std::string(kernel) + "'") +
-      " faulted on the GPU: " + message +
-      ". The CUDA context is unusable now (a sticky error): every later CUDA call in this "
-      "process fails, restart it");
+  throw KernelFaultError(fault);
 }
 
 void CudaDevice::make_current() const {
   {
-    std::lock_guard lock(fault_mutex_);
+    std::lock_guard lock(state_mutex_);
     if (!fault_.empty())
-      throw UserError("the cuda device is unusable after an earlier kernel fault (" + fault_ +
-                      "); restart the process");
+      throw KernelFaultError("the cuda device is unusable after an earlier kernel fault (" +
+                             fault_ + ")");
   }
   check(api_->cuCtxSetCurrent(context_), "cuCtxSetCurrent");
 }
@@ -156,6 +181,7 @@ std::shared_ptr<const Module> CudaDevice::compile(std::string_view source,
   make_current();
   CUmodule module = nullptr;
   check(api_->cuModuleLoadData(&module, cubin.data()), "cuModuleLoadData", kernel);
+  LoadedModule loaded(*this, module);  // unloaded again if anything below throws
   CUfunction function = nullptr;
   if (CUresult r = api_->cuModuleGetFunction(&function, module, kernel.c_str());
       r == CUDA_ERROR_NOT_FOUND)
@@ -167,7 +193,7 @@ std::shared_ptr<const Module> CudaDevice::compile(std::string_view source,
     check(api_->cuFuncSetAttribute(function, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
                                    static_cast<int>(abi.threadgroup_bytes)),
           "cuFuncSetAttribute(CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES)", kernel);
-  return std::make_shared<const CudaKernelModule>(abi, function);
+  return std::make_shared<const CudaKernelModule>(abi, std::move(loaded), function);
 }
 
 LaunchTiming CudaDevice::launch(const Module& module, const Grid& grid,
@@ -198,14 +224,24 @@ LaunchTiming CudaDevice::launch(const Module& module, const Grid& grid,
   }
   make_current();
   const auto stream = reinterpret_cast<CUstream>(options.stream);
+  const auto& block = abi.threads_per_threadgroup;
+  auto queue_kernel = [&] {
+    check(api_->cuLaunchKernel(
+              cuda_module->function(), grid.x, grid.y, grid.z, static_cast<unsigned>(block[0]),
+              static_cast<unsigned>(block[1]), static_cast<unsigned>(block[2]),
+              static_cast<unsigned>(abi.threadgroup_bytes), stream, params.data(), nullptr),
+          "cuLaunchKernel", kernel);
+    std::lock_guard lock(state_mutex_);
+    last_launched_ = kernel;
+  };
+  if (!options.wait) {
+    // Queued on the caller's stream, ordered with its other work; nothing waits here.
+    queue_kernel();
+    return {};
+  }
   EventPair events(*this, kernel);
   check(api_->cuEventRecord(events.start, stream), "cuEventRecord", kernel);
-  const auto& block = abi.threads_per_threadgroup;
-  check(api_->cuLaunchKernel(
-            cuda_module->function(), grid.x, grid.y, grid.z, static_cast<unsigned>(block[0]),
-            static_cast<unsigned>(block[1]), static_cast<unsigned>(block[2]),
-            static_cast<unsigned>(abi.threadgroup_bytes), stream, params.data(), nullptr),
-        "cuLaunchKernel", kernel);
+  queue_kernel();
   check(api_->cuEventRecord(events.stop, stream), "cuEventRecord", kernel);
   // A fault inside the kernel surfaces here, as a sticky error naming the kernel.
   check(api_->cuEventSynchronize(events.stop), "cuEventSynchronize", kernel);
@@ -213,6 +249,11 @@ LaunchTiming CudaDevice::launch(const Module& module, const Grid& grid,
   check(api_->cuEventElapsedTime(&elapsed_ms, events.start, events.stop), "cuEventElapsedTime",
         kernel);
   return {static_cast<double>(elapsed_ms)};
+}
+
+void CudaDevice::synchronize() {
+  make_current();
+  check(api_->cuCtxSynchronize(), "cuCtxSynchronize");
 }
 
 std::string cuda_unavailable_reason() {

@@ -1,14 +1,17 @@
 // The cuda device: the emitted CUDA C++ compiled by NVRTC to a cubin for the GPU's
 // architecture (cached on disk, cubin_cache.h), buffers in device memory, launches
-// through the driver API on a caller's stream, timed with CUDA events. It is available
-// when libcuda loads and reports at least one GPU; it uses GPU 0 (choose another with
-// CUDA_VISIBLE_DEVICES) through its primary context, which torch shares.
+// through the driver API on a caller's stream: queued without waiting, or waited for and
+// timed with CUDA events (LaunchOptions::wait). It is available when libcuda loads and
+// reports at least one GPU; it uses GPU 0 (choose another with CUDA_VISIBLE_DEVICES)
+// through its primary context, which torch shares.
 #pragma once
 
 #include <atomic>
 #include <memory>
 #include <mutex>
 #include <string>
+#include <string_view>
+#include <utility>
 
 #include "metile/runtime/cuda/driver_api.h"
 #include "metile/runtime/device.h"
@@ -38,17 +41,42 @@ class CudaBufferStorage : public BufferStorage {
   bool owned_;
 };
 
-// A kernel the cuda device built: the entry function of its cubin, which stays loaded for
-// the life of the process, like the host device's objects.
+// A loaded cubin, unloaded (cuModuleUnload) when its owner dies: the module of a built
+// kernel, or the one a failed entry lookup leaves behind.
+class LoadedModule {
+ public:
+  LoadedModule(const CudaDevice& device, CUmodule module) : device_(&device), module_(module) {}
+  LoadedModule(LoadedModule&& other) noexcept
+      : device_(other.device_), module_(std::exchange(other.module_, nullptr)) {}
+  LoadedModule(const LoadedModule&) = delete;
+  LoadedModule& operator=(const LoadedModule&) = delete;
+  LoadedModule& operator=(LoadedModule&&) = delete;
+  ~LoadedModule();
+
+ private:
+  const CudaDevice* device_;
+  CUmodule module_;
+};
+
+// A kernel the cuda device built: the entry function of its cubin, which stays loaded as
+// long as the module is alive.
 class CudaKernelModule : public Module {
  public:
-  CudaKernelModule(codegen::KernelABI abi, CUfunction function)
-      : Module(std::move(abi)), function_(function) {}
+  CudaKernelModule(codegen::KernelABI abi, LoadedModule loaded, CUfunction function)
+      : Module(std::move(abi)), loaded_(std::move(loaded)), function_(function) {}
   CUfunction function() const { return function_; }
 
  private:
+  LoadedModule loaded_;
   CUfunction function_;
 };
+
+// The message of a sticky error that `call_message` (a failed call, as
+// DriverApi::describe writes it) reported: it names `culprit`, the last kernel meTile
+// launched ("" when none), and says when the fault surfaced at a later call than that
+// kernel's own wait (`call_kernel`, the kernel the failed call was about, differs).
+std::string kernel_fault_message(std::string_view culprit, std::string_view call_kernel,
+                                 std::string_view call_message);
 
 class CudaDevice : public Device {
  public:
@@ -65,11 +93,14 @@ class CudaDevice : public Device {
                                         const codegen::KernelABI& abi) override;
   LaunchTiming launch(const Module& module, const Grid& grid, std::span<const KernelArg> args,
                       const LaunchOptions& options = {}) override;
+  // cuCtxSynchronize: waits for every stream of the context.
+  void synchronize() override;
 
   // "NVIDIA H200 (compute capability 9.0)"
   std::string description() const;
   // Throws the error of a failed driver call (`kernel` names the kernel involved, if any);
-  // a sticky error marks the context unusable, and every later call says so.
+  // a sticky error marks the context unusable, and every later call says so. The fault
+  // names the last kernel launched, since a kernel that did not wait faults later.
   void check(CUresult result, const char* call, std::string_view kernel = {}) const;
   // Binds the device's context to the calling thread (the driver's current context is per
   // thread); throws when an earlier kernel fault left it unusable.
@@ -83,8 +114,9 @@ class CudaDevice : public Device {
   int major_ = 0, minor_ = 0;
   int max_shared_optin_ = 0;
   std::string gpu_name_;
-  mutable std::mutex fault_mutex_;
-  mutable std::string fault_;  // the sticky error that made the context unusable
+  mutable std::mutex state_mutex_;  // guards the two strings below
+  mutable std::string fault_;       // the sticky error that made the context unusable
+  std::string last_launched_;       // the kernel of the last successful cuLaunchKernel
 };
 
 // The reason the cuda device is unavailable here ("" when it is available): libcuda does

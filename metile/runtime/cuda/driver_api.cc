@@ -87,6 +87,7 @@ std::unique_ptr<DriverApi> DriverApi::load(const std::vector<std::string>& candi
   bind_symbol(lib, "cuCtxSetCurrent", d->cuCtxSetCurrent, missing);
   bind_symbol(lib, "cuCtxSynchronize", d->cuCtxSynchronize, missing);
   bind_symbol(lib, "cuModuleLoadData", d->cuModuleLoadData, missing);
+  bind_symbol(lib, "cuModuleUnload", d->cuModuleUnload, missing);
   bind_symbol(lib, "cuModuleGetFunction", d->cuModuleGetFunction, missing);
   bind_symbol(lib, "cuFuncSetAttribute", d->cuFuncSetAttribute, missing);
   bind_symbol(lib, "cuLaunchKernel", d->cuLaunchKernel, missing);

@@ -1,0 +1,69 @@
+"""Type promotion for binary operations, as in Triton (docs/python.md, "Type promotion").
+
+Two traced values of different dtypes meet in the computation type of Triton's
+``computation_type_impl``: f32 wins over everything; f16 wins over bf16 and integers; bf16
+stays bf16 only beside bf16 (else f32); ``/`` and ``%`` of f16 or bf16 compute in f32;
+integers widen by C's usual arithmetic conversions, and ``/``, ``//``, ``%`` of integers of
+different signedness are an error. A Python number does not widen a traced value of its
+kind or a higher one (bool < integer < float): ``x_f16 * 2.0`` stays f16, ``i * 2`` stays
+i32, while ``i * 0.5`` is f32.
+"""
+
+from . import dtypes
+
+_INT_BITS = {"i1": 1, "i32": 32, "u32": 32, "i64": 64}
+_UNSIGNED = ("i1", "u32")  # Triton counts int1 among the unsigned types
+
+
+def kind(dtype):
+    """0 for i1, 1 for the integers, 2 for the floats (Triton's dtype.KIND)."""
+    if dtype == "i1":
+        return 0
+    return 2 if dtypes.is_float(dtype) else 1
+
+
+def number_kind(x):
+    if isinstance(x, bool) or type(x).__name__ == "bool_":
+        return 0
+    return 2 if isinstance(x, float) or type(x).__name__.startswith("float") else 1
+
+
+def _integer_promote(a, b):
+    a_unsigned, b_unsigned = a in _UNSIGNED, b in _UNSIGNED
+    if a_unsigned == b_unsigned:
+        return a if _INT_BITS[a] > _INT_BITS[b] else b
+    if a_unsigned:
+        return a if _INT_BITS[a] >= _INT_BITS[b] else b
+    return b if _INT_BITS[b] >= _INT_BITS[a] else a
+
+
+class PromotionError(TypeError):
+    pass
+
+
+def computation_type(a, b, div_or_mod=False):
+    """The dtype two traced operands of dtypes ``a`` and ``b`` are computed in."""
+    if a == b and not (div_or_mod and a in ("f16", "bf16")):
+        return a
+    if "f32" in (a, b):
+        return "f32"
+    if "f16" in (a, b):
+        return "f32" if div_or_mod else "f16"
+    if "bf16" in (a, b):
+        return "bf16" if (a == b and not div_or_mod) else "f32"
+    if div_or_mod and (a in _UNSIGNED) != (b in _UNSIGNED) and "i1" not in (a, b):
+        raise PromotionError(
+            f"cannot divide or take the remainder of {a} and {b}: they differ in signedness, "
+            "which is unlikely to give a useful answer; cast them to one signedness first "
+            "(.to('i32') or .to('u32'))")
+    return _integer_promote(a, b)
+
+
+def with_number(dtype, number, div_or_mod=False):
+    """The dtype a traced operand of ``dtype`` and a Python number are computed in."""
+    if number_kind(number) <= kind(dtype):
+        if div_or_mod and dtype in ("f16", "bf16"):
+            return "f32"
+        return dtype
+    number_dtype = "f32" if number_kind(number) == 2 else "i32"
+    return computation_type(dtype, number_dtype, div_or_mod)

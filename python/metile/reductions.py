@@ -1,0 +1,181 @@
+"""Reductions with Triton's signatures: ``sum(x, axis=None, keep_dims=False)``, ``max``,
+``min``, ``argmax``, ``argmin``; and the reductions and scans not built yet.
+
+The second positional argument is the axis, as in Triton (``metile.max(x, 0)`` reduces a
+1-D tile over axis 0, i.e. all of it); the elementwise forms are ``maximum``/``minimum``.
+An argument that could mean either (a traced value, a float, an axis the tile does not
+have) is an error naming both. What is built: reducing a whole tile (``axis=None``), a 1-D
+tile over its axis, and a 2-D tile over an axis whose other dimension is 1.
+"""
+
+from .errors import NotSupportedError, user_error
+from .frames import user_location
+from .values import Value, as_value, cast, compare, is_number, wrap
+
+_ELEMENTWISE = {"max": "maximum", "min": "minimum"}
+# As in Triton, sum adds booleans as i32 and narrow floats in (and to) f32.
+_SUM_WIDENS = {"i1": "i32", "f16": "f32", "bf16": "f32"}
+_OWNERSHIP = ("it moves values between threads along one axis, which waits for the "
+              "thread-ownership rewrite of the lowering")
+
+
+def _fail(rule):
+    raise user_error(rule, user_location())
+
+
+def _not_supported(rule):
+    raise user_error(rule, user_location(), NotSupportedError)
+
+
+def _hint(op):
+    other = _ELEMENTWISE.get(op)
+    return f"; for the elementwise {op} of two values write metile.{other}(x, y)" if other else ""
+
+
+def _tile(x, op):
+    if is_number(x):
+        _fail(f"metile.{op}: reduces a tile, got the Python number {x!r}{_hint(op)}")
+    x = as_value(x, op)
+    if not x.shape:
+        _fail(f"metile.{op}: reduces a tile, got the scalar {x.type}{_hint(op)}")
+    return x
+
+
+def _axis(x, axis, op):
+    """None (reduce everything) or the normalised axis of a tile that has it."""
+    if axis is None:
+        return None
+    if isinstance(axis, Value) or not isinstance(axis, int) or isinstance(axis, bool):
+        what = "a traced value" if isinstance(axis, Value) else repr(axis)
+        _fail(f"metile.{op}: the second argument is the axis to reduce, as in Triton's "
+              f"tl.{op} (a Python int or None), got {what}{_hint(op)}")
+    rank = len(x.shape)
+    if not -rank <= axis < rank:
+        _fail(f"metile.{op}: axis {axis} is out of range for a {rank}-D tile of shape "
+              f"{x.shape}{_hint(op)}")
+    return axis % rank
+
+
+def _require_whole_tile(x, axis, op):
+    """NotSupportedError unless reducing over ``axis`` combines every element (the tile is
+    1-D, or its other dimension is 1): per-axis reductions are not built yet."""
+    if axis is None or all(d == 1 for i, d in enumerate(x.shape) if i != axis):
+        return
+    _not_supported(f"metile.{op}(axis={axis}) of a {x.shape} tile is not built yet: {_OWNERSHIP}; "
+                   "reduce the whole tile (axis=None), or load one row at a time as a 1-D tile")
+
+
+def _kept(trace, scalar, x, axis, keep_dims):
+    """The reduced scalar, or with keep_dims a tile of x's rank with 1 where it reduced."""
+    if not keep_dims:
+        if axis is not None and len(x.shape) == 2:  # a (1, N) tile over axis 1 gives (1,)
+            shape = [d for i, d in enumerate(x.shape) if i != axis]
+            return wrap(trace, trace.at().splat(scalar.id, shape))
+        return scalar
+    shape = [1 if axis is None or i == axis else d for i, d in enumerate(x.shape)]
+    return wrap(trace, trace.at().splat(scalar.id, shape))
+
+
+def _reduce(kind, x, axis, keep_dims, dtype=None):
+    x = _tile(x, kind)
+    axis = _axis(x, axis, kind)
+    _require_whole_tile(x, axis, kind)
+    if dtype is not None:
+        x = cast(x, dtype)
+    elif kind == "sum" and x.dtype in _SUM_WIDENS:
+        x = cast(x, _SUM_WIDENS[x.dtype])
+    scalar = wrap(x.trace, x.trace.at().reduce(kind, x.id))
+    return _kept(x.trace, scalar, x, axis, keep_dims)
+
+
+def sum(x, axis=None, keep_dims=False, dtype=None):
+    """The sum of a tile's elements over ``axis`` (None: all of them); ``dtype`` converts
+    the elements first (default, as in Triton: f16 and bf16 sum in f32, booleans in i32).
+    A scalar unless ``keep_dims``."""
+    return _reduce("sum", x, axis, keep_dims, dtype)
+
+
+def _with_indices(kind, x, axis, return_indices, tie_break_left, keep_dims):
+    if return_indices:
+        index = (argmax if kind == "max" else argmin)(x, axis, tie_break_left, keep_dims)
+        return _reduce(kind, x, axis, keep_dims), index
+    return _reduce(kind, x, axis, keep_dims)
+
+
+def max(x, axis=None, return_indices=False, return_indices_tie_break_left=True, keep_dims=False):
+    """The largest element of a tile over ``axis`` (None: all); with ``return_indices``
+    also its index. Not the elementwise maximum of two values: that is ``maximum``."""
+    return _with_indices("max", x, axis, return_indices, return_indices_tie_break_left, keep_dims)
+
+
+def min(x, axis=None, return_indices=False, return_indices_tie_break_left=True, keep_dims=False):
+    """The smallest element of a tile over ``axis`` (None: all); with ``return_indices``
+    also its index. Not the elementwise minimum of two values: that is ``minimum``."""
+    return _with_indices("min", x, axis, return_indices, return_indices_tie_break_left, keep_dims)
+
+
+def _flat_index(trace, shape):
+    """The row-major index of each element of a tile of ``shape`` (an i32 tile)."""
+    from .language import arange
+
+    if len(shape) == 1:
+        return arange(0, shape[0])
+    rows = wrap(trace, trace.at().expand_dims(arange(0, shape[0]).id, 1))
+    columns = wrap(trace, trace.at().expand_dims(arange(0, shape[1]).id, 0))
+    return rows * shape[1] + columns
+
+
+def _arg(kind, x, axis, tie_break_left, keep_dims):
+    op = "arg" + kind
+    x = _tile(x, op)
+    axis = _axis(x, axis, op)
+    _require_whole_tile(x, axis, op)
+    best = wrap(x.trace, x.trace.at().reduce(kind, x.id))
+    numel = 1
+    for d in x.shape:
+        numel *= d
+    # With one dimension of size 1 the row-major index is the index along the other.
+    index = _flat_index(x.trace, x.shape)
+    from .language import where
+
+    if tie_break_left:
+        found = where(compare("eq", x, best), index, numel)
+        result = wrap(x.trace, x.trace.at().reduce("min", found.id))
+    else:
+        found = where(compare("eq", x, best), index, -1)
+        result = wrap(x.trace, x.trace.at().reduce("max", found.id))
+    return _kept(x.trace, result, x, axis, keep_dims)
+
+
+def argmax(x, axis, tie_break_left=True, keep_dims=False):
+    """The index of the largest element over ``axis`` (None: the row-major index in the
+    whole tile); ties go to the first index unless ``tie_break_left=False``."""
+    return _arg("max", x, axis, tie_break_left, keep_dims)
+
+
+def argmin(x, axis, tie_break_left=True, keep_dims=False):
+    """The index of the smallest element over ``axis`` (None: the row-major index in the
+    whole tile); ties go to the first index unless ``tie_break_left=False``."""
+    return _arg("min", x, axis, tie_break_left, keep_dims)
+
+
+def reduce(x, axis, combine_fn, keep_dims=False):
+    """A reduction with a user-defined ``combine_fn`` (not built yet)."""
+    _not_supported("metile.reduce with a user-defined combine_fn is not built yet: Tile IR "
+                   "has no reduction with a body; use metile.sum, max, min, argmax or argmin")
+
+
+def _scan(name):
+    def scan(x, axis=0, *args, **kwargs):
+        _not_supported(f"metile.{name} is not built yet: a scan passes partial results "
+                       f"between threads, and {_OWNERSHIP}; carry a running value through a "
+                       "metile.tile_range loop over scalars instead, or scan on the host")
+
+    scan.__name__ = name
+    scan.__doc__ = f"Triton's tl.{name} (not built yet: raises NotSupportedError)."
+    return scan
+
+
+cumsum = _scan("cumsum")
+cumprod = _scan("cumprod")
+associative_scan = _scan("associative_scan")

@@ -1,0 +1,98 @@
+"""Compile-time helpers (static_range, static_assert, static_print), the compiler hints
+multiple_of / max_contiguous / max_constancy, and Triton's device-side debugging calls.
+
+Hints are recorded on the trace (``Trace.hints``) and checked where that is cheap: a hint
+on a Python number must hold. The lowering does not read them yet; they change no result.
+"""
+
+from .errors import NotSupportedError, user_error
+from .frames import user_location
+from .tracing import current
+from .values import Value, is_number
+
+
+def _constant(x, what):
+    if isinstance(x, Value):
+        raise user_error(f"{what} needs a value known while tracing (a Python number or a "
+                         f"constexpr), got the traced value {x.type}", user_location())
+    return x
+
+
+def static_range(start, end=None, step=1):
+    """A Python range over constexprs: the loop is unrolled while tracing."""
+    bounds = (start, end, step) if end is not None else (0, start, step)
+    for b in bounds:
+        _constant(b, "static_range")
+        if not isinstance(b, int):
+            raise user_error(f"static_range: bounds are Python ints, got {b!r}", user_location())
+    return range(*bounds)
+
+
+def static_assert(condition, message=""):
+    """Fails the compilation when ``condition`` (known while tracing) is false."""
+    if not _constant(condition, "static_assert"):
+        raise user_error(f"static_assert failed{': ' + message if message else ''}",
+                         user_location())
+
+
+def static_print(*values, **kwargs):
+    """print() while tracing: constexprs print their values, traced values their types."""
+    print(*values, **kwargs)
+
+
+def device_assert(condition, message="", mask=None):
+    """Triton's tl.device_assert: a condition known while tracing is checked now; a traced
+    one is not supported yet."""
+    if is_number(condition):
+        static_assert(condition, message)
+        return
+    raise user_error(
+        "device_assert on a traced condition is not built yet: reporting a failed assertion "
+        "needs runtime support (a fault raised as KernelFaultError by the host emulator, a "
+        "trap on CUDA); check a constexpr with static_assert, or store a flag into a buffer "
+        "and test it on the host", user_location(), NotSupportedError)
+
+
+def device_print(prefix, *values, hex=False):
+    """Triton's tl.device_print (not built yet)."""
+    raise user_error(
+        "device_print is not built yet: printing from the device needs runtime support; "
+        "store the values into a buffer and print them on the host (static_print prints "
+        "constexprs and types while tracing)", user_location(), NotSupportedError)
+
+
+def _hint(kind, value, amounts):
+    amounts = (amounts,) if isinstance(amounts, int) else tuple(amounts)
+    if not amounts or not all(isinstance(a, int) and a > 0 for a in amounts):
+        raise user_error(f"{kind}: the hint is a positive Python int or a tuple of them, got "
+                         f"{amounts!r}", user_location())
+    if is_number(value):
+        if kind == "multiple_of" and int(value) % amounts[0] != 0:
+            raise user_error(f"multiple_of: {value} is not a multiple of {amounts[0]}",
+                             user_location())
+        return value
+    if not isinstance(value, Value):
+        raise user_error(f"{kind}: expects a traced value or a number, got "
+                         f"{type(value).__name__}", user_location())
+    rank = max(len(value.shape), 1)
+    if len(amounts) not in (1, rank):
+        raise user_error(f"{kind}: {len(amounts)} hints for a value of rank {rank}",
+                         user_location())
+    current(kind).hints.append((kind, value.id, amounts))
+    return value
+
+
+def multiple_of(value, values):
+    """``value``, with the hint that it (each first element of a run) is a multiple of
+    ``values``."""
+    return _hint("multiple_of", value, values)
+
+
+def max_contiguous(value, values):
+    """``value``, with the hint that runs of ``values`` consecutive elements are contiguous."""
+    return _hint("max_contiguous", value, values)
+
+
+def max_constancy(value, values):
+    """``value``, with the hint that runs of ``values`` elements are equal."""
+    return _hint("max_constancy", value, values)

@@ -1,0 +1,119 @@
+#include "launch_args.h"
+
+#include <nanobind/stl/string.h>
+
+#include <string>
+
+#include "dtype_names.h"
+#include "metile/support/errors.h"
+
+namespace nb = nanobind;
+
+namespace metile::python {
+
+nb::dict abi_dict(const codegen::KernelABI& abi) {
+  nb::list params;
+  for (const codegen::AbiParam& p : abi.params) {
+    nb::dict d;
+    d["name"] = p.name;
+    d["kind"] = p.kind == codegen::AbiParam::Kind::Buffer ? "buffer" : "scalar";
+    d["dtype"] = std::string(ir::dtype_name(p.dtype));
+    d["access"] = p.access;
+    params.append(d);
+  }
+  nb::dict d;
+  d["kernel_name"] = abi.kernel_name;
+  d["body_name"] = abi.body_name;
+  d["params"] = params;
+  d["threads_per_threadgroup"] =
+      nb::make_tuple(abi.threads_per_threadgroup[0], abi.threads_per_threadgroup[1],
+                     abi.threads_per_threadgroup[2]);
+  d["threadgroup_bytes"] = abi.threadgroup_bytes;
+  d["grid_rule"] = abi.grid_rule;
+  return d;
+}
+
+namespace {
+// abi[key] as T; ValueError naming `where` and the key when it is missing or not a T.
+template <class T>
+T field(const nb::dict& abi, const char* key, const std::string& where) {
+  if (!abi.contains(key)) throw nb::value_error((where + " has no '" + key + "'").c_str());
+  try {
+    return nb::cast<T>(abi[key]);
+  } catch (const nb::cast_error&) {
+    throw nb::value_error((where + "'s '" + key + "' has the wrong type").c_str());
+  }
+}
+}  // namespace
+
+codegen::KernelABI abi_from_dict(const nb::dict& d) {
+  codegen::KernelABI abi;
+  abi.kernel_name = field<std::string>(d, "kernel_name", "the ABI");
+  abi.body_name = field<std::string>(d, "body_name", "the ABI");
+  const nb::list params = field<nb::list>(d, "params", "the ABI");
+  for (size_t i = 0; i < params.size(); ++i) {
+    const std::string where = "the ABI's params[" + std::to_string(i) + "]";
+    if (!nb::isinstance<nb::dict>(params[i]))
+      throw nb::value_error((where + " is not a dict").c_str());
+    const nb::dict p = nb::cast<nb::dict>(params[i]);
+    codegen::AbiParam param;
+    param.name = field<std::string>(p, "name", where);
+    const std::string kind = field<std::string>(p, "kind", where);
+    if (kind != "buffer" && kind != "scalar")
+      throw nb::value_error((where + "'s kind is '" + kind + "', not buffer or scalar").c_str());
+    param.kind =
+        kind == "buffer" ? codegen::AbiParam::Kind::Buffer : codegen::AbiParam::Kind::Scalar;
+    const std::string dtype = field<std::string>(p, "dtype", where);
+    try {
+      param.dtype = dtype_from_name(dtype);
+    } catch (const UserError& e) {
+      throw nb::value_error((where + ": " + e.what()).c_str());
+    }
+    param.access = field<std::string>(p, "access", where);
+    abi.params.push_back(std::move(param));
+  }
+  const nb::sequence threads = field<nb::sequence>(d, "threads_per_threadgroup", "the ABI");
+  if (nb::len(threads) != 3)
+    throw nb::value_error("the ABI's 'threads_per_threadgroup' must have 3 entries");
+  for (size_t i = 0; i < 3; ++i) {
+    const int n = nb::cast<int>(threads[i]);
+    if (n < 1) throw nb::value_error("the ABI's 'threads_per_threadgroup' must be positive");
+    abi.threads_per_threadgroup[i] = n;
+  }
+  abi.threadgroup_bytes = field<int64_t>(d, "threadgroup_bytes", "the ABI");
+  if (abi.threadgroup_bytes < 0)
+    throw nb::value_error("the ABI's 'threadgroup_bytes' must not be negative");
+  abi.grid_rule = field<std::string>(d, "grid_rule", "the ABI");
+  return abi;
+}
+
+std::vector<KernelArg> launch_args(const nb::list& args) {
+  std::vector<KernelArg> r;
+  r.reserve(args.size());
+  for (nb::handle a : args) {
+    if (nb::isinstance<BufferView>(a))
+      r.emplace_back(nb::cast<BufferView>(a));
+    else if (nb::isinstance<runtime::Buffer>(a))
+      r.emplace_back(nb::cast<runtime::Buffer>(a));
+    else if (PyBool_Check(a.ptr()) || PyLong_Check(a.ptr()))
+      r.emplace_back(nb::cast<int64_t>(a));
+    else if (PyFloat_Check(a.ptr()))
+      r.emplace_back(nb::cast<double>(a));
+    else
+      throw nb::type_error("launch arguments are BufferView, DeviceBuffer, int or float");
+  }
+  return r;
+}
+
+nb::object launch_on_stream(const runtime::CompiledKernel& kernel, std::array<int64_t, 3> grid,
+                            const nb::list& args, uintptr_t stream, bool wait) {
+  std::vector<KernelArg> converted = launch_args(args);
+  runtime::LaunchTiming timing;
+  {
+    nb::gil_scoped_release release;
+    timing = metile::launch(kernel, grid, converted, runtime::LaunchOptions{stream, wait});
+  }
+  return wait ? nb::cast(timing.elapsed_ms) : nb::none();
+}
+
+}  // namespace metile::python

@@ -1,0 +1,51 @@
+"""Installs the C++ core from a build tree (cmake --install), builds tests/docs/consumer
+against it with find_package(metile), and runs what it built: examples/cpp_vector_add and
+every complete C++ program of README.md and docs/*.md (doc_blocks.py).
+
+    python3 tests/docs/run_consumer.py <build dir> <scratch dir>
+"""
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import doc_blocks
+
+
+def run(command, **kwargs):
+    print("+", " ".join(map(str, command)), flush=True)
+    subprocess.run([str(c) for c in command], check=True, **kwargs)
+
+
+def main(build, scratch):
+    shutil.rmtree(scratch, ignore_errors=True)
+    prefix, programs, consumer = scratch / "prefix", scratch / "doc_programs", scratch / "build"
+    run(["cmake", "--install", build, "--prefix", prefix, "--component", "devel"])
+    programs.mkdir(parents=True)
+    names = []
+    for block in doc_blocks.all_blocks():
+        if block.runs and block.language == "cpp":
+            (programs / f"{block.name}.cc").write_text(
+                f'#line {block.line + 1} "{block.path}"\n{block.code}', encoding="utf-8")
+            names.append(block.name)
+    compiler = subprocess.run(["cmake", "-LA", "-N", build], capture_output=True, text=True,
+                              check=True).stdout
+    cxx = next(line.split("=", 1)[1] for line in compiler.splitlines()
+               if line.startswith("CMAKE_CXX_COMPILER:"))
+    configure = ["cmake", "-S", doc_blocks.REPO / "tests/docs/consumer", "-B", consumer,
+                 "-G", "Ninja", "-DCMAKE_BUILD_TYPE=", f"-DCMAKE_CXX_COMPILER={cxx}",
+                 f"-DCMAKE_PREFIX_PATH={prefix}", f"-DDOC_PROGRAMS={programs}",
+                 f"-DVECTOR_ADD_SOURCE={doc_blocks.REPO / 'examples/cpp_vector_add/main.cc'}"]
+    if shutil.which("ccache"):
+        configure.append("-DCMAKE_CXX_COMPILER_LAUNCHER=ccache")
+    run(configure)
+    run(["cmake", "--build", consumer, "-j", str(os.cpu_count() or 1)])
+    for name in ["vector_add", *names]:
+        run([consumer / name])
+    print(f"run_consumer: {len(names) + 1} programs built against the install and run")
+
+
+if __name__ == "__main__":
+    main(Path(sys.argv[1]).resolve(), Path(sys.argv[2]).resolve())

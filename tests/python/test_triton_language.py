@@ -1,0 +1,315 @@
+"""The Triton language pieces meTile adds (math, reductions with axis/keep_dims, argmax,
+static_range, hints, helpers with loops, num_warps), the kernel object as a function, and an
+error for each form that is rejected, asserting its message."""
+
+import inspect
+import math
+import pydoc
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+import metile
+import metile as tl
+
+
+@tl.jit
+def math_kernel(x_ptr, out_ptr, n, FN: tl.constexpr, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < n
+    x = tl.load(x_ptr + offs, mask=mask)
+    if FN == "sigmoid":
+        y = tl.sigmoid(x)
+    elif FN == "erf":
+        y = tl.erf(x)
+    elif FN == "floor":
+        y = tl.floor(x)
+    elif FN == "ceil":
+        y = tl.ceil(x)
+    elif FN == "log2":
+        y = tl.log2(tl.abs(x) + 1)
+    elif FN == "pow":
+        y = x ** 3 + tl.abs(x) ** 0.5 - (tl.abs(x) + 1) ** -2 + 2 ** x
+    elif FN == "fma":
+        y = tl.fma(x, x, 1.5)
+    else:
+        y = tl.clamp(x, -0.5, 0.75)
+    tl.store(out_ptr + offs, y, mask=mask)
+
+
+def _erf(x):
+    return np.vectorize(math.erf)(x.astype(np.float64))
+
+
+REFERENCES = {
+    "sigmoid": (lambda x: 1 / (1 + np.exp(-x.astype(np.float64))), 1e-6),
+    "erf": (_erf, 4e-7),
+    "floor": (np.floor, 0),
+    "ceil": (np.ceil, 0),
+    "log2": (lambda x: np.log2(np.abs(x) + 1.0), 1e-6),
+    "pow": (lambda x: x.astype(np.float64) ** 3 + np.abs(x) ** 0.5 - (np.abs(x) + 1.0) ** -2
+            + 2.0 ** x, 1e-5),
+    "fma": (lambda x: x * x + 1.5, 1e-6),
+    "clamp": (lambda x: np.clip(x, -0.5, 0.75), 0),
+}
+
+
+@pytest.mark.parametrize("fn", sorted(REFERENCES))
+def test_math_functions(fn, rng):
+    n = 1000
+    x = (rng.standard_normal(n) * 3).astype(np.float32)
+    x[:8] = [0.0, -0.0, 0.5, -0.5, 2.0, -3.0, 1e-4, 8388609.0]
+    if fn in ("floor", "ceil"):
+        x[8:12] = [np.inf, -np.inf, 3e9, -3e9]
+    if fn == "pow":
+        x = np.clip(x, -4, 4)
+    out = np.zeros(n, np.float32)
+    math_kernel[(tl.cdiv(n, 256),)](x, out, n, FN=fn, BLOCK=256)
+    reference, tolerance = REFERENCES[fn]
+    np.testing.assert_allclose(out, reference(x), rtol=tolerance, atol=tolerance)
+
+
+@tl.jit
+def erf_f16(x_ptr, out_ptr):
+    offs = tl.arange(0, 64)
+    tl.store(out_ptr + offs, tl.erf(tl.load(x_ptr + offs)))
+
+
+def test_erf_of_f16_computes_in_f32(rng):
+    x = rng.standard_normal(64).astype(np.float16)
+    out = np.zeros(64, np.float16)
+    erf_f16[(1,)](x, out)
+    np.testing.assert_allclose(out.astype(np.float32), _erf(x), atol=1e-3)
+
+
+@tl.jit
+def reductions(x_ptr, out_ptr, idx_ptr, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    x = tl.load(x_ptr + offs)
+    row = tl.load(x_ptr + offs[None, :])  # a (1, BLOCK) tile
+    tl.store(out_ptr + 0, tl.max(x, 0))
+    tl.store(out_ptr + 1, tl.min(x, axis=-1))
+    tl.store(out_ptr + 2, tl.sum(x))
+    tl.store(out_ptr + 3 + tl.arange(0, 1), tl.max(x, 0, keep_dims=True))
+    tl.store(out_ptr + 4 + tl.arange(0, 1), tl.sum(row, axis=1))
+    tl.store(out_ptr + 5 + tl.arange(0, 1)[None, :], tl.min(row, axis=1, keep_dims=True))
+    tl.store(out_ptr + 6, (x > 0).sum())  # Triton's member-function spelling
+    biggest, where = tl.max(x, axis=0, return_indices=True)
+    tl.store(out_ptr + 7, biggest)
+    tl.store(idx_ptr + 0, where)
+    tl.store(idx_ptr + 1, x.argmin(0))
+    tl.store(idx_ptr + 2 + tl.arange(0, 1), tl.argmax(row, axis=1))
+    tl.store(idx_ptr + 3, tl.argmax(tl.where(x > 0, 1, 0), 0, tie_break_left=False))
+    grid = offs[:, None] * 0 + offs[None, :]  # (BLOCK, BLOCK): whole-tile argmax is row-major
+    tl.store(idx_ptr + 4, tl.argmax(tl.where(grid == 3, x[:, None], -1e30), axis=None))
+
+
+def test_reductions_take_triton_axis_and_keep_dims(rng):
+    x = rng.standard_normal(32).astype(np.float32)
+    x[5] = x[20] = x.max() + 1  # a tie: the first index wins
+    x[9] = x.min() - 1
+    out, idx = np.zeros(8, np.float32), np.zeros(5, np.int32)
+    reductions[(1,)](x, out, idx, BLOCK=32)
+    np.testing.assert_allclose(out, [x.max(), x.min(), x.sum(), x.max(), x.sum(), x.min(),
+                                     (x > 0).sum(), x.max()], rtol=1e-6)
+    last_positive = np.nonzero(x > 0)[0][-1]
+    assert list(idx) == [5, 9, 5, last_positive, int(np.argmax(x)) * 32 + 3]
+
+
+@tl.jit
+def static_and_hints(out_ptr, n, BLOCK: tl.constexpr, REPEAT: tl.constexpr):
+    tl.static_assert(BLOCK % 32 == 0, "BLOCK is a multiple of 32")
+    offs = tl.max_contiguous(tl.multiple_of(tl.program_id(0) * BLOCK, 32) + tl.arange(0, BLOCK),
+                             BLOCK)
+    acc = tl.zeros([BLOCK], dtype=tl.int32)
+    for i in tl.static_range(REPEAT):
+        acc += offs * (i + 1)
+    tl.store(out_ptr + offs, acc + tl.cdiv(n, 7), mask=offs < n)
+
+
+def test_static_range_static_assert_hints_and_cdiv():
+    n = 100
+    out = np.zeros(n, np.int32)
+    static_and_hints[(tl.cdiv(n, 64),)](out, n, BLOCK=64, REPEAT=3)
+    np.testing.assert_array_equal(out, np.arange(n) * 6 + math.ceil(n / 7))
+    with pytest.raises(tl.CompilationError, match="static_assert failed: BLOCK is a multiple"):
+        static_and_hints.trace(out, n, BLOCK=48, REPEAT=1)
+
+
+@tl.jit
+def running_total(ptr, n, BLOCK: tl.constexpr):
+    acc = tl.zeros([BLOCK], dtype=tl.float32)
+    for start in tl.tile_range(0, n, BLOCK):
+        offs = start + tl.arange(0, BLOCK)
+        acc += tl.load(ptr + offs, mask=offs < n, other=0.0)
+    return tl.sum(acc)
+
+
+@tl.jit
+def helper_caller(x_ptr, out_ptr, n, BLOCK: tl.constexpr):
+    tl.store(out_ptr, running_total(x_ptr, n, BLOCK))
+    for k in tl.range(0, 2):
+        tl.store(out_ptr + 1 + k, running_total(x_ptr, n, BLOCK) * (k + 2))
+
+
+@pytest.mark.parametrize("num_warps", [None, 2, 4])
+def test_tile_range_in_a_jit_helper_and_num_warps(num_warps, rng):
+    x = rng.random(1000).astype(np.float32)
+    out = np.zeros(3, np.float32)
+    options = {} if num_warps is None else {"num_warps": num_warps}
+    dispatch = helper_caller[(1,)].prepare(x, out, 1000, BLOCK=128, **options)
+    dispatch()
+    np.testing.assert_allclose(out, x.sum() * np.array([1, 2, 3]), rtol=1e-5)
+    if num_warps is not None:
+        threads = dispatch.execution_report["geometry"]["threads_per_threadgroup"][0]
+        assert threads == 32 * num_warps
+
+
+def test_num_warps_that_cannot_map_to_threads():
+    with pytest.raises(ValueError, match="num_warps must be a positive power of two"):
+        helper_caller.trace(np.zeros(4, np.float32), np.zeros(3, np.float32), 4, BLOCK=128,
+                            num_warps=3)
+    with pytest.raises(tl.CompilationError, match=r"num_warps=64 \(64 x 32 threads\) cannot be "
+                       "met: plan_threads: num_threads = 2048 must be a power of two no larger"):
+        helper_caller[(1,)](np.zeros(4, np.float32), np.zeros(3, np.float32), 4, BLOCK=128,
+                            num_warps=64)
+    with pytest.raises(TypeError, match="'num_stages' is not supported"):
+        helper_caller[(1,)](np.zeros(4, np.float32), np.zeros(3, np.float32), 4, BLOCK=128,
+                            num_stages=3)
+
+
+def test_the_kernel_object_behaves_like_a_function():
+    assert helper_caller.__module__ == __name__
+    assert helper_caller.__qualname__ == "helper_caller"
+    assert helper_caller.__wrapped__.__name__ == "helper_caller"
+    assert list(inspect.signature(helper_caller).parameters) == ["x_ptr", "out_ptr", "n", "BLOCK"]
+    assert "running_total(x_ptr, n, BLOCK)" in inspect.getsource(helper_caller)
+    assert "sum" in metile.__all__ and "maximum" in metile.__all__
+    assert all((getattr(metile, name).__doc__ or "").strip() for name in metile.__all__)
+    listing = pydoc.render_doc(metile, renderer=pydoc.plaintext)
+    assert "argmax(x, axis, tie_break_left=True, keep_dims=False)" in listing
+
+
+SCALE = 2
+
+
+@tl.jit
+def scaled(out_ptr):
+    tl.store(out_ptr + tl.arange(0, 32), tl.full([32], SCALE, tl.int32))
+
+
+def test_a_changed_captured_global_raises():
+    global SCALE
+    out = np.zeros(32, np.int32)
+    scaled[(1,)](out)
+    assert (out == 2).all()
+    SCALE = 3
+    try:
+        with pytest.raises(tl.CompilationError, match="the global 'SCALE' changed from 2 to 3"):
+            scaled[(1,)](out)
+    finally:
+        SCALE = 2
+    scaled[(1,)](out)
+
+
+def test_kernels_defined_in_python_c():
+    source = """
+import numpy as np, metile
+@metile.kernel
+def twice(x, n, BLOCK: metile.constexpr):
+    offs = metile.arange(0, BLOCK)
+    metile.store(x + offs, metile.load(x + offs, mask=offs < n) * 2, mask=offs < n)
+a = np.arange(5, dtype=np.float32)
+twice[(1,)](a, 5, BLOCK=8)
+print(a.tolist())
+@metile.kernel
+def looped(x, n):
+    for i in metile.tile_range(0, n, 1):
+        metile.store(x + i, 1.0)
+try:
+    looped[(1,)](a, 5)
+except metile.CompilationError as e:
+    print(e.rule)
+"""
+    result = subprocess.run([sys.executable, "-c", source], capture_output=True, text=True,
+                            check=True)
+    lines = result.stdout.splitlines()
+    assert lines[0] == "[0.0, 2.0, 4.0, 6.0, 8.0]"
+    assert "needs the kernel's source text" in lines[1] and "python -c" in lines[1]
+
+
+# ---- one error per rejected form -----------------------------------------------------------
+@tl.jit
+def rejected(x_ptr, FORM: tl.constexpr):
+    offs = tl.arange(0, 32)
+    x = tl.load(x_ptr + offs)
+    square = x[:, None] + x[None, :]
+    forms = {
+        "max of two tiles": lambda: tl.max(x, x),
+        "max float axis": lambda: tl.max(x, 0.5),
+        "axis out of range": lambda: tl.max(x, 1),
+        "reduce a scalar": lambda: tl.sum(tl.program_id(0)),
+        "per-axis 2-D": lambda: tl.sum(square, axis=0),
+        "user combine": lambda: tl.reduce(x, 0, lambda a, b: a + b),
+        "cumsum": lambda: tl.cumsum(x, 0),
+        "associative_scan": lambda: tl.associative_scan(x, 0, lambda a, b: a + b),
+        "trans": lambda: tl.trans(square),
+        "permute": lambda: tl.permute(square, (1, 0)),
+        "join": lambda: tl.join(x, x),
+        "split": lambda: tl.split(square),
+        "reshape": lambda: tl.reshape(square, (1024,)),
+        "reshape size": lambda: tl.reshape(x, (4, 4)),
+        "device_assert": lambda: tl.device_assert(x > 0, "positive"),
+        "device_print": lambda: tl.device_print("x", x),
+        "bitcast": lambda: x.to(tl.int32, bitcast=True),
+        "boundary_check": lambda: tl.load(x_ptr + offs, boundary_check=(0,)),
+        "traced exponent": lambda: x ** x,
+        "fractional exponent": lambda: x ** 1.5,
+        "static_assert traced": lambda: tl.static_assert(x > 0),
+        "multiple_of wrong": lambda: tl.multiple_of(6, 4),
+        "erf of integers": lambda: tl.erf(offs),
+    }
+    forms[FORM]()
+
+
+REJECTED = {
+    "max of two tiles": (tl.CompilationError, "the second argument is the axis to reduce, as in "
+                         "Triton's tl.max (a Python int or None), got a traced value; for the "
+                         "elementwise max of two values write metile.maximum(x, y)"),
+    "max float axis": (tl.CompilationError, "got 0.5; for the elementwise max"),
+    "axis out of range": (tl.CompilationError, "axis 1 is out of range for a 1-D tile"),
+    "reduce a scalar": (tl.CompilationError, "metile.sum: reduces a tile, got the scalar"),
+    "per-axis 2-D": (tl.NotSupportedError, "metile.sum(axis=0) of a (32, 32) tile is not built"),
+    "user combine": (tl.NotSupportedError, "user-defined combine_fn is not built yet"),
+    "cumsum": (tl.NotSupportedError, "metile.cumsum is not built yet"),
+    "associative_scan": (tl.NotSupportedError, "metile.associative_scan is not built yet"),
+    "trans": (tl.NotSupportedError, "metile.trans is not built yet"),
+    "permute": (tl.NotSupportedError, "metile.permute is not built yet"),
+    "join": (tl.NotSupportedError, "metile.join is not built yet"),
+    "split": (tl.NotSupportedError, "metile.split is not built yet"),
+    "reshape": (tl.NotSupportedError, "reshape of a (32, 32) tile to (1024,) is not built yet"),
+    "reshape size": (tl.CompilationError, "reshape: a (32,) tile has 32 elements, (4, 4) has 16"),
+    "device_assert": (tl.NotSupportedError, "device_assert on a traced condition is not built"),
+    "device_print": (tl.NotSupportedError, "device_print is not built yet"),
+    "bitcast": (tl.NotSupportedError, "cast: bitcast=True is not supported"),
+    "boundary_check": (tl.NotSupportedError, "boundary_check and padding_option belong to "
+                       "Triton's block pointers"),
+    "traced exponent": (tl.NotSupportedError, "**: the exponent must be a Python number"),
+    "fractional exponent": (tl.NotSupportedError, "the exponent 1.5 is not an integer"),
+    "static_assert traced": (tl.CompilationError, "static_assert needs a value known while "
+                             "tracing"),
+    "multiple_of wrong": (tl.CompilationError, "multiple_of: 6 is not a multiple of 4"),
+    "erf of integers": (tl.CompilationError, "metile.erf: expects a float operand, got "
+                        "tile<32xi32>"),
+}
+
+
+@pytest.mark.parametrize("form", sorted(REJECTED))
+def test_rejected_forms_say_what_to_write(form):
+    error, message = REJECTED[form]
+    with pytest.raises(error) as caught:
+        rejected.trace(np.zeros(32, np.float32), FORM=form)
+    assert message in caught.value.rule
+    assert caught.value.file == __file__
