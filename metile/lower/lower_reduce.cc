@@ -14,13 +14,6 @@
 
 namespace metile::lower {
 
-namespace {
-
-struct ReduceKind {
-  ir::OpKind combine;
-  ir::OpKind simd;
-};
-
 ReduceKind reduce_kind(Lowering& l, const ir::Op& op) {
   const std::string& kind = op.str_attr("kind");
   if (kind == "sum") return {ir::OpKind::Add, ir::OpKind::SimdSum};
@@ -30,7 +23,7 @@ ReduceKind reduce_kind(Lowering& l, const ir::Op& op) {
 }
 
 // The value that leaves any other unchanged under the combine op.
-ir::ValueId identity(Lowering& l, const ir::Op& op, ir::OpKind combine, ir::DType dtype) {
+ir::ValueId reduce_identity(Lowering& l, const ir::Op& op, ir::OpKind combine, ir::DType dtype) {
   const bool is_max = combine == ir::OpKind::Max;
   if (combine == ir::OpKind::Add)
     return ir::is_float(dtype) ? l.const_float(0.0, dtype) : l.const_int(0, dtype);
@@ -68,6 +61,8 @@ ir::ValueId combine_tree(Lowering& l, ir::OpKind combine, ir::Type type,
   return values[0];
 }
 
+namespace {
+
 bool is_register_reduction(const ir::Op& op, ir::DType dtype, int nesting) {
   return nesting == 0 && op.str_attr("kind") == "sum" && dtype == ir::DType::f32;
 }
@@ -95,7 +90,7 @@ void lower_reduce(Lowering& l, const ir::Op& op) {
   if (!t.is_tile()) l.not_supported(op, "reduces a tile, got " + t.str());
   const ir::Type scalar = ir::Type::scalar(t.dtype);
   const ReduceKind kind = reduce_kind(l, op);
-  const ir::ValueId neutral = identity(l, op, kind.combine, t.dtype);
+  const ir::ValueId neutral = reduce_identity(l, op, kind.combine, t.dtype);
 
   std::vector<ir::ValueId> slots = l.get(op.operands[0]).slots;
   if (l.has_idle_threads(t))

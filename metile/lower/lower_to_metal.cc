@@ -84,6 +84,15 @@ void lower_block(Lowering& l, const ir::Block& block) {
       case K::Reduce:
         lower_reduce(l, op);
         break;
+      case K::ReduceAxis:
+        lower_reduce_axis(l, op);
+        break;
+      case K::Reshape:
+        lower_reshape(l, op);
+        break;
+      case K::Trans:
+        lower_trans(l, op);
+        break;
       case K::SimdShuffle:
       case K::SimdShuffleXor:
       case K::SimdShuffleDown:
