@@ -103,9 +103,10 @@ bool Lowering::has_idle_threads(const ir::Type& t) const {
 }
 
 ir::ValueId Lowering::thread_part(const ir::ThreadLayout& layout) {
-  // The striped identity keeps the plain thread index: threads past a small tile own nothing,
-  // and masking would alias them onto owned elements.
-  if (layout.is_identity()) return thread_index_;
+  // The automatic striped identity keeps the plain thread index: threads past a small tile own
+  // nothing, and masking would alias them onto owned elements. Explicit layouts always cover
+  // the plan's threads.
+  if (layout.is_identity() && !plan.explicit_layouts) return thread_index_;
   const ir::Type i32 = ir::Type::scalar(ir::DType::i32);
   const int64_t count = layout.thread_count();
   int thread_bits = 0;

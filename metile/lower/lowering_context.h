@@ -48,6 +48,7 @@ class Lowering {
   std::vector<LoopInfo> loops;
   std::vector<std::string> value_layouts;
   std::vector<RegisterReduction> register_reductions;
+  std::vector<LayoutConversion> layout_conversions;
   // How many for/if regions enclose the op being lowered (0: the kernel's top level).
   int nesting = 0;
 

@@ -47,6 +47,10 @@ nlohmann::json ExecutionReport::to_json() const {
                                {"inverse_pairs_cancelled", counts["inverse pair"]},
                                {"chains_composed", counts["chain"]},
                                {"rewrites", rewrites}};
+  j["layout_conversions"] = nlohmann::json::array();
+  for (const LayoutConversionRecord& c : layout_conversions)
+    j["layout_conversions"].push_back(
+        {{"conversion", c.conversion}, {"mechanism", c.mechanism}, {"scratch", c.scratch}});
   j["math_mode"] = math_mode;
   j["source_bytes"] = source_bytes;
   return j;

@@ -49,6 +49,12 @@ struct LayoutOptimizationRecord {
   std::string proof;
 };
 
+struct LayoutConversionRecord {
+  std::string conversion;  // "%7"
+  std::string mechanism;   // "forward", "simd_shuffle", "threadgroup scratch"
+  std::string scratch;
+};
+
 struct ExecutionReport {
   std::string kernel;
   std::string target;
@@ -63,6 +69,7 @@ struct ExecutionReport {
   std::vector<std::string> value_layouts;
   std::vector<RegisterReductionRecord> register_reductions;
   std::vector<LayoutOptimizationRecord> layout_optimizations;
+  std::vector<LayoutConversionRecord> layout_conversions;
   std::string math_mode;  // "default" | "strict" | "relaxed"
   int64_t source_bytes = 0;
 

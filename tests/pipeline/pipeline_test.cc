@@ -124,6 +124,7 @@ TEST(ExecutionReport, SoftmaxRecordsGeometryAllocationsPassesAndLoops) {
                                              "check_ownership",
                                              "plan_threads",
                                              "lower_to_metal",
+                                             "verify_scratch",
                                              "canonicalize",
                                              "cse",
                                              "dce",
@@ -162,7 +163,7 @@ TEST(DebugDump, WritesEveryStepAndTheFilesReadBackUnchanged) {
     }
   }
   EXPECT_EQ(by_extension[".tir"], 7);  // input + six Tile IR passes
-  EXPECT_EQ(by_extension[".mir"], 4);  // lowering + three Metal IR passes
+  EXPECT_EQ(by_extension[".mir"], 5);  // lowering, verify_scratch, three Metal IR passes
   EXPECT_EQ(by_extension[".metal"], 1);
   EXPECT_EQ(by_extension[".json"], 1);
   std::filesystem::remove_all(dir);
