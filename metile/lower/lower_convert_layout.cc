@@ -8,8 +8,6 @@
 //                 slots, and a second barrier releases the scratch for the next use
 // Every launched thread takes part; nothing is masked, since explicit layouts cover every
 // thread of the plan. i1 values cross threads as i32.
-#include <map>
-
 #include "metile/lower/lowering_steps.h"
 
 namespace metile::lower {
@@ -17,12 +15,6 @@ namespace metile::lower {
 namespace {
 
 const ir::Type kI32 = ir::Type::scalar(ir::DType::i32);
-
-int log2_exact(int64_t n) {
-  int bits = 0;
-  while ((int64_t{1} << bits) < n) ++bits;
-  return bits;
-}
 
 // For each new slot, the old slot that holds its element in the calling thread or, with
 // `same_group`, in a thread of its SIMD group; empty when that slot differs between threads or
@@ -45,27 +37,6 @@ std::vector<int64_t> source_slots(const Lowering& l, const ir::ThreadLayout& fro
   return slots;
 }
 
-// The thread that `layout` makes the owner of a logical index (i32 per thread): the index's
-// bits that come from thread bits, moved back to their physical positions.
-ir::ValueId emit_owner(Lowering& l, const ir::ThreadLayout& layout, ir::ValueId index) {
-  const int thread_bits = log2_exact(layout.thread_count());
-  ir::ValueId x = index;
-  if (layout.xor_mask()) x = l.emit(ir::OpKind::Xor, {x, l.const_int(layout.xor_mask())}, kI32);
-  std::map<int, int64_t> bits_by_shift;  // logical bits moving by one distance, by distance
-  const std::vector<int>& order = layout.bit_order();
-  for (size_t logical = 0; logical < order.size(); ++logical)
-    if (order[logical] < thread_bits)
-      bits_by_shift[order[logical] - static_cast<int>(logical)] |= int64_t{1} << logical;
-  ir::ValueId owner = ir::kNoValue;
-  for (const auto& [shift, bits] : bits_by_shift) {
-    ir::ValueId piece = l.emit(ir::OpKind::And, {x, l.const_int(bits)}, kI32);
-    if (shift > 0) piece = l.emit(ir::OpKind::Shl, {piece, l.const_int(shift)}, kI32);
-    if (shift < 0) piece = l.emit(ir::OpKind::Shr, {piece, l.const_int(-shift)}, kI32);
-    owner = owner == ir::kNoValue ? piece : l.emit(ir::OpKind::Or, {owner, piece}, kI32);
-  }
-  return owner == ir::kNoValue ? l.const_int(0) : owner;
-}
-
 // i1 crosses threads as i32 (0 or 1); other dtypes as themselves.
 ir::ValueId widen(Lowering& l, ir::ValueId v, ir::DType dtype) {
   if (dtype != ir::DType::i1) return v;
@@ -80,15 +51,10 @@ ir::ValueId narrow(Lowering& l, ir::ValueId v, ir::DType dtype) {
 std::vector<ir::ValueId> shuffle(Lowering& l, const std::vector<ir::ValueId>& values,
                                  ir::DType dtype, const ir::ThreadLayout& from,
                                  const ir::ThreadLayout& to, const std::vector<int64_t>& slots) {
-  const ir::DType moved = dtype == ir::DType::i1 ? ir::DType::i32 : dtype;
   std::vector<ir::ValueId> result;
   for (size_t r = 0; r < slots.size(); ++r) {
-    const ir::ValueId owner = emit_owner(l, from, l.logical_index(to, static_cast<int64_t>(r)));
-    const ir::ValueId lane =
-        l.emit(ir::OpKind::And, {owner, l.const_int(l.target.simd_width - 1)}, kI32);
-    const ir::ValueId value = widen(l, values[slots[r]], dtype);
-    result.push_back(
-        narrow(l, l.emit(ir::OpKind::SimdShuffle, {value, lane}, ir::Type::scalar(moved)), dtype));
+    const ir::ValueId index = l.logical_index(to, static_cast<int64_t>(r));
+    result.push_back(l.shuffle_from_owner(values[slots[r]], dtype, from, index));
   }
   return result;
 }
