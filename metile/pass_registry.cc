@@ -5,11 +5,14 @@
 #include "metile/lower/expand_tensor_access.h"
 #include "metile/lower/lower_to_metal.h"
 #include "metile/lower/plan_threads.h"
+#include "metile/lower/verify_scratch.h"
 #include "metile/support/errors.h"
 #include "metile/transform/apply_math_mode.h"
 #include "metile/transform/canonicalize.h"
+#include "metile/transform/check_ownership.h"
 #include "metile/transform/cse.h"
 #include "metile/transform/dce.h"
+#include "metile/transform/eliminate_redundant_conversions.h"
 
 namespace metile {
 
@@ -21,6 +24,17 @@ using ir::PassResult;
 PassResult run_apply_math_mode(Kernel k, PassContext& context) {
   return transform::apply_math_mode(std::move(k), context.math == MathMode::Strict,
                                     context.math == MathMode::Relaxed);
+}
+
+PassResult run_eliminate_redundant_conversions(Kernel k, PassContext& context) {
+  transform::ConversionElimination done = transform::eliminate_redundant_conversions(std::move(k));
+  context.layout_optimizations = std::move(done.optimizations);
+  return std::move(done.result);
+}
+
+PassResult run_check_ownership(Kernel k, PassContext& context) {
+  context.ownership = transform::check_ownership(k);
+  return {std::move(k), false};
 }
 
 PassResult run_plan_threads(Kernel k, PassContext& context) {
@@ -36,6 +50,11 @@ PassResult run_lower_to_metal(Kernel k, PassContext& context) {
   Kernel metal = std::move(lowered.metal);
   context.lowering = std::move(static_cast<lower::LoweringFacts&>(lowered));
   return {std::move(metal), true};
+}
+
+PassResult run_verify_scratch(Kernel k, PassContext& context) {
+  lower::verify_scratch(k, context.target.simd_width);
+  return {std::move(k), false};
 }
 
 // The emit passes: each checks that the target takes its language, so a pass list cannot
@@ -80,9 +99,20 @@ const std::vector<Pass>& registry() {
        }},
       {"dce", "removes ops whose results are unused and that have no effects",
        [](Kernel k, PassContext&) { return transform::eliminate_dead_code(std::move(k)); }},
+      {"eliminate_redundant_conversions",
+       "checks ownership, then removes identity layout conversions, cancels inverse pairs and "
+       "composes chains",
+       run_eliminate_redundant_conversions},
+      {"check_ownership",
+       "computes which thread owns each tile element (thread layouts) and checks the "
+       "ownership rules",
+       run_check_ownership},
       {"plan_threads", "picks the threads per threadgroup for the target (--target)",
        run_plan_threads},
       {"lower_to_metal", "lowers Tile IR to Metal IR with plan_threads' plan", run_lower_to_metal},
+      {"verify_scratch",
+       "checks every exchange and reduction through threadgroup scratch (Metal IR)",
+       run_verify_scratch},
       {"emit_msl", "emits the Metal Shading Language source of a Metal IR kernel", run_emit_msl},
       {"emit_cuda", "emits the CUDA C++ source of a Metal IR kernel", run_emit_cuda},
   };

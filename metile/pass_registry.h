@@ -13,6 +13,7 @@
 #include "metile/lower/lower.h"
 #include "metile/pipeline.h"
 #include "metile/target/target.h"
+#include "metile/transform/eliminate_redundant_conversions.h"
 
 namespace metile {
 
@@ -24,7 +25,9 @@ struct PassContext {
 
   const target::Target& target;
   MathMode math = MathMode::Default;
-  std::optional<ir::OwnershipMap> ownership;      // set by check_ownership, read by lowering
+  std::optional<ir::OwnershipMap> ownership;  // set by check_ownership, read by lowering
+  std::vector<transform::LayoutOptimization>
+      layout_optimizations;                       // by eliminate_redundant_conversions
   std::optional<lower::ThreadPlan> thread_plan;   // set by plan_threads, read by lower_to_metal
   lower::LoweringFacts lowering;                  // set by lower_to_metal
   std::optional<codegen::EmittedKernel> emitted;  // set by emit_msl and emit_cuda

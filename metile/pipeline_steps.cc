@@ -80,6 +80,10 @@ PipelineResult PipelineSteps::finish(ir::Kernel tile, ir::Kernel metal,
   for (const lower::RegisterReduction& r : context_.lowering.register_reductions)
     report_.register_reductions.push_back(
         {r.operation, std::string(ir::dtype_name(r.dtype)), r.threads, r.registers, r.scratch});
+  for (const lower::LayoutConversion& c : context_.lowering.layout_conversions)
+    report_.layout_conversions.push_back({c.conversion, c.mechanism, c.scratch});
+  for (const transform::LayoutOptimization& o : context_.layout_optimizations)
+    report_.layout_optimizations.push_back({o.rule, o.conversion, o.proof});
   report_.threadgroup_bytes = emitted.abi.threadgroup_bytes;
   report_.threads_per_threadgroup = emitted.abi.threads_per_threadgroup;
   report_.grid_rule = emitted.abi.grid_rule;

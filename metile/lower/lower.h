@@ -42,6 +42,13 @@ struct RegisterReduction {
   std::string scratch;    // "private scratch at offset 0, 32 bytes" or "none: one SIMD group"
 };
 
+// How one convert_layout moved its values.
+struct LayoutConversion {
+  std::string conversion;  // "%7"
+  std::string mechanism;   // "forward", "simd_shuffle" or "threadgroup scratch"
+  std::string scratch;     // "shared scratch at offset 0, 256 bytes" or "none"
+};
+
 // What lowering decided besides the Metal IR; the execution report lists it.
 struct LoweringFacts {
   std::vector<Allocation> allocations;
@@ -49,6 +56,7 @@ struct LoweringFacts {
   std::vector<std::string>
       value_layouts;  // "%5: identity(1024 elements, 256 threads, 4 per thread)"
   std::vector<RegisterReduction> register_reductions;
+  std::vector<LayoutConversion> layout_conversions;
 };
 
 struct LoweringResult : LoweringFacts {

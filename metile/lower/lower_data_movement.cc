@@ -1,8 +1,9 @@
 // expand_dims and broadcast change which logical element a slot holds. The owner map is
 // enumerated at compile time (tile sizes are constants): when every thread already holds
-// the source of each of its destination slots, the SSA values are forwarded; otherwise all
-// threads exchange through threadgroup scratch (store, barrier, load, barrier), every thread
-// taking part unconditionally.
+// the source of each of its destination slots, the SSA values are forwarded; when every
+// source lies in the thread's SIMD group, one simd_shuffle per slot reads it from the exact
+// source lane; otherwise all threads exchange through threadgroup scratch (store, barrier,
+// load, barrier), every thread taking part unconditionally.
 #include <algorithm>
 #include <functional>
 
@@ -20,17 +21,21 @@ int log2_exact(int64_t n) {
   return bits;
 }
 
-// For each destination slot, the source slot holding its element in the same thread; empty
-// when some element lives in another thread (or in a slot that differs between threads).
-// Threads past a layout's thread count own nothing and need nothing.
-std::vector<int64_t> forwarded_slots(const Lowering& l, const ir::ThreadLayout& dest,
-                                     const ir::ThreadLayout& source, const IndexMap& source_of) {
+// For each destination slot, the source slot holding its element in the same thread or, with
+// `same_group`, in a thread of the same SIMD group; empty when some element lives farther away
+// (or in a slot that differs between threads). Threads past a layout's thread count own
+// nothing and need nothing.
+std::vector<int64_t> source_slots(const Lowering& l, const ir::ThreadLayout& dest,
+                                  const ir::ThreadLayout& source, const IndexMap& source_of,
+                                  bool same_group) {
+  const int64_t width = l.target.simd_width;
   std::vector<int64_t> slots;
   for (int64_t r = 0; r < dest.elements_per_thread(); ++r) {
     int64_t slot = -1;
     for (int64_t t = 0; t < std::min<int64_t>(l.threads, dest.thread_count()); ++t) {
       const int64_t s = source_of(dest.logical_index(t, r));
-      if (source.owner(s) != t) return {};
+      const int64_t owner = source.owner(s);
+      if (same_group ? owner / width != t / width : owner != t) return {};
       if (slot != -1 && slot != source.register_of(s)) return {};
       slot = source.register_of(s);
     }
@@ -127,13 +132,28 @@ void lower_broadcast(Lowering& l, const ir::Op& op) {
            {std::vector<ir::ValueId>(l.slot_count(dest), operand.slots[0]), true, true});
     return;
   }
-  const std::vector<int64_t> slots =
-      forwarded_slots(l, l.layout(dest), l.layout_of(op.operands[0]), source_of);
-  if (slots.empty()) return exchange(l, op, dest, source);
+  const ir::ThreadLayout dest_layout = l.layout(dest);
+  const ir::ThreadLayout& source_layout = l.layout_of(op.operands[0]);
   const std::vector<ir::ValueId>& values = operand.slots;
   LoweredValue result;
-  result.layout = l.layout(dest);
-  for (int64_t s : slots) result.slots.push_back(values[s]);
+  result.layout = dest_layout;
+  if (const std::vector<int64_t> slots =
+          source_slots(l, dest_layout, source_layout, source_of, false);
+      !slots.empty()) {
+    for (int64_t s : slots) result.slots.push_back(values[s]);
+  } else if (const std::vector<int64_t> lanes =
+                 source_slots(l, dest_layout, source_layout, source_of, true);
+             !lanes.empty() && !source.pointer) {
+    // Every source element sits in the same SIMD group: one shuffle per slot, no scratch.
+    for (size_t r = 0; r < lanes.size(); ++r) {
+      const ir::ValueId index =
+          emit_source_index(l, l.logical_index(dest_layout, static_cast<int64_t>(r)), dest, source);
+      result.slots.push_back(
+          l.shuffle_from_owner(values[lanes[r]], source.dtype, source_layout, index));
+    }
+  } else {
+    return exchange(l, op, dest, source);
+  }
   l.bind(op.results[0], std::move(result));
 }
 

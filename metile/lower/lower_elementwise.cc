@@ -16,7 +16,8 @@ void lower_thread_id(Lowering& l, const ir::Op& op) {
 void lower_arange(Lowering& l, const ir::Op& op) {
   const ir::Type& t = l.tile_type(op.results[0]);
   const int64_t start = op.int_attr("start");
-  const ir::ThreadLayout layout = l.layout(t);
+  const ir::ThreadLayout* given = op.layout_attr("layout");
+  const ir::ThreadLayout layout = given ? *given : l.layout(t);
   const ir::ValueId part = l.thread_part(layout);
   LoweredValue result;
   for (int64_t r = 0; r < l.slot_count(t); ++r) {

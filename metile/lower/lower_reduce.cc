@@ -88,6 +88,11 @@ int64_t register_reduction_bytes(const ir::Kernel& tile, const ThreadPlan& plan,
 void lower_reduce(Lowering& l, const ir::Op& op) {
   const ir::Type& t = l.tile_type(op.operands[0]);
   if (!t.is_tile()) l.not_supported(op, "reduces a tile, got " + t.str());
+  if (l.plan.explicit_layouts && (op.str_attr("kind") != "sum" || t.dtype != ir::DType::f32))
+    l.not_supported(op, "reduce." + op.str_attr("kind") + " of " +
+                            std::string(ir::dtype_name(t.dtype)) +
+                            " values in a kernel with explicit layouts: only FP32 sums are "
+                            "supported there; cast to FP32 before summing");
   const ir::Type scalar = ir::Type::scalar(t.dtype);
   const ReduceKind kind = reduce_kind(l, op);
   const ir::ValueId neutral = reduce_identity(l, op, kind.combine, t.dtype);

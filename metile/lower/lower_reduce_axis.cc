@@ -160,9 +160,11 @@ class AxisReduction {
     const ir::Type i1 = ir::Type::scalar(ir::DType::i1);
     const int group_bits = static_cast<int>(reduced_.group_bits.size());
     const int64_t groups = int64_t{1} << group_bits;
+    // An exchange to verify_scratch: each element is published by one thread and read after the
+    // barrier (a whole-tile reduction's scratch holds one partial per SIMD group instead).
     const ir::ValueId buffer = l_.scratch(
         "reduce_axis." + op_.str_attr("kind") + " scratch (" + l_.name(op_.results[0]) + ")",
-        "reduction", source_type_.dtype, out_type_.num_elements() * groups);
+        "exchange", source_type_.dtype, out_type_.num_elements() * groups);
     const ir::Type ptr = l_.metal.type(buffer);
     const ir::ValueId thread = l_.thread_index();
 

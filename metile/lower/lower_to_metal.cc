@@ -51,8 +51,6 @@ void lower_block(Lowering& l, const ir::Block& block) {
         lower_thread_id(l, op);
         break;
       case K::Arange:
-        if (op.has_attr("layout"))
-          l.not_supported(op, "with a layout: explicit thread layouts are not lowered yet");
         lower_arange(l, op);
         break;
       case K::Splat:
@@ -65,7 +63,8 @@ void lower_block(Lowering& l, const ir::Block& block) {
         lower_broadcast(l, op);
         break;
       case K::ConvertLayout:
-        l.not_supported(op, "convert_layout is not lowered yet");
+        lower_convert_layout(l, op);
+        break;
       case K::PtrAdd:
         lower_ptr_add(l, op);
         break;
@@ -153,6 +152,7 @@ LoweringResult lower_to_metal(const ir::Kernel& tile, const ThreadPlan& plan,
   result.loops = std::move(l.loops);
   result.value_layouts = std::move(l.value_layouts);
   result.register_reductions = std::move(l.register_reductions);
+  result.layout_conversions = std::move(l.layout_conversions);
   result.metal = std::move(l.metal);
   return result;
 }

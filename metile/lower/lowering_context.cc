@@ -103,9 +103,10 @@ bool Lowering::has_idle_threads(const ir::Type& t) const {
 }
 
 ir::ValueId Lowering::thread_part(const ir::ThreadLayout& layout) {
-  // The striped identity keeps the plain thread index: threads past a small tile own nothing,
-  // and masking would alias them onto owned elements.
-  if (layout.is_identity()) return thread_index_;
+  // The automatic striped identity keeps the plain thread index: threads past a small tile own
+  // nothing, and masking would alias them onto owned elements. Explicit layouts always cover
+  // the plan's threads.
+  if (layout.is_identity() && !plan.explicit_layouts) return thread_index_;
   const ir::Type i32 = ir::Type::scalar(ir::DType::i32);
   const int64_t count = layout.thread_count();
   int thread_bits = 0;
@@ -150,6 +151,39 @@ ir::ValueId Lowering::logical_index(const ir::ThreadLayout& layout, int64_t slot
   const int64_t offset = slot_offset(layout, slot);
   if (offset == 0) return part;
   return emit(ir::OpKind::Add, {part, const_int(offset)}, ir::Type::scalar(ir::DType::i32));
+}
+
+ir::ValueId Lowering::owner_of(const ir::ThreadLayout& layout, ir::ValueId index) {
+  const ir::Type i32 = ir::Type::scalar(ir::DType::i32);
+  int thread_bits = 0;
+  while ((int64_t{1} << thread_bits) < layout.thread_count()) ++thread_bits;
+  ir::ValueId x = index;
+  if (layout.xor_mask()) x = emit(ir::OpKind::Xor, {x, const_int(layout.xor_mask())}, i32);
+  std::map<int, int64_t> bits_by_shift;  // logical bits moving by one distance, by distance
+  const std::vector<int>& order = layout.bit_order();
+  for (size_t logical = 0; logical < order.size(); ++logical)
+    if (order[logical] < thread_bits)
+      bits_by_shift[order[logical] - static_cast<int>(logical)] |= int64_t{1} << logical;
+  ir::ValueId owner = ir::kNoValue;
+  for (const auto& [shift, bits] : bits_by_shift) {
+    ir::ValueId piece = emit(ir::OpKind::And, {x, const_int(bits)}, i32);
+    if (shift > 0) piece = emit(ir::OpKind::Shl, {piece, const_int(shift)}, i32);
+    if (shift < 0) piece = emit(ir::OpKind::Shr, {piece, const_int(-shift)}, i32);
+    owner = owner == ir::kNoValue ? piece : emit(ir::OpKind::Or, {owner, piece}, i32);
+  }
+  return owner == ir::kNoValue ? const_int(0) : owner;
+}
+
+ir::ValueId Lowering::shuffle_from_owner(ir::ValueId value, ir::DType dtype,
+                                         const ir::ThreadLayout& layout, ir::ValueId index) {
+  const ir::Type i32 = ir::Type::scalar(ir::DType::i32);
+  const ir::ValueId lane =
+      emit(ir::OpKind::And, {owner_of(layout, index), const_int(target.simd_width - 1)}, i32);
+  if (dtype != ir::DType::i1)
+    return emit(ir::OpKind::SimdShuffle, {value, lane}, ir::Type::scalar(dtype));
+  const ir::ValueId wide = emit(ir::OpKind::Select, {value, const_int(1), const_int(0)}, i32);
+  return emit(ir::OpKind::Cmp, {emit(ir::OpKind::SimdShuffle, {wide, lane}, i32), const_int(0)},
+              ir::Type::scalar(ir::DType::i1), {{"pred", std::string("ne")}});
 }
 
 ir::ValueId Lowering::owns_element(int64_t elements) {

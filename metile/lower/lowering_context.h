@@ -48,6 +48,7 @@ class Lowering {
   std::vector<LoopInfo> loops;
   std::vector<std::string> value_layouts;
   std::vector<RegisterReduction> register_reductions;
+  std::vector<LayoutConversion> layout_conversions;
   // How many for/if regions enclose the op being lowered (0: the kernel's top level).
   int nesting = 0;
 
@@ -85,6 +86,14 @@ class Lowering {
   ir::ValueId thread_part(const ir::ThreadLayout& layout);
   // The constant that slot r adds to thread_part (the xor mask's share included).
   static int64_t slot_offset(const ir::ThreadLayout& layout, int64_t slot);
+  // The thread that `layout` makes the owner of a logical index (i32 per thread): the
+  // index's bits that come from thread bits, moved back to their physical positions.
+  ir::ValueId owner_of(const ir::ThreadLayout& layout, ir::ValueId index);
+  // `value` (a slot of a tile owned by `layout`) as held by the owner of logical `index`, which
+  // must lie in the calling thread's SIMD group: one simd_shuffle from the exact source lane.
+  // i1 values cross as i32.
+  ir::ValueId shuffle_from_owner(ir::ValueId value, ir::DType dtype, const ir::ThreadLayout& layout,
+                                 ir::ValueId index);
   // i1: whether the calling thread owns an element of a tile of `elements` (thread < S).
   ir::ValueId owns_element(int64_t elements);
 

@@ -28,6 +28,10 @@ void lower_barrier(Lowering& l, const ir::Op& op);
 void lower_expand_dims(Lowering& l, const ir::Op& op);
 void lower_broadcast(Lowering& l, const ir::Op& op);
 
+// lower_convert_layout.cc: a tile to another ThreadLayout, by forwarding, SIMD shuffles or
+// threadgroup scratch, as the owner map requires.
+void lower_convert_layout(Lowering& l, const ir::Op& op);
+
 // lower_reduce.cc: a whole tile to one uniform scalar, and the pieces every reduction shares.
 void lower_reduce(Lowering& l, const ir::Op& op);
 struct ReduceKind {

@@ -79,9 +79,48 @@ ThreadPlan plan_geometry(const ir::Kernel& tile, const target::Target& target) {
                                          " per thread; " + target_words(target)};
 }
 
+// The layouts the kernel gives its tiles itself, in program order.
+std::vector<ir::ThreadLayout> explicit_layouts(const ir::Kernel& k) {
+  std::vector<ir::ThreadLayout> layouts;
+  ir::walk(k.body, [&](const ir::Op& op) {
+    if (const ir::ThreadLayout* layout = op.layout_attr("layout")) layouts.push_back(*layout);
+  });
+  return layouts;
+}
+
+ThreadPlan explicit_plan(const ir::Kernel& k, const std::vector<ir::ThreadLayout>& layouts,
+                         const target::Target& target) {
+  const int64_t threads = layouts[0].thread_count();
+  for (const ir::ThreadLayout& layout : layouts)
+    if (layout.thread_count() != threads || layout.size() != layouts[0].size())
+      throw UserError("plan_threads: kernel '" + k.name + "' gives tiles the layouts " +
+                      layouts[0].str() + " and " + layout.str() +
+                      "; tile sizes and register counts must agree within a kernel");
+  if (threads > target.max_threads_per_threadgroup)
+    throw UserError("plan_threads: the layout " + layouts[0].str() + " needs " +
+                    std::to_string(threads) + " threads per threadgroup; " + target_words(target) +
+                    "; reduce the layout's thread count");
+  if (const auto it = k.attrs.find("num_threads"); it != k.attrs.end()) {
+    const int64_t* n = std::get_if<int64_t>(&it->second);
+    if (!n || *n != threads)
+      throw UserError("plan_threads: the kernel requests num_threads, but its layout " +
+                      layouts[0].str() + " fixes " + std::to_string(threads) + " threads");
+  }
+  ThreadPlan plan(static_cast<int>(threads),
+                  "the kernel's layouts own " + std::to_string(layouts[0].size()) +
+                      " elements on " + std::to_string(threads) + " threads, " +
+                      std::to_string(layouts[0].elements_per_thread()) + " per thread; " +
+                      target_words(target));
+  plan.ownership = "explicit: the kernel gives its tiles layouts";
+  plan.explicit_layouts = true;
+  return plan;
+}
+
 }  // namespace
 
 ThreadPlan plan_threads(const ir::Kernel& tile, const target::Target& target) {
+  if (const std::vector<ir::ThreadLayout> layouts = explicit_layouts(tile); !layouts.empty())
+    return explicit_plan(tile, layouts, target);
   return with_ownership(plan_geometry(tile, target), tile);
 }
 

@@ -25,12 +25,17 @@ struct ThreadPlan {
   // threads); a tile of another size gets the striped identity (plan_ownership.h).
   std::vector<ir::ThreadLayout> layouts;
   std::string ownership = "striped: the default";
+  // The kernel gives tiles layouts itself (arange {layout}, convert_layout): the plan has
+  // their thread count, and every unannotated tile is the identity of their geometry.
+  bool explicit_layouts = false;
 };
 
 // A power of two in [simd_width, max_threads_per_threadgroup]: the largest tile's size / 4,
 // clamped to that range and to the target's default ceiling; the kernel attribute
 // `num_threads` overrides the rule (UserError unless it is a power of two within the target's
-// limits). Ownership comes from plan_ownership.
+// limits). Ownership comes from plan_ownership. A kernel with explicit layouts runs on their
+// thread count (UserError when its layouts disagree, the target cannot launch it, or
+// num_threads asks for another count); ownership is never remapped.
 ThreadPlan plan_threads(const ir::Kernel& tile, const target::Target& target);
 
 // UserError unless the plan's thread count is a power of two the target allows and its

@@ -1,5 +1,7 @@
 #include "metile/schedule/execution_report.h"
 
+#include <map>
+
 namespace metile::schedule {
 
 nlohmann::json ExecutionReport::to_json() const {
@@ -35,6 +37,20 @@ nlohmann::json ExecutionReport::to_json() const {
                                         {"threads", r.threads},
                                         {"registers", r.registers},
                                         {"scratch", r.scratch}});
+  nlohmann::json rewrites = nlohmann::json::array();
+  std::map<std::string, int> counts{{"identity", 0}, {"inverse pair", 0}, {"chain", 0}};
+  for (const LayoutOptimizationRecord& o : layout_optimizations) {
+    rewrites.push_back({{"rule", o.rule}, {"conversion", o.conversion}, {"proof", o.proof}});
+    ++counts[o.rule];
+  }
+  j["layout_optimizations"] = {{"identities_removed", counts["identity"]},
+                               {"inverse_pairs_cancelled", counts["inverse pair"]},
+                               {"chains_composed", counts["chain"]},
+                               {"rewrites", rewrites}};
+  j["layout_conversions"] = nlohmann::json::array();
+  for (const LayoutConversionRecord& c : layout_conversions)
+    j["layout_conversions"].push_back(
+        {{"conversion", c.conversion}, {"mechanism", c.mechanism}, {"scratch", c.scratch}});
   j["math_mode"] = math_mode;
   j["source_bytes"] = source_bytes;
   return j;

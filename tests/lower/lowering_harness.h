@@ -1,5 +1,6 @@
 // Lowers a Tile IR kernel the way the pipeline does (verify, expand_tensor_access,
-// plan_threads, lower_to_metal) and checks both IRs with their verifiers.
+// plan_threads, lower_to_metal) and checks both IRs with their verifiers and the Metal IR's
+// scratch with verify_scratch.
 #pragma once
 
 #include <string>

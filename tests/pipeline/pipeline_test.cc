@@ -114,10 +114,21 @@ TEST(ExecutionReport, SoftmaxRecordsGeometryAllocationsPassesAndLoops) {
   }
   std::vector<std::string> passes;
   for (const auto& p : j["passes"]) passes.push_back(p["name"]);
-  const std::vector<std::string> expected = {
-      "verify", "apply_math_mode", "canonicalize",   "expand_tensor_access", "cse",
-      "dce",    "plan_threads",    "lower_to_metal", "canonicalize",         "cse",
-      "dce",    "emit_msl"};
+  const std::vector<std::string> expected = {"verify",
+                                             "apply_math_mode",
+                                             "canonicalize",
+                                             "expand_tensor_access",
+                                             "cse",
+                                             "dce",
+                                             "eliminate_redundant_conversions",
+                                             "check_ownership",
+                                             "plan_threads",
+                                             "lower_to_metal",
+                                             "verify_scratch",
+                                             "canonicalize",
+                                             "cse",
+                                             "dce",
+                                             "emit_msl"};
   EXPECT_EQ(passes, expected);
   EXPECT_EQ(j["source_bytes"], static_cast<int64_t>(r.emitted.source.size()));
 }
@@ -151,8 +162,8 @@ TEST(DebugDump, WritesEveryStepAndTheFilesReadBackUnchanged) {
       EXPECT_EQ(ir::print(ir::parse(text, entry.path().string())), text) << entry.path();
     }
   }
-  EXPECT_EQ(by_extension[".tir"], 6);  // input + five Tile IR passes
-  EXPECT_EQ(by_extension[".mir"], 4);  // lowering + three Metal IR passes
+  EXPECT_EQ(by_extension[".tir"], 7);  // input + six Tile IR passes
+  EXPECT_EQ(by_extension[".mir"], 5);  // lowering, verify_scratch, three Metal IR passes
   EXPECT_EQ(by_extension[".metal"], 1);
   EXPECT_EQ(by_extension[".json"], 1);
   std::filesystem::remove_all(dir);
