@@ -5,6 +5,7 @@
 #include "metile/lower/expand_tensor_access.h"
 #include "metile/lower/lower_to_metal.h"
 #include "metile/lower/plan_threads.h"
+#include "metile/lower/verify_scratch.h"
 #include "metile/support/errors.h"
 #include "metile/transform/apply_math_mode.h"
 #include "metile/transform/canonicalize.h"
@@ -49,6 +50,11 @@ PassResult run_lower_to_metal(Kernel k, PassContext& context) {
   Kernel metal = std::move(lowered.metal);
   context.lowering = std::move(static_cast<lower::LoweringFacts&>(lowered));
   return {std::move(metal), true};
+}
+
+PassResult run_verify_scratch(Kernel k, PassContext& context) {
+  lower::verify_scratch(k, context.target.simd_width);
+  return {std::move(k), false};
 }
 
 // The emit passes: each checks that the target takes its language, so a pass list cannot
@@ -104,6 +110,9 @@ const std::vector<Pass>& registry() {
       {"plan_threads", "picks the threads per threadgroup for the target (--target)",
        run_plan_threads},
       {"lower_to_metal", "lowers Tile IR to Metal IR with plan_threads' plan", run_lower_to_metal},
+      {"verify_scratch",
+       "checks every exchange and reduction through threadgroup scratch (Metal IR)",
+       run_verify_scratch},
       {"emit_msl", "emits the Metal Shading Language source of a Metal IR kernel", run_emit_msl},
       {"emit_cuda", "emits the CUDA C++ source of a Metal IR kernel", run_emit_cuda},
   };

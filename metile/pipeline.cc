@@ -37,6 +37,7 @@ PipelineResult compile_to_source(ir::Kernel kernel, const PipelineOptions& optio
   // 4. Lowering: tiles become per-thread register slots, reductions become SIMD and
   //    threadgroup collectives, threadgroup memory is allocated.
   ir::Kernel metal = steps.run("lower_to_metal", kernel);
+  metal = steps.run("verify_scratch", std::move(metal));
 
   // 5. Metal IR passes.
   metal = steps.run("canonicalize", std::move(metal));

@@ -60,8 +60,11 @@ def main(build_dir):
     uninstall_wheel("metile")
     site_packages = sysconfig.get_path("purelib")
     shutil.copyfile(__file__, os.path.join(site_packages, "_metile_checkout.py"))
+    kernels = os.path.join(repo, "python", "metile_kernels")
     with open(os.path.join(site_packages, "metile_checkout.pth"), "w") as f:
         args = ("metile", sources, extension)
+        f.write(f"import _metile_checkout; _metile_checkout.install{args!r}\n")
+        args = ("metile_kernels", kernels, kernels)
         f.write(f"import _metile_checkout; _metile_checkout.install{args!r}\n")
 
 

@@ -226,6 +226,9 @@ void CEmitter::emit_op(const ir::Op& op) {
     case K::TensorStore:
     case K::SharedAlloc:
     case K::Reduce:
+    case K::ReduceAxis:
+    case K::Reshape:
+    case K::Trans:
       fail(op, "is a Tile IR op and has no rendering; lower the kernel to Metal IR first");
   }
   fail(op, "unknown op kind " + std::to_string(static_cast<int>(op.kind)));

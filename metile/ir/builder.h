@@ -88,6 +88,10 @@ class TileBuilder : public Builder {
   ValueId splat(ValueId scalar, std::vector<int64_t> shape);
   ValueId expand_dims(ValueId tile, int axis);
   ValueId broadcast_to(ValueId value, std::vector<int64_t> shape);
+  // The same elements in the same row-major order, with a new shape of the same size.
+  ValueId reshape(ValueId tile, std::vector<int64_t> shape);
+  // The transpose of a 2-D tile.
+  ValueId trans(ValueId tile);
   // The same logical tile, owned as `layout` says (of the tile's element count).
   ValueId convert_layout(ValueId tile, const ThreadLayout& layout);
 
@@ -111,6 +115,8 @@ class TileBuilder : public Builder {
 
   // Reductions, collectives, synchronisation.
   ValueId reduce(const std::string& kind, ValueId tile);  // sum | max | min
+  // A 2-D tile combined along axis 0 or 1 into a 1-D tile of the other dimension.
+  ValueId reduce_axis(const std::string& kind, ValueId tile, int64_t axis);
   ValueId simd(OpKind kind, ValueId value, ValueId lane_or_mask = kNoValue);
   void barrier();
 

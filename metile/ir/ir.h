@@ -92,6 +92,9 @@ enum class TypeRule : uint8_t {
   SharedAlloc,
   ThreadgroupBuffer,
   Reduce,
+  ReduceAxis,
+  Reshape,
+  Trans,
   ConvertLayout,
   Barrier,
 };

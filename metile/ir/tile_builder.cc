@@ -77,6 +77,28 @@ ValueId TileBuilder::arange(int64_t start, int64_t end, const std::optional<Thre
   return create1(OpKind::Arange, {}, Type::tile(DType::i32, {end - start}), std::move(attrs));
 }
 
+ValueId TileBuilder::reshape(ValueId tile, std::vector<int64_t> shape) {
+  const Type& t = type(tile);
+  if (!t.is_tile()) fail("reshape", "the operand must be a tile, got " + describe(tile));
+  Type result = t;
+  result.shape = std::move(shape);
+  if (result.num_elements() != t.num_elements())
+    fail("reshape", describe(tile) + " has " + std::to_string(t.num_elements()) +
+                        " elements, the shape " + result.str() + " has " +
+                        std::to_string(result.num_elements()));
+  if (result == t) return tile;
+  return create1(OpKind::Reshape, {tile}, result);
+}
+
+ValueId TileBuilder::trans(ValueId tile) {
+  const Type& t = type(tile);
+  if (!t.is_tile() || t.shape.size() != 2)
+    fail("trans", "transposes a 2-D tile, got " + describe(tile));
+  Type result = t;
+  result.shape = {t.shape[1], t.shape[0]};
+  return create1(OpKind::Trans, {tile}, result);
+}
+
 ValueId TileBuilder::convert_layout(ValueId tile, const ThreadLayout& layout) {
   const Type& t = type(tile);
   if (!t.is_tile()) fail("convert_layout", "the operand must be a tile, got " + describe(tile));
@@ -402,6 +424,23 @@ ValueId TileBuilder::reduce(const std::string& kind, ValueId tile) {
     fail(kind, "operand must be a tile of numbers, got " + describe(tile));
   if (t.dtype == DType::i1) fail(kind, "cannot reduce i1 tiles; cast to an integer first");
   return create1(OpKind::Reduce, {tile}, Type::scalar(t.dtype), {{"kind", kind}});
+}
+
+ValueId TileBuilder::reduce_axis(const std::string& kind, ValueId tile, int64_t axis) {
+  if (kind != "sum" && kind != "max" && kind != "min")
+    fail("reduce", "kind must be sum, max or min, got '" + kind + "'");
+  const Type& t = type(tile);
+  if (!t.is_tile() || t.pointer)
+    fail(kind, "operand must be a tile of numbers, got " + describe(tile));
+  if (t.dtype == DType::i1) fail(kind, "cannot reduce i1 tiles; cast to an integer first");
+  if (t.shape.size() != 2)
+    fail(kind,
+         "reduces one axis of a 2-D tile, got " + describe(tile) + "; reduce a 1-D tile whole");
+  if (axis != 0 && axis != 1)
+    fail(kind, "axis must be 0 or 1 for a 2-D tile, got " + std::to_string(axis));
+  return create1(OpKind::ReduceAxis, {tile},
+                 Type::tile(t.dtype, std::vector<int64_t>(1, t.shape[1 - axis])),
+                 {{"kind", kind}, {"axis", axis}});
 }
 
 ValueId TileBuilder::simd(OpKind kind, ValueId value, ValueId lane_or_mask) {

@@ -55,6 +55,12 @@ class TileOpRules {
         return shared_alloc();
       case R::Reduce:
         return reduce();
+      case R::ReduceAxis:
+        return reduce_axis();
+      case R::Reshape:
+        return reshape();
+      case R::Trans:
+        return trans();
       case R::ConvertLayout:
         return convert_layout();
       // The shared rules (verifier.cc) cover these.
@@ -186,6 +192,32 @@ class TileOpRules {
       return fail("the operand must be a tile of numbers", {a(0)});
     if (out() != Type::scalar(t.dtype))
       fail("the result must be a " + std::string(dtype_name(t.dtype)) + " scalar", {a(0), r()});
+  }
+
+  void reduce_axis() {
+    const Type& t = in(0);
+    if (!t.is_tile() || t.pointer || t.dtype == DType::i1 || t.shape.size() != 2)
+      return fail("the operand must be a 2-D tile of numbers", {a(0)});
+    const int64_t axis = op_.int_attr("axis");
+    if (axis != 0 && axis != 1) return fail("axis must be 0 or 1, got " + std::to_string(axis));
+    const Type expected = Type::tile(t.dtype, std::vector<int64_t>(1, t.shape[1 - axis]));
+    if (out() != expected) fail("the result must be " + expected.str(), {a(0), r()});
+  }
+
+  void reshape() {
+    const Type &t = in(0), &res = out();
+    if (!t.is_tile() || !res.is_tile() || t.element() != res.element() ||
+        t.num_elements() != res.num_elements())
+      fail("the result must be a tile of the operand's element type and element count",
+           {a(0), r()});
+  }
+
+  void trans() {
+    const Type& t = in(0);
+    if (!t.is_tile() || t.shape.size() != 2) return fail("the operand must be a 2-D tile", {a(0)});
+    Type expected = t;
+    expected.shape = {t.shape[1], t.shape[0]};
+    if (out() != expected) fail("the result must be " + expected.str(), {a(0), r()});
   }
 
   Checker& c_;

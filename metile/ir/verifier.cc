@@ -113,6 +113,9 @@ class CommonOpRules {
       case R::SharedAlloc:
       case R::ThreadgroupBuffer:
       case R::Reduce:
+      case R::ReduceAxis:
+      case R::Reshape:
+      case R::Trans:
       case R::ConvertLayout:
       case R::Barrier:
       case R::Yield:

@@ -28,8 +28,33 @@ void lower_barrier(Lowering& l, const ir::Op& op);
 void lower_expand_dims(Lowering& l, const ir::Op& op);
 void lower_broadcast(Lowering& l, const ir::Op& op);
 
-// lower_reduce.cc: a whole tile to one uniform scalar.
+// lower_convert_layout.cc: a tile to another ThreadLayout, by forwarding, SIMD shuffles or
+// threadgroup scratch, as the owner map requires.
+void lower_convert_layout(Lowering& l, const ir::Op& op);
+
+// lower_reduce.cc: a whole tile to one uniform scalar, and the pieces every reduction shares.
 void lower_reduce(Lowering& l, const ir::Op& op);
+struct ReduceKind {
+  ir::OpKind combine;  // the elementwise op that combines two values
+  ir::OpKind simd;     // the SIMD collective that combines a SIMD group
+};
+// The kind attribute of a reduce or reduce_axis; NotSupported for another kind.
+ReduceKind reduce_kind(Lowering& l, const ir::Op& op);
+// The value that leaves any other unchanged under `combine`.
+ir::ValueId reduce_identity(Lowering& l, const ir::Op& op, ir::OpKind combine, ir::DType dtype);
+// Pairs neighbours until one value is left: depth log2(n) instead of n.
+ir::ValueId combine_tree(Lowering& l, ir::OpKind combine, ir::Type type,
+                         std::vector<ir::ValueId> values);
+
+// lower_reduce_axis.cc: a 2-D tile along one axis to a 1-D tile.
+void lower_reduce_axis(Lowering& l, const ir::Op& op);
+
+// lower_trans.cc: reshape (no movement) and trans (forwarded, SIMD shuffles or scratch).
+void lower_reshape(Lowering& l, const ir::Op& op);
+void lower_trans(Lowering& l, const ir::Op& op);
+// The private scratch bytes the kernel's register reductions need, laid out before lowering.
+int64_t register_reduction_bytes(const ir::Kernel& tile, const ThreadPlan& plan,
+                                 const target::Target& target);
 
 // lower_control_flow.cc: for and if.
 void lower_for(Lowering& l, const ir::Op& op);

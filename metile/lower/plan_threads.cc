@@ -1,7 +1,9 @@
 #include "metile/lower/plan_threads.h"
 
 #include <algorithm>
+#include <set>
 
+#include "metile/lower/plan_ownership.h"
 #include "metile/support/errors.h"
 
 namespace metile::lower {
@@ -51,18 +53,14 @@ ThreadPlan requested_plan(const ir::Kernel& k, const target::Target& target) {
           "the kernel requests num_threads = " + std::to_string(*n) + "; " + target_words(target)};
 }
 
-}  // namespace
-
-void check_thread_plan(const ThreadPlan& plan, const target::Target& target) {
-  const int n = plan.threads_per_threadgroup;
-  if (n <= 0 || (n & (n - 1)) != 0 || n > target.max_threads_per_threadgroup)
-    throw UserError("lower_to_metal: the thread plan's " + std::to_string(n) +
-                    " threads per threadgroup must be a power of two no larger than " +
-                    std::to_string(target.max_threads_per_threadgroup) + " (target " + target.name +
-                    ")");
+ThreadPlan with_ownership(ThreadPlan plan, const ir::Kernel& tile) {
+  OwnershipChoice choice = plan_ownership(tile, plan.threads_per_threadgroup);
+  plan.layouts = std::move(choice.layouts);
+  plan.ownership = std::move(choice.reason);
+  return plan;
 }
 
-ThreadPlan plan_threads(const ir::Kernel& tile, const target::Target& target) {
+ThreadPlan plan_geometry(const ir::Kernel& tile, const target::Target& target) {
   if (tile.attrs.count("num_threads")) return requested_plan(tile, target);
   const int64_t floor = target.simd_width;
   const int64_t ceiling =
@@ -79,6 +77,70 @@ ThreadPlan plan_threads(const ir::Kernel& tile, const target::Target& target) {
                                          std::to_string(per_thread) +
                                          (per_thread == 1 ? " element" : " elements") +
                                          " per thread; " + target_words(target)};
+}
+
+// The layouts the kernel gives its tiles itself, in program order.
+std::vector<ir::ThreadLayout> explicit_layouts(const ir::Kernel& k) {
+  std::vector<ir::ThreadLayout> layouts;
+  ir::walk(k.body, [&](const ir::Op& op) {
+    if (const ir::ThreadLayout* layout = op.layout_attr("layout")) layouts.push_back(*layout);
+  });
+  return layouts;
+}
+
+ThreadPlan explicit_plan(const ir::Kernel& k, const std::vector<ir::ThreadLayout>& layouts,
+                         const target::Target& target) {
+  const int64_t threads = layouts[0].thread_count();
+  for (const ir::ThreadLayout& layout : layouts)
+    if (layout.thread_count() != threads || layout.size() != layouts[0].size())
+      throw UserError("plan_threads: kernel '" + k.name + "' gives tiles the layouts " +
+                      layouts[0].str() + " and " + layout.str() +
+                      "; tile sizes and register counts must agree within a kernel");
+  if (threads > target.max_threads_per_threadgroup)
+    throw UserError("plan_threads: the layout " + layouts[0].str() + " needs " +
+                    std::to_string(threads) + " threads per threadgroup; " + target_words(target) +
+                    "; reduce the layout's thread count");
+  if (const auto it = k.attrs.find("num_threads"); it != k.attrs.end()) {
+    const int64_t* n = std::get_if<int64_t>(&it->second);
+    if (!n || *n != threads)
+      throw UserError("plan_threads: the kernel requests num_threads, but its layout " +
+                      layouts[0].str() + " fixes " + std::to_string(threads) + " threads");
+  }
+  ThreadPlan plan(static_cast<int>(threads),
+                  "the kernel's layouts own " + std::to_string(layouts[0].size()) +
+                      " elements on " + std::to_string(threads) + " threads, " +
+                      std::to_string(layouts[0].elements_per_thread()) + " per thread; " +
+                      target_words(target));
+  plan.ownership = "explicit: the kernel gives its tiles layouts";
+  plan.explicit_layouts = true;
+  return plan;
+}
+
+}  // namespace
+
+ThreadPlan plan_threads(const ir::Kernel& tile, const target::Target& target) {
+  if (const std::vector<ir::ThreadLayout> layouts = explicit_layouts(tile); !layouts.empty())
+    return explicit_plan(tile, layouts, target);
+  return with_ownership(plan_geometry(tile, target), tile);
+}
+
+void check_thread_plan(const ThreadPlan& plan, const target::Target& target) {
+  const int n = plan.threads_per_threadgroup;
+  if (n <= 0 || (n & (n - 1)) != 0 || n > target.max_threads_per_threadgroup)
+    throw UserError("lower_to_metal: the thread plan's " + std::to_string(n) +
+                    " threads per threadgroup must be a power of two no larger than " +
+                    std::to_string(target.max_threads_per_threadgroup) + " (target " + target.name +
+                    ")");
+  std::set<int64_t> sizes;
+  for (const ir::ThreadLayout& layout : plan.layouts) {
+    if (layout.thread_count() != n)
+      throw UserError("lower_to_metal: the thread plan's layout " + layout.str() + " covers " +
+                      std::to_string(layout.thread_count()) + " threads, but the plan has " +
+                      std::to_string(n));
+    if (!sizes.insert(layout.size()).second)
+      throw UserError("lower_to_metal: the thread plan has two layouts for tiles of " +
+                      std::to_string(layout.size()) + " elements");
+  }
 }
 
 }  // namespace metile::lower

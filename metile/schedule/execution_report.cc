@@ -10,7 +10,8 @@ nlohmann::json ExecutionReport::to_json() const {
   j["target"] = target;
   j["geometry"] = {{"threads_per_threadgroup", threads_per_threadgroup},
                    {"grid_rule", grid_rule},
-                   {"reason", thread_plan_reason}};
+                   {"reason", thread_plan_reason},
+                   {"ownership", ownership}};
   j["threadgroup_bytes"] = threadgroup_bytes;
   j["allocations"] = nlohmann::json::array();
   for (const AllocationRecord& a : allocations)
@@ -29,6 +30,13 @@ nlohmann::json ExecutionReport::to_json() const {
                           {"tile_elements", l.tile_elements},
                           {"elements_per_thread", l.elements_per_thread}});
   j["value_layouts"] = value_layouts;
+  j["register_reductions"] = nlohmann::json::array();
+  for (const RegisterReductionRecord& r : register_reductions)
+    j["register_reductions"].push_back({{"operation", r.operation},
+                                        {"dtype", r.dtype},
+                                        {"threads", r.threads},
+                                        {"registers", r.registers},
+                                        {"scratch", r.scratch}});
   nlohmann::json rewrites = nlohmann::json::array();
   std::map<std::string, int> counts{{"identity", 0}, {"inverse pair", 0}, {"chain", 0}};
   for (const LayoutOptimizationRecord& o : layout_optimizations) {
@@ -39,6 +47,10 @@ nlohmann::json ExecutionReport::to_json() const {
                                {"inverse_pairs_cancelled", counts["inverse pair"]},
                                {"chains_composed", counts["chain"]},
                                {"rewrites", rewrites}};
+  j["layout_conversions"] = nlohmann::json::array();
+  for (const LayoutConversionRecord& c : layout_conversions)
+    j["layout_conversions"].push_back(
+        {{"conversion", c.conversion}, {"mechanism", c.mechanism}, {"scratch", c.scratch}});
   j["math_mode"] = math_mode;
   j["source_bytes"] = source_bytes;
   return j;

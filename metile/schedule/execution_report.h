@@ -34,6 +34,14 @@ struct LoopRecord {
   int elements_per_thread = 0;
 };
 
+struct RegisterReductionRecord {
+  std::string operation;  // "sum (%12)"
+  std::string dtype;
+  int64_t threads = 0;
+  int64_t registers = 0;
+  std::string scratch;
+};
+
 // One layout conversion eliminate_redundant_conversions removed or shortened.
 struct LayoutOptimizationRecord {
   std::string rule;  // "identity" | "inverse pair" | "chain"
@@ -41,18 +49,27 @@ struct LayoutOptimizationRecord {
   std::string proof;
 };
 
+struct LayoutConversionRecord {
+  std::string conversion;  // "%7"
+  std::string mechanism;   // "forward", "simd_shuffle", "threadgroup scratch"
+  std::string scratch;
+};
+
 struct ExecutionReport {
   std::string kernel;
   std::string target;
   std::array<int, 3> threads_per_threadgroup{1, 1, 1};
   std::string thread_plan_reason;
+  std::string ownership;  // "contiguous: ..." or "striped: ...", with the reason
   std::string grid_rule;
   int64_t threadgroup_bytes = 0;
   std::vector<AllocationRecord> allocations;
   std::vector<PassRecord> passes;
   std::vector<LoopRecord> loops;
   std::vector<std::string> value_layouts;
+  std::vector<RegisterReductionRecord> register_reductions;
   std::vector<LayoutOptimizationRecord> layout_optimizations;
+  std::vector<LayoutConversionRecord> layout_conversions;
   std::string math_mode;  // "default" | "strict" | "relaxed"
   int64_t source_bytes = 0;
 

@@ -156,6 +156,9 @@ class OwnershipCheck {
       // 2-D tiles: a kernel with explicit layouts has none (check_tile_shape).
       case OpKind::ExpandDims:
       case OpKind::Broadcast:
+      case OpKind::Reshape:
+      case OpKind::Trans:
+      case OpKind::ReduceAxis:
         return set_results(op, map_.owner(op.operands[0]));
       // Their results are scalars, pointers or descriptors.
       case OpKind::Constant:

@@ -5,7 +5,8 @@ The second positional argument is the axis, as in Triton (``metile.max(x, 0)`` r
 1-D tile over axis 0, i.e. all of it); the elementwise forms are ``maximum``/``minimum``.
 An argument that could mean either (a traced value, a float, an axis the tile does not
 have) is an error naming both. What is built: reducing a whole tile (``axis=None``), a 1-D
-tile over its axis, and a 2-D tile over an axis whose other dimension is 1.
+tile over its axis, and a 2-D tile over either axis (Tile IR ``reduce_axis``, a 1-D tile of
+the other dimension, or with ``keep_dims`` the 2-D tile with 1 at ``axis``).
 """
 
 from .errors import NotSupportedError, user_error
@@ -15,8 +16,8 @@ from .values import Value, as_value, cast, compare, is_number, wrap
 _ELEMENTWISE = {"max": "maximum", "min": "minimum"}
 # As in Triton, sum adds booleans as i32 and narrow floats in (and to) f32.
 _SUM_WIDENS = {"i1": "i32", "f16": "f32", "bf16": "f32"}
-_OWNERSHIP = ("it moves values between threads along one axis, which waits for the "
-              "thread-ownership rewrite of the lowering")
+_SCANS = ("a scan passes partial results between threads in order, and Tile IR has no scan "
+          "op yet")
 
 
 def _fail(rule):
@@ -56,13 +57,19 @@ def _axis(x, axis, op):
     return axis % rank
 
 
-def _require_whole_tile(x, axis, op):
-    """NotSupportedError unless reducing over ``axis`` combines every element (the tile is
-    1-D, or its other dimension is 1): per-axis reductions are not built yet."""
-    if axis is None or all(d == 1 for i, d in enumerate(x.shape) if i != axis):
-        return
-    _not_supported(f"metile.{op}(axis={axis}) of a {x.shape} tile is not built yet: {_OWNERSHIP}; "
-                   "reduce the whole tile (axis=None), or load one row at a time as a 1-D tile")
+def _combines_all(x, axis):
+    """Whether reducing over ``axis`` combines every element (None, a 1-D tile, or a 2-D
+    tile whose other dimension is 1): one scalar, Tile IR ``reduce``."""
+    return axis is None or all(d == 1 for i, d in enumerate(x.shape) if i != axis)
+
+
+def _along(kind, x, axis, keep_dims):
+    """``kind`` of a 2-D tile along ``axis``: the 1-D tile of the other dimension, or with
+    ``keep_dims`` the 2-D tile with 1 at ``axis``."""
+    result = wrap(x.trace, x.trace.at().reduce_axis(kind, x.id, axis))
+    if keep_dims:
+        result = wrap(x.trace, x.trace.at().expand_dims(result.id, axis))
+    return result
 
 
 def _kept(trace, scalar, x, axis, keep_dims):
@@ -79,11 +86,12 @@ def _kept(trace, scalar, x, axis, keep_dims):
 def _reduce(kind, x, axis, keep_dims, dtype=None):
     x = _tile(x, kind)
     axis = _axis(x, axis, kind)
-    _require_whole_tile(x, axis, kind)
     if dtype is not None:
         x = cast(x, dtype)
     elif kind == "sum" and x.dtype in _SUM_WIDENS:
         x = cast(x, _SUM_WIDENS[x.dtype])
+    if not _combines_all(x, axis):
+        return _along(kind, x, axis, keep_dims)
     scalar = wrap(x.trace, x.trace.at().reduce(kind, x.id))
     return _kept(x.trace, scalar, x, axis, keep_dims)
 
@@ -129,7 +137,8 @@ def _arg(kind, x, axis, tie_break_left, keep_dims):
     op = "arg" + kind
     x = _tile(x, op)
     axis = _axis(x, axis, op)
-    _require_whole_tile(x, axis, op)
+    if not _combines_all(x, axis):
+        return _arg_along(kind, x, axis, tie_break_left, keep_dims)
     best = wrap(x.trace, x.trace.at().reduce(kind, x.id))
     numel = 1
     for d in x.shape:
@@ -145,6 +154,21 @@ def _arg(kind, x, axis, tie_break_left, keep_dims):
         found = where(compare("eq", x, best), index, -1)
         result = wrap(x.trace, x.trace.at().reduce("max", found.id))
     return _kept(x.trace, result, x, axis, keep_dims)
+
+
+def _arg_along(kind, x, axis, tie_break_left, keep_dims):
+    """The index along ``axis`` of each best element: the best of each line, broadcast back,
+    picks the indices where it occurs, and their min (max without tie_break_left) wins."""
+    from .language import arange, where
+
+    best = _along(kind, x, axis, keep_dims=True)
+    other = 1 - axis
+    index = wrap(x.trace, x.trace.at().expand_dims(arange(0, x.shape[axis]).id, other))
+    if tie_break_left:
+        found = where(compare("eq", x, best), index, x.shape[axis])
+        return _along("min", found, axis, keep_dims)
+    found = where(compare("eq", x, best), index, -1)
+    return _along("max", found, axis, keep_dims)
 
 
 def argmax(x, axis, tie_break_left=True, keep_dims=False):
@@ -167,9 +191,9 @@ def reduce(x, axis, combine_fn, keep_dims=False):
 
 def _scan(name):
     def scan(x, axis=0, *args, **kwargs):
-        _not_supported(f"metile.{name} is not built yet: a scan passes partial results "
-                       f"between threads, and {_OWNERSHIP}; carry a running value through a "
-                       "metile.tile_range loop over scalars instead, or scan on the host")
+        _not_supported(f"metile.{name} is not built yet: {_SCANS}; carry a running value "
+                       "through a metile.tile_range loop over scalars instead, or scan on the "
+                       "host")
 
     scan.__name__ = name
     scan.__doc__ = f"Triton's tl.{name} (not built yet: raises NotSupportedError)."

@@ -1,5 +1,6 @@
-"""Shape functions with Triton's signatures: reshape/view where it only inserts a dimension
-of size 1, and trans, permute, join, split, interleave, which are not built yet."""
+"""Shape functions with Triton's signatures: reshape/view (the row-major order is kept, so
+nothing moves), trans and permute of 2-D tiles, and join, split, interleave, which are not
+built yet."""
 
 from .errors import NotSupportedError, user_error
 from .frames import user_location
@@ -20,8 +21,8 @@ def shape_arg(shape, op):
 
 
 def reshape(input, *shape, can_reorder=False):
-    """``input`` with a new shape of the same size. Built where that inserts a dimension of
-    size 1 (a 1-D tile of N to (1, N) or (N, 1)) or keeps the shape."""
+    """``input`` with a new shape of the same size, its elements in the same row-major order
+    (so no element moves between threads)."""
     x = as_value(input, "reshape")
     shape = shape_arg(shape, "reshape")
     if shape == x.shape:
@@ -38,11 +39,7 @@ def reshape(input, *shape, can_reorder=False):
     if size != new_size:
         raise user_error(f"reshape: a {x.shape} tile has {size} elements, {shape} has "
                          f"{new_size}", user_location())
-    raise user_error(
-        f"reshape of a {x.shape} tile to {shape} is not built yet: Tile IR has no reshape op "
-        "(the lowering would keep the row-major order, but that rewrite is in progress); "
-        "build the tile in its final shape (arange and [:, None] / [None, :] indexing)",
-        user_location(), NotSupportedError)
+    return wrap(x.trace, x.trace.at().reshape(x.id, list(shape)))
 
 
 def view(input, *shape):
@@ -55,15 +52,30 @@ def _not_built(op, instead):
                      NotSupportedError)
 
 
-def trans(input, *dims):
-    """Triton's tl.trans (not built yet)."""
-    _not_built("trans", "load or store through transposed indices instead, e.g. "
-               "metile.load(src + (offs_n[None, :] * stride + offs_m[:, None]))")
-
-
 def permute(input, *dims):
-    """Triton's tl.permute (not built yet)."""
-    _not_built("permute", "load or store through permuted indices instead")
+    """``input`` with its dimensions reordered: ``dims`` is a permutation of the axes (a
+    tuple or the axes as arguments). Tiles are 1-D or 2-D, so this is the identity or the
+    transpose."""
+    x = as_value(input, "permute")
+    dims = shape_arg(dims, "permute")
+    rank = len(x.shape)
+    if sorted(dims) != list(range(rank)):
+        raise user_error(f"permute: dims {dims} are not a permutation of the axes of a "
+                         f"{rank}-D tile of shape {x.shape}", user_location())
+    if list(dims) == list(range(rank)):
+        return x
+    return wrap(x.trace, x.trace.at().trans(x.id))
+
+
+def trans(input, *dims):
+    """The transpose of a 2-D tile; with ``dims``, ``permute(input, dims)``, as in Triton."""
+    x = as_value(input, "trans")
+    if dims:
+        return permute(x, *dims)
+    if len(x.shape) != 2:
+        raise user_error(f"trans: without dims it transposes a 2-D tile, got shape {x.shape}",
+                         user_location())
+    return wrap(x.trace, x.trace.at().trans(x.id))
 
 
 def join(a, b):

@@ -263,6 +263,21 @@ class Value:
 
         return reshape(self, *shape, can_reorder=can_reorder)
 
+    def trans(self, *dims):
+        from .shapes import trans
+
+        return trans(self, *dims)
+
+    def permute(self, *dims):
+        from .shapes import permute
+
+        return permute(self, *dims)
+
+    @property
+    def T(self):
+        """The transpose of a 2-D tile, as Triton's ``x.T``."""
+        return self.trans()
+
     def __pow__(self, exponent):
         from .elementwise import power
 

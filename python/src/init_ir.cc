@@ -286,6 +286,22 @@ void bind_trace(nb::module_& m) {
           [b](T& t, const std::string& kind, ir::ValueId v) { return b(t).reduce(kind, v); },
           "kind"_a, "tile"_a, "sum, max or min of a whole tile, as a scalar.")
       .def(
+          "reduce_axis",
+          [b](T& t, const std::string& kind, ir::ValueId v, int64_t axis) {
+            return b(t).reduce_axis(kind, v, axis);
+          },
+          "kind"_a, "tile"_a, "axis"_a,
+          "sum, max or min of a 2-D tile along axis, as the 1-D tile of the other dimension.")
+      .def(
+          "reshape",
+          [b](T& t, ir::ValueId v, std::vector<int64_t> shape) {
+            return b(t).reshape(v, std::move(shape));
+          },
+          "tile"_a, "shape"_a, "The tile with a new shape of the same size (row-major order kept).")
+      .def(
+          "trans", [b](T& t, ir::ValueId v) { return b(t).trans(v); }, "tile"_a,
+          "The transpose of a 2-D tile.")
+      .def(
           "simd",
           [b](T& t, const std::string& op, ir::ValueId v, ir::ValueId lane) {
             return b(t).simd(op_from_name(op), v, lane);

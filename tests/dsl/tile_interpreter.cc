@@ -79,6 +79,7 @@ class Interpreter {
         return set(op, {std::vector<double>(size_of(type(op.results[0])), s.data[0]), s.buffer});
       }
       case OpKind::ExpandDims:
+      case OpKind::Reshape:        // the row-major order stays
       case OpKind::ConvertLayout:  // the logical values stay; only their owners change
         return set(op, at(op.operands[0]));
       case OpKind::Broadcast:
@@ -102,6 +103,10 @@ class Interpreter {
         return store(op);
       case OpKind::Reduce:
         return set(op, reduce(op));
+      case OpKind::ReduceAxis:
+        return set(op, reduce_axis(op));
+      case OpKind::Trans:
+        return set(op, trans(op));
       case OpKind::For:
         return run_for(op);
       case OpKind::If: {
@@ -237,6 +242,35 @@ class Interpreter {
           : kind == "max" ? std::max(r, t.data[i])
                           : std::min(r, t.data[i]);
     return {{round_to(type(op.results[0]).dtype, r)}};
+  }
+
+  RtValue reduce_axis(const ir::Op& op) {
+    const RtValue& t = at(op.operands[0]);
+    const std::vector<int64_t>& shape = type(op.operands[0]).shape;
+    const std::string& kind = op.str_attr("kind");
+    const int64_t axis = op.int_attr("axis"), outputs = shape[1 - axis];
+    RtValue r;
+    for (int64_t o = 0; o < outputs; ++o) {
+      double acc = 0;
+      for (int64_t k = 0; k < shape[axis]; ++k) {
+        const double v = t.data[axis == 0 ? k * shape[1] + o : o * shape[1] + k];
+        acc = k == 0          ? v
+              : kind == "sum" ? acc + v
+              : kind == "max" ? std::max(acc, v)
+                              : std::min(acc, v);
+      }
+      r.data.push_back(round_to(type(op.results[0]).dtype, acc));
+    }
+    return r;
+  }
+
+  RtValue trans(const ir::Op& op) {
+    const RtValue& t = at(op.operands[0]);
+    const std::vector<int64_t>& shape = type(op.operands[0]).shape;
+    RtValue r{{}, t.buffer};
+    for (int64_t i = 0; i < shape[1]; ++i)
+      for (int64_t j = 0; j < shape[0]; ++j) r.data.push_back(t.data[j * shape[1] + i]);
+    return r;
   }
 
   void run_for(const ir::Op& op) {

@@ -172,6 +172,9 @@ TEST(OpFacts, TypeRulesAgreeWithTheOtherFacts) {
       case TypeRule::SharedAlloc:
       case TypeRule::ThreadgroupBuffer:
       case TypeRule::Reduce:
+      case TypeRule::ReduceAxis:
+      case TypeRule::Reshape:
+      case TypeRule::Trans:
       case TypeRule::ConvertLayout:
       case TypeRule::Barrier:
         break;

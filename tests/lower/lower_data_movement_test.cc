@@ -81,6 +81,16 @@ TEST(LowerDataMovement, ExpandDimsNeverMovesValues) {
   for (int i = 0; i < 256; ++i) EXPECT_EQ(buffers[0].ints()[i], 3 * i);
 }
 
+TEST(LowerDataMovement, BroadcastsInsideOneSimdGroupShuffle) {
+  // On 32 threads every source element of the outer product's broadcasts lies in the one SIMD
+  // group: each moved slot is one simd_shuffle, with no scratch and no barrier.
+  lower::LoweringResult r = lower_checked(outer_product(16, 32), 32);
+  EXPECT_GT(count_ops(r.metal, OpKind::SimdShuffle), 0);
+  EXPECT_EQ(count_ops(r.metal, OpKind::Barrier), 0);
+  EXPECT_TRUE(r.allocations.empty());
+  check_outer_product(r.metal, 16, 32);
+}
+
 TEST(LowerDataMovement, PointerTilesDoNotCrossThreads) {
   ir::Kernel k;
   k.name = "pointer_rows";

@@ -1,6 +1,7 @@
 #include "tests/lower/lowering_harness.h"
 
 #include "metile/ir/verifier.h"
+#include "metile/lower/verify_scratch.h"
 
 namespace metile::lower_test {
 
@@ -16,6 +17,16 @@ lower::LoweringResult lower_checked(ir::Kernel tile, int threads) {
                                    : lower::plan_threads(expanded, test_target());
   lower::LoweringResult result = lower::lower_to_metal(expanded, plan, test_target());
   ir::verify_or_throw(result.metal, "lower_to_metal");
+  lower::verify_scratch(result.metal, test_target().simd_width);
+  return result;
+}
+
+lower::LoweringResult lower_with_plan(ir::Kernel tile, const lower::ThreadPlan& plan) {
+  ir::verify_or_throw(tile, "");
+  ir::Kernel expanded = lower::expand_tensor_access(std::move(tile)).kernel;
+  lower::LoweringResult result = lower::lower_to_metal(expanded, plan, test_target());
+  ir::verify_or_throw(result.metal, "lower_to_metal");
+  lower::verify_scratch(result.metal, test_target().simd_width);
   return result;
 }
 

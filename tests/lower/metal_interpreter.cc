@@ -222,6 +222,9 @@ class Runner {
       case K::TensorStore:
       case K::SharedAlloc:
       case K::Reduce:
+      case K::ReduceAxis:
+      case K::Reshape:
+      case K::Trans:
         fail(&op, -1, "a Tile IR op in Metal IR");
     }
     fail(&op, -1, "an op kind outside ops.def");

@@ -45,6 +45,7 @@ const std::vector<std::string> kPipeline = {"verify",
                                             "check_ownership",
                                             "plan_threads",
                                             "lower_to_metal",
+                                            "verify_scratch",
                                             "canonicalize",
                                             "cse",
                                             "dce",
@@ -61,6 +62,7 @@ TEST(PassRegistry, OneNamePerStepInPipelineOrder) {
                                              "check_ownership",
                                              "plan_threads",
                                              "lower_to_metal",
+                                             "verify_scratch",
                                              "emit_msl",
                                              "emit_cuda"};
   EXPECT_EQ(pass_names(), expected);
@@ -116,7 +118,7 @@ TEST(PassRegistry, UnknownPassListsTheKnownOnes) {
     EXPECT_EQ(std::string(e.what()),
               "unknown pass 'lower'; known passes: verify, apply_math_mode, canonicalize, "
               "expand_tensor_access, cse, dce, eliminate_redundant_conversions, check_ownership, "
-              "plan_threads, lower_to_metal, emit_msl, emit_cuda");
+              "plan_threads, lower_to_metal, verify_scratch, emit_msl, emit_cuda");
   }
 }
 

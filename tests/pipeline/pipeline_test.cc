@@ -92,6 +92,11 @@ TEST(ExecutionReport, SoftmaxRecordsGeometryAllocationsPassesAndLoops) {
   const int threads = j["geometry"]["threads_per_threadgroup"][0];
   EXPECT_EQ(threads, r.emitted.abi.threads_per_threadgroup[0]);
   EXPECT_FALSE(j["geometry"]["reason"].get<std::string>().empty());
+  EXPECT_EQ(j["geometry"]["ownership"].get<std::string>().rfind("contiguous: ", 0), 0u);
+  // The sum of exponentials is a top-level FP32 sum: a register reduction.
+  ASSERT_EQ(j["register_reductions"].size(), 1u);
+  EXPECT_EQ(j["register_reductions"][0]["dtype"], "f32");
+  EXPECT_EQ(j["register_reductions"][0]["threads"], threads);
   // Two reductions across more than one SIMD group need threadgroup scratch.
   ASSERT_FALSE(j["allocations"].empty());
   int64_t end = 0;
@@ -119,6 +124,7 @@ TEST(ExecutionReport, SoftmaxRecordsGeometryAllocationsPassesAndLoops) {
                                              "check_ownership",
                                              "plan_threads",
                                              "lower_to_metal",
+                                             "verify_scratch",
                                              "canonicalize",
                                              "cse",
                                              "dce",
@@ -157,7 +163,7 @@ TEST(DebugDump, WritesEveryStepAndTheFilesReadBackUnchanged) {
     }
   }
   EXPECT_EQ(by_extension[".tir"], 7);  // input + six Tile IR passes
-  EXPECT_EQ(by_extension[".mir"], 4);  // lowering + three Metal IR passes
+  EXPECT_EQ(by_extension[".mir"], 5);  // lowering, verify_scratch, three Metal IR passes
   EXPECT_EQ(by_extension[".metal"], 1);
   EXPECT_EQ(by_extension[".json"], 1);
   std::filesystem::remove_all(dir);

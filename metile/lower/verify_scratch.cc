@@ -1,0 +1,311 @@
+#include "metile/lower/verify_scratch.h"
+
+#include <algorithm>
+#include <map>
+#include <optional>
+#include <set>
+
+#include "metile/ir/scalar_eval.h"
+
+namespace metile::lower {
+
+namespace {
+
+using ir::OpKind;
+using ir::ValueId;
+
+struct Buffer {
+  const ir::Op* op = nullptr;
+  std::string kind;  // "" for shared_alloc
+  int64_t begin = 0, end = 0;
+  int64_t size = 0;
+};
+
+// One access or barrier, in program order, with the block it sits in.
+struct Event {
+  enum Kind { Store, Load, Barrier } kind;
+  const ir::Op* op;
+  const ir::Block* block;
+  bool in_if;
+  bool in_loop;
+};
+
+[[noreturn]] void fail(const std::string& rule) {
+  throw InternalError("verify_scratch: " + rule);
+}
+
+std::string name(ValueId v) {
+  return "%" + std::to_string(v);
+}
+
+class Verifier {
+ public:
+  Verifier(const ir::Kernel& k, int simd_width) : k_(k), simd_width_(simd_width) {
+    auto it = k.attrs.find("threads_per_threadgroup");
+    threads_ = it == k.attrs.end() ? 0 : std::get<int64_t>(it->second);
+  }
+
+  void run() {
+    collect(k_.body, false, false);
+    check_allocation();
+    for (const auto& [v, buffer] : buffers_)
+      if (!buffer.kind.empty()) check_buffer(v, buffer);
+  }
+
+ private:
+  void collect(const ir::Block& block, bool in_if, bool in_loop) {
+    for (const ir::Op& op : block.ops) {
+      if (op.kind == OpKind::ThreadgroupBuffer) add_buffer(op);
+      if (op.kind == OpKind::PtrAdd && base_.count(op.operands[0]))
+        base_[op.results[0]] = base_[op.operands[0]];
+      for (ValueId v : op.operands) uses_[v].push_back(&op);
+      if (op.kind == OpKind::Barrier)
+        barriers_.push_back({Event::Barrier, &op, &block, in_if, in_loop});
+      if ((op.kind == OpKind::Store || op.kind == OpKind::Load) && base_.count(op.operands[0]))
+        events_[base_[op.operands[0]]].push_back(
+            {op.kind == OpKind::Store ? Event::Store : Event::Load, &op, &block, in_if, in_loop});
+      for (const ir::Block& region : op.regions)
+        collect(region, in_if || op.kind == OpKind::If, in_loop || op.kind == OpKind::For);
+    }
+  }
+
+  void add_buffer(const ir::Op& op) {
+    Buffer b;
+    b.op = &op;
+    const auto it = op.attrs.find("scratch");
+    if (it != op.attrs.end()) b.kind = std::get<std::string>(it->second);
+    if (!b.kind.empty() && b.kind != "exchange" && b.kind != "reduction" &&
+        b.kind != "private_reduction")
+      fail("threadgroup_buffer " + name(op.results[0]) + " has scratch kind '" + b.kind +
+           "', not exchange, reduction or private_reduction");
+    b.size = op.int_attr("size");
+    b.begin = op.int_attr("offset");
+    b.end = b.begin + b.size * ir::dtype_bytes(k_.type(op.results[0]).dtype);
+    buffers_[op.results[0]] = b;
+    base_[op.results[0]] = op.results[0];
+  }
+
+  void check_allocation() {
+    int64_t privates = 0;
+    for (const auto& [v, a] : buffers_) {
+      privates += a.kind == "private_reduction";
+      for (const auto& [w, b] : buffers_) {
+        if (v == w || a.kind.empty() || a.begin >= b.end || b.begin >= a.end) continue;
+        if (b.kind.empty() || a.kind == "private_reduction" || b.kind == "private_reduction")
+          fail(a.kind + " scratch " + name(v) + " [" + std::to_string(a.begin) + ", " +
+               std::to_string(a.end) + ") overlaps " +
+               (b.kind.empty() ? "shared_alloc" : b.kind + " scratch") + " " + name(w) + " [" +
+               std::to_string(b.begin) + ", " + std::to_string(b.end) + ")");
+      }
+    }
+    const auto it = k_.attrs.find("private_reductions");
+    const int64_t recorded = it == k_.attrs.end() ? 0 : std::get<int64_t>(it->second);
+    if (privates != recorded)
+      fail("the kernel has " + std::to_string(privates) +
+           " private_reduction buffers but records private_reductions = " +
+           std::to_string(recorded));
+  }
+
+  void check_buffer(ValueId v, const Buffer& b) {
+    check_pointer_uses(v, v);
+    // Shared reduction scratch may sit in an if: lowering admits a reduction there only when
+    // the condition is uniform (lower_control_flow.cc), which Metal IR does not record.
+    for (const Event& e : events_[v])
+      if (e.in_if && b.kind != "reduction")
+        fail(b.kind + " scratch " + name(v) +
+             " is accessed inside an if; every thread must take "
+             "part in an exchange or reduction, with unconditional barriers");
+    const std::vector<Event> events = ordered_events(v);
+    if (events.empty()) return;
+    check_sequence(v, b, events);
+    check_geometry(v, b, events);
+  }
+
+  // Only ptr_add (as the base), load and store (as the pointer) may use a scratch pointer.
+  void check_pointer_uses(ValueId buffer, ValueId p) {
+    for (const ir::Op* use : uses_[p]) {
+      const bool as_pointer = use->operands[0] == p;
+      if (use->kind == OpKind::PtrAdd && as_pointer) {
+        check_pointer_uses(buffer, use->results[0]);
+      } else if (!((use->kind == OpKind::Load || use->kind == OpKind::Store) && as_pointer &&
+                   (use->kind == OpKind::Load ||
+                    std::count(use->operands.begin(), use->operands.end(), p) == 1))) {
+        fail("the scratch pointer " + name(p) + " of " + name(buffer) + " is used by " +
+             std::string(ir::op_name(use->kind)) +
+             "; scratch may only be offset by ptr_add and accessed by load and store");
+      }
+    }
+  }
+
+  // The buffer's accesses and the threadgroup barriers of their blocks, in program order.
+  std::vector<Event> ordered_events(ValueId v) {
+    std::vector<Event> all = events_[v];
+    if (all.empty()) return all;
+    std::set<const ir::Block*> blocks;
+    for (const Event& e : all) blocks.insert(e.block);
+    for (const Event& b : barriers_)
+      if (blocks.count(b.block) && b.op->str_attr("scope") == "threadgroup" &&
+          (b.op->str_attr("mem") == "threadgroup" || b.op->str_attr("mem") == "all"))
+        all.push_back(b);
+    // Ops of one block are stored contiguously, so their addresses give program order.
+    std::stable_sort(all.begin(), all.end(),
+                     [](const Event& a, const Event& b) { return a.op < b.op; });
+    if (blocks.size() != 1)
+      fail("scratch " + name(v) +
+           " is accessed from several blocks; an exchange or reduction "
+           "runs in one");
+    return all;
+  }
+
+  void check_sequence(ValueId v, const Buffer& b, const std::vector<Event>& events) {
+    const bool is_private = b.kind == "private_reduction";
+    if (is_private && events[0].in_loop)
+      fail("private reduction scratch " + name(v) +
+           " is inside a loop, so it would be written again after its publication");
+    enum Phase { Idle, Storing, Published, Loading } phase = Idle;
+    bool released = false;
+    for (const Event& e : events) {
+      switch (e.kind) {
+        case Event::Store:
+          if (phase == Published || phase == Loading)
+            fail(is_private
+                     ? "private reduction scratch " + name(v) + " is written after its publication"
+                     : b.kind + " scratch " + name(v) +
+                           " is written again before a release barrier");
+          if (is_private && released)
+            fail("private reduction scratch " + name(v) + " is written after its publication");
+          phase = Storing;
+          break;
+        case Event::Load:
+          if (phase == Idle || phase == Storing)
+            fail(b.kind + " scratch " + name(v) +
+                 " is read before a barrier publishes what was stored");
+          phase = Loading;
+          break;
+        case Event::Barrier:
+          if (phase == Storing) phase = Published;
+          if (phase == Loading) {
+            phase = Idle;
+            released = true;
+          }
+          break;
+      }
+    }
+    if (phase == Storing || phase == Published)
+      fail(b.kind + " scratch " + name(v) + " is stored but never read");
+    if (phase == Loading && !is_private)
+      fail(b.kind + " scratch " + name(v) +
+           " is not released by a barrier after its reads; a later use could overwrite it");
+  }
+
+  // The integer value of v in thread t, when it is a compile-time function of the thread.
+  std::optional<int64_t> value(ValueId v, int64_t t,
+                               std::map<ValueId, std::optional<int64_t>>& memo) {
+    if (const auto it = memo.find(v); it != memo.end()) return it->second;
+    std::optional<int64_t> result;
+    const ir::Op* def = definer(v);
+    if (def && def->kind == OpKind::ThreadIndex) result = t;
+    if (def && def->kind == OpKind::SimdLane) result = t % simd_width_;
+    if (def && def->kind == OpKind::SimdGroup) result = t / simd_width_;
+    if (def && ir::scalar_op(def->kind) && !ir::is_float(k_.type(v).dtype)) {
+      std::vector<ir::Scalar> operands;
+      bool known = true;
+      for (ValueId o : def->operands) {
+        const std::optional<int64_t> x = value(o, t, memo);
+        known = known && x && !ir::is_float(k_.type(o).dtype);
+        if (known) operands.push_back(ir::Scalar::of(k_.type(o).dtype, *x));
+      }
+      if (known) {
+        const ir::Evaluation e = ir::evaluate(def->kind, def->attrs, operands, k_.type(v).dtype);
+        if (e.outcome == ir::Outcome::exact) result = e.value.i;
+      }
+    }
+    if (def && def->kind == OpKind::Constant && !ir::is_float(k_.type(v).dtype))
+      result = std::get<int64_t>(def->attrs.at("value"));
+    memo[v] = result;
+    return result;
+  }
+
+  // The element offset of an access from its scratch buffer in thread t.
+  int64_t offset(ValueId p, ValueId buffer, int64_t t,
+                 std::map<ValueId, std::optional<int64_t>>& memo) {
+    if (p == buffer) return 0;
+    const ir::Op* def = definer(p);
+    const std::optional<int64_t> step = value(def->operands[1], t, memo);
+    if (!step)
+      fail("an address in scratch " + name(buffer) + " depends on " + name(def->operands[1]) +
+           ", which is not a compile-time function of the thread index");
+    return offset(def->operands[0], buffer, t, memo) + *step;
+  }
+
+  void check_geometry(ValueId v, const Buffer& b, const std::vector<Event>& events) {
+    const int64_t groups = (threads_ + simd_width_ - 1) / simd_width_;
+    if (b.kind != "exchange" && b.size != groups)
+      fail(b.kind + " scratch " + name(v) + " holds " + std::to_string(b.size) + " partials for " +
+           std::to_string(groups) + " SIMD groups");
+    // Per round (stores, publication, loads), each element is published once and only
+    // published elements are read.
+    std::map<int64_t, int64_t> writer;  // element -> thread
+    bool after_loads = false;
+    for (const Event& e : events) {
+      if (e.kind == Event::Barrier) continue;
+      if (e.kind == Event::Store && after_loads) writer.clear();
+      after_loads = e.kind == Event::Load;
+      const size_t mask_operand = e.kind == Event::Store ? 2 : 1;
+      for (int64_t t = 0; t < threads_; ++t) {
+        std::map<ValueId, std::optional<int64_t>> memo;
+        if (e.op->operands.size() == 3) {
+          const ValueId m = e.op->operands[mask_operand];
+          const std::optional<int64_t> mask = value(m, t, memo);
+          if (!mask)
+            fail("an access to scratch " + name(v) + " is masked by " + name(m) +
+                 ", which is not a compile-time function of the thread index");
+          if (!*mask) continue;
+        }
+        const int64_t at = offset(e.op->operands[0], v, t, memo);
+        if (at < 0 || at >= b.size)
+          fail("thread " + std::to_string(t) + " accesses element " + std::to_string(at) +
+               " of scratch " + name(v) + ", which holds " + std::to_string(b.size));
+        if (e.kind == Event::Store) {
+          if (const auto it = writer.find(at); it != writer.end())
+            fail("element " + std::to_string(at) + " of scratch " + name(v) +
+                 " is published twice, by threads " + std::to_string(it->second) + " and " +
+                 std::to_string(t));
+          writer[at] = t;
+        } else if (!writer.count(at)) {
+          fail("thread " + std::to_string(t) + " reads element " + std::to_string(at) +
+               " of scratch " + name(v) + ", which no thread published");
+        }
+      }
+    }
+  }
+
+  const ir::Op* definer(ValueId v) {
+    if (definers_.empty())
+      ir::walk(k_.body, [&](const ir::Op& op) {
+        for (ValueId r : op.results) definers_[r] = &op;
+      });
+    const auto it = definers_.find(v);
+    return it == definers_.end() ? nullptr : it->second;
+  }
+
+  const ir::Kernel& k_;
+  const int simd_width_;
+  int64_t threads_ = 0;
+  std::map<ValueId, Buffer> buffers_;
+  std::map<ValueId, ValueId> base_;  // pointer -> the threadgroup_buffer it offsets
+  std::map<ValueId, std::vector<const ir::Op*>> uses_;
+  std::map<ValueId, std::vector<Event>> events_;
+  std::vector<Event> barriers_;
+  std::map<ValueId, const ir::Op*> definers_;
+};
+
+}  // namespace
+
+void verify_scratch(const ir::Kernel& metal, int simd_width) {
+  if (metal.dialect != ir::Dialect::Metal)
+    throw UserError("verify_scratch: kernel '" + metal.name + "' is not Metal IR");
+  Verifier(metal, simd_width).run();
+}
+
+}  // namespace metile::lower

@@ -1,0 +1,25 @@
+// The post-lowering check of every exchange and reduction through threadgroup scratch
+// (threadgroup_buffer {scratch = exchange | reduction | private_reduction}), on Metal IR:
+//   allocation    scratch overlaps no shared_alloc; private reduction scratch overlaps nothing
+//                 else, and there are exactly as many as the kernel's private_reductions
+//   pointers      a scratch pointer is only offset (ptr_add) and accessed (load, store): no
+//                 alias escapes through selects, stores of the pointer or control flow
+//   unconditional every access and its barriers run in every thread: no exchange or private
+//                 reduction inside an `if` (a shared reduction may sit in one, since lowering
+//                 admits it only under a uniform condition)
+//   sequence      stores, a publication barrier, loads, then (shared scratch) a release
+//                 barrier before the next stores; private scratch is written once, outside
+//                 loops, never after its publication
+//   geometry      a reduction holds one partial per SIMD group; in an exchange every thread's
+//                 addresses are compile-time functions of its thread index, each element is
+//                 published once, and every element read was published
+// A violation is an InternalError naming the buffer and the rule: lowering made it.
+#pragma once
+
+#include "metile/ir/ir.h"
+
+namespace metile::lower {
+
+void verify_scratch(const ir::Kernel& metal, int simd_width);
+
+}  // namespace metile::lower

@@ -1,0 +1,1 @@
+"""Library kernels written with @metile.kernel (seed 004's register kernels)."""
