@@ -3,8 +3,10 @@
 #include <algorithm>
 
 #include "metile/lower/expand_tensor_access.h"
+#include "metile/lower/group_vector_accesses.h"
 #include "metile/lower/lower_to_metal.h"
 #include "metile/lower/plan_threads.h"
+#include "metile/lower/verify_vector_accesses.h"
 #include "metile/support/errors.h"
 #include "metile/transform/apply_math_mode.h"
 #include "metile/transform/canonicalize.h"
@@ -36,6 +38,22 @@ PassResult run_lower_to_metal(Kernel k, PassContext& context) {
   Kernel metal = std::move(lowered.metal);
   context.lowering = std::move(static_cast<lower::LoweringFacts&>(lowered));
   return {std::move(metal), true};
+}
+
+// vector_width 1 turns grouping off; 4 cannot be forced, since every group needs its proof.
+PassResult run_group_vector_accesses(Kernel k, PassContext& context) {
+  if (context.vector_width == 4)
+    throw NotSupported(
+        "group_vector_accesses: vector_width=4 cannot be forced: accesses are grouped only "
+        "where four consecutive addresses are proven, so leave vector_width unset (automatic) "
+        "or set it to 1 (no grouping)");
+  if (context.vector_width == 1) return {std::move(k), false};
+  return lower::group_vector_accesses(std::move(k), context.target, context.vector_groups);
+}
+
+PassResult run_verify_vector_accesses(Kernel k, PassContext& context) {
+  lower::verify_vector_accesses(k, context.target);
+  return {std::move(k), false};
 }
 
 // The emit passes: each checks that the target takes its language, so a pass list cannot
@@ -83,6 +101,13 @@ const std::vector<Pass>& registry() {
       {"plan_threads", "picks the threads per threadgroup for the target (--target)",
        run_plan_threads},
       {"lower_to_metal", "lowers Tile IR to Metal IR with plan_threads' plan", run_lower_to_metal},
+      {"group_vector_accesses",
+       "groups four consecutive f16/f32 accesses of a thread into one guarded packed vector "
+       "access",
+       run_group_vector_accesses},
+      {"verify_vector_accesses",
+       "checks the packed vector accesses' types, geometry, extracts and guards",
+       run_verify_vector_accesses},
       {"emit_msl", "emits the Metal Shading Language source of a Metal IR kernel", run_emit_msl},
       {"emit_cuda", "emits the CUDA C++ source of a Metal IR kernel", run_emit_cuda},
   };

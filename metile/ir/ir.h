@@ -92,6 +92,10 @@ enum class TypeRule : uint8_t {
   ThreadgroupBuffer,
   Reduce,
   Barrier,
+  PackedLoad,
+  PackedStore,
+  Extract,
+  IsAligned,
 };
 
 // How many operands, results or regions an op takes; kMany: no upper bound.

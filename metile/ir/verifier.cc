@@ -114,6 +114,10 @@ class CommonOpRules {
       case R::ThreadgroupBuffer:
       case R::Reduce:
       case R::Barrier:
+      case R::PackedLoad:
+      case R::PackedStore:
+      case R::Extract:
+      case R::IsAligned:
       case R::Yield:
         return;
     }

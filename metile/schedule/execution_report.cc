@@ -19,16 +19,16 @@ nlohmann::json ExecutionReport::to_json() const {
                                 {"elements", a.elements}});
   j["passes"] = nlohmann::json::array();
   for (const PassRecord& p : passes)
-    j["passes"].push_back({{"name", p.name},
-                           {"dialect", p.dialect},
-                           {"changed", p.changed},
-                           {"ms", p.milliseconds}});
+    j["passes"].push_back(
+        {{"name", p.name}, {"dialect", p.dialect}, {"changed", p.changed}, {"ms", p.milliseconds}});
   j["loops"] = nlohmann::json::array();
   for (const LoopRecord& l : loops)
     j["loops"].push_back({{"loop", l.loop},
                           {"tile_elements", l.tile_elements},
                           {"elements_per_thread", l.elements_per_thread}});
   j["value_layouts"] = value_layouts;
+  j["grouped_loads"] = grouped_loads;
+  j["grouped_stores"] = grouped_stores;
   j["math_mode"] = math_mode;
   j["source_bytes"] = source_bytes;
   return j;

@@ -173,6 +173,10 @@ TEST(OpFacts, TypeRulesAgreeWithTheOtherFacts) {
       case TypeRule::ThreadgroupBuffer:
       case TypeRule::Reduce:
       case TypeRule::Barrier:
+      case TypeRule::PackedLoad:
+      case TypeRule::PackedStore:
+      case TypeRule::Extract:
+      case TypeRule::IsAligned:
         break;
     }
     if (info.regions.max > 0) {

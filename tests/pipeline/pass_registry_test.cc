@@ -35,17 +35,35 @@ std::vector<ir::Kernel> corpus() {
 }
 
 // The steps compile_to_source runs, in its order (emit_msl last).
-const std::vector<std::string> kPipeline = {
-    "verify", "apply_math_mode", "canonicalize",   "expand_tensor_access", "cse",
-    "dce",    "plan_threads",    "lower_to_metal", "canonicalize",         "cse",
-    "dce",    "emit_msl"};
+const std::vector<std::string> kPipeline = {"verify",
+                                            "apply_math_mode",
+                                            "canonicalize",
+                                            "expand_tensor_access",
+                                            "cse",
+                                            "dce",
+                                            "plan_threads",
+                                            "lower_to_metal",
+                                            "canonicalize",
+                                            "cse",
+                                            "group_vector_accesses",
+                                            "cse",
+                                            "dce",
+                                            "verify_vector_accesses",
+                                            "emit_msl"};
 
 TEST(PassRegistry, OneNamePerStepInPipelineOrder) {
-  const std::vector<std::string> expected = {"verify",       "apply_math_mode",
-                                             "canonicalize", "expand_tensor_access",
-                                             "cse",          "dce",
-                                             "plan_threads", "lower_to_metal",
-                                             "emit_msl",     "emit_cuda"};
+  const std::vector<std::string> expected = {"verify",
+                                             "apply_math_mode",
+                                             "canonicalize",
+                                             "expand_tensor_access",
+                                             "cse",
+                                             "dce",
+                                             "plan_threads",
+                                             "lower_to_metal",
+                                             "group_vector_accesses",
+                                             "verify_vector_accesses",
+                                             "emit_msl",
+                                             "emit_cuda"};
   EXPECT_EQ(pass_names(), expected);
   for (const std::string& name : pass_names()) {
     EXPECT_EQ(find_pass(name).name, name);
@@ -98,7 +116,8 @@ TEST(PassRegistry, UnknownPassListsTheKnownOnes) {
   } catch (const UserError& e) {
     EXPECT_EQ(std::string(e.what()),
               "unknown pass 'lower'; known passes: verify, apply_math_mode, canonicalize, "
-              "expand_tensor_access, cse, dce, plan_threads, lower_to_metal, emit_msl, emit_cuda");
+              "expand_tensor_access, cse, dce, plan_threads, lower_to_metal, "
+              "group_vector_accesses, verify_vector_accesses, emit_msl, emit_cuda");
   }
 }
 

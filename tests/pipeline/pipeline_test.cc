@@ -109,10 +109,21 @@ TEST(ExecutionReport, SoftmaxRecordsGeometryAllocationsPassesAndLoops) {
   }
   std::vector<std::string> passes;
   for (const auto& p : j["passes"]) passes.push_back(p["name"]);
-  const std::vector<std::string> expected = {
-      "verify", "apply_math_mode", "canonicalize",   "expand_tensor_access", "cse",
-      "dce",    "plan_threads",    "lower_to_metal", "canonicalize",         "cse",
-      "dce",    "emit_msl"};
+  const std::vector<std::string> expected = {"verify",
+                                             "apply_math_mode",
+                                             "canonicalize",
+                                             "expand_tensor_access",
+                                             "cse",
+                                             "dce",
+                                             "plan_threads",
+                                             "lower_to_metal",
+                                             "canonicalize",
+                                             "cse",
+                                             "group_vector_accesses",
+                                             "cse",
+                                             "dce",
+                                             "verify_vector_accesses",
+                                             "emit_msl"};
   EXPECT_EQ(passes, expected);
   EXPECT_EQ(j["source_bytes"], static_cast<int64_t>(r.emitted.source.size()));
 }
@@ -147,7 +158,7 @@ TEST(DebugDump, WritesEveryStepAndTheFilesReadBackUnchanged) {
     }
   }
   EXPECT_EQ(by_extension[".tir"], 6);  // input + five Tile IR passes
-  EXPECT_EQ(by_extension[".mir"], 4);  // lowering + three Metal IR passes
+  EXPECT_EQ(by_extension[".mir"], 6);  // lowering + five Metal IR passes
   EXPECT_EQ(by_extension[".metal"], 1);
   EXPECT_EQ(by_extension[".json"], 1);
   std::filesystem::remove_all(dir);
