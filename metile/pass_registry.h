@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "metile/codegen/emit.h"
+#include "metile/ir/ownership.h"
 #include "metile/ir/pass_result.h"
 #include "metile/lower/group_vector_accesses.h"
 #include "metile/lower/lower.h"
@@ -24,6 +25,7 @@ struct PassContext {
 
   const target::Target& target;
   MathMode math = MathMode::Default;
+  std::optional<ir::OwnershipMap> ownership;     // set by check_ownership, read by lowering
   std::optional<lower::ThreadPlan> thread_plan;  // set by plan_threads, read by lower_to_metal
   // Schedule(vector_width=...): 0 automatic, 1 no grouped vector accesses.
   int vector_width = 0;

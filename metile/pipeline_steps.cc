@@ -71,12 +71,16 @@ PipelineResult PipelineSteps::finish(ir::Kernel tile, ir::Kernel metal,
                                      codegen::EmittedKernel emitted) {
   METILE_ASSERT(context_.thread_plan, "the pipeline finished without a thread plan");
   report_.thread_plan_reason = context_.thread_plan->reason;
+  report_.ownership = context_.thread_plan->ownership;
   for (const lower::Allocation& a : context_.lowering.allocations)
     report_.allocations.push_back(
         {a.purpose, a.offset, a.bytes, std::string(ir::dtype_name(a.dtype)), a.elements});
   for (const lower::LoopInfo& l : context_.lowering.loops)
     report_.loops.push_back({l.loop, l.tile_elements, l.elements_per_thread});
   report_.value_layouts = context_.lowering.value_layouts;
+  for (const lower::RegisterReduction& r : context_.lowering.register_reductions)
+    report_.register_reductions.push_back(
+        {r.operation, std::string(ir::dtype_name(r.dtype)), r.threads, r.registers, r.scratch});
   report_.grouped_loads = context_.vector_groups.loads;
   report_.grouped_stores = context_.vector_groups.stores;
   report_.threadgroup_bytes = emitted.abi.threadgroup_bytes;

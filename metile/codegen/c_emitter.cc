@@ -227,6 +227,7 @@ void CEmitter::emit_op(const ir::Op& op) {
     case K::Splat:
     case K::ExpandDims:
     case K::Broadcast:
+    case K::ConvertLayout:
     case K::MakeTensor:
     case K::TensorLoad:
     case K::TensorStore:

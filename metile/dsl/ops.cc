@@ -23,6 +23,10 @@ Tile arange(int64_t start, int64_t end, Here here) {
   return wrap(builder_at(here).arange(start, end));
 }
 
+Tile arange(int64_t start, int64_t end, const ThreadLayout& layout, Here here) {
+  return wrap(builder_at(here).arange(start, end, layout));
+}
+
 Tile zeros(const Shape& shape, DType dtype, Here here) {
   return wrap(builder_at(here).zeros(shape, dtype));
 }
@@ -51,6 +55,11 @@ Tile row(const Value& tile, Here here) {
 Tile broadcast_to(const Value& value, const Shape& shape, Here here) {
   ir::ValueId v = use(value, "broadcast", here);
   return wrap(builder_at(here).broadcast_to(v, shape));
+}
+
+Tile convert_layout(const Value& tile, const ThreadLayout& layout, Here here) {
+  ir::ValueId v = use(tile, "convert_layout", here);
+  return wrap(builder_at(here).convert_layout(v, layout));
 }
 
 Value cast(const Value& value, DType dtype, Here here) {

@@ -11,6 +11,7 @@
 namespace metile::dsl {
 
 using Shape = std::vector<int64_t>;
+using ThreadLayout = ir::ThreadLayout;
 
 // ---- geometry (i32 scalars) ------------------------------------------------------------
 Scalar program_id(int axis = 0, Here here = Here::current());
@@ -20,6 +21,8 @@ Scalar thread_id(int axis = 0, Here here = Here::current());
 // ---- tile construction -------------------------------------------------------------------
 // The i32 tile start, ..., end - 1; end - start must be a power of two.
 Tile arange(int64_t start, int64_t end, Here here = Here::current());
+// The same, owned as `layout` says (seed 004); the layout's size is end - start.
+Tile arange(int64_t start, int64_t end, const ThreadLayout& layout, Here here = Here::current());
 Tile zeros(const Shape& shape, DType dtype, Here here = Here::current());
 Tile full(const Shape& shape, double value, DType dtype, Here here = Here::current());
 // A tile whose every element is the scalar `value`.
@@ -29,6 +32,9 @@ Tile expand_dims(const Value& tile, int axis, Here here = Here::current());
 Tile col(const Value& tile, Here here = Here::current());
 Tile row(const Value& tile, Here here = Here::current());
 Tile broadcast_to(const Value& value, const Shape& shape, Here here = Here::current());
+// The same logical tile, owned as `layout` says: the values move between threads, the logical
+// indices stay.
+Tile convert_layout(const Value& tile, const ThreadLayout& layout, Here here = Here::current());
 
 // ---- elementwise ---------------------------------------------------------------------------
 Value cast(const Value& value, DType dtype, Here here = Here::current());

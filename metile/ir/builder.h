@@ -4,6 +4,7 @@
 // checked here and reported as a UserError naming the op, the rule and the values.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -79,12 +80,16 @@ class TileBuilder : public Builder {
   ValueId thread_id(int axis = 0);
 
   // Tiles.
-  ValueId arange(int64_t start, int64_t end);
+  // With a layout (of end - start elements), the tile is owned as the layout says.
+  ValueId arange(int64_t start, int64_t end,
+                 const std::optional<ThreadLayout>& layout = std::nullopt);
   ValueId zeros(std::vector<int64_t> shape, DType dtype);
   ValueId full(std::vector<int64_t> shape, double value, DType dtype);
   ValueId splat(ValueId scalar, std::vector<int64_t> shape);
   ValueId expand_dims(ValueId tile, int axis);
   ValueId broadcast_to(ValueId value, std::vector<int64_t> shape);
+  // The same logical tile, owned as `layout` says (of the tile's element count).
+  ValueId convert_layout(ValueId tile, const ThreadLayout& layout);
 
   // Elementwise. Operands may be scalars or tiles whose shapes broadcast (numpy rules);
   // dtypes must match (frontends convert Python numbers first).

@@ -142,6 +142,14 @@ const std::string& Op::str_attr(const std::string& k) const {
   return std::get<std::string>(it->second);
 }
 
+const ThreadLayout* Op::layout_attr(const std::string& k) const {
+  auto it = attrs.find(k);
+  if (it == attrs.end()) return nullptr;
+  METILE_ASSERT(std::holds_alternative<ThreadLayout>(it->second),
+                std::string(op_name(kind)) + " attribute " + k + " is not a layout");
+  return &std::get<ThreadLayout>(it->second);
+}
+
 ValueId Kernel::new_value(Type t, std::string name_hint) {
   types.push_back(std::move(t));
   value_names.push_back(std::move(name_hint));

@@ -13,6 +13,7 @@
 #include <variant>
 #include <vector>
 
+#include "metile/ir/thread_layout.h"
 #include "metile/ir/types.h"
 #include "metile/support/errors.h"
 
@@ -91,6 +92,7 @@ enum class TypeRule : uint8_t {
   SharedAlloc,
   ThreadgroupBuffer,
   Reduce,
+  ConvertLayout,
   Barrier,
   PackedLoad,
   PackedStore,
@@ -109,8 +111,8 @@ struct Count {
 };
 
 // Int: an integer; Bool: an integer 0 or 1; Number: an integer or a float; String: a string,
-// one of `choices` ("a|b|c") unless choices is empty.
-enum class AttrKind : uint8_t { Int, Bool, Number, String };
+// one of `choices` ("a|b|c") unless choices is empty; Layout: a ThreadLayout.
+enum class AttrKind : uint8_t { Int, Bool, Number, String, Layout };
 struct AttrSpec {
   std::string_view name;
   AttrKind kind = AttrKind::Int;
@@ -161,8 +163,9 @@ bool is_unary_math(OpKind k);         // neg, abs and the transcendental functio
 // arithmetic, cmp, select, cast, unary math): values keep their owners when lowered.
 bool is_elementwise(OpKind k);
 
-// Attribute values: integers (also booleans), floats, strings, dtypes, integer lists.
-using Attr = std::variant<int64_t, double, std::string, DType, std::vector<int64_t>>;
+// Attribute values: integers (also booleans), floats, strings, dtypes, integer lists, thread
+// layouts.
+using Attr = std::variant<int64_t, double, std::string, DType, std::vector<int64_t>, ThreadLayout>;
 using Attrs = std::map<std::string, Attr>;  // ordered, so printing is deterministic
 
 using ValueId = int32_t;
@@ -189,6 +192,7 @@ struct Op {
   int64_t int_attr_or(const std::string& k, int64_t dflt) const;
   double float_attr(const std::string& k) const;  // accepts an integer too
   const std::string& str_attr(const std::string& k) const;
+  const ThreadLayout* layout_attr(const std::string& k) const;  // nullptr when missing
 };
 
 // A kernel parameter: a buffer (pointer) or a scalar, with its access for buffers.

@@ -3,6 +3,7 @@
 #include <cctype>
 #include <charconv>
 #include <cmath>
+#include <limits>
 
 namespace metile::ir {
 
@@ -243,11 +244,52 @@ class Parser {
     error("malformed number '" + std::string(text_.substr(start, pos_ - start)) + "'", start);
   }
 
+  int64_t integer(const std::string& what) {
+    skip_space();
+    const size_t at = pos_;
+    Attr v = number();
+    if (!std::holds_alternative<int64_t>(v)) error("expected " + what + ", an integer", at);
+    return std::get<int64_t>(v);
+  }
+
+  // #layout<(bit, ...), xor N, ept N>: a ThreadLayout (printer.cc writes this form).
+  ThreadLayout layout() {
+    const size_t at = pos_;
+    if (!eat_keyword("#layout")) error("expected #layout<(bits), xor N, ept N>", at);
+    expect('<');
+    expect('(');
+    std::vector<int> bits;
+    if (!eat(')')) {
+      do {
+        skip_space();
+        const size_t bit_at = pos_;
+        const int64_t bit = integer("a bit position");
+        if (bit < 0 || bit > std::numeric_limits<int>::max())
+          error("bit position " + std::to_string(bit) + " is negative or too large", bit_at);
+        bits.push_back(static_cast<int>(bit));
+      } while (eat(','));
+      expect(')');
+    }
+    expect(',');
+    if (!eat_keyword("xor")) error("expected 'xor' in a #layout", pos_);
+    const int64_t xor_mask = integer("the xor mask");
+    expect(',');
+    if (!eat_keyword("ept")) error("expected 'ept' (elements per thread) in a #layout", pos_);
+    const int64_t elements_per_thread = integer("the elements per thread");
+    expect('>');
+    try {
+      return ThreadLayout(std::move(bits), xor_mask, elements_per_thread);
+    } catch (const UserError& e) {
+      error(e.rule(), at);
+    }
+  }
+
   Attr attr_value() {
     skip_space();
     const size_t at = pos_;
     char c = peek();
     if (c == '"') return string_literal();
+    if (c == '#') return layout();
     if (c == '[') {
       ++pos_;
       std::vector<int64_t> list;
@@ -265,7 +307,9 @@ class Parser {
       return number();
     std::string w = word("an attribute value");
     if (auto d = parse_dtype(w)) return *d;
-    error("expected an attribute value (number, string, dtype or [list]), got '" + w + "'", at);
+    error("expected an attribute value (number, string, dtype, [list] or #layout<...>), got '" + w +
+              "'",
+          at);
   }
 
   Attrs attr_dict() {

@@ -166,6 +166,13 @@ std::string print_attr(const Attr& a) {
   if (auto* d = std::get_if<double>(&a)) return float_text(*d);
   if (auto* s = std::get_if<std::string>(&a)) return quoted(*s);
   if (auto* t = std::get_if<DType>(&a)) return std::string(dtype_name(*t));
+  if (auto* layout = std::get_if<ThreadLayout>(&a)) {
+    std::string r = "#layout<(";
+    for (size_t i = 0; i < layout->bit_order().size(); ++i)
+      r += (i ? ", " : "") + std::to_string(layout->bit_order()[i]);
+    return r + "), xor " + std::to_string(layout->xor_mask()) + ", ept " +
+           std::to_string(layout->elements_per_thread()) + ">";
+  }
   const auto& list = std::get<std::vector<int64_t>>(a);
   std::string r = "[";
   for (size_t i = 0; i < list.size(); ++i) r += (i ? ", " : "") + std::to_string(list[i]);

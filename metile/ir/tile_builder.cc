@@ -63,12 +63,28 @@ ValueId TileBuilder::thread_id(int axis) {
   return create1(OpKind::ThreadId, {}, Type::scalar(DType::i32), {{"axis", int64_t{axis}}});
 }
 
-ValueId TileBuilder::arange(int64_t start, int64_t end) {
+ValueId TileBuilder::arange(int64_t start, int64_t end, const std::optional<ThreadLayout>& layout) {
   if (!is_power_of_two(end - start))
     fail("arange", "the tile size end - start = " + std::to_string(end - start) +
                        " must be a positive power of two");
-  return create1(OpKind::Arange, {}, Type::tile(DType::i32, {end - start}),
-                 {{"start", start}, {"end", end}});
+  Attrs attrs{{"start", start}, {"end", end}};
+  if (layout) {
+    if (layout->size() != end - start)
+      fail("arange", "the layout " + layout->str() + " owns " + std::to_string(layout->size()) +
+                         " elements but the tile has end - start = " + std::to_string(end - start));
+    attrs["layout"] = *layout;
+  }
+  return create1(OpKind::Arange, {}, Type::tile(DType::i32, {end - start}), std::move(attrs));
+}
+
+ValueId TileBuilder::convert_layout(ValueId tile, const ThreadLayout& layout) {
+  const Type& t = type(tile);
+  if (!t.is_tile()) fail("convert_layout", "the operand must be a tile, got " + describe(tile));
+  if (layout.size() != t.num_elements())
+    fail("convert_layout", "the layout " + layout.str() + " owns " + std::to_string(layout.size()) +
+                               " elements but " + describe(tile) + " has " +
+                               std::to_string(t.num_elements()));
+  return create1(OpKind::ConvertLayout, {tile}, t, {{"layout", layout}});
 }
 
 ValueId TileBuilder::full(std::vector<int64_t> shape, double value, DType dtype) {

@@ -1,5 +1,5 @@
-// Tile IR's own rules: tile shapes, the tile construction ops, tensor descriptors,
-// threadgroup allocations and reductions.
+// Tile IR's own rules: tile shapes, the tile construction ops, layout conversions, tensor
+// descriptors, threadgroup allocations and reductions.
 #include "metile/ir/verifier.h"
 
 namespace metile::ir::verifier_detail {
@@ -55,6 +55,8 @@ class TileOpRules {
         return shared_alloc();
       case R::Reduce:
         return reduce();
+      case R::ConvertLayout:
+        return convert_layout();
       // The shared rules (verifier.cc) cover these.
       case R::Constant:
       case R::GridGeometry:
@@ -93,7 +95,23 @@ class TileOpRules {
   void arange() {
     const int64_t size = op_.int_attr("end") - op_.int_attr("start");
     if (out() != Type::tile(DType::i32, {size}))
-      fail("the result must be tile<" + std::to_string(size) + "xi32>", {r()});
+      return fail("the result must be tile<" + std::to_string(size) + "xi32>", {r()});
+    layout_covers(size);
+  }
+
+  // A layout attribute, when present, owns exactly `elements` logical elements.
+  void layout_covers(int64_t elements) {
+    const ThreadLayout* layout = op_.layout_attr("layout");
+    if (layout && layout->size() != elements)
+      fail("the layout " + layout->str() + " has " + std::to_string(layout->size()) +
+               " elements but the tile has " + std::to_string(elements),
+           {r()});
+  }
+
+  void convert_layout() {
+    if (!in(0).is_tile()) return fail("the operand must be a tile", {a(0)});
+    if (out() != in(0)) return fail("the result must have the operand's type", {a(0), r()});
+    layout_covers(in(0).num_elements());
   }
 
   void splat() {

@@ -113,6 +113,7 @@ class CommonOpRules {
       case R::SharedAlloc:
       case R::ThreadgroupBuffer:
       case R::Reduce:
+      case R::ConvertLayout:
       case R::Barrier:
       case R::PackedLoad:
       case R::PackedStore:
@@ -489,6 +490,10 @@ class Walker {
         if (spec.allows(*s)) return "";
         return "attribute " + name + " = \"" + *s + "\" is not one of " + choices;
       }
+      case AttrKind::Layout:
+        return value && std::holds_alternative<ThreadLayout>(*value)
+                   ? ""
+                   : "needs a layout attribute " + name + " (#layout<...>)";
     }
     return "";
   }

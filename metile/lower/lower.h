@@ -31,12 +31,24 @@ struct LoopInfo {
   int elements_per_thread = 0;
 };
 
+// One sequential FP32 sum lowered as a register reduction: a balanced tree over the thread's
+// slots, simd_sum, and partials in private scratch that every SIMD group reads and finishes
+// itself, with no release barrier.
+struct RegisterReduction {
+  std::string operation;  // "sum (%12)"
+  ir::DType dtype = ir::DType::f32;
+  int64_t threads = 0;
+  int64_t registers = 0;  // slots per thread
+  std::string scratch;    // "private scratch at offset 0, 32 bytes" or "none: one SIMD group"
+};
+
 // What lowering decided besides the Metal IR; the execution report lists it.
 struct LoweringFacts {
   std::vector<Allocation> allocations;
   std::vector<LoopInfo> loops;
   std::vector<std::string>
       value_layouts;  // "%5: identity(1024 elements, 256 threads, 4 per thread)"
+  std::vector<RegisterReduction> register_reductions;
 };
 
 struct LoweringResult : LoweringFacts {

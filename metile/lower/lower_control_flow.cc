@@ -76,7 +76,9 @@ void lower_for(Lowering& l, const ir::Op& op) {
   ir::Builder::ForScope scope = l.builder.begin_for(start, end, step, flatten(l, inits));
   l.bind(body.args[0], {{scope.induction_var}, false, true});
   bind_flat(l, {body.args.begin() + 1, body.args.end()}, scope.carried);
+  ++l.nesting;
   lower_block(l, body);
+  --l.nesting;
   bind_flat(l, op.results, l.builder.end_for(flatten(l, yields_of(body))));
 
   if (const int64_t largest = largest_tile(l, op); largest > 0)
@@ -95,9 +97,11 @@ void lower_if(Lowering& l, const ir::Op& op) {
                              std::string(ir::op_name(inner->kind)) +
                              "; barriers, SIMD collectives and tile operations need every thread");
   l.builder.begin_if(l.scalar(op.operands[0]));
+  ++l.nesting;
   lower_block(l, op.regions[0]);
   l.builder.begin_else(flatten(l, yields_of(op.regions[0])));
   if (op.regions.size() > 1) lower_block(l, op.regions[1]);
+  --l.nesting;
   const std::vector<ir::ValueId> results = l.builder.end_if(
       op.regions.size() > 1 ? flatten(l, yields_of(op.regions[1])) : std::vector<ir::ValueId>{});
   bind_flat(l, op.results, results);

@@ -3,6 +3,7 @@
 // the source of each of its destination slots, the SSA values are forwarded; otherwise all
 // threads exchange through threadgroup scratch (store, barrier, load, barrier), every thread
 // taking part unconditionally.
+#include <algorithm>
 #include <functional>
 
 #include "metile/lower/lowering_steps.h"
@@ -21,19 +22,17 @@ int log2_exact(int64_t n) {
 
 // For each destination slot, the source slot holding its element in the same thread; empty
 // when some element lives in another thread (or in a slot that differs between threads).
-std::vector<int64_t> forwarded_slots(const Lowering& l, const ir::Type& dest,
-                                     const ir::Type& source, const IndexMap& source_of) {
-  const int64_t threads = l.threads;
+// Threads past a layout's thread count own nothing and need nothing.
+std::vector<int64_t> forwarded_slots(const Lowering& l, const ir::ThreadLayout& dest,
+                                     const ir::ThreadLayout& source, const IndexMap& source_of) {
   std::vector<int64_t> slots;
-  for (int64_t r = 0; r < l.slot_count(dest); ++r) {
+  for (int64_t r = 0; r < dest.elements_per_thread(); ++r) {
     int64_t slot = -1;
-    for (int64_t t = 0; t < threads; ++t) {
-      const int64_t d = t + r * threads;
-      if (d >= dest.num_elements()) continue;
-      const int64_t s = source_of(d);
-      if (s % threads != t) return {};
-      if (slot != -1 && slot != s / threads) return {};
-      slot = s / threads;
+    for (int64_t t = 0; t < std::min<int64_t>(l.threads, dest.thread_count()); ++t) {
+      const int64_t s = source_of(dest.logical_index(t, r));
+      if (source.owner(s) != t) return {};
+      if (slot != -1 && slot != source.register_of(s)) return {};
+      slot = source.register_of(s);
     }
     slots.push_back(slot);
   }
@@ -67,15 +66,18 @@ void exchange(Lowering& l, const ir::Op& op, const ir::Type& dest, const ir::Typ
   const std::vector<ir::ValueId>& values = l.get(op.operands[0]).slots;
   const ir::ValueId buffer =
       l.scratch(std::string(ir::op_name(op.kind)) + " exchange (" + l.name(op.results[0]) + ")",
-                source.dtype, source.num_elements());
+                "exchange", source.dtype, source.num_elements());
   const ir::Type ptr = l.metal.type(buffer);
   const ir::Type element = source.element();
 
+  const ir::ThreadLayout& source_layout = l.layout_of(op.operands[0]);
+  const ir::ThreadLayout dest_layout = l.layout(dest);
   const ir::ValueId source_owns =
       l.has_idle_threads(source) ? l.owns_element(source.num_elements()) : ir::kNoValue;
   for (size_t r = 0; r < values.size(); ++r) {
     std::vector<ir::ValueId> operands = {
-        l.emit(ir::OpKind::PtrAdd, {buffer, l.logical_index(static_cast<int64_t>(r))}, ptr),
+        l.emit(ir::OpKind::PtrAdd,
+               {buffer, l.logical_index(source_layout, static_cast<int64_t>(r))}, ptr),
         values[r]};
     if (source_owns != ir::kNoValue) operands.push_back(source_owns);
     l.emit_void(ir::OpKind::Store, operands);
@@ -86,7 +88,7 @@ void exchange(Lowering& l, const ir::Op& op, const ir::Type& dest, const ir::Typ
       l.has_idle_threads(dest) ? l.owns_element(dest.num_elements()) : ir::kNoValue;
   LoweredValue result;
   for (int64_t r = 0; r < l.slot_count(dest); ++r) {
-    const ir::ValueId index = emit_source_index(l, l.logical_index(r), dest, source);
+    const ir::ValueId index = emit_source_index(l, l.logical_index(dest_layout, r), dest, source);
     const ir::ValueId address = l.emit(ir::OpKind::PtrAdd, {buffer, index}, ptr);
     if (dest_owns == ir::kNoValue) {
       result.slots.push_back(l.emit(ir::OpKind::Load, {address}, element));
@@ -97,6 +99,7 @@ void exchange(Lowering& l, const ir::Op& op, const ir::Type& dest, const ir::Typ
     result.slots.push_back(l.emit(ir::OpKind::Load, {address, dest_owns, fill}, element));
   }
   l.threadgroup_barrier();
+  result.layout = dest_layout;
   l.bind(op.results[0], std::move(result));
 }
 
@@ -124,10 +127,12 @@ void lower_broadcast(Lowering& l, const ir::Op& op) {
            {std::vector<ir::ValueId>(l.slot_count(dest), operand.slots[0]), true, true});
     return;
   }
-  const std::vector<int64_t> slots = forwarded_slots(l, dest, source, source_of);
+  const std::vector<int64_t> slots =
+      forwarded_slots(l, l.layout(dest), l.layout_of(op.operands[0]), source_of);
   if (slots.empty()) return exchange(l, op, dest, source);
   const std::vector<ir::ValueId>& values = operand.slots;
   LoweredValue result;
+  result.layout = l.layout(dest);
   for (int64_t s : slots) result.slots.push_back(values[s]);
   l.bind(op.results[0], std::move(result));
 }

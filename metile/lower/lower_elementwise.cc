@@ -16,14 +16,16 @@ void lower_thread_id(Lowering& l, const ir::Op& op) {
 void lower_arange(Lowering& l, const ir::Op& op) {
   const ir::Type& t = l.tile_type(op.results[0]);
   const int64_t start = op.int_attr("start");
+  const ir::ThreadLayout layout = l.layout(t);
+  const ir::ValueId part = l.thread_part(layout);
   LoweredValue result;
   for (int64_t r = 0; r < l.slot_count(t); ++r) {
-    const int64_t offset = start + r * l.threads;
-    result.slots.push_back(offset == 0
-                               ? l.thread_index()
-                               : l.emit(ir::OpKind::Add, {l.thread_index(), l.const_int(offset)},
-                                        ir::Type::scalar(ir::DType::i32)));
+    const int64_t offset = start + Lowering::slot_offset(layout, r);
+    result.slots.push_back(offset == 0 ? part
+                                       : l.emit(ir::OpKind::Add, {part, l.const_int(offset)},
+                                                ir::Type::scalar(ir::DType::i32)));
   }
+  result.layout = layout;
   l.bind(op.results[0], std::move(result));
 }
 
@@ -50,6 +52,7 @@ void lower_elementwise(Lowering& l, const ir::Op& op) {
   for (ir::ValueId v : op.operands) splats = splats && l.get(v).uniform;
   LoweredValue result;
   result.uniform = splats;
+  result.layout = l.operand_layout(op);
   for (int64_t r = 0; r < l.slot_count(t); ++r) {
     if (splats && r > 0) {
       result.slots.push_back(result.slots[0]);

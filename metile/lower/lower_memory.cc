@@ -35,6 +35,7 @@ void lower_ptr_add(Lowering& l, const ir::Op& op) {
     return;
   }
   LoweredValue result;
+  result.layout = l.operand_layout(op);
   for (int64_t r = 0; r < l.slot_count(t); ++r)
     result.slots.push_back(l.emit(ir::OpKind::PtrAdd, {p.slots[r], i.slots[r]}, t.element()));
   l.bind(op.results[0], std::move(result));
@@ -52,6 +53,7 @@ void lower_load(Lowering& l, const ir::Op& op) {
   }
   const ir::ValueId owns = l.has_idle_threads(t) ? l.owns_element(t.num_elements()) : ir::kNoValue;
   LoweredValue result;
+  result.layout = l.operand_layout(op);
   for (int64_t r = 0; r < l.slot_count(t); ++r) {
     const ir::ValueId ptr = l.get(op.operands[0]).slots[r];
     const ir::ValueId mask =

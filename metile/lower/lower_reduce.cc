@@ -2,7 +2,11 @@
 // balanced tree, the SIMD group combines with simd_sum/max/min, and when the threadgroup has
 // several SIMD groups, lane 0 of each publishes its partial to threadgroup scratch; after a
 // barrier every thread reads all partials and combines them itself (so the result is
-// uniform), and a second barrier releases the scratch.
+// uniform), and a second barrier releases the scratch for the next use.
+//
+// A register reduction, an FP32 sum at the kernel's top level (so it runs once), publishes into
+// private scratch that nothing else ever touches: no later use waits for it, so the release
+// barrier goes.
 #include <cmath>
 #include <limits>
 
@@ -64,7 +68,27 @@ ir::ValueId combine_tree(Lowering& l, ir::OpKind combine, ir::Type type,
   return values[0];
 }
 
+bool is_register_reduction(const ir::Op& op, ir::DType dtype, int nesting) {
+  return nesting == 0 && op.str_attr("kind") == "sum" && dtype == ir::DType::f32;
+}
+
+int64_t simd_groups(int64_t threads, const target::Target& target) {
+  return (threads + target.simd_width - 1) / target.simd_width;
+}
+
 }  // namespace
+
+int64_t register_reduction_bytes(const ir::Kernel& tile, const ThreadPlan& plan,
+                                 const target::Target& target) {
+  const int64_t groups = simd_groups(plan.threads_per_threadgroup, target);
+  if (groups == 1) return 0;
+  int64_t bytes = 0;
+  for (const ir::Op& op : tile.body.ops)
+    if (op.kind == ir::OpKind::Reduce &&
+        is_register_reduction(op, tile.type(op.operands[0]).dtype, 0))
+      bytes += ThreadgroupAllocator::round_up(groups * ir::dtype_bytes(ir::DType::f32));
+  return bytes;
+}
 
 void lower_reduce(Lowering& l, const ir::Op& op) {
   const ir::Type& t = l.tile_type(op.operands[0]);
@@ -80,15 +104,27 @@ void lower_reduce(Lowering& l, const ir::Op& op) {
   const ir::ValueId partial = combine_tree(l, kind.combine, scalar, slots);
   const ir::ValueId group_result = l.emit(kind.simd, {partial}, scalar);
 
-  const int64_t width = l.target.simd_width;
-  const int64_t groups = (l.threads + width - 1) / width;
+  const int64_t groups = simd_groups(l.threads, l.target);
+  const bool private_scratch = is_register_reduction(op, t.dtype, l.nesting);
+  const std::string operation = op.str_attr("kind") + " (" + l.name(op.results[0]) + ")";
   if (groups == 1) {
+    if (private_scratch)
+      l.register_reductions.push_back(
+          {operation, t.dtype, l.threads, l.slot_count(t), "none: one SIMD group"});
     l.bind(op.results[0], {{group_result}, false, true});
     return;
   }
+  const std::string purpose = "reduce." + op.str_attr("kind") +
+                              (private_scratch ? " private scratch (" : " scratch (") +
+                              l.name(op.results[0]) + ")";
   const ir::ValueId buffer =
-      l.scratch("reduce." + op.str_attr("kind") + " scratch (" + l.name(op.results[0]) + ")",
-                t.dtype, groups);
+      l.scratch(purpose, private_scratch ? "private_reduction" : "reduction", t.dtype, groups);
+  if (private_scratch) {
+    const Allocation& a = l.allocator.allocations().back();
+    l.register_reductions.push_back({operation, t.dtype, l.threads, l.slot_count(t),
+                                     "private scratch at offset " + std::to_string(a.offset) +
+                                         ", " + std::to_string(a.bytes) + " bytes"});
+  }
   const ir::Type i32 = ir::Type::scalar(ir::DType::i32);
   const ir::Type ptr = l.metal.type(buffer);
   const ir::ValueId lane = l.emit(ir::OpKind::SimdLane, {}, i32);
@@ -104,7 +140,7 @@ void lower_reduce(Lowering& l, const ir::Op& op) {
     partials.push_back(l.emit(ir::OpKind::Load,
                               {l.emit(ir::OpKind::PtrAdd, {buffer, l.const_int(g)}, ptr)}, scalar));
   const ir::ValueId total = combine_tree(l, kind.combine, scalar, partials);
-  l.threadgroup_barrier();
+  if (!private_scratch) l.threadgroup_barrier();
   l.bind(op.results[0], {{total}, false, true});
 }
 

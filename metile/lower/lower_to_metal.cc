@@ -49,6 +49,8 @@ void lower_block(Lowering& l, const ir::Block& block) {
         lower_thread_id(l, op);
         break;
       case K::Arange:
+        if (op.has_attr("layout"))
+          l.not_supported(op, "with a layout: explicit thread layouts are not lowered yet");
         lower_arange(l, op);
         break;
       case K::Splat:
@@ -60,6 +62,8 @@ void lower_block(Lowering& l, const ir::Block& block) {
       case K::Broadcast:
         lower_broadcast(l, op);
         break;
+      case K::ConvertLayout:
+        l.not_supported(op, "convert_layout is not lowered yet");
       case K::PtrAdd:
         lower_ptr_add(l, op);
         break;
@@ -121,7 +125,8 @@ LoweringResult lower_to_metal(const ir::Kernel& tile, const ThreadPlan& plan,
   if (tile.dialect != ir::Dialect::Tile)
     throw UserError("lower_to_metal: kernel '" + tile.name + "' is not Tile IR");
   check_thread_plan(plan, target);
-  Lowering l(tile, plan, target, ThreadgroupAllocator::user_bytes(tile));
+  Lowering l(tile, plan, target, ThreadgroupAllocator::user_bytes(tile),
+             register_reduction_bytes(tile, plan, target));
   lower_block(l, tile.body);
   const int64_t bytes = l.allocator.total_bytes();
   if (bytes > target.threadgroup_memory_bytes)
@@ -130,11 +135,17 @@ LoweringResult lower_to_metal(const ir::Kernel& tile, const ThreadPlan& plan,
                     std::to_string(target.threadgroup_memory_bytes));
   l.metal.attrs["threads_per_threadgroup"] = int64_t{plan.threads_per_threadgroup};
   l.metal.attrs["threadgroup_bytes"] = bytes;
+  // verify_scratch accepts exactly this many private_reduction buffers.
+  int64_t private_buffers = 0;
+  for (const RegisterReduction& r : l.register_reductions)
+    private_buffers += r.scratch.rfind("private", 0) == 0;
+  if (private_buffers) l.metal.attrs["private_reductions"] = private_buffers;
   LoweringResult result;
   result.plan = plan;
   result.allocations = l.allocator.allocations();
   result.loops = std::move(l.loops);
   result.value_layouts = std::move(l.value_layouts);
+  result.register_reductions = std::move(l.register_reductions);
   result.metal = std::move(l.metal);
   return result;
 }

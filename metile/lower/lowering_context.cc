@@ -1,6 +1,7 @@
 #include "metile/lower/lowering_context.h"
 
 #include <algorithm>
+#include <map>
 
 #include "metile/ir/printer.h"
 #include "metile/lower/uniformity.h"
@@ -8,12 +9,14 @@
 namespace metile::lower {
 
 Lowering::Lowering(const ir::Kernel& tile_kernel, const ThreadPlan& plan,
-                   const target::Target& target_desc, int64_t user_shared_bytes)
+                   const target::Target& target_desc, int64_t user_shared_bytes,
+                   int64_t private_scratch_bytes)
     : tile(tile_kernel),
       target(target_desc),
+      plan(plan),
       threads(plan.threads_per_threadgroup),
       builder(metal),
-      allocator(user_shared_bytes),
+      allocator(user_shared_bytes, private_scratch_bytes),
       names_(ir::printed_value_names(tile_kernel)),
       uniform_(analyze_uniformity(tile_kernel)),
       values_(tile_kernel.types.size()),
@@ -45,8 +48,9 @@ void Lowering::bind(ir::ValueId v, LoweredValue lowered) {
     METILE_ASSERT(static_cast<int64_t>(lowered.slots.size()) == slot_count(t),
                   "tile " + name(v) + " lowered to the wrong number of slots");
     lowered.tile = true;
+    if (!lowered.layout) lowered.layout = layout(t);
     value_layouts.push_back(
-        name(v) + ": " + layout(t).str() +
+        name(v) + ": " + lowered.layout->str() +
         (has_idle_threads(t) ? ", threads >= " + std::to_string(t.num_elements()) + " own nothing"
                              : ""));
   }
@@ -71,7 +75,23 @@ ir::ValueId Lowering::uniform_scalar(const ir::Op& op, ir::ValueId v,
 }
 
 ir::ThreadLayout Lowering::layout(const ir::Type& t) const {
+  for (const ir::ThreadLayout& planned : plan.layouts)
+    if (planned.size() == t.num_elements()) return planned;
   return ir::ThreadLayout::identity(t.num_elements(), slot_count(t));
+}
+
+const ir::ThreadLayout& Lowering::layout_of(ir::ValueId v) const {
+  const LoweredValue& lv = get(v);
+  METILE_ASSERT(lv.tile && lv.layout, name(v) + " is not a lowered tile");
+  return *lv.layout;
+}
+
+std::optional<ir::ThreadLayout> Lowering::operand_layout(const ir::Op& op) const {
+  for (ir::ValueId v : op.operands) {
+    const LoweredValue& lv = get(v);
+    if (lv.tile && !lv.uniform) return lv.layout;
+  }
+  return std::nullopt;
 }
 
 int64_t Lowering::slot_count(const ir::Type& t) const {
@@ -82,10 +102,54 @@ bool Lowering::has_idle_threads(const ir::Type& t) const {
   return t.num_elements() < threads;
 }
 
-ir::ValueId Lowering::logical_index(int64_t slot) {
-  if (slot == 0) return thread_index_;
-  return emit(ir::OpKind::Add, {thread_index_, const_int(slot * threads)},
-              ir::Type::scalar(ir::DType::i32));
+ir::ValueId Lowering::thread_part(const ir::ThreadLayout& layout) {
+  // The striped identity keeps the plain thread index: threads past a small tile own nothing,
+  // and masking would alias them onto owned elements.
+  if (layout.is_identity()) return thread_index_;
+  const ir::Type i32 = ir::Type::scalar(ir::DType::i32);
+  const int64_t count = layout.thread_count();
+  int thread_bits = 0;
+  while ((int64_t{1} << thread_bits) < count) ++thread_bits;
+  const ir::ValueId masked = emit(ir::OpKind::And, {thread_index_, const_int(count - 1)}, i32);
+  // Thread bits that move by the same distance move together: one mask and one shift.
+  std::map<int, int64_t> bits_by_shift;
+  int64_t xor_bits = 0;
+  const std::vector<int>& order = layout.bit_order();
+  for (size_t logical = 0; logical < order.size(); ++logical) {
+    if (order[logical] >= thread_bits) continue;
+    bits_by_shift[static_cast<int>(logical) - order[logical]] |= int64_t{1} << order[logical];
+    xor_bits |= layout.xor_mask() & (int64_t{1} << logical);
+  }
+  ir::ValueId part = ir::kNoValue;
+  for (const auto& [shift, bits] : bits_by_shift) {
+    ir::ValueId piece =
+        bits == count - 1 ? masked : emit(ir::OpKind::And, {masked, const_int(bits)}, i32);
+    if (shift > 0) piece = emit(ir::OpKind::Shl, {piece, const_int(shift)}, i32);
+    if (shift < 0) piece = emit(ir::OpKind::Shr, {piece, const_int(-shift)}, i32);
+    part = part == ir::kNoValue ? piece : emit(ir::OpKind::Or, {part, piece}, i32);
+  }
+  if (part == ir::kNoValue) part = const_int(0);
+  if (xor_bits) part = emit(ir::OpKind::Xor, {part, const_int(xor_bits)}, i32);
+  return part;
+}
+
+int64_t Lowering::slot_offset(const ir::ThreadLayout& layout, int64_t slot) {
+  // Thread 0's logical index with the thread part's xor bits taken out again.
+  const int64_t index = layout.logical_index(0, slot);
+  int64_t thread_xor = 0;
+  const std::vector<int>& order = layout.bit_order();
+  const int64_t count = layout.thread_count();
+  for (size_t logical = 0; logical < order.size(); ++logical)
+    if ((int64_t{1} << order[logical]) < count)
+      thread_xor |= layout.xor_mask() & (int64_t{1} << logical);
+  return index ^ thread_xor;
+}
+
+ir::ValueId Lowering::logical_index(const ir::ThreadLayout& layout, int64_t slot) {
+  const ir::ValueId part = thread_part(layout);
+  const int64_t offset = slot_offset(layout, slot);
+  if (offset == 0) return part;
+  return emit(ir::OpKind::Add, {part, const_int(offset)}, ir::Type::scalar(ir::DType::i32));
 }
 
 ir::ValueId Lowering::owns_element(int64_t elements) {
@@ -115,11 +179,14 @@ void Lowering::threadgroup_barrier() {
             {{"scope", std::string("threadgroup")}, {"mem", std::string("threadgroup")}});
 }
 
-ir::ValueId Lowering::scratch(const std::string& purpose, ir::DType dtype, int64_t elements) {
-  const int64_t offset = allocator.allocate_scratch(purpose, dtype, elements);
+ir::ValueId Lowering::scratch(const std::string& purpose, const std::string& kind, ir::DType dtype,
+                              int64_t elements) {
+  const int64_t offset = kind == "private_reduction"
+                             ? allocator.allocate_private(purpose, dtype, elements)
+                             : allocator.allocate_scratch(purpose, dtype, elements);
   return emit(ir::OpKind::ThreadgroupBuffer, {},
               ir::Type::ptr(dtype, ir::AddressSpace::Threadgroup),
-              {{"offset", offset}, {"size", elements}});
+              {{"offset", offset}, {"size", elements}, {"scratch", kind}});
 }
 
 void Lowering::not_supported(const ir::Op& op, const std::string& why) const {

@@ -1,12 +1,14 @@
 // The state lower_to_metal threads through its steps: the Tile IR input, the Metal IR being
 // built, and the mapping from every Tile IR value to its Metal IR values.
 //
-// Every tile value of S elements has the identity ThreadLayout over the plan's T threads:
-// thread t owns logical indices t + r * T for register slots r in [0, max(1, S / T)); when
-// S < T, threads t >= S own nothing (their one slot is invalid). Each slot is one Metal IR
-// SSA scalar. Scalars map to one Metal IR value, uniform or per-thread.
+// Every tile value of S elements has a ThreadLayout: the plan's layout for tiles of S elements
+// if it has one, else the striped identity over the plan's T threads (thread t owns logical
+// indices t + r * T for register slots r in [0, max(1, S / T)); when S < T, threads t >= S own
+// nothing: their one slot is invalid). Each slot is one Metal IR SSA scalar. Scalars map to
+// one Metal IR value, uniform or per-thread.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -18,26 +20,36 @@
 namespace metile::lower {
 
 struct LoweredValue {
+  LoweredValue() = default;
+  LoweredValue(std::vector<ir::ValueId> values, bool is_tile, bool is_uniform)
+      : slots(std::move(values)), tile(is_tile), uniform(is_uniform) {}
+
   std::vector<ir::ValueId> slots;  // a tile: one per register slot; a scalar: one
   bool tile = false;
   // Scalars: every thread holds the same value. Tiles: every element is one uniform scalar
   // (a splat), so every slot holds the same SSA value.
   bool uniform = false;
+  // Tiles: which (thread, slot) holds which logical element; bind() fills in the default.
+  std::optional<ir::ThreadLayout> layout;
 };
 
 class Lowering {
  public:
   Lowering(const ir::Kernel& tile, const ThreadPlan& plan, const target::Target& target,
-           int64_t user_shared_bytes);
+           int64_t user_shared_bytes, int64_t private_scratch_bytes);
 
   const ir::Kernel& tile;
   const target::Target& target;
+  const ThreadPlan& plan;
   const int64_t threads;
   ir::Kernel metal;
   ir::Builder builder;
   ThreadgroupAllocator allocator;
   std::vector<LoopInfo> loops;
   std::vector<std::string> value_layouts;
+  std::vector<RegisterReduction> register_reductions;
+  // How many for/if regions enclose the op being lowered (0: the kernel's top level).
+  int nesting = 0;
 
   // ---- Tile IR values ----------------------------------------------------------------
   const ir::Type& tile_type(ir::ValueId v) const { return tile.type(v); }
@@ -54,12 +66,25 @@ class Lowering {
   const std::string& name(ir::ValueId tile_value) const { return names_[tile_value]; }
 
   // ---- ownership ---------------------------------------------------------------------
+  // The layout of a tile of this type: the plan's for its size, else the striped identity.
   ir::ThreadLayout layout(const ir::Type& tile_type) const;
+  // The layout of a lowered tile value.
+  const ir::ThreadLayout& layout_of(ir::ValueId tile_value) const;
+  // The layout an ownership-preserving op passes on: that of its first operand that is a
+  // tile and not a splat (a splat fits every layout); none when there is no such operand.
+  std::optional<ir::ThreadLayout> operand_layout(const ir::Op& op) const;
   int64_t slot_count(const ir::Type& tile_type) const;
   // True when some threads own no element (S < T).
   bool has_idle_threads(const ir::Type& tile_type) const;
-  // The logical index held by slot r of the calling thread (i32, per thread).
-  ir::ValueId logical_index(int64_t slot);
+  // The logical index that `layout` places in slot r of the calling thread (i32, per
+  // thread): a part computed from the thread index, shared by every slot, plus the slot's
+  // constant. A layout other than the striped identity first masks the thread index to
+  // thread_count - 1, which changes no legal index and shows the compiler its zero bits.
+  ir::ValueId logical_index(const ir::ThreadLayout& layout, int64_t slot);
+  // The part of every logical index of `layout` that comes from the thread index.
+  ir::ValueId thread_part(const ir::ThreadLayout& layout);
+  // The constant that slot r adds to thread_part (the xor mask's share included).
+  static int64_t slot_offset(const ir::ThreadLayout& layout, int64_t slot);
   // i1: whether the calling thread owns an element of a tile of `elements` (thread < S).
   ir::ValueId owns_element(int64_t elements);
 
@@ -71,8 +96,11 @@ class Lowering {
   ir::ValueId const_float(double value, ir::DType dtype);
   ir::ValueId thread_index() const { return thread_index_; }
   void threadgroup_barrier();
-  // A threadgroup pointer to compiler scratch for `elements` values of `dtype`.
-  ir::ValueId scratch(const std::string& purpose, ir::DType dtype, int64_t elements);
+  // A threadgroup pointer to compiler scratch for `elements` values of `dtype`, shared by
+  // every use (kind "exchange" or "reduction": each ends with a release barrier) or private
+  // to one register reduction (kind "private_reduction").
+  ir::ValueId scratch(const std::string& purpose, const std::string& kind, ir::DType dtype,
+                      int64_t elements);
 
   // ---- errors ------------------------------------------------------------------------
   [[noreturn]] void not_supported(const ir::Op& op, const std::string& why) const;

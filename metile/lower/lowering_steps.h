@@ -30,6 +30,9 @@ void lower_broadcast(Lowering& l, const ir::Op& op);
 
 // lower_reduce.cc: a whole tile to one uniform scalar.
 void lower_reduce(Lowering& l, const ir::Op& op);
+// The private scratch bytes the kernel's register reductions need, laid out before lowering.
+int64_t register_reduction_bytes(const ir::Kernel& tile, const ThreadPlan& plan,
+                                 const target::Target& target);
 
 // lower_control_flow.cc: for and if.
 void lower_for(Lowering& l, const ir::Op& op);

@@ -1,7 +1,9 @@
 #include "metile/lower/plan_threads.h"
 
 #include <algorithm>
+#include <set>
 
+#include "metile/lower/plan_ownership.h"
 #include "metile/support/errors.h"
 
 namespace metile::lower {
@@ -51,18 +53,14 @@ ThreadPlan requested_plan(const ir::Kernel& k, const target::Target& target) {
           "the kernel requests num_threads = " + std::to_string(*n) + "; " + target_words(target)};
 }
 
-}  // namespace
-
-void check_thread_plan(const ThreadPlan& plan, const target::Target& target) {
-  const int n = plan.threads_per_threadgroup;
-  if (n <= 0 || (n & (n - 1)) != 0 || n > target.max_threads_per_threadgroup)
-    throw UserError("lower_to_metal: the thread plan's " + std::to_string(n) +
-                    " threads per threadgroup must be a power of two no larger than " +
-                    std::to_string(target.max_threads_per_threadgroup) + " (target " + target.name +
-                    ")");
+ThreadPlan with_ownership(ThreadPlan plan, const ir::Kernel& tile) {
+  OwnershipChoice choice = plan_ownership(tile, plan.threads_per_threadgroup);
+  plan.layouts = std::move(choice.layouts);
+  plan.ownership = std::move(choice.reason);
+  return plan;
 }
 
-ThreadPlan plan_threads(const ir::Kernel& tile, const target::Target& target) {
+ThreadPlan plan_geometry(const ir::Kernel& tile, const target::Target& target) {
   if (tile.attrs.count("num_threads")) return requested_plan(tile, target);
   const int64_t floor = target.simd_width;
   const int64_t ceiling =
@@ -79,6 +77,31 @@ ThreadPlan plan_threads(const ir::Kernel& tile, const target::Target& target) {
                                          std::to_string(per_thread) +
                                          (per_thread == 1 ? " element" : " elements") +
                                          " per thread; " + target_words(target)};
+}
+
+}  // namespace
+
+ThreadPlan plan_threads(const ir::Kernel& tile, const target::Target& target) {
+  return with_ownership(plan_geometry(tile, target), tile);
+}
+
+void check_thread_plan(const ThreadPlan& plan, const target::Target& target) {
+  const int n = plan.threads_per_threadgroup;
+  if (n <= 0 || (n & (n - 1)) != 0 || n > target.max_threads_per_threadgroup)
+    throw UserError("lower_to_metal: the thread plan's " + std::to_string(n) +
+                    " threads per threadgroup must be a power of two no larger than " +
+                    std::to_string(target.max_threads_per_threadgroup) + " (target " + target.name +
+                    ")");
+  std::set<int64_t> sizes;
+  for (const ir::ThreadLayout& layout : plan.layouts) {
+    if (layout.thread_count() != n)
+      throw UserError("lower_to_metal: the thread plan's layout " + layout.str() + " covers " +
+                      std::to_string(layout.thread_count()) + " threads, but the plan has " +
+                      std::to_string(n));
+    if (!sizes.insert(layout.size()).second)
+      throw UserError("lower_to_metal: the thread plan has two layouts for tiles of " +
+                      std::to_string(layout.size()) + " elements");
+  }
 }
 
 }  // namespace metile::lower

@@ -5,26 +5,37 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include "metile/ir/ir.h"
+#include "metile/ir/thread_layout.h"
 #include "metile/target/target.h"
 
 namespace metile::lower {
 
-// How many threads share the kernel's tiles, and why.
+// How many threads share the kernel's tiles, which thread owns which element, and why.
 struct ThreadPlan {
+  ThreadPlan() = default;
+  ThreadPlan(int threads, std::string why)
+      : threads_per_threadgroup(threads), reason(std::move(why)) {}
+
   int threads_per_threadgroup = 0;
   std::string reason;
+  // The layout of every tile whose size matches one of these (each over the plan's
+  // threads); a tile of another size gets the striped identity (plan_ownership.h).
+  std::vector<ir::ThreadLayout> layouts;
+  std::string ownership = "striped: the default";
 };
 
 // A power of two in [simd_width, max_threads_per_threadgroup]: the largest tile's size / 4,
 // clamped to that range and to the target's default ceiling; the kernel attribute
 // `num_threads` overrides the rule (UserError unless it is a power of two within the target's
-// limits).
+// limits). Ownership comes from plan_ownership.
 ThreadPlan plan_threads(const ir::Kernel& tile, const target::Target& target);
 
-// UserError unless the plan's thread count is a power of two the target allows; lowering
-// checks a plan it did not make.
+// UserError unless the plan's thread count is a power of two the target allows and its
+// layouts, one per tile size, each cover that many threads; lowering checks a plan it did not
+// make.
 void check_thread_plan(const ThreadPlan& plan, const target::Target& target);
 
 }  // namespace metile::lower

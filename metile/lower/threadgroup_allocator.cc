@@ -16,6 +16,17 @@ int64_t ThreadgroupAllocator::allocate_user(const std::string& purpose, ir::DTyp
   return offset;
 }
 
+int64_t ThreadgroupAllocator::allocate_private(const std::string& purpose, ir::DType dtype,
+                                               int64_t elements) {
+  const int64_t bytes = elements * ir::dtype_bytes(dtype);
+  const int64_t offset = private_end_;
+  private_end_ += round_up(bytes);
+  METILE_ASSERT(private_end_ <= scratch_offset_,
+                "register reductions were not all counted up front");
+  allocations_.push_back({purpose, offset, bytes, dtype, elements});
+  return offset;
+}
+
 int64_t ThreadgroupAllocator::allocate_scratch(const std::string& purpose, ir::DType dtype,
                                                int64_t elements) {
   const int64_t bytes = elements * ir::dtype_bytes(dtype);

@@ -1,7 +1,8 @@
 // The kernel's one threadgroup block. User allocations (shared_alloc) get their own 16-byte
-// aligned regions at the start; compiler scratch (reductions, exchanges) comes after them and
-// every scratch use shares one region, because each use ends with a release barrier before
-// the next one can begin.
+// aligned regions at the start; then each register reduction's private scratch, a region of its
+// own that nothing else touches, so it needs no release barrier; then the shared compiler
+// scratch (other reductions, exchanges), where every use shares one region, because each use
+// ends with a release barrier before the next one can begin.
 #pragma once
 
 #include <cstdint>
@@ -14,12 +15,15 @@ namespace metile::lower {
 
 class ThreadgroupAllocator {
  public:
-  // user_bytes: the total of every shared_alloc, each rounded up to 16 bytes; scratch starts
-  // there.
-  explicit ThreadgroupAllocator(int64_t user_bytes) : scratch_offset_(user_bytes) {}
+  // user_bytes: the total of every shared_alloc, each rounded up to 16 bytes; private scratch
+  // starts there, and shared scratch private_bytes later.
+  ThreadgroupAllocator(int64_t user_bytes, int64_t private_bytes)
+      : private_end_(user_bytes), scratch_offset_(user_bytes + private_bytes) {}
 
   // A user region, in program order; returns its byte offset.
   int64_t allocate_user(const std::string& purpose, ir::DType dtype, int64_t elements);
+  // A dedicated region for one register reduction; returns its byte offset.
+  int64_t allocate_private(const std::string& purpose, ir::DType dtype, int64_t elements);
   // Scratch that is dead after its release barrier; returns its byte offset.
   int64_t allocate_scratch(const std::string& purpose, ir::DType dtype, int64_t elements);
 
@@ -34,6 +38,7 @@ class ThreadgroupAllocator {
 
  private:
   int64_t user_end_ = 0;
+  int64_t private_end_;
   int64_t scratch_offset_;
   int64_t scratch_bytes_ = 0;
   std::vector<Allocation> allocations_;

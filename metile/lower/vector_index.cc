@@ -46,7 +46,18 @@ class Reader {
   Reader(const ir::Kernel& k, const std::vector<const ir::Op*>& definers)
       : kernel_(k), definers_(definers) {}
 
+  // Each value is read once: an index DAG that reuses a value is not walked per path. A
+  // value cut off by the depth limit stays one opaque term wherever it appears, which is
+  // sound: only the differences of equal terms cancel.
   Affine read(ir::ValueId v, int depth = 0) {
+    if (auto it = memo_.find(v); it != memo_.end()) return it->second;
+    Affine a = read_uncached(v, depth);
+    memo_.emplace(v, a);
+    return a;
+  }
+
+ private:
+  Affine read_uncached(ir::ValueId v, int depth) {
     Affine term;
     term.terms[v] = 1;
     const ir::Op* op = v < static_cast<ir::ValueId>(definers_.size()) ? definers_[v] : nullptr;
@@ -152,14 +163,15 @@ class Reader {
       case K::TensorStore:
       case K::SharedAlloc:
       case K::Reduce:
+      case K::ConvertLayout:
         return term;
     }
     return term;
   }
 
- private:
   const ir::Kernel& kernel_;
   const std::vector<const ir::Op*>& definers_;
+  std::map<ir::ValueId, Affine> memo_;
 };
 
 }  // namespace

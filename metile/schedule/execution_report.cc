@@ -8,7 +8,8 @@ nlohmann::json ExecutionReport::to_json() const {
   j["target"] = target;
   j["geometry"] = {{"threads_per_threadgroup", threads_per_threadgroup},
                    {"grid_rule", grid_rule},
-                   {"reason", thread_plan_reason}};
+                   {"reason", thread_plan_reason},
+                   {"ownership", ownership}};
   j["threadgroup_bytes"] = threadgroup_bytes;
   j["allocations"] = nlohmann::json::array();
   for (const AllocationRecord& a : allocations)
@@ -27,6 +28,13 @@ nlohmann::json ExecutionReport::to_json() const {
                           {"tile_elements", l.tile_elements},
                           {"elements_per_thread", l.elements_per_thread}});
   j["value_layouts"] = value_layouts;
+  j["register_reductions"] = nlohmann::json::array();
+  for (const RegisterReductionRecord& r : register_reductions)
+    j["register_reductions"].push_back({{"operation", r.operation},
+                                        {"dtype", r.dtype},
+                                        {"threads", r.threads},
+                                        {"registers", r.registers},
+                                        {"scratch", r.scratch}});
   j["grouped_loads"] = grouped_loads;
   j["grouped_stores"] = grouped_stores;
   j["math_mode"] = math_mode;

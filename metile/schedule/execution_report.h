@@ -33,17 +33,27 @@ struct LoopRecord {
   int elements_per_thread = 0;
 };
 
+struct RegisterReductionRecord {
+  std::string operation;  // "sum (%12)"
+  std::string dtype;
+  int64_t threads = 0;
+  int64_t registers = 0;
+  std::string scratch;
+};
+
 struct ExecutionReport {
   std::string kernel;
   std::string target;
   std::array<int, 3> threads_per_threadgroup{1, 1, 1};
   std::string thread_plan_reason;
+  std::string ownership;  // "contiguous: ..." or "striped: ...", with the reason
   std::string grid_rule;
   int64_t threadgroup_bytes = 0;
   std::vector<AllocationRecord> allocations;
   std::vector<PassRecord> passes;
   std::vector<LoopRecord> loops;
   std::vector<std::string> value_layouts;
+  std::vector<RegisterReductionRecord> register_reductions;
   // Guarded packed vector accesses emitted (group_vector_accesses): groups in the source,
   // not a count of the GPU's vector instructions (its compiler may still split them).
   int64_t grouped_loads = 0;

@@ -79,6 +79,7 @@ class Interpreter {
         return set(op, {std::vector<double>(size_of(type(op.results[0])), s.data[0]), s.buffer});
       }
       case OpKind::ExpandDims:
+      case OpKind::ConvertLayout:  // the logical values stay; only their owners change
         return set(op, at(op.operands[0]));
       case OpKind::Broadcast:
         return set(op, broadcast(op));

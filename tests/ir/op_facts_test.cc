@@ -172,6 +172,7 @@ TEST(OpFacts, TypeRulesAgreeWithTheOtherFacts) {
       case TypeRule::SharedAlloc:
       case TypeRule::ThreadgroupBuffer:
       case TypeRule::Reduce:
+      case TypeRule::ConvertLayout:
       case TypeRule::Barrier:
       case TypeRule::PackedLoad:
       case TypeRule::PackedStore:

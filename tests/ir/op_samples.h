@@ -7,13 +7,16 @@
 
 namespace metile::ir::op_samples {
 
-// Attributes that satisfy the op's schema: each required one, 0 or the first choice.
+// Attributes that satisfy the op's schema: each required one, 0, the first choice or the
+// one-element identity layout.
 inline Attrs valid_attrs(const OpInfo& info) {
   Attrs attrs;
   for (const AttrSpec& spec : info.attrs) {
     if (!spec.required) continue;
     if (spec.kind == AttrKind::String)
       attrs[std::string(spec.name)] = std::string(spec.choices.substr(0, spec.choices.find('|')));
+    else if (spec.kind == AttrKind::Layout)
+      attrs[std::string(spec.name)] = ThreadLayout::identity(1);
     else
       attrs[std::string(spec.name)] = int64_t{0};
   }

@@ -55,7 +55,8 @@ TEST(ParserErrors, BadHeader) {
 
 TEST(ParserErrors, BadAttributeValue) {
   EXPECT_EQ(parse_error(kHeader + "  %0 = program_id {axis = zero} : i32\n}\n"),
-            "bad.ir:2:27: expected an attribute value (number, string, dtype or [list]), got "
+            "bad.ir:2:27: expected an attribute value (number, string, dtype, [list] or "
+            "#layout<...>), got "
             "'zero'");
   EXPECT_EQ(parse_error(kHeader + "  %0 = program_id {axis = 1.2.3} : i32\n}\n"),
             "bad.ir:2:27: malformed number '1.2.3'");

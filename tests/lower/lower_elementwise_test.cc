@@ -45,10 +45,13 @@ TEST(LowerElementwise, VectorAddHasOneScalarPerSlot) {
   EXPECT_EQ(m.type(m.params[3].value), ir::Type::scalar(ir::DType::i32));
   EXPECT_TRUE(r.allocations.empty());
   EXPECT_TRUE(r.loops.empty());
+  // A 1-D f32 kernel gets contiguous ownership: thread t owns 4t .. 4t + 3.
   ASSERT_FALSE(r.value_layouts.empty());
-  EXPECT_NE(r.value_layouts[0].find("identity(1024 elements, 256 threads, 4 per thread)"),
+  EXPECT_NE(r.value_layouts[0].find("ThreadLayout((8, 9, 0, 1, 2, 3, 4, 5, 6, 7), xor 0, 256 "
+                                    "threads, 4 per thread)"),
             std::string::npos)
       << r.value_layouts[0];
+  EXPECT_EQ(r.plan.ownership.rfind("contiguous: ", 0), 0u) << r.plan.ownership;
 }
 
 TEST(LowerElementwise, VectorAddRaggedSizes) {

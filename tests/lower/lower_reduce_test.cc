@@ -28,14 +28,20 @@ void expect_near(const std::vector<float>& got, const std::vector<float>& want, 
 TEST(LowerReduce, RowSumStructure) {
   lower::LoweringResult r = lower_checked(row_sum(1024));
   const ir::Kernel& m = r.metal;
-  // 256 threads = 8 SIMD groups: one simd_sum, a publish and a release barrier.
+  // 256 threads = 8 SIMD groups: one simd_sum and a publication barrier. The sum is an FP32
+  // register reduction at the top level: its private scratch needs no release barrier.
   EXPECT_EQ(count_ops(m, OpKind::SimdSum), 1);
-  EXPECT_EQ(count_ops(m, OpKind::Barrier), 2);
+  EXPECT_EQ(count_ops(m, OpKind::Barrier), 1);
   EXPECT_EQ(count_ops(m, OpKind::For), 1);
   ASSERT_EQ(r.allocations.size(), 1u);
   EXPECT_EQ(r.allocations[0].bytes, 8 * 4);
   EXPECT_EQ(r.allocations[0].elements, 8);
-  EXPECT_NE(r.allocations[0].purpose.find("reduce.sum scratch"), std::string::npos);
+  EXPECT_NE(r.allocations[0].purpose.find("reduce.sum private scratch"), std::string::npos);
+  ASSERT_EQ(r.register_reductions.size(), 1u);
+  EXPECT_EQ(r.register_reductions[0].threads, 256);
+  EXPECT_EQ(r.register_reductions[0].registers, 4);
+  EXPECT_EQ(r.register_reductions[0].scratch, "private scratch at offset 0, 32 bytes");
+  EXPECT_EQ(std::get<int64_t>(m.attrs.at("private_reductions")), 1);
   EXPECT_EQ(std::get<int64_t>(m.attrs.at("threadgroup_bytes")), 32);
   ASSERT_EQ(r.loops.size(), 1u);
   EXPECT_EQ(r.loops[0].tile_elements, 1024);
@@ -141,9 +147,14 @@ TEST(LowerReduce, SoftmaxThreePasses) {
   EXPECT_EQ(r.loops.size(), 3u);
   EXPECT_EQ(count_ops(r.metal, OpKind::SimdMax), 1);
   EXPECT_EQ(count_ops(r.metal, OpKind::SimdSum), 1);
-  // Both reductions share the scratch region after each release barrier.
+  // The max reduction's shared scratch (released by a barrier) follows the FP32 sum's private
+  // scratch; three barriers: the max's publication and release, the sum's publication.
   ASSERT_EQ(r.allocations.size(), 2u);
-  EXPECT_EQ(r.allocations[0].offset, r.allocations[1].offset);
+  EXPECT_NE(r.allocations[0].purpose.find("reduce.max scratch"), std::string::npos);
+  EXPECT_EQ(r.allocations[0].offset, 16);
+  EXPECT_NE(r.allocations[1].purpose.find("reduce.sum private scratch"), std::string::npos);
+  EXPECT_EQ(r.allocations[1].offset, 0);
+  EXPECT_EQ(count_ops(r.metal, OpKind::Barrier), 3);
   for (int cols : {1, 100, 256, 1000}) {
     const int rows = 4;
     std::vector<float> x = random_floats(rows * cols, 11 + cols, -10, 10);
@@ -151,6 +162,39 @@ TEST(LowerReduce, SoftmaxThreePasses) {
     run_metal(r.metal, buffers, {Arg::buf(0), Arg::buf(1), Arg::scalar(cols), Arg::scalar(cols)},
               {rows, 1, 1});
     expect_near(buffers[1].floats(), softmax_reference(x, rows, cols), 1e-5);
+  }
+}
+
+TEST(LowerReduce, SequentialRegisterReductionsGetSeparateScratch) {
+  // Two top-level FP32 sums of one loaded tile: each has its own private region, and neither
+  // waits for a release barrier; the second reads its own partials, not the first's.
+  ir::Kernel k;
+  k.name = "two_sums";
+  ir::TileBuilder b(k);
+  ir::ValueId x = b.add_param("x", ir::Type::ptr(ir::DType::f32), "read");
+  ir::ValueId out = b.add_param("out", ir::Type::ptr(ir::DType::f32), "write");
+  ir::ValueId v = b.load(b.ptr_add(x, b.arange(0, 1024)));
+  ir::ValueId total = b.reduce("sum", v);
+  ir::ValueId squares = b.reduce("sum", b.binary(OpKind::Mul, v, v));
+  b.store(out, total);
+  b.store(b.ptr_add(out, b.constant_int(1)), squares);
+  for (int threads : {0, 64, 1024}) {
+    const lower::LoweringResult r = lower_checked(k, threads);
+    const int64_t groups = r.plan.threads_per_threadgroup / 32;
+    ASSERT_EQ(r.register_reductions.size(), 2u);
+    EXPECT_EQ(count_ops(r.metal, OpKind::Barrier), 2);
+    ASSERT_EQ(r.allocations.size(), 2u);
+    EXPECT_EQ(r.allocations[1].offset - r.allocations[0].offset, (groups * 4 + 15) / 16 * 16);
+    std::vector<float> xs = random_floats(1024, 9, -2, 2);
+    std::vector<Buffer> buffers = {Buffer::f32(xs), Buffer::zeros(ir::DType::f32, 2)};
+    run_metal(r.metal, buffers, {Arg::buf(0), Arg::buf(1)}, {1, 1, 1});
+    double want_total = 0, want_squares = 0;
+    for (float e : xs) {
+      want_total += e;
+      want_squares += double(e) * e;
+    }
+    EXPECT_NEAR(buffers[1].floats()[0], want_total, 1e-3);
+    EXPECT_NEAR(buffers[1].floats()[1], want_squares, 1e-3);
   }
 }
 

@@ -19,6 +19,14 @@ lower::LoweringResult lower_checked(ir::Kernel tile, int threads) {
   return result;
 }
 
+lower::LoweringResult lower_with_plan(ir::Kernel tile, const lower::ThreadPlan& plan) {
+  ir::verify_or_throw(tile, "");
+  ir::Kernel expanded = lower::expand_tensor_access(std::move(tile)).kernel;
+  lower::LoweringResult result = lower::lower_to_metal(expanded, plan, test_target());
+  ir::verify_or_throw(result.metal, "lower_to_metal");
+  return result;
+}
+
 int count_ops(const ir::Kernel& k, ir::OpKind kind) {
   int n = 0;
   ir::walk(k.body, [&](const ir::Op& op) { n += op.kind == kind; });

@@ -18,6 +18,9 @@ const target::Target& test_target();  // apple-m3
 // threads = 0: plan_threads decides; otherwise the plan is forced to that many threads.
 lower::LoweringResult lower_checked(ir::Kernel tile, int threads = 0);
 
+// Lowers with a plan made by the test (its layouts included).
+lower::LoweringResult lower_with_plan(ir::Kernel tile, const lower::ThreadPlan& plan);
+
 // Counts of ops of one kind in a kernel, nested regions included.
 int count_ops(const ir::Kernel& k, ir::OpKind kind);
 

@@ -214,6 +214,7 @@ class Runner {
       case K::Splat:
       case K::ExpandDims:
       case K::Broadcast:
+      case K::ConvertLayout:
       case K::MakeTensor:
       case K::TensorLoad:
       case K::TensorStore:

@@ -92,6 +92,11 @@ TEST(ExecutionReport, SoftmaxRecordsGeometryAllocationsPassesAndLoops) {
   const int threads = j["geometry"]["threads_per_threadgroup"][0];
   EXPECT_EQ(threads, r.emitted.abi.threads_per_threadgroup[0]);
   EXPECT_FALSE(j["geometry"]["reason"].get<std::string>().empty());
+  EXPECT_EQ(j["geometry"]["ownership"].get<std::string>().rfind("contiguous: ", 0), 0u);
+  // The sum of exponentials is a top-level FP32 sum: a register reduction.
+  ASSERT_EQ(j["register_reductions"].size(), 1u);
+  EXPECT_EQ(j["register_reductions"][0]["dtype"], "f32");
+  EXPECT_EQ(j["register_reductions"][0]["threads"], threads);
   // Two reductions across more than one SIMD group need threadgroup scratch.
   ASSERT_FALSE(j["allocations"].empty());
   int64_t end = 0;

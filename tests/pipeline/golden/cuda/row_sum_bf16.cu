@@ -102,7 +102,6 @@ static __device__ __forceinline__ void row_sum_bf16_body(
   const float v74 = v64 + v67;
   const float v75 = v70 + v73;
   const float v76 = v74 + v75;
-  __syncthreads();
   float* v77 = y + v5;
   v77[0] = v76;
 }

@@ -89,7 +89,6 @@ static inline void row_sum_bf16_body(
   const float v74 = v64 + v67;
   const float v75 = v70 + v73;
   const float v76 = v74 + v75;
-  threadgroup_barrier(mem_flags::mem_threadgroup);
   device float* v77 = y + v5;
   v77[0] = v76;
 }
