@@ -10,8 +10,10 @@
 #include "metile/support/errors.h"
 #include "metile/transform/apply_math_mode.h"
 #include "metile/transform/canonicalize.h"
+#include "metile/transform/check_ownership.h"
 #include "metile/transform/cse.h"
 #include "metile/transform/dce.h"
+#include "metile/transform/eliminate_redundant_conversions.h"
 
 namespace metile {
 
@@ -23,6 +25,17 @@ using ir::PassResult;
 PassResult run_apply_math_mode(Kernel k, PassContext& context) {
   return transform::apply_math_mode(std::move(k), context.math == MathMode::Strict,
                                     context.math == MathMode::Relaxed);
+}
+
+PassResult run_eliminate_redundant_conversions(Kernel k, PassContext& context) {
+  transform::ConversionElimination done = transform::eliminate_redundant_conversions(std::move(k));
+  context.layout_optimizations = std::move(done.optimizations);
+  return std::move(done.result);
+}
+
+PassResult run_check_ownership(Kernel k, PassContext& context) {
+  context.ownership = transform::check_ownership(k);
+  return {std::move(k), false};
 }
 
 PassResult run_plan_threads(Kernel k, PassContext& context) {
@@ -98,6 +111,14 @@ const std::vector<Pass>& registry() {
        }},
       {"dce", "removes ops whose results are unused and that have no effects",
        [](Kernel k, PassContext&) { return transform::eliminate_dead_code(std::move(k)); }},
+      {"eliminate_redundant_conversions",
+       "checks ownership, then removes identity layout conversions, cancels inverse pairs and "
+       "composes chains",
+       run_eliminate_redundant_conversions},
+      {"check_ownership",
+       "computes which thread owns each tile element (thread layouts) and checks the "
+       "ownership rules",
+       run_check_ownership},
       {"plan_threads", "picks the threads per threadgroup for the target (--target)",
        run_plan_threads},
       {"lower_to_metal", "lowers Tile IR to Metal IR with plan_threads' plan", run_lower_to_metal},

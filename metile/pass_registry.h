@@ -14,6 +14,7 @@
 #include "metile/lower/lower.h"
 #include "metile/pipeline.h"
 #include "metile/target/target.h"
+#include "metile/transform/eliminate_redundant_conversions.h"
 
 namespace metile {
 
@@ -25,7 +26,9 @@ struct PassContext {
 
   const target::Target& target;
   MathMode math = MathMode::Default;
-  std::optional<ir::OwnershipMap> ownership;     // set by check_ownership, read by lowering
+  std::optional<ir::OwnershipMap> ownership;  // set by check_ownership, read by lowering
+  std::vector<transform::LayoutOptimization>
+      layout_optimizations;                      // by eliminate_redundant_conversions
   std::optional<lower::ThreadPlan> thread_plan;  // set by plan_threads, read by lower_to_metal
   // Schedule(vector_width=...): 0 automatic, 1 no grouped vector accesses.
   int vector_width = 0;

@@ -26,6 +26,10 @@ PipelineResult compile_to_source(ir::Kernel kernel, const PipelineOptions& optio
   kernel = steps.run("expand_tensor_access", std::move(kernel));
   kernel = steps.run("cse", std::move(kernel));
   kernel = steps.run("dce", std::move(kernel));
+  //    Ownership (thread layouts): redundant conversions go, then the owner of every tile
+  //    element of the final kernel is computed and checked; lowering reads that map.
+  kernel = steps.run("eliminate_redundant_conversions", std::move(kernel));
+  steps.analyze("check_ownership", kernel);
 
   // 3. Geometry: how many threads share a tile. plan_schedule will take this step's place.
   steps.analyze("plan_threads", kernel);

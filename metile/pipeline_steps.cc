@@ -81,6 +81,8 @@ PipelineResult PipelineSteps::finish(ir::Kernel tile, ir::Kernel metal,
   for (const lower::RegisterReduction& r : context_.lowering.register_reductions)
     report_.register_reductions.push_back(
         {r.operation, std::string(ir::dtype_name(r.dtype)), r.threads, r.registers, r.scratch});
+  for (const transform::LayoutOptimization& o : context_.layout_optimizations)
+    report_.layout_optimizations.push_back({o.rule, o.conversion, o.proof});
   report_.grouped_loads = context_.vector_groups.loads;
   report_.grouped_stores = context_.vector_groups.stores;
   report_.threadgroup_bytes = emitted.abi.threadgroup_bytes;

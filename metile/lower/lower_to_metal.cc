@@ -63,7 +63,7 @@ void lower_block(Lowering& l, const ir::Block& block) {
         lower_broadcast(l, op);
         break;
       case K::ConvertLayout:
-        l.not_supported(op, "convert_layout is not lowered yet");
+        l.not_supported(op, "explicit thread layouts are not lowered yet");
       case K::PtrAdd:
         lower_ptr_add(l, op);
         break;

@@ -1,5 +1,7 @@
 #include "metile/schedule/execution_report.h"
 
+#include <map>
+
 namespace metile::schedule {
 
 nlohmann::json ExecutionReport::to_json() const {
@@ -35,6 +37,16 @@ nlohmann::json ExecutionReport::to_json() const {
                                         {"threads", r.threads},
                                         {"registers", r.registers},
                                         {"scratch", r.scratch}});
+  nlohmann::json rewrites = nlohmann::json::array();
+  std::map<std::string, int> counts{{"identity", 0}, {"inverse pair", 0}, {"chain", 0}};
+  for (const LayoutOptimizationRecord& o : layout_optimizations) {
+    rewrites.push_back({{"rule", o.rule}, {"conversion", o.conversion}, {"proof", o.proof}});
+    ++counts[o.rule];
+  }
+  j["layout_optimizations"] = {{"identities_removed", counts["identity"]},
+                               {"inverse_pairs_cancelled", counts["inverse pair"]},
+                               {"chains_composed", counts["chain"]},
+                               {"rewrites", rewrites}};
   j["grouped_loads"] = grouped_loads;
   j["grouped_stores"] = grouped_stores;
   j["math_mode"] = math_mode;

@@ -1,5 +1,6 @@
 // What the compiler did to one kernel, as JSON: geometry, threadgroup allocations with byte
-// counts, the passes that ran (and whether each changed the IR), loop widths, value layouts.
+// counts, the passes that ran (and whether each changed the IR), loop widths, value layouts
+// and the layout conversions the compiler removed.
 // Every figure here is what the generated code does, not what was asked for.
 #pragma once
 
@@ -41,6 +42,13 @@ struct RegisterReductionRecord {
   std::string scratch;
 };
 
+// One layout conversion eliminate_redundant_conversions removed or shortened.
+struct LayoutOptimizationRecord {
+  std::string rule;  // "identity" | "inverse pair" | "chain"
+  std::string conversion;
+  std::string proof;
+};
+
 struct ExecutionReport {
   std::string kernel;
   std::string target;
@@ -54,6 +62,7 @@ struct ExecutionReport {
   std::vector<LoopRecord> loops;
   std::vector<std::string> value_layouts;
   std::vector<RegisterReductionRecord> register_reductions;
+  std::vector<LayoutOptimizationRecord> layout_optimizations;
   // Guarded packed vector accesses emitted (group_vector_accesses): groups in the source,
   // not a count of the GPU's vector instructions (its compiler may still split them).
   int64_t grouped_loads = 0;

@@ -19,6 +19,7 @@ from .errors import (CompilationError, InternalCompilerError, NotSupportedError,
                      OutOfResources)
 from .host import cdiv, next_power_of_2
 from .kernel import KernelFunction, constexpr, kernel
+from .layouts import ThreadLayout
 from .language import (abs, arange, barrier, broadcast_to, convert_layout, cos, dot, exp,
                        exp2, expand_dims, fast_cos, fast_exp, fast_exp2, fast_log, fast_rsqrt,
                        fast_sin, fast_sqrt, fast_tanh, full, load, log, loop_state, max,

@@ -48,6 +48,8 @@ def _value_print(value, seen):
     if isinstance(value, tuple):
         parts = [_value_print(v, seen) for v in value]
         return None if None in parts else "(" + ",".join(parts) + ")"
+    if isinstance(value, _core.ThreadLayout):  # its repr names every field
+        return repr(value)
     if isinstance(value, types.ModuleType):
         return "module:" + value.__name__
     if getattr(value, "__module__", "").split(".")[0] == "metile":

@@ -196,6 +196,8 @@ class KernelFunction:
                         trace.core.set_attr_int(p.name, int(value))
                     elif isinstance(value, float):
                         trace.core.set_attr_float(p.name, value)
+                    elif isinstance(value, _core.ThreadLayout):
+                        trace.core.set_attr_layout(p.name, value)
                 elif spec[0] == "buffer":
                     proxy = Value(trace, trace.core.add_buffer(p.name, spec[1]))
                     runtime_index += 1

@@ -8,7 +8,7 @@ to them; with numbers only, the result is computed in Python.
 import builtins
 import math
 
-from . import dtypes
+from . import dtypes, layouts
 from .errors import NotSupportedError, user_error
 from .frames import user_location
 from .tracing import current
@@ -56,12 +56,13 @@ def simd_lane_id():
 
 # ---- tiles ----------------------------------------------------------------------------------
 def arange(start, end, layout=None):
-    """The 1-D i32 tile start, ..., end - 1; end - start is a power of two."""
-    if layout is not None:
-        _not_built("arange(layout=...)", ": thread layouts (ThreadLayout) are not implemented")
+    """The 1-D i32 tile start, ..., end - 1; end - start is a power of two. With a
+    ``metile.ThreadLayout``, the tile is owned as it says (see metile.layouts)."""
     if not (isinstance(start, int) and isinstance(end, int)):
         raise user_error("arange: start and end are Python integers (constexprs), got "
                          f"{type(start).__name__} and {type(end).__name__}", user_location())
+    if layout is not None:
+        return layouts.owned_arange(start, end, layout)
     trace = current("arange")
     return wrap(trace, trace.at().arange(start, end))
 
@@ -287,8 +288,8 @@ def scalar(*args, **kwargs):
 
 
 def convert_layout(value, layout):
-    """Redistributes a tile to another ThreadLayout (not built yet)."""
-    _not_built("metile.convert_layout", ": thread layouts are not implemented")
+    """The same logical tile, owned as the ThreadLayout ``layout`` says (see metile.layouts)."""
+    return layouts.convert_layout(value, layout)
 
 
 def tile_swizzle(*args, **kwargs):

@@ -6,6 +6,7 @@
 namespace metile::python {
 
 void init_errors(nanobind::module_& m);   // CompilationError and friends, C++ translation
+void init_layouts(nanobind::module_& m);  // ThreadLayout (thread ownership)
 void init_ir(nanobind::module_& m);       // Tile IR kernels and the tracer's builder
 void init_compile(nanobind::module_& m);  // compile(), CompiledKernel, launch
 void init_runtime(nanobind::module_& m);  // device buffers

@@ -154,6 +154,10 @@ void bind_trace(nb::module_& m) {
       .def(
           "set_attr_float", [](T& t, const std::string& n, double v) { t.set_constexpr(n, v); },
           "name"_a, "value"_a, "Records a floating-point constexpr as a kernel attribute.")
+      .def(
+          "set_attr_layout",
+          [](T& t, const std::string& n, const ir::ThreadLayout& v) { t.set_constexpr(n, v); },
+          "name"_a, "value"_a, "Records a ThreadLayout constexpr as a kernel attribute.")
       .def("set_num_threads", &T::set_num_threads, "n"_a,
            "Records the threads per threadgroup the author asked for.")
       .def("usable", &T::usable, "value"_a,
@@ -186,8 +190,19 @@ void bind_trace(nb::module_& m) {
           "The calling thread's index in its threadgroup (i32, per thread).")
       // Tiles.
       .def(
-          "arange", [b](T& t, int64_t s, int64_t e) { return b(t).arange(s, e); }, "start"_a,
-          "end"_a, "The 1-D i32 tile start .. end-1 (a power-of-two count).")
+          "arange",
+          [b](T& t, int64_t s, int64_t e, const ir::ThreadLayout* layout) {
+            return b(t).arange(s, e,
+                               layout ? std::optional<ir::ThreadLayout>(*layout) : std::nullopt);
+          },
+          "start"_a, "end"_a, "layout"_a.none() = nb::none(),
+          "The 1-D i32 tile start .. end-1 (a power-of-two count), owned as layout says.")
+      .def(
+          "convert_layout",
+          [b](T& t, ir::ValueId v, const ir::ThreadLayout& layout) {
+            return b(t).convert_layout(v, layout);
+          },
+          "tile"_a, "layout"_a, "The same logical tile, owned as layout says.")
       .def(
           "full",
           [b](T& t, std::vector<int64_t> shape, double v, const std::string& d) {

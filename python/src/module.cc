@@ -5,6 +5,7 @@
 NB_MODULE(_core, m) {
   m.doc() = "meTile's C++ core: Tile IR tracing, compilation and launch (used by metile)";
   metile::python::init_errors(m);
+  metile::python::init_layouts(m);
   metile::python::init_ir(m);
   metile::python::init_compile(m);
   metile::python::init_runtime(m);

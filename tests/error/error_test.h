@@ -10,6 +10,7 @@
 #include <string>
 
 #include "metile/dsl/dsl.h"
+#include "metile/transform/check_ownership.h"
 
 namespace metile::test {
 
@@ -18,6 +19,18 @@ inline std::optional<UserError> trace_error(const std::function<void(dsl::Kernel
                                             const dsl::Constexprs& constexprs = {}) {
   try {
     dsl::trace("misuse", fn, constexprs);
+  } catch (const UserError& e) {
+    return e;
+  }
+  return std::nullopt;
+}
+
+// Traces `fn` and checks its ownership (transform/check_ownership.h); returns the UserError
+// either raised, or nullopt.
+inline std::optional<UserError> ownership_error(
+    const std::function<void(dsl::KernelContext&)>& fn) {
+  try {
+    transform::check_ownership(dsl::trace("misuse", fn, {}));
   } catch (const UserError& e) {
     return e;
   }

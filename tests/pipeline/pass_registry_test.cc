@@ -41,6 +41,8 @@ const std::vector<std::string> kPipeline = {"verify",
                                             "expand_tensor_access",
                                             "cse",
                                             "dce",
+                                            "eliminate_redundant_conversions",
+                                            "check_ownership",
                                             "plan_threads",
                                             "lower_to_metal",
                                             "canonicalize",
@@ -58,6 +60,8 @@ TEST(PassRegistry, OneNamePerStepInPipelineOrder) {
                                              "expand_tensor_access",
                                              "cse",
                                              "dce",
+                                             "eliminate_redundant_conversions",
+                                             "check_ownership",
                                              "plan_threads",
                                              "lower_to_metal",
                                              "group_vector_accesses",
@@ -116,8 +120,9 @@ TEST(PassRegistry, UnknownPassListsTheKnownOnes) {
   } catch (const UserError& e) {
     EXPECT_EQ(std::string(e.what()),
               "unknown pass 'lower'; known passes: verify, apply_math_mode, canonicalize, "
-              "expand_tensor_access, cse, dce, plan_threads, lower_to_metal, "
-              "group_vector_accesses, verify_vector_accesses, emit_msl, emit_cuda");
+              "expand_tensor_access, cse, dce, eliminate_redundant_conversions, check_ownership, "
+              "plan_threads, lower_to_metal, group_vector_accesses, verify_vector_accesses, "
+              "emit_msl, emit_cuda");
   }
 }
 

@@ -120,6 +120,8 @@ TEST(ExecutionReport, SoftmaxRecordsGeometryAllocationsPassesAndLoops) {
                                              "expand_tensor_access",
                                              "cse",
                                              "dce",
+                                             "eliminate_redundant_conversions",
+                                             "check_ownership",
                                              "plan_threads",
                                              "lower_to_metal",
                                              "canonicalize",
@@ -162,7 +164,7 @@ TEST(DebugDump, WritesEveryStepAndTheFilesReadBackUnchanged) {
       EXPECT_EQ(ir::print(ir::parse(text, entry.path().string())), text) << entry.path();
     }
   }
-  EXPECT_EQ(by_extension[".tir"], 6);  // input + five Tile IR passes
+  EXPECT_EQ(by_extension[".tir"], 7);  // input + six Tile IR passes
   EXPECT_EQ(by_extension[".mir"], 6);  // lowering + five Metal IR passes
   EXPECT_EQ(by_extension[".metal"], 1);
   EXPECT_EQ(by_extension[".json"], 1);

@@ -138,11 +138,11 @@ def test_break_in_tile_range():
 
 @metile.kernel
 def not_built(x):
-    metile.convert_layout(metile.arange(0, 64), None)  # not-built
+    metile.tile_swizzle(metile.arange(0, 64))  # not-built
 
 
 def test_not_supported_is_a_compilation_error():
-    e = expect_error(not_built, "not-built", "metile.convert_layout is not built yet", X,
+    e = expect_error(not_built, "not-built", "metile.tile_swizzle is not built yet", X,
                      error=metile.NotSupportedError)
     assert isinstance(e, metile.CompilationError)
 
