@@ -40,6 +40,8 @@ struct CompileOptions {
   // the one the pipeline compiles for.
   std::string device;
   MathMode math = MathMode::Default;
+  // Schedule(vector_width=...): 0 automatic, 1 no grouped vector accesses.
+  int vector_width = 0;
 };
 
 class CompiledKernel {

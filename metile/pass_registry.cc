@@ -3,9 +3,11 @@
 #include <algorithm>
 
 #include "metile/lower/expand_tensor_access.h"
+#include "metile/lower/group_vector_accesses.h"
 #include "metile/lower/lower_to_metal.h"
 #include "metile/lower/plan_threads.h"
 #include "metile/lower/verify_scratch.h"
+#include "metile/lower/verify_vector_accesses.h"
 #include "metile/support/errors.h"
 #include "metile/transform/apply_math_mode.h"
 #include "metile/transform/canonicalize.h"
@@ -54,6 +56,22 @@ PassResult run_lower_to_metal(Kernel k, PassContext& context) {
 
 PassResult run_verify_scratch(Kernel k, PassContext& context) {
   lower::verify_scratch(k, context.target.simd_width);
+  return {std::move(k), false};
+}
+
+// vector_width 1 turns grouping off; 4 cannot be forced, since every group needs its proof.
+PassResult run_group_vector_accesses(Kernel k, PassContext& context) {
+  if (context.vector_width == 4)
+    throw NotSupported(
+        "group_vector_accesses: vector_width=4 cannot be forced: accesses are grouped only "
+        "where four consecutive addresses are proven, so leave vector_width unset (automatic) "
+        "or set it to 1 (no grouping)");
+  if (context.vector_width == 1) return {std::move(k), false};
+  return lower::group_vector_accesses(std::move(k), context.target, context.vector_groups);
+}
+
+PassResult run_verify_vector_accesses(Kernel k, PassContext& context) {
+  lower::verify_vector_accesses(k, context.target);
   return {std::move(k), false};
 }
 
@@ -113,6 +131,13 @@ const std::vector<Pass>& registry() {
       {"verify_scratch",
        "checks every exchange and reduction through threadgroup scratch (Metal IR)",
        run_verify_scratch},
+      {"group_vector_accesses",
+       "groups four consecutive f16/f32 accesses of a thread into one guarded packed vector "
+       "access",
+       run_group_vector_accesses},
+      {"verify_vector_accesses",
+       "checks the packed vector accesses' types, geometry, extracts and guards",
+       run_verify_vector_accesses},
       {"emit_msl", "emits the Metal Shading Language source of a Metal IR kernel", run_emit_msl},
       {"emit_cuda", "emits the CUDA C++ source of a Metal IR kernel", run_emit_cuda},
   };

@@ -10,6 +10,7 @@
 #include "metile/codegen/emit.h"
 #include "metile/ir/ownership.h"
 #include "metile/ir/pass_result.h"
+#include "metile/lower/group_vector_accesses.h"
 #include "metile/lower/lower.h"
 #include "metile/pipeline.h"
 #include "metile/target/target.h"
@@ -27,9 +28,12 @@ struct PassContext {
   MathMode math = MathMode::Default;
   std::optional<ir::OwnershipMap> ownership;  // set by check_ownership, read by lowering
   std::vector<transform::LayoutOptimization>
-      layout_optimizations;                       // by eliminate_redundant_conversions
-  std::optional<lower::ThreadPlan> thread_plan;   // set by plan_threads, read by lower_to_metal
+      layout_optimizations;                      // by eliminate_redundant_conversions
+  std::optional<lower::ThreadPlan> thread_plan;  // set by plan_threads, read by lower_to_metal
+  // Schedule(vector_width=...): 0 automatic, 1 no grouped vector accesses.
+  int vector_width = 0;
   lower::LoweringFacts lowering;                  // set by lower_to_metal
+  lower::VectorGroups vector_groups;              // counted by group_vector_accesses
   std::optional<codegen::EmittedKernel> emitted;  // set by emit_msl and emit_cuda
 };
 

@@ -13,7 +13,7 @@ namespace metile {
 
 PipelineResult compile_to_source(ir::Kernel kernel, const PipelineOptions& options) {
   const target::Target& target = options.target ? *options.target : target::default_target();
-  PipelineSteps steps(kernel.name, target, options.math);
+  PipelineSteps steps(kernel.name, target, options);
   const std::string replay = replay_dir();
   const std::string input_text = replay.empty() ? "" : ir::print(kernel);
 
@@ -42,7 +42,11 @@ PipelineResult compile_to_source(ir::Kernel kernel, const PipelineOptions& optio
   // 5. Metal IR passes.
   metal = steps.run("canonicalize", std::move(metal));
   metal = steps.run("cse", std::move(metal));
+  //    Four consecutive accesses of a thread become one guarded packed vector access.
+  metal = steps.run("group_vector_accesses", std::move(metal));
+  metal = steps.run("cse", std::move(metal));
   metal = steps.run("dce", std::move(metal));
+  steps.analyze("verify_vector_accesses", metal);
 
   // 6. Emit the target's language (MSL or CUDA C++): a body function, an entry wrapper, and
   //    the ABI.

@@ -15,6 +15,9 @@ namespace metile {
 struct PipelineOptions {
   const target::Target* target = nullptr;  // null: the default target (host)
   MathMode math = MathMode::Default;
+  // Schedule(vector_width=...): 0 automatic, 1 no grouped vector accesses (4 is rejected:
+  // grouping needs its proof).
+  int vector_width = 0;
 };
 
 struct PipelineResult {

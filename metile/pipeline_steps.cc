@@ -13,8 +13,9 @@ std::string dialect_label(ir::Dialect d) {
 }  // namespace
 
 PipelineSteps::PipelineSteps(const std::string& kernel_name, const target::Target& target,
-                             MathMode math)
-    : context_(target, math), debug_(kernel_name) {
+                             const PipelineOptions& options)
+    : context_(target, options.math), debug_(kernel_name) {
+  context_.vector_width = options.vector_width;
   report_.kernel = kernel_name;
   report_.target = target.name;
 }
@@ -84,6 +85,8 @@ PipelineResult PipelineSteps::finish(ir::Kernel tile, ir::Kernel metal,
     report_.layout_conversions.push_back({c.conversion, c.mechanism, c.scratch});
   for (const transform::LayoutOptimization& o : context_.layout_optimizations)
     report_.layout_optimizations.push_back({o.rule, o.conversion, o.proof});
+  report_.grouped_loads = context_.vector_groups.loads;
+  report_.grouped_stores = context_.vector_groups.stores;
   report_.threadgroup_bytes = emitted.abi.threadgroup_bytes;
   report_.threads_per_threadgroup = emitted.abi.threads_per_threadgroup;
   report_.grid_rule = emitted.abi.grid_rule;

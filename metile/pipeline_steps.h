@@ -18,7 +18,8 @@ namespace metile {
 
 class PipelineSteps {
  public:
-  PipelineSteps(const std::string& kernel_name, const target::Target& target, MathMode math);
+  PipelineSteps(const std::string& kernel_name, const target::Target& target,
+                const PipelineOptions& options);
 
   // Verifies the frontend's kernel (a failure is the user's error) and dumps it.
   void input(const ir::Kernel& kernel);

@@ -101,7 +101,10 @@ void CEmitter::declare(const ir::Op& op, const std::string& expr) {
 }
 
 void CEmitter::require_vectors_if_used(const ir::Op& op) const {
-  if (dialect_.table().vector_values) return;
+  // A packed access's vector has the dialect's packed type and is only read by extracts.
+  if (dialect_.table().vector_values || op.kind == ir::OpKind::PackedLoad ||
+      op.kind == ir::OpKind::Extract)
+    return;
   for (const std::vector<ir::ValueId>* values : {&op.operands, &op.results})
     for (ir::ValueId v : *values)
       if (type(v).is_vector())
@@ -205,6 +208,14 @@ void CEmitter::emit_op(const ir::Op& op) {
       return declare(op, collective(op, Collective::Min));
     case K::Store:
       return emit_store(op);
+    case K::PackedLoad:
+      return emit_packed_load(op);
+    case K::PackedStore:
+      return emit_packed_store(op);
+    case K::Extract:
+      return declare(op, extract(op));
+    case K::IsAligned:
+      return declare(op, dialect_.address_is_aligned(name(op.operands[0]), op.int_attr("bytes")));
     case K::Barrier:
       return emit_barrier(op);
     case K::For:
@@ -243,6 +254,23 @@ void CEmitter::emit_store(const ir::Op& op) {
     line("if (" + name(op.operands[2]) + ") { " + assign + " }");
   else
     line(assign);
+}
+
+void CEmitter::emit_packed_load(const ir::Op& op) {
+  const ir::ValueId r = op.results[0];
+  const std::string vector = packed_type(type(r));
+  line("const " + vector + " " + name(r) + " = " + packed_access(op.operands[0], vector) + ";");
+}
+
+void CEmitter::emit_packed_store(const ir::Op& op) {
+  const ir::ValueId ptr = op.operands[0];
+  if (read_only_.count(ptr))
+    fail(op, "stores through '" + name(ptr) + "', which points into a read-only buffer");
+  const int64_t width = static_cast<int64_t>(op.operands.size()) - 1;
+  const std::string vector = packed_type(ir::Type::vector(type(ptr).dtype, width));
+  std::vector<std::string> elements;
+  for (size_t i = 1; i < op.operands.size(); ++i) elements.push_back(name(op.operands[i]));
+  line(packed_access(ptr, vector) + " = " + dialect_.vector_literal(vector, elements) + ";");
 }
 
 void CEmitter::emit_barrier(const ir::Op& op) {

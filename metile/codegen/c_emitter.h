@@ -32,6 +32,8 @@ class CEmitter {
   void emit_op(const ir::Op& op);
   void declare(const ir::Op& op, const std::string& expr);
   void emit_store(const ir::Op& op);
+  void emit_packed_load(const ir::Op& op);
+  void emit_packed_store(const ir::Op& op);
   void emit_barrier(const ir::Op& op);
   void emit_for(const ir::Op& op);
   void emit_if(const ir::Op& op);
@@ -58,6 +60,11 @@ class CEmitter {
   std::string math(const ir::Op& op, MathFn fn) const;
   std::string load(const ir::Op& op) const;
   std::string threadgroup_buffer(const ir::Op& op) const;
+  // The dialect's packed type of a vector (its helpers go into the prelude), the vector of
+  // that type at device pointer ptr, and one element of a packed vector (.x ... .w).
+  std::string packed_type(const ir::Type& vector);
+  std::string packed_access(ir::ValueId ptr, const std::string& vector) const;
+  std::string extract(const ir::Op& op) const;
   std::string collective(const ir::Op& op, Collective c);
   // `p[0]`, or the element at p viewed as the vector type of `value_type`.
   std::string access(ir::ValueId ptr, const ir::Type& value_type) const;

@@ -62,6 +62,22 @@ std::string CDialect::vector_type(ir::DType t, int64_t width) const {
   return std::string(scalar_type(t)) + std::to_string(width);
 }
 
+std::string CDialect::packed_vector_type(ir::DType t, int64_t width, Prelude&) const {
+  return "packed_" + std::string(scalar_type(t)) + std::to_string(width);
+}
+
+std::string CDialect::vector_literal(const std::string& type,
+                                     const std::vector<std::string>& elements) const {
+  std::string text = type + "(";
+  for (size_t i = 0; i < elements.size(); ++i) text += (i ? ", " : "") + elements[i];
+  return text + ")";
+}
+
+std::string CDialect::address_is_aligned(const std::string& ptr, int64_t bytes) const {
+  return "(reinterpret_cast<" + std::string(table_.pointer_integer_type) + ">(" + ptr + ") & " +
+         std::to_string(bytes - 1) + ") == 0";
+}
+
 std::string CDialect::convert(const std::string& to, const std::string& expr) const {
   return to + "(" + expr + ")";
 }

@@ -108,6 +108,8 @@ struct DialectTable {
   // vector value is NotSupported.
   bool vector_values;
   std::string_view vector_select;  // per-element select(false_value, true_value, cond)
+  // The unsigned integer a pointer converts to for an alignment test: "ulong".
+  std::string_view pointer_integer_type;
   std::string_view helper_prefix;  // prefix of prelude helper names: "metile_"
   // Words a local may not take beyond the C++ keywords and the names above (namespaces,
   // types and functions of the language's library), and prefixes no local may start with.
@@ -134,6 +136,15 @@ class CDialect {
   virtual void declare_dtype(ir::DType t, Prelude& prelude) const;
   // "float4" for a vector of 4 f32; NotSupported without `vector_values`.
   virtual std::string vector_type(ir::DType t, int64_t width) const;
+  // The type of a packed vector access of `width` elements of dtype t, which needs only the
+  // element's alignment where the language allows (MSL's packed_float4); helpers it needs go
+  // into `prelude`.
+  virtual std::string packed_vector_type(ir::DType t, int64_t width, Prelude& prelude) const;
+  // A value of vector type `type` made of `elements`: "packed_float4(a, b, c, d)".
+  virtual std::string vector_literal(const std::string& type,
+                                     const std::vector<std::string>& elements) const;
+  // Whether the address `ptr` is a multiple of `bytes` (a power of two), as a bool.
+  virtual std::string address_is_aligned(const std::string& ptr, int64_t bytes) const;
   // An expression of type `to` made from `expr` (a float or a narrower float type).
   virtual std::string convert(const std::string& to, const std::string& expr) const;
   // `expr` of type `from` converted to `to` with C++ conversion rules (round to nearest,

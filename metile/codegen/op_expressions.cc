@@ -102,6 +102,21 @@ std::string CEmitter::access(ir::ValueId ptr, const ir::Type& value_type) const 
          "*)(" + name(ptr) + "))[0]";
 }
 
+std::string CEmitter::packed_type(const ir::Type& vector) {
+  return dialect_.packed_vector_type(vector.dtype, vector.shape.at(0), prelude_);
+}
+
+std::string CEmitter::packed_access(ir::ValueId ptr, const std::string& vector) const {
+  const DialectTable& d = dialect_.table();
+  return "((" + std::string(d.device_space) + (read_only_.count(ptr) ? "const " : "") + vector +
+         "*)(" + name(ptr) + "))[0]";
+}
+
+std::string CEmitter::extract(const ir::Op& op) const {
+  static constexpr char kComponents[] = {'x', 'y', 'z', 'w'};
+  return name(op.operands[0]) + "." + kComponents[op.int_attr("index")];
+}
+
 std::string CEmitter::load(const ir::Op& op) const {
   const std::string value = access(op.operands[0], type(op.results[0]));
   if (op.operands.size() == 1) return value;

@@ -97,6 +97,10 @@ enum class TypeRule : uint8_t {
   Trans,
   ConvertLayout,
   Barrier,
+  PackedLoad,
+  PackedStore,
+  Extract,
+  IsAligned,
 };
 
 // How many operands, results or regions an op takes; kMany: no upper bound.

@@ -1,5 +1,6 @@
 // Metal IR's own rules: per-thread types only (no tiles, no descriptors), the kernel's
-// threadgroup geometry, and threadgroup buffers inside the threadgroup block.
+// threadgroup geometry, threadgroup buffers inside the threadgroup block, and the packed
+// vector accesses' types.
 #include "metile/ir/verifier.h"
 
 namespace metile::ir::verifier_detail {
@@ -50,6 +51,60 @@ void check_threadgroup_buffer(Checker& c, const Op& op) {
              op.results);
 }
 
+bool is_device_pointer(const Type& t) {
+  return t.is_pointer() && t.space == AddressSpace::Device;
+}
+
+void check_packed_load(Checker& c, const Op& op) {
+  const Type& p = c.type(op.operands[0]);
+  const Type& v = c.type(op.results[0]);
+  if (!is_device_pointer(p))
+    return c.report(&op, "the address must be a device pointer", {op.operands[0]});
+  if (!v.is_vector() || v.dtype != p.dtype)
+    c.report(&op,
+             "the result must be a vector of the pointee dtype " + std::string(dtype_name(p.dtype)),
+             {op.results[0], op.operands[0]});
+}
+
+void check_packed_store(Checker& c, const Op& op) {
+  const Type& p = c.type(op.operands[0]);
+  if (!is_device_pointer(p))
+    return c.report(&op, "the address must be a device pointer", {op.operands[0]});
+  const size_t width = op.operands.size() - 1;
+  if (width != 2 && width != 4)
+    return c.report(&op, "stores 2 or 4 values, got " + std::to_string(width));
+  for (size_t i = 1; i < op.operands.size(); ++i)
+    if (c.type(op.operands[i]) != Type::scalar(p.dtype))
+      return c.report(
+          &op,
+          "every value must be a scalar of the pointee dtype " + std::string(dtype_name(p.dtype)),
+          {op.operands[i], op.operands[0]});
+}
+
+void check_extract(Checker& c, const Op& op) {
+  const Type& v = c.type(op.operands[0]);
+  if (!v.is_vector()) return c.report(&op, "the operand must be a vector", {op.operands[0]});
+  if (c.type(op.results[0]) != Type::scalar(v.dtype))
+    return c.report(&op, "the result must be the vector's element type",
+                    {op.results[0], op.operands[0]});
+  const int64_t index = op.int_attr("index");
+  if (index < 0 || index >= v.shape[0])
+    c.report(
+        &op,
+        "index " + std::to_string(index) + " is outside [0, " + std::to_string(v.shape[0]) + ")",
+        {op.operands[0]});
+}
+
+void check_is_aligned(Checker& c, const Op& op) {
+  if (!c.type(op.operands[0]).is_pointer())
+    return c.report(&op, "the operand must be a pointer", {op.operands[0]});
+  if (c.type(op.results[0]) != Type::scalar(DType::i1))
+    return c.report(&op, "the result must be i1", op.results);
+  const int64_t bytes = op.int_attr("bytes");
+  if (bytes <= 0 || (bytes & (bytes - 1)) != 0)
+    c.report(&op, "bytes must be a positive power of two, got " + std::to_string(bytes));
+}
+
 }  // namespace
 
 std::vector<Diagnostic> verify_metal(const Kernel& k) {
@@ -57,6 +112,10 @@ std::vector<Diagnostic> verify_metal(const Kernel& k) {
   rules.check_type = check_type;
   rules.check_op = [](Checker& c, const Op& op) {
     if (op.kind == OpKind::ThreadgroupBuffer) check_threadgroup_buffer(c, op);
+    if (op.kind == OpKind::PackedLoad) check_packed_load(c, op);
+    if (op.kind == OpKind::PackedStore) check_packed_store(c, op);
+    if (op.kind == OpKind::Extract) check_extract(c, op);
+    if (op.kind == OpKind::IsAligned) check_is_aligned(c, op);
   };
   rules.check_kernel = check_kernel;
   return verify_with(k, rules);

@@ -79,6 +79,10 @@ class TileOpRules {
       case R::SimdCollective:
       case R::ThreadgroupBuffer:
       case R::Barrier:
+      case R::PackedLoad:
+      case R::PackedStore:
+      case R::Extract:
+      case R::IsAligned:
       case R::For:
       case R::If:
       case R::Yield:

@@ -118,6 +118,10 @@ class CommonOpRules {
       case R::Trans:
       case R::ConvertLayout:
       case R::Barrier:
+      case R::PackedLoad:
+      case R::PackedStore:
+      case R::Extract:
+      case R::IsAligned:
       case R::Yield:
         return;
     }

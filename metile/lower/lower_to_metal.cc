@@ -121,6 +121,10 @@ void lower_block(Lowering& l, const ir::Block& block) {
       case K::SimdLane:
       case K::SimdGroup:
       case K::ThreadgroupBuffer:
+      case K::PackedLoad:
+      case K::PackedStore:
+      case K::Extract:
+      case K::IsAligned:
         l.not_supported(op, "is a Metal IR op, not a Tile IR op");
     }
   }

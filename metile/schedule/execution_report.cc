@@ -51,6 +51,8 @@ nlohmann::json ExecutionReport::to_json() const {
   for (const LayoutConversionRecord& c : layout_conversions)
     j["layout_conversions"].push_back(
         {{"conversion", c.conversion}, {"mechanism", c.mechanism}, {"scratch", c.scratch}});
+  j["grouped_loads"] = grouped_loads;
+  j["grouped_stores"] = grouped_stores;
   j["math_mode"] = math_mode;
   j["source_bytes"] = source_bytes;
   return j;

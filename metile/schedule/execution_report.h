@@ -70,6 +70,10 @@ struct ExecutionReport {
   std::vector<RegisterReductionRecord> register_reductions;
   std::vector<LayoutOptimizationRecord> layout_optimizations;
   std::vector<LayoutConversionRecord> layout_conversions;
+  // Guarded packed vector accesses emitted (group_vector_accesses): groups in the source,
+  // not a count of the GPU's vector instructions (its compiler may still split them).
+  int64_t grouped_loads = 0;
+  int64_t grouped_stores = 0;
   std::string math_mode;  // "default" | "strict" | "relaxed"
   int64_t source_bytes = 0;
 

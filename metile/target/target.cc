@@ -42,6 +42,7 @@ Target sm90() {
   t.buffer_alignment_bytes = 256;
   t.max_vector_bytes = 16;
   t.max_vector_elements = 4;
+  t.vector_access_needs_vector_alignment = true;
   t.launch_cost_us = 3.0;
   t.memory_bandwidth_gbps = 4300;
   return t;

@@ -66,6 +66,9 @@ struct Target {
   int buffer_alignment_bytes = 16;
   int max_vector_bytes = 16;
   int max_vector_elements = 4;
+  // Whether a vector access needs the vector's own alignment (CUDA's float4: 16 bytes) rather
+  // than the element's (MSL's packed_float4): grouped accesses then test the address first.
+  bool vector_access_needs_vector_alignment = false;
   // Cost model inputs for planners.
   double launch_cost_us = 5.0;           // fixed cost of one kernel launch
   double memory_bandwidth_gbps = 100.0;  // sustained device-memory bandwidth

@@ -192,6 +192,10 @@ class OwnershipCheck {
       case OpKind::SimdLane:
       case OpKind::SimdGroup:
       case OpKind::ThreadgroupBuffer:
+      case OpKind::PackedLoad:
+      case OpKind::PackedStore:
+      case OpKind::Extract:
+      case OpKind::IsAligned:
         throw InternalError("check_ownership: Metal IR op " + std::string(ir::op_name(op.kind)) +
                             " in Tile IR kernel " + k_.name);
     }

@@ -14,6 +14,7 @@ from . import _core, disk_cache, loops, source_rewrite
 from .buffer import describe
 from .errors import CompilationError, NotSupportedError, user_error
 from .frames import user_location
+from .schedule import Schedule
 from .tracing import Trace, activate, active_trace
 from .values import Value
 
@@ -68,13 +69,23 @@ def _math_mode(options):
     relaxed = bool(options.get("RELAXED_PRECISION", False))
     if strict and relaxed:
         raise ValueError("STRICT_MATH and RELAXED_PRECISION cannot both be True")
-    schedule = options.get("SCHEDULE")
-    if schedule is not None:
-        raise user_error(
-            "SCHEDULE: explicit schedules (metile.Schedule) are not built yet; omit SCHEDULE "
-            "or pass None for the compiler's automatic thread plan", user_location(),
-            NotSupportedError)
     return "strict" if strict else ("relaxed" if relaxed else "default")
+
+
+def _vector_width(options):
+    """SCHEDULE's vector_width for the compiler (0: automatic); of a Schedule only
+    vector_width is built, so any other control is NotSupported."""
+    schedule = options.get("SCHEDULE")
+    if schedule is None:
+        return 0
+    if not isinstance(schedule, Schedule):
+        raise TypeError(f"SCHEDULE must be a metile.Schedule or None, got {type(schedule).__name__}")
+    if schedule != Schedule(vector_width=schedule.vector_width):
+        raise user_error(
+            "SCHEDULE: explicit schedules (metile.Schedule) are not built yet beyond "
+            "vector_width; omit the other controls (or SCHEDULE) for the compiler's automatic "
+            "thread plan", user_location(), NotSupportedError)
+    return schedule.vector_width or 0
 
 
 def _constexpr_key(name, value):
@@ -155,7 +166,7 @@ class KernelFunction:
         self._positional = sum(not p.keyword_only for p in self.params)
         self._rewritten = None
         self._fingerprint = _MISSING
-        self._cache = {}  # (signature, math mode) -> Specialisation
+        self._cache = {}  # (signature, math mode, vector width) -> Specialisation
         self._traced = {}  # signature -> traced Tile IR (shared by the math modes)
         self.stats = CacheStats()
 
@@ -319,7 +330,8 @@ class KernelFunction:
         self._check_captured()
         signature, runtime = self.signature(values, options)
         math = _math_mode(options)
-        key = (signature, math)
+        vector_width = _vector_width(options)
+        key = (signature, math, vector_width)
         found = self._cache.get(key)
         if found is not None:
             self.stats.hits += 1
@@ -327,7 +339,7 @@ class KernelFunction:
         tile_ir = self._traced_ir(signature, values)
         self.stats.compiles += 1
         try:
-            compiled = _core.compile(tile_ir, _core.default_device(), math)
+            compiled = _core.compile(tile_ir, _core.default_device(), math, vector_width)
         except CompilationError as e:
             warps = options.get("num_warps")
             if warps is None or "num_threads =" not in str(e):

@@ -1,8 +1,10 @@
 """metile.Schedule: execution requirements (seed 002, "Execution Schedules and Fusion").
 
-The constructor checks each control against its contract. Launching with SCHEDULE= a
-Schedule is not built yet and raises NotSupportedError; omit SCHEDULE (or pass None) for
-the compiler's automatic choices.
+The constructor checks each control against its contract. Of a launch's SCHEDULE= only
+vector_width is built: None groups four adjacent accesses of a thread into one packed vector
+access where the compiler proves it safe, 1 keeps every access scalar, and 4 raises
+NotSupportedError (grouping needs its proof and cannot be forced). Any other control raises
+NotSupportedError; omit SCHEDULE (or pass None) for the compiler's automatic choices.
 """
 
 from dataclasses import dataclass

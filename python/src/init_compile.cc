@@ -80,18 +80,21 @@ void init_compile(nb::module_& m) {
 
   m.def(
       "compile",
-      [](const ir::Kernel& kernel, const std::string& device, const std::string& math) {
+      [](const ir::Kernel& kernel, const std::string& device, const std::string& math,
+         int vector_width) {
         CompileOptions options;
         options.device = device;
         options.math = math_from_name(math);
+        options.vector_width = vector_width;
         ir::Kernel copy = kernel;
         nb::gil_scoped_release release;
         return CompiledHandle{compile(std::move(copy), options)};
       },
-      "kernel"_a, "device"_a = "", "math"_a = "default",
+      "kernel"_a, "device"_a = "", "math"_a = "default", "vector_width"_a = 0,
       "Compiles a Tile IR kernel for a device (empty: the default device), emitting for the "
       "device's target; compiled code is cached in process and on disk. "
-      "math: default, strict (STRICT_MATH) or relaxed (RELAXED_PRECISION).");
+      "math: default, strict (STRICT_MATH) or relaxed (RELAXED_PRECISION). "
+      "vector_width: Schedule(vector_width=...), 0 automatic grouped vector accesses, 1 none.");
 }
 
 }  // namespace metile::python

@@ -10,6 +10,7 @@
 
 #include "golden_util.h"
 #include "metile/codegen/cuda/cuda_dialect.h"
+#include "metile/dsl/dsl.h"
 #include "metile/kernels/kernels.h"
 #include "metile/pipeline.h"
 #include "metile/runtime/cuda/nvrtc.h"
@@ -82,6 +83,32 @@ TEST(CudaCompile, LibraryKernelsCompileInEveryDtypeAndMathMode) {
           expect_entry(compile_to_ptx(r.emitted.source, r.emitted.abi.kernel_name),
                        r.emitted.abi.kernel_name);
         }
+}
+
+// Four adjacent accesses per thread, as group_vector_accesses groups them: NVCC must see
+// one vector access, 16 bytes of f32 or 8 bytes of f16, behind the alignment guard.
+TEST(CudaCompile, GroupedAccessesBecomeVectorInstructions) {
+  for (ir::DType dtype : {ir::DType::f32, ir::DType::f16}) {
+    auto kernel = [dtype](dsl::KernelContext& k) {
+      k.set_num_threads(64);
+      auto x = k.buffer("x", dtype, "read");
+      auto out = k.buffer("out", dtype, "write");
+      auto n = k.scalar("n", ir::DType::i32);
+      auto first = dsl::program_id(0) * 256 + dsl::thread_id() * 4;
+      std::vector<dsl::Value> v;
+      for (int r = 0; r < 4; ++r) v.push_back(dsl::load(x + (first + r), first + r < n, 0));
+      for (int r = 0; r < 4; ++r) dsl::store(out + (first + r), v[r] * 2, first + r < n);
+    };
+    PipelineOptions options;
+    options.target = &target::target_by_name("sm90");
+    const PipelineResult r = compile_to_source(dsl::trace("grouped", kernel), options);
+    EXPECT_EQ(r.report.grouped_loads, 1);
+    EXPECT_EQ(r.report.grouped_stores, 1);
+    const std::string ptx = compile_to_ptx(r.emitted.source, "grouped");
+    const std::string width = dtype == ir::DType::f32 ? ".v4.f32" : ".v4.u16";
+    EXPECT_NE(ptx.find("ld.global" + width), std::string::npos) << ptx;
+    EXPECT_NE(ptx.find("st.global" + width), std::string::npos) << ptx;
+  }
 }
 
 // A broken source fails with NVRTC's log, so the two tests above can fail.

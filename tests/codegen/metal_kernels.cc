@@ -200,11 +200,38 @@ ir::Kernel vec4_kernel() {
   return k;
 }
 
+ir::Kernel packed_kernel() {
+  ir::Kernel k = metal_kernel("convert_packed", 64, 0);
+  MetalBuilder b(k);
+  auto x = b.add_param("x", Type::ptr(DType::f32), "read");
+  auto out = b.add_param("out", Type::ptr(DType::f16), "write");
+  auto n = b.add_param("n", Type::scalar(DType::i32));
+  auto first = b.named(b.op(OpKind::Mul, b.thread_index(), b.i32(4)), "first");
+  auto last = b.named(b.op(OpKind::Add, first, b.i32(3)), "last");
+  auto whole = b.named(b.cmp("lt", last, n), "whole");
+  auto src = b.named(b.ptr_add(x, first), "src");
+  auto dst = b.named(b.ptr_add(out, first), "dst");
+  auto aligned = b.create1(OpKind::IsAligned, {src}, Type::scalar(DType::i1), {{"bytes", 16}});
+  auto ok = b.named(b.op(OpKind::And, whole, aligned), "ok");
+  b.begin_if(ok);
+  auto v = b.named(b.create1(OpKind::PackedLoad, {src}, Type::vector(DType::f32, 4)), "v");
+  std::vector<ir::ValueId> halves;
+  for (int64_t i = 0; i < 4; ++i) {
+    auto e = b.create1(OpKind::Extract, {v}, Type::scalar(DType::f32), {{"index", i}});
+    halves.push_back(b.create1(OpKind::Cast, {e}, Type::scalar(DType::f16)));
+  }
+  b.create(OpKind::PackedStore, {dst, halves[0], halves[1], halves[2], halves[3]}, {});
+  b.begin_else({});
+  b.end_if({});
+  return k;
+}
+
 const std::vector<NamedKernel>& golden_kernels() {
   static const std::vector<NamedKernel> kernels = {
       {"vector_add", vector_add_kernel},   {"reduction", reduction_kernel},
       {"fibonacci", fibonacci_kernel},     {"if_results", if_results_kernel},
       {"half_bfloat", half_bfloat_kernel}, {"vec4", vec4_kernel},
+      {"packed", packed_kernel},
   };
   return kernels;
 }

@@ -49,6 +49,9 @@ ir::Kernel if_results_kernel();
 ir::Kernel half_bfloat_kernel();
 // Four floats per thread through vec<4xf32> loads and stores, a per-element select.
 ir::Kernel vec4_kernel();
+// Four floats per thread, converted to half, through guarded packed accesses (the form
+// group_vector_accesses produces): packed_load, extract, packed_store and is_aligned.
+ir::Kernel packed_kernel();
 
 struct NamedKernel {
   std::string name;

@@ -108,6 +108,25 @@ std::map<OpKind, Case> metal_cases() {
   c[OpKind::Load] = {[](MetalBuilder& b, const Sample& s) { b.load(s.buf); }, "= buf[0];"};
   c[OpKind::Store] = {[](MetalBuilder& b, const Sample& s) { b.store(s.buf, s.x); },
                       "  buf[0] = x;\n"};
+  c[OpKind::PackedLoad] = {[](MetalBuilder& b, const Sample& s) {
+                             f(b, OpKind::PackedLoad, {s.buf}, Type::vector(DType::f32, 4));
+                           },
+                           "= ((device packed_float4*)(buf))[0];"};
+  c[OpKind::Extract] = {[=](MetalBuilder& b, const Sample& s) {
+                          const ir::ValueId v =
+                              f(b, OpKind::PackedLoad, {s.buf}, Type::vector(DType::f32, 4));
+                          f(b, OpKind::Extract, {v}, f32, {{"index", int64_t{2}}});
+                        },
+                        ".z;"};
+  c[OpKind::PackedStore] = {[](MetalBuilder& b, const Sample& s) {
+                              b.create(OpKind::PackedStore, {s.buf, s.x, s.x}, {});
+                            },
+                            "((device packed_float2*)(buf))[0] = packed_float2(x, x);"};
+  c[OpKind::IsAligned] = {
+      [](MetalBuilder& b, const Sample& s) {
+        f(b, OpKind::IsAligned, {s.buf}, Type::scalar(DType::i1), {{"bytes", int64_t{16}}});
+      },
+      "= (reinterpret_cast<ulong>(buf) & 15) == 0;"};
   c[OpKind::ThreadgroupBuffer] = {[](MetalBuilder& b, const Sample&) {
                                     f(b, OpKind::ThreadgroupBuffer, {},
                                       Type::ptr(DType::f32, ir::AddressSpace::Threadgroup),

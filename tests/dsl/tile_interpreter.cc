@@ -156,6 +156,10 @@ class Interpreter {
       case OpKind::TensorStore:
       case OpKind::SharedAlloc:
       case OpKind::ThreadgroupBuffer:
+      case OpKind::PackedLoad:
+      case OpKind::PackedStore:
+      case OpKind::Extract:
+      case OpKind::IsAligned:
       case OpKind::SimdShuffle:
       case OpKind::SimdShuffleXor:
       case OpKind::SimdShuffleDown:

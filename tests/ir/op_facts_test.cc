@@ -177,6 +177,10 @@ TEST(OpFacts, TypeRulesAgreeWithTheOtherFacts) {
       case TypeRule::Trans:
       case TypeRule::ConvertLayout:
       case TypeRule::Barrier:
+      case TypeRule::PackedLoad:
+      case TypeRule::PackedStore:
+      case TypeRule::Extract:
+      case TypeRule::IsAligned:
         break;
     }
     if (info.regions.max > 0) {

@@ -48,7 +48,10 @@ const std::vector<std::string> kPipeline = {"verify",
                                             "verify_scratch",
                                             "canonicalize",
                                             "cse",
+                                            "group_vector_accesses",
+                                            "cse",
                                             "dce",
+                                            "verify_vector_accesses",
                                             "emit_msl"};
 
 TEST(PassRegistry, OneNamePerStepInPipelineOrder) {
@@ -63,6 +66,8 @@ TEST(PassRegistry, OneNamePerStepInPipelineOrder) {
                                              "plan_threads",
                                              "lower_to_metal",
                                              "verify_scratch",
+                                             "group_vector_accesses",
+                                             "verify_vector_accesses",
                                              "emit_msl",
                                              "emit_cuda"};
   EXPECT_EQ(pass_names(), expected);
@@ -118,7 +123,8 @@ TEST(PassRegistry, UnknownPassListsTheKnownOnes) {
     EXPECT_EQ(std::string(e.what()),
               "unknown pass 'lower'; known passes: verify, apply_math_mode, canonicalize, "
               "expand_tensor_access, cse, dce, eliminate_redundant_conversions, check_ownership, "
-              "plan_threads, lower_to_metal, verify_scratch, emit_msl, emit_cuda");
+              "plan_threads, lower_to_metal, verify_scratch, group_vector_accesses, "
+              "verify_vector_accesses, emit_msl, emit_cuda");
   }
 }
 

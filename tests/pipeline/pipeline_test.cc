@@ -127,7 +127,10 @@ TEST(ExecutionReport, SoftmaxRecordsGeometryAllocationsPassesAndLoops) {
                                              "verify_scratch",
                                              "canonicalize",
                                              "cse",
+                                             "group_vector_accesses",
+                                             "cse",
                                              "dce",
+                                             "verify_vector_accesses",
                                              "emit_msl"};
   EXPECT_EQ(passes, expected);
   EXPECT_EQ(j["source_bytes"], static_cast<int64_t>(r.emitted.source.size()));
@@ -163,7 +166,7 @@ TEST(DebugDump, WritesEveryStepAndTheFilesReadBackUnchanged) {
     }
   }
   EXPECT_EQ(by_extension[".tir"], 7);  // input + six Tile IR passes
-  EXPECT_EQ(by_extension[".mir"], 5);  // lowering, verify_scratch, three Metal IR passes
+  EXPECT_EQ(by_extension[".mir"], 7);  // lowering, verify_scratch + five Metal IR passes
   EXPECT_EQ(by_extension[".metal"], 1);
   EXPECT_EQ(by_extension[".json"], 1);
   std::filesystem::remove_all(dir);

@@ -9,9 +9,9 @@ namespace {
 
 // CUDA words a local could clash with, beyond the C++ keywords and the table's own names.
 constexpr std::string_view kCudaReserved[] = {
-    "threadIdx", "blockIdx", "blockDim", "gridDim", "warpSize", "dim3",   "uint",
-    "uint1",     "uint2",    "uint3",    "uint4",   "min",      "max",    "abs",
-    "llabs",     "char",     "short",    "size_t",  "half",     "bfloat", "asm"};
+    "threadIdx", "blockIdx", "blockDim", "gridDim", "warpSize", "dim3",   "uint",  "uint1",
+    "uint2",     "uint3",    "uint4",    "min",     "max",      "abs",    "llabs", "char",
+    "short",     "size_t",   "half",     "bfloat",  "asm",      "float2", "float4"};
 constexpr std::string_view kCudaReservedPrefixes[] = {"nv_", "cuda"};
 
 // The fast variants of the float math functions, indexed by MathFn. sqrtf and rsqrtf have no
@@ -85,6 +85,7 @@ constexpr DialectTable kCuda{
     .infinity_literal = "__int_as_float(0x7f800000)",
     .vector_values = false,
     .vector_select = "",
+    .pointer_integer_type = "unsigned long long",
     .helper_prefix = "metile_",
     .reserved_words = kCudaReserved,
     .reserved_prefixes = kCudaReservedPrefixes,
@@ -127,6 +128,26 @@ class CudaDialect final : public CDialect {
   void declare_dtype(ir::DType t, Prelude& prelude) const override {
     if (t == ir::DType::f16) prelude.add_type("metile_half", std::string(kHalfType));
     if (t == ir::DType::bf16) prelude.add_type("metile_bfloat16", std::string(kBfloat16Type));
+  }
+
+  // float's vectors are CUDA's built-in float2/float4, aligned to their size; the narrow
+  // floats' are prelude structs aligned to theirs, so one access moves the whole vector.
+  std::string packed_vector_type(ir::DType t, int64_t width, Prelude& prelude) const override {
+    if (t == ir::DType::f32) return "float" + std::to_string(width);
+    const std::string element(scalar_type(t));
+    const std::string name = element + "x" + std::to_string(width);
+    const std::string fields = width == 2 ? "x, y" : "x, y, z, w";
+    prelude.add_type(name, "struct __align__(" + std::to_string(width * ir::dtype_bytes(t)) + ") " +
+                               name + " {\n  " + element + " " + fields + ";\n};\n");
+    return name;
+  }
+
+  // CUDA's vectors are aggregates: brace initialisation, not a constructor call.
+  std::string vector_literal(const std::string& type,
+                             const std::vector<std::string>& elements) const override {
+    std::string text = type + "{";
+    for (size_t i = 0; i < elements.size(); ++i) text += (i ? ", " : "") + elements[i];
+    return text + "}";
   }
 
   // `unsigned int(x)` is not C++: two-word types convert with static_cast.

@@ -64,6 +64,7 @@ constexpr DialectTable kMsl{
     .infinity_literal = "INFINITY",
     .vector_values = true,
     .vector_select = "select",
+    .pointer_integer_type = "ulong",
     .helper_prefix = "metile_",
     .reserved_words = kMslReserved,
     .reserved_prefixes = kMslReservedPrefixes,

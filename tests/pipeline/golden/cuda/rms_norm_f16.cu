@@ -10,6 +10,9 @@ struct metile_half {
     return f;
   }
 };
+struct __align__(8) metile_halfx4 {
+  metile_half x, y, z, w;
+};
 static __device__ __forceinline__ float metile_simd_sum(float v) {
   for (int offset = 16; offset > 0; offset /= 2) {
     const float other = __shfl_xor_sync(0xffffffffu, v, offset);
@@ -67,10 +70,41 @@ static __device__ __forceinline__ void rms_norm_f16_body(
     const metile_half* v39 = v9 + v31;
     const metile_half* v40 = v9 + v32;
     const metile_half v41 = metile_half(0.0f);
-    const metile_half v42 = v33 ? v37[0] : v41;
-    const metile_half v43 = v34 ? v38[0] : v41;
-    const metile_half v44 = v35 ? v39[0] : v41;
-    const metile_half v45 = v36 ? v40[0] : v41;
+    const bool v152 = v33 && v34;
+    const bool v153 = v152 && v35;
+    const bool v154 = v153 && v36;
+    const long long v155 = static_cast<long long>(v29);
+    const long long v156 = static_cast<long long>(v32);
+    const long long v157 = 3l;
+    const long long v158 = v155 + v157;
+    const bool v159 = v156 == v158;
+    const bool v160 = v154 && v159;
+    const bool v161 = (reinterpret_cast<unsigned long long>(v37) & 7) == 0;
+    const bool v162 = v160 && v161;
+    metile_half v42;
+    metile_half v43;
+    metile_half v44;
+    metile_half v45;
+    if (v162) {
+      const metile_halfx4 v167 = ((const metile_halfx4*)(v37))[0];
+      const metile_half v163 = v167.x;
+      const metile_half v164 = v167.y;
+      const metile_half v165 = v167.z;
+      const metile_half v166 = v167.w;
+      v42 = v163;
+      v43 = v164;
+      v44 = v165;
+      v45 = v166;
+    } else {
+      const metile_half v168 = v33 ? v37[0] : v41;
+      const metile_half v169 = v34 ? v38[0] : v41;
+      const metile_half v170 = v35 ? v39[0] : v41;
+      const metile_half v171 = v36 ? v40[0] : v41;
+      v42 = v168;
+      v43 = v169;
+      v44 = v170;
+      v45 = v171;
+    }
     const float v46 = static_cast<float>(v42);
     const float v47 = static_cast<float>(v43);
     const float v48 = static_cast<float>(v44);
@@ -140,10 +174,41 @@ static __device__ __forceinline__ void rms_norm_f16_body(
     const metile_half* v113 = v9 + v105;
     const metile_half* v114 = v9 + v106;
     const metile_half v115 = metile_half(0.0f);
-    const metile_half v116 = v107 ? v111[0] : v115;
-    const metile_half v117 = v108 ? v112[0] : v115;
-    const metile_half v118 = v109 ? v113[0] : v115;
-    const metile_half v119 = v110 ? v114[0] : v115;
+    const bool v172 = v107 && v108;
+    const bool v173 = v172 && v109;
+    const bool v174 = v173 && v110;
+    const long long v175 = static_cast<long long>(v103);
+    const long long v176 = static_cast<long long>(v106);
+    const long long v177 = 3l;
+    const long long v178 = v175 + v177;
+    const bool v179 = v176 == v178;
+    const bool v180 = v174 && v179;
+    const bool v181 = (reinterpret_cast<unsigned long long>(v111) & 7) == 0;
+    const bool v182 = v180 && v181;
+    metile_half v116;
+    metile_half v117;
+    metile_half v118;
+    metile_half v119;
+    if (v182) {
+      const metile_halfx4 v187 = ((const metile_halfx4*)(v111))[0];
+      const metile_half v183 = v187.x;
+      const metile_half v184 = v187.y;
+      const metile_half v185 = v187.z;
+      const metile_half v186 = v187.w;
+      v116 = v183;
+      v117 = v184;
+      v118 = v185;
+      v119 = v186;
+    } else {
+      const metile_half v188 = v107 ? v111[0] : v115;
+      const metile_half v189 = v108 ? v112[0] : v115;
+      const metile_half v190 = v109 ? v113[0] : v115;
+      const metile_half v191 = v110 ? v114[0] : v115;
+      v116 = v188;
+      v117 = v189;
+      v118 = v190;
+      v119 = v191;
+    }
     const float v120 = static_cast<float>(v116);
     const float v121 = static_cast<float>(v117);
     const float v122 = static_cast<float>(v118);
@@ -152,10 +217,32 @@ static __device__ __forceinline__ void rms_norm_f16_body(
     const metile_half* v125 = w + v104;
     const metile_half* v126 = w + v105;
     const metile_half* v127 = w + v106;
-    const metile_half v128 = v107 ? v124[0] : v115;
-    const metile_half v129 = v108 ? v125[0] : v115;
-    const metile_half v130 = v109 ? v126[0] : v115;
-    const metile_half v131 = v110 ? v127[0] : v115;
+    const bool v201 = (reinterpret_cast<unsigned long long>(v124) & 7) == 0;
+    const bool v202 = v180 && v201;
+    metile_half v128;
+    metile_half v129;
+    metile_half v130;
+    metile_half v131;
+    if (v202) {
+      const metile_halfx4 v207 = ((const metile_halfx4*)(v124))[0];
+      const metile_half v203 = v207.x;
+      const metile_half v204 = v207.y;
+      const metile_half v205 = v207.z;
+      const metile_half v206 = v207.w;
+      v128 = v203;
+      v129 = v204;
+      v130 = v205;
+      v131 = v206;
+    } else {
+      const metile_half v208 = v107 ? v124[0] : v115;
+      const metile_half v209 = v108 ? v125[0] : v115;
+      const metile_half v210 = v109 ? v126[0] : v115;
+      const metile_half v211 = v110 ? v127[0] : v115;
+      v128 = v208;
+      v129 = v209;
+      v130 = v210;
+      v131 = v211;
+    }
     const float v132 = static_cast<float>(v128);
     const float v133 = static_cast<float>(v129);
     const float v134 = static_cast<float>(v130);
@@ -176,10 +263,16 @@ static __device__ __forceinline__ void rms_norm_f16_body(
     metile_half* v149 = v10 + v104;
     metile_half* v150 = v10 + v105;
     metile_half* v151 = v10 + v106;
-    if (v107) { v148[0] = v144; }
-    if (v108) { v149[0] = v145; }
-    if (v109) { v150[0] = v146; }
-    if (v110) { v151[0] = v147; }
+    const bool v221 = (reinterpret_cast<unsigned long long>(v148) & 7) == 0;
+    const bool v222 = v180 && v221;
+    if (v222) {
+      ((metile_halfx4*)(v148))[0] = metile_halfx4{v144, v145, v146, v147};
+    } else {
+      if (v107) { v148[0] = v144; }
+      if (v108) { v149[0] = v145; }
+      if (v109) { v150[0] = v146; }
+      if (v110) { v151[0] = v147; }
+    }
   }
 }
 

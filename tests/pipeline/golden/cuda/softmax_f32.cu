@@ -62,10 +62,41 @@ static __device__ __forceinline__ void softmax_f32_body(
     const float* v37 = v7 + v29;
     const float* v38 = v7 + v30;
     const float v39 = 0.0f;
-    const float v40 = v31 ? v35[0] : v39;
-    const float v41 = v32 ? v36[0] : v39;
-    const float v42 = v33 ? v37[0] : v39;
-    const float v43 = v34 ? v38[0] : v39;
+    const bool v205 = v31 && v32;
+    const bool v206 = v205 && v33;
+    const bool v207 = v206 && v34;
+    const long long v208 = static_cast<long long>(v27);
+    const long long v209 = static_cast<long long>(v30);
+    const long long v210 = 3l;
+    const long long v211 = v208 + v210;
+    const bool v212 = v209 == v211;
+    const bool v213 = v207 && v212;
+    const bool v214 = (reinterpret_cast<unsigned long long>(v35) & 15) == 0;
+    const bool v215 = v213 && v214;
+    float v40;
+    float v41;
+    float v42;
+    float v43;
+    if (v215) {
+      const float4 v220 = ((const float4*)(v35))[0];
+      const float v216 = v220.x;
+      const float v217 = v220.y;
+      const float v218 = v220.z;
+      const float v219 = v220.w;
+      v40 = v216;
+      v41 = v217;
+      v42 = v218;
+      v43 = v219;
+    } else {
+      const float v221 = v31 ? v35[0] : v39;
+      const float v222 = v32 ? v36[0] : v39;
+      const float v223 = v33 ? v37[0] : v39;
+      const float v224 = v34 ? v38[0] : v39;
+      v40 = v221;
+      v41 = v222;
+      v42 = v223;
+      v43 = v224;
+    }
     const float v44 = v31 ? v40 : v9;
     const float v45 = v32 ? v41 : v9;
     const float v46 = v33 ? v42 : v9;
@@ -132,10 +163,41 @@ static __device__ __forceinline__ void softmax_f32_body(
     const float* v107 = v7 + v99;
     const float* v108 = v7 + v100;
     const float* v109 = v7 + v101;
-    const float v110 = v102 ? v106[0] : v82;
-    const float v111 = v103 ? v107[0] : v82;
-    const float v112 = v104 ? v108[0] : v82;
-    const float v113 = v105 ? v109[0] : v82;
+    const bool v225 = v102 && v103;
+    const bool v226 = v225 && v104;
+    const bool v227 = v226 && v105;
+    const long long v228 = static_cast<long long>(v98);
+    const long long v229 = static_cast<long long>(v101);
+    const long long v230 = 3l;
+    const long long v231 = v228 + v230;
+    const bool v232 = v229 == v231;
+    const bool v233 = v227 && v232;
+    const bool v234 = (reinterpret_cast<unsigned long long>(v106) & 15) == 0;
+    const bool v235 = v233 && v234;
+    float v110;
+    float v111;
+    float v112;
+    float v113;
+    if (v235) {
+      const float4 v240 = ((const float4*)(v106))[0];
+      const float v236 = v240.x;
+      const float v237 = v240.y;
+      const float v238 = v240.z;
+      const float v239 = v240.w;
+      v110 = v236;
+      v111 = v237;
+      v112 = v238;
+      v113 = v239;
+    } else {
+      const float v241 = v102 ? v106[0] : v82;
+      const float v242 = v103 ? v107[0] : v82;
+      const float v243 = v104 ? v108[0] : v82;
+      const float v244 = v105 ? v109[0] : v82;
+      v110 = v241;
+      v111 = v242;
+      v112 = v243;
+      v113 = v244;
+    }
     const float v114 = v110 - v81;
     const float v115 = v111 - v81;
     const float v116 = v112 - v81;
@@ -200,10 +262,41 @@ static __device__ __forceinline__ void softmax_f32_body(
     const float* v182 = v7 + v174;
     const float* v183 = v7 + v175;
     const float* v184 = v7 + v176;
-    const float v185 = v177 ? v181[0] : v82;
-    const float v186 = v178 ? v182[0] : v82;
-    const float v187 = v179 ? v183[0] : v82;
-    const float v188 = v180 ? v184[0] : v82;
+    const bool v245 = v177 && v178;
+    const bool v246 = v245 && v179;
+    const bool v247 = v246 && v180;
+    const long long v248 = static_cast<long long>(v173);
+    const long long v249 = static_cast<long long>(v176);
+    const long long v250 = 3l;
+    const long long v251 = v248 + v250;
+    const bool v252 = v249 == v251;
+    const bool v253 = v247 && v252;
+    const bool v254 = (reinterpret_cast<unsigned long long>(v181) & 15) == 0;
+    const bool v255 = v253 && v254;
+    float v185;
+    float v186;
+    float v187;
+    float v188;
+    if (v255) {
+      const float4 v260 = ((const float4*)(v181))[0];
+      const float v256 = v260.x;
+      const float v257 = v260.y;
+      const float v258 = v260.z;
+      const float v259 = v260.w;
+      v185 = v256;
+      v186 = v257;
+      v187 = v258;
+      v188 = v259;
+    } else {
+      const float v261 = v177 ? v181[0] : v82;
+      const float v262 = v178 ? v182[0] : v82;
+      const float v263 = v179 ? v183[0] : v82;
+      const float v264 = v180 ? v184[0] : v82;
+      v185 = v261;
+      v186 = v262;
+      v187 = v263;
+      v188 = v264;
+    }
     const float v189 = v185 - v81;
     const float v190 = v186 - v81;
     const float v191 = v187 - v81;
@@ -220,10 +313,16 @@ static __device__ __forceinline__ void softmax_f32_body(
     float* v202 = v8 + v174;
     float* v203 = v8 + v175;
     float* v204 = v8 + v176;
-    if (v177) { v201[0] = v197; }
-    if (v178) { v202[0] = v198; }
-    if (v179) { v203[0] = v199; }
-    if (v180) { v204[0] = v200; }
+    const bool v274 = (reinterpret_cast<unsigned long long>(v201) & 15) == 0;
+    const bool v275 = v253 && v274;
+    if (v275) {
+      ((float4*)(v201))[0] = float4{v197, v198, v199, v200};
+    } else {
+      if (v177) { v201[0] = v197; }
+      if (v178) { v202[0] = v198; }
+      if (v179) { v203[0] = v199; }
+      if (v180) { v204[0] = v200; }
+    }
   }
 }
 

@@ -50,10 +50,39 @@ static inline void rms_norm_f16_body(
     device const half* v39 = v9 + v31;
     device const half* v40 = v9 + v32;
     const half v41 = half(0.0f);
-    const half v42 = v33 ? v37[0] : v41;
-    const half v43 = v34 ? v38[0] : v41;
-    const half v44 = v35 ? v39[0] : v41;
-    const half v45 = v36 ? v40[0] : v41;
+    const bool v152 = v33 && v34;
+    const bool v153 = v152 && v35;
+    const bool v154 = v153 && v36;
+    const long v155 = static_cast<long>(v29);
+    const long v156 = static_cast<long>(v32);
+    const long v157 = 3l;
+    const long v158 = v155 + v157;
+    const bool v159 = v156 == v158;
+    const bool v160 = v154 && v159;
+    half v42;
+    half v43;
+    half v44;
+    half v45;
+    if (v160) {
+      const packed_half4 v165 = ((device const packed_half4*)(v37))[0];
+      const half v161 = v165.x;
+      const half v162 = v165.y;
+      const half v163 = v165.z;
+      const half v164 = v165.w;
+      v42 = v161;
+      v43 = v162;
+      v44 = v163;
+      v45 = v164;
+    } else {
+      const half v166 = v33 ? v37[0] : v41;
+      const half v167 = v34 ? v38[0] : v41;
+      const half v168 = v35 ? v39[0] : v41;
+      const half v169 = v36 ? v40[0] : v41;
+      v42 = v166;
+      v43 = v167;
+      v44 = v168;
+      v45 = v169;
+    }
     const float v46 = static_cast<float>(v42);
     const float v47 = static_cast<float>(v43);
     const float v48 = static_cast<float>(v44);
@@ -123,10 +152,39 @@ static inline void rms_norm_f16_body(
     device const half* v113 = v9 + v105;
     device const half* v114 = v9 + v106;
     const half v115 = half(0.0f);
-    const half v116 = v107 ? v111[0] : v115;
-    const half v117 = v108 ? v112[0] : v115;
-    const half v118 = v109 ? v113[0] : v115;
-    const half v119 = v110 ? v114[0] : v115;
+    const bool v170 = v107 && v108;
+    const bool v171 = v170 && v109;
+    const bool v172 = v171 && v110;
+    const long v173 = static_cast<long>(v103);
+    const long v174 = static_cast<long>(v106);
+    const long v175 = 3l;
+    const long v176 = v173 + v175;
+    const bool v177 = v174 == v176;
+    const bool v178 = v172 && v177;
+    half v116;
+    half v117;
+    half v118;
+    half v119;
+    if (v178) {
+      const packed_half4 v183 = ((device const packed_half4*)(v111))[0];
+      const half v179 = v183.x;
+      const half v180 = v183.y;
+      const half v181 = v183.z;
+      const half v182 = v183.w;
+      v116 = v179;
+      v117 = v180;
+      v118 = v181;
+      v119 = v182;
+    } else {
+      const half v184 = v107 ? v111[0] : v115;
+      const half v185 = v108 ? v112[0] : v115;
+      const half v186 = v109 ? v113[0] : v115;
+      const half v187 = v110 ? v114[0] : v115;
+      v116 = v184;
+      v117 = v185;
+      v118 = v186;
+      v119 = v187;
+    }
     const float v120 = static_cast<float>(v116);
     const float v121 = static_cast<float>(v117);
     const float v122 = static_cast<float>(v118);
@@ -135,10 +193,30 @@ static inline void rms_norm_f16_body(
     device const half* v125 = w + v104;
     device const half* v126 = w + v105;
     device const half* v127 = w + v106;
-    const half v128 = v107 ? v124[0] : v115;
-    const half v129 = v108 ? v125[0] : v115;
-    const half v130 = v109 ? v126[0] : v115;
-    const half v131 = v110 ? v127[0] : v115;
+    half v128;
+    half v129;
+    half v130;
+    half v131;
+    if (v178) {
+      const packed_half4 v201 = ((device const packed_half4*)(v124))[0];
+      const half v197 = v201.x;
+      const half v198 = v201.y;
+      const half v199 = v201.z;
+      const half v200 = v201.w;
+      v128 = v197;
+      v129 = v198;
+      v130 = v199;
+      v131 = v200;
+    } else {
+      const half v202 = v107 ? v124[0] : v115;
+      const half v203 = v108 ? v125[0] : v115;
+      const half v204 = v109 ? v126[0] : v115;
+      const half v205 = v110 ? v127[0] : v115;
+      v128 = v202;
+      v129 = v203;
+      v130 = v204;
+      v131 = v205;
+    }
     const float v132 = static_cast<float>(v128);
     const float v133 = static_cast<float>(v129);
     const float v134 = static_cast<float>(v130);
@@ -159,10 +237,14 @@ static inline void rms_norm_f16_body(
     device half* v149 = v10 + v104;
     device half* v150 = v10 + v105;
     device half* v151 = v10 + v106;
-    if (v107) { v148[0] = v144; }
-    if (v108) { v149[0] = v145; }
-    if (v109) { v150[0] = v146; }
-    if (v110) { v151[0] = v147; }
+    if (v178) {
+      ((device packed_half4*)(v148))[0] = packed_half4(v144, v145, v146, v147);
+    } else {
+      if (v107) { v148[0] = v144; }
+      if (v108) { v149[0] = v145; }
+      if (v109) { v150[0] = v146; }
+      if (v110) { v151[0] = v147; }
+    }
   }
 }
 

@@ -48,10 +48,39 @@ static inline void softmax_f32_body(
     device const float* v37 = v7 + v29;
     device const float* v38 = v7 + v30;
     const float v39 = 0.0f;
-    const float v40 = v31 ? v35[0] : v39;
-    const float v41 = v32 ? v36[0] : v39;
-    const float v42 = v33 ? v37[0] : v39;
-    const float v43 = v34 ? v38[0] : v39;
+    const bool v205 = v31 && v32;
+    const bool v206 = v205 && v33;
+    const bool v207 = v206 && v34;
+    const long v208 = static_cast<long>(v27);
+    const long v209 = static_cast<long>(v30);
+    const long v210 = 3l;
+    const long v211 = v208 + v210;
+    const bool v212 = v209 == v211;
+    const bool v213 = v207 && v212;
+    float v40;
+    float v41;
+    float v42;
+    float v43;
+    if (v213) {
+      const packed_float4 v218 = ((device const packed_float4*)(v35))[0];
+      const float v214 = v218.x;
+      const float v215 = v218.y;
+      const float v216 = v218.z;
+      const float v217 = v218.w;
+      v40 = v214;
+      v41 = v215;
+      v42 = v216;
+      v43 = v217;
+    } else {
+      const float v219 = v31 ? v35[0] : v39;
+      const float v220 = v32 ? v36[0] : v39;
+      const float v221 = v33 ? v37[0] : v39;
+      const float v222 = v34 ? v38[0] : v39;
+      v40 = v219;
+      v41 = v220;
+      v42 = v221;
+      v43 = v222;
+    }
     const float v44 = v31 ? v40 : v9;
     const float v45 = v32 ? v41 : v9;
     const float v46 = v33 ? v42 : v9;
@@ -118,10 +147,39 @@ static inline void softmax_f32_body(
     device const float* v107 = v7 + v99;
     device const float* v108 = v7 + v100;
     device const float* v109 = v7 + v101;
-    const float v110 = v102 ? v106[0] : v82;
-    const float v111 = v103 ? v107[0] : v82;
-    const float v112 = v104 ? v108[0] : v82;
-    const float v113 = v105 ? v109[0] : v82;
+    const bool v223 = v102 && v103;
+    const bool v224 = v223 && v104;
+    const bool v225 = v224 && v105;
+    const long v226 = static_cast<long>(v98);
+    const long v227 = static_cast<long>(v101);
+    const long v228 = 3l;
+    const long v229 = v226 + v228;
+    const bool v230 = v227 == v229;
+    const bool v231 = v225 && v230;
+    float v110;
+    float v111;
+    float v112;
+    float v113;
+    if (v231) {
+      const packed_float4 v236 = ((device const packed_float4*)(v106))[0];
+      const float v232 = v236.x;
+      const float v233 = v236.y;
+      const float v234 = v236.z;
+      const float v235 = v236.w;
+      v110 = v232;
+      v111 = v233;
+      v112 = v234;
+      v113 = v235;
+    } else {
+      const float v237 = v102 ? v106[0] : v82;
+      const float v238 = v103 ? v107[0] : v82;
+      const float v239 = v104 ? v108[0] : v82;
+      const float v240 = v105 ? v109[0] : v82;
+      v110 = v237;
+      v111 = v238;
+      v112 = v239;
+      v113 = v240;
+    }
     const float v114 = v110 - v81;
     const float v115 = v111 - v81;
     const float v116 = v112 - v81;
@@ -186,10 +244,39 @@ static inline void softmax_f32_body(
     device const float* v182 = v7 + v174;
     device const float* v183 = v7 + v175;
     device const float* v184 = v7 + v176;
-    const float v185 = v177 ? v181[0] : v82;
-    const float v186 = v178 ? v182[0] : v82;
-    const float v187 = v179 ? v183[0] : v82;
-    const float v188 = v180 ? v184[0] : v82;
+    const bool v241 = v177 && v178;
+    const bool v242 = v241 && v179;
+    const bool v243 = v242 && v180;
+    const long v244 = static_cast<long>(v173);
+    const long v245 = static_cast<long>(v176);
+    const long v246 = 3l;
+    const long v247 = v244 + v246;
+    const bool v248 = v245 == v247;
+    const bool v249 = v243 && v248;
+    float v185;
+    float v186;
+    float v187;
+    float v188;
+    if (v249) {
+      const packed_float4 v254 = ((device const packed_float4*)(v181))[0];
+      const float v250 = v254.x;
+      const float v251 = v254.y;
+      const float v252 = v254.z;
+      const float v253 = v254.w;
+      v185 = v250;
+      v186 = v251;
+      v187 = v252;
+      v188 = v253;
+    } else {
+      const float v255 = v177 ? v181[0] : v82;
+      const float v256 = v178 ? v182[0] : v82;
+      const float v257 = v179 ? v183[0] : v82;
+      const float v258 = v180 ? v184[0] : v82;
+      v185 = v255;
+      v186 = v256;
+      v187 = v257;
+      v188 = v258;
+    }
     const float v189 = v185 - v81;
     const float v190 = v186 - v81;
     const float v191 = v187 - v81;
@@ -206,10 +293,14 @@ static inline void softmax_f32_body(
     device float* v202 = v8 + v174;
     device float* v203 = v8 + v175;
     device float* v204 = v8 + v176;
-    if (v177) { v201[0] = v197; }
-    if (v178) { v202[0] = v198; }
-    if (v179) { v203[0] = v199; }
-    if (v180) { v204[0] = v200; }
+    if (v249) {
+      ((device packed_float4*)(v201))[0] = packed_float4(v197, v198, v199, v200);
+    } else {
+      if (v177) { v201[0] = v197; }
+      if (v178) { v202[0] = v198; }
+      if (v179) { v203[0] = v199; }
+      if (v180) { v204[0] = v200; }
+    }
   }
 }
 

@@ -1,0 +1,292 @@
+#include "metile/lower/group_vector_accesses.h"
+
+#include <array>
+#include <memory>
+#include <optional>
+#include <set>
+
+#include "metile/lower/vector_index.h"
+
+namespace metile::lower {
+
+namespace {
+
+using ir::Op;
+using ir::OpKind;
+using ir::ValueId;
+
+constexpr int kWidth = 4;
+
+// A scalar f16/f32 load or store through ptr_add(base, index) on a device pointer.
+struct Access {
+  size_t position = 0;
+  bool load = false;
+  ValueId base = ir::kNoValue;
+  ValueId index = ir::kNoValue;
+  ir::DType dtype = ir::DType::f32;
+};
+
+// Four accesses of one kind, in address order (slot 0 at the lowest address).
+struct Group {
+  std::array<Access, kWidth> members;
+};
+
+// An op that touches or orders memory, or may inside its regions: accesses do not move
+// across it.
+bool orders_memory(const Op& op) {
+  const ir::OpInfo& info = ir::op_info(op.kind);
+  return !op.regions.empty() || info.has(ir::Trait::ReadsMemory) ||
+         info.has(ir::Trait::WritesMemory) || info.has(ir::Trait::Convergent);
+}
+
+class Grouper {
+ public:
+  Grouper(ir::Kernel& k, const target::Target& target, VectorGroups& groups)
+      : k_(k), target_(target), groups_(groups), index_(std::make_unique<IndexAnalysis>(k)) {}
+
+  bool run(ir::Block& block) {
+    bool changed = false;
+    for (Op& op : block.ops)
+      for (ir::Block& region : op.regions) changed |= run(region);
+    while (std::optional<Group> group = find_group(block)) {
+      rewrite(block, *group);
+      // The block's ops moved: the analysis reads the kernel afresh.
+      index_ = std::make_unique<IndexAnalysis>(k_);
+      changed = true;
+    }
+    return changed;
+  }
+
+ private:
+  std::optional<Access> access(const Op& op, size_t position) const {
+    const bool load = op.kind == OpKind::Load;
+    if (!load && op.kind != OpKind::Store) return std::nullopt;
+    const ValueId ptr = op.operands[0];
+    const ir::Type& p = k_.type(ptr);
+    const ir::Type& value = k_.type(load ? op.results[0] : op.operands[1]);
+    if (!p.is_pointer() || p.space != ir::AddressSpace::Device || !value.is_scalar() ||
+        (value.dtype != ir::DType::f16 && value.dtype != ir::DType::f32))
+      return std::nullopt;
+    if (kWidth * ir::dtype_bytes(value.dtype) > target_.max_vector_bytes ||
+        kWidth > target_.max_vector_elements)
+      return std::nullopt;
+    const std::optional<PointerParts> parts = index_->pointer_parts(ptr);
+    if (!parts) return std::nullopt;
+    return Access{position, load, parts->base, parts->index, value.dtype};
+  }
+
+  // The first group of the block: runs of accesses of one kind with no other memory op
+  // between them, searched for four consecutive addresses.
+  std::optional<Group> find_group(const ir::Block& block) const {
+    std::vector<Access> run;
+    for (size_t i = 0; i <= block.ops.size(); ++i) {
+      const Op* op = i < block.ops.size() ? &block.ops[i] : nullptr;
+      const std::optional<Access> a = op ? access(*op, i) : std::nullopt;
+      const bool ends =
+          !op || (!a && orders_memory(*op)) || (a && !run.empty() && a->load != run.front().load);
+      if (ends) {
+        if (std::optional<Group> g = group_in(block, run)) return g;
+        run.clear();
+      }
+      if (a) run.push_back(*a);
+    }
+    return std::nullopt;
+  }
+
+  std::optional<Group> group_in(const ir::Block& block, const std::vector<Access>& run) const {
+    for (const Access& leader : run) {
+      Group g;
+      g.members[0] = leader;
+      int found = 1;
+      for (int d = 1; d < kWidth; ++d)
+        for (const Access& a : run)
+          if (a.base == leader.base && a.dtype == leader.dtype &&
+              index_->constant_difference(leader.index, a.index) == d) {
+            g.members[d] = a;
+            ++found;
+            break;
+          }
+      if (found == kWidth && movable(block, g)) return g;
+    }
+    return std::nullopt;
+  }
+
+  // The positions between the group's first and last access, other than its own.
+  static std::vector<size_t> between(const Group& g) {
+    size_t first = g.members[0].position, last = first;
+    std::set<size_t> own;
+    for (const Access& a : g.members) {
+      first = std::min(first, a.position);
+      last = std::max(last, a.position);
+      own.insert(a.position);
+    }
+    std::vector<size_t> positions;
+    for (size_t i = first + 1; i < last; ++i)
+      if (!own.count(i)) positions.push_back(i);
+    return positions;
+  }
+
+  // The values of the ops between the accesses that read a grouped load's result: those
+  // ops move after the group.
+  std::set<ValueId> dependents(const ir::Block& block, const Group& g) const {
+    std::set<ValueId> tainted;
+    if (!g.members[0].load) return tainted;
+    for (const Access& a : g.members) tainted.insert(block.ops[a.position].results[0]);
+    for (size_t i : between(g)) {
+      const Op& op = block.ops[i];
+      bool reads = false;
+      for (ValueId v : op.operands) reads |= tainted.count(v) != 0;
+      if (reads) tainted.insert(op.results.begin(), op.results.end());
+    }
+    return tainted;
+  }
+
+  // Stores keep their order against every other store; a load's operands may not depend on
+  // a grouped load's result (the group would then read what it defines).
+  bool movable(const ir::Block& block, const Group& g) const {
+    const std::vector<size_t> others = between(g);
+    if (!g.members[0].load) {
+      for (size_t i : others)
+        if (block.ops[i].kind == OpKind::Store) return false;
+      return true;
+    }
+    const std::set<ValueId> tainted = dependents(block, g);
+    for (const Access& a : g.members)
+      for (ValueId v : block.ops[a.position].operands)
+        if (tainted.count(v)) return false;
+    return true;
+  }
+
+  ValueId emit(std::vector<Op>& ops, OpKind kind, std::vector<ValueId> operands, ir::Type type,
+               ir::Attrs attrs, const SourceLocation& loc) {
+    const ValueId r = k_.new_value(std::move(type));
+    ops.push_back(Op{kind, std::move(operands), {r}, std::move(attrs), {}, loc});
+    return r;
+  }
+
+  ValueId all_of(std::vector<Op>& ops, ValueId a, ValueId b, const SourceLocation& loc) {
+    if (a == ir::kNoValue) return b;
+    return emit(ops, OpKind::And, {a, b}, ir::Type::scalar(ir::DType::i1), {}, loc);
+  }
+
+  // The packed path's condition (kNoValue when it always holds): every mask, the widened
+  // 32-bit indices of slots 0 and 3 three apart, and the vector's alignment where needed.
+  ValueId guard(std::vector<Op>& ops, const ir::Block& block, const Group& g) {
+    const Op& first = block.ops[g.members[0].position];
+    const SourceLocation& loc = first.loc;
+    ValueId cond = ir::kNoValue;
+    for (const Access& a : g.members) {
+      const Op& op = block.ops[a.position];
+      const size_t mask = a.load ? 1 : 2;
+      if (op.operands.size() > mask) cond = all_of(ops, cond, op.operands[mask], loc);
+    }
+    const ValueId index0 = g.members[0].index, index3 = g.members[kWidth - 1].index;
+    if (k_.type(index0).dtype != ir::DType::i64) {
+      const ir::Type wide = ir::Type::scalar(ir::DType::i64);
+      const ValueId w0 = emit(ops, OpKind::Cast, {index0}, wide, {}, loc);
+      const ValueId w3 = emit(ops, OpKind::Cast, {index3}, wide, {}, loc);
+      const ValueId three = emit(ops, OpKind::Constant, {}, wide, {{"value", int64_t{3}}}, loc);
+      const ValueId next = emit(ops, OpKind::Add, {w0, three}, wide, {}, loc);
+      const ValueId same = emit(ops, OpKind::Cmp, {w3, next}, ir::Type::scalar(ir::DType::i1),
+                                {{"pred", std::string("eq")}}, loc);
+      cond = all_of(ops, cond, same, loc);
+    }
+    if (target_.vector_access_needs_vector_alignment) {
+      const int64_t bytes = kWidth * ir::dtype_bytes(g.members[0].dtype);
+      const ValueId aligned = emit(ops, OpKind::IsAligned, {first.operands[0]},
+                                   ir::Type::scalar(ir::DType::i1), {{"bytes", bytes}}, loc);
+      cond = all_of(ops, cond, aligned, loc);
+    }
+    return cond;
+  }
+
+  // The group's packed access, defining the loads' original results through extracts.
+  void packed(std::vector<Op>& ops, const ir::Block& block, const Group& g,
+              const std::array<ValueId, kWidth>& results) {
+    const Op& first = block.ops[g.members[0].position];
+    const ir::DType dtype = g.members[0].dtype;
+    if (!g.members[0].load) {
+      std::vector<ValueId> operands = {first.operands[0]};
+      for (const Access& a : g.members) operands.push_back(block.ops[a.position].operands[1]);
+      ops.push_back(Op{OpKind::PackedStore, std::move(operands), {}, {}, {}, first.loc});
+      return;
+    }
+    const ValueId vector = emit(ops, OpKind::PackedLoad, {first.operands[0]},
+                                ir::Type::vector(dtype, kWidth), {}, first.loc);
+    for (int i = 0; i < kWidth; ++i)
+      ops.push_back(
+          Op{OpKind::Extract, {vector}, {results[i]}, {{"index", int64_t{i}}}, {}, first.loc});
+  }
+
+  void rewrite(ir::Block& block, const Group& g) {
+    const bool load = g.members[0].load;
+    (load ? groups_.loads : groups_.stores) += 1;
+    const std::set<ValueId> tainted = dependents(block, g);
+    size_t first = block.ops.size(), last = 0;
+    for (const Access& a : g.members) {
+      first = std::min(first, a.position);
+      last = std::max(last, a.position);
+    }
+    std::vector<Op> out(std::make_move_iterator(block.ops.begin()),
+                        std::make_move_iterator(block.ops.begin() + first));
+    std::vector<Op> after;
+    for (size_t i : between(g)) {
+      bool reads = false;
+      for (ValueId v : block.ops[i].operands) reads |= tainted.count(v) != 0;
+      (reads ? after : out).push_back(std::move(block.ops[i]));
+    }
+    const SourceLocation loc = block.ops[g.members[0].position].loc;
+    const ValueId cond = guard(out, block, g);
+    std::array<ValueId, kWidth> results{};
+    for (int i = 0; i < kWidth; ++i)
+      if (load) results[i] = block.ops[g.members[i].position].results[0];
+    if (cond == ir::kNoValue) {
+      packed(out, block, g, results);
+    } else {
+      // if (cond) { packed access } else { the scalar accesses, each with its own mask }
+      Op branch{OpKind::If, {cond}, {}, {}, {}, loc};
+      ir::Block then_block, else_block;
+      std::array<ValueId, kWidth> extracted{};
+      for (int i = 0; i < kWidth && load; ++i) extracted[i] = k_.new_value(k_.type(results[i]));
+      packed(then_block.ops, block, g, extracted);
+      Op then_yield{OpKind::Yield, {}, {}, {}, {}, loc};
+      Op else_yield{OpKind::Yield, {}, {}, {}, {}, loc};
+      for (int i = 0; i < kWidth; ++i) {
+        Op scalar = std::move(block.ops[g.members[i].position]);
+        if (load) {
+          scalar.results[0] = k_.new_value(k_.type(results[i]));
+          then_yield.operands.push_back(extracted[i]);
+          else_yield.operands.push_back(scalar.results[0]);
+          branch.results.push_back(results[i]);
+        }
+        else_block.ops.push_back(std::move(scalar));
+      }
+      then_block.ops.push_back(std::move(then_yield));
+      else_block.ops.push_back(std::move(else_yield));
+      branch.regions.push_back(std::move(then_block));
+      branch.regions.push_back(std::move(else_block));
+      out.push_back(std::move(branch));
+    }
+    for (Op& op : after) out.push_back(std::move(op));
+    for (size_t i = last + 1; i < block.ops.size(); ++i) out.push_back(std::move(block.ops[i]));
+    block.ops = std::move(out);
+  }
+
+  ir::Kernel& k_;
+  const target::Target& target_;
+  VectorGroups& groups_;
+  std::unique_ptr<IndexAnalysis> index_;
+};
+
+}  // namespace
+
+ir::PassResult group_vector_accesses(ir::Kernel k, const target::Target& target,
+                                     VectorGroups& groups) {
+  if (k.dialect != ir::Dialect::Metal)
+    throw UserError("group_vector_accesses: kernel '" + k.name + "' is not Metal IR");
+  Grouper grouper(k, target, groups);
+  const bool changed = grouper.run(k.body);
+  return {std::move(k), changed};
+}
+
+}  // namespace metile::lower

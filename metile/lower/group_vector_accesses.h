@@ -1,0 +1,33 @@
+// Grouped vector accesses (seed 004, "Contiguous register memory"): four f16 or f32 scalar
+// loads (or stores) of one thread whose addresses are consecutive elements become one packed
+// vector access. The proof is symbolic (vector_index.h): the four pointers share one base
+// and their indices differ by 0, 1, 2, 3 for every thread. The packed path runs only when
+// every access's mask holds, the widened 32-bit indices are consecutive (a wrapping origin
+// cannot fake it) and, on a target whose vector accesses need the vector's alignment, the
+// address has it; otherwise each scalar access runs with its own mask and fill, so nothing
+// is read past a ragged tensor. Grouped loads give a vector and explicit extracts that
+// define the original scalar results. No access moves across another memory op: only pure
+// ops (and, for loads, other loads) may sit between the four, and they keep their order.
+#pragma once
+
+#include <cstdint>
+
+#include "metile/ir/ir.h"
+#include "metile/ir/pass_result.h"
+#include "metile/target/target.h"
+
+namespace metile::lower {
+
+// How many groups were made (execution_report.grouped_loads / grouped_stores).
+struct VectorGroups {
+  int64_t loads = 0;
+  int64_t stores = 0;
+};
+
+// Groups k's accesses for `target` (whose max_vector_elements and max_vector_bytes must
+// admit four elements) and adds the groups made to `groups`. Returns k unchanged when no
+// group forms.
+ir::PassResult group_vector_accesses(ir::Kernel k, const target::Target& target,
+                                     VectorGroups& groups);
+
+}  // namespace metile::lower
