@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "metile/check_resources.h"
 #include "metile/lower/expand_tensor_access.h"
 #include "metile/lower/lower_to_metal.h"
 #include "metile/lower/plan_threads.h"
@@ -25,6 +26,14 @@ PassResult run_apply_math_mode(Kernel k, PassContext& context) {
 
 PassResult run_plan_threads(Kernel k, PassContext& context) {
   context.thread_plan = lower::plan_threads(k, context.target);
+  return {std::move(k), false};
+}
+
+PassResult run_check_resources(Kernel k, PassContext& context) {
+  if (!context.thread_plan)
+    throw UserError("check_resources: kernel '" + k.name +
+                    "' has no thread plan; run plan_threads before check_resources");
+  check_resources(k, *context.thread_plan, context.target);
   return {std::move(k), false};
 }
 
@@ -82,6 +91,10 @@ const std::vector<Pass>& registry() {
        [](Kernel k, PassContext&) { return transform::eliminate_dead_code(std::move(k)); }},
       {"plan_threads", "picks the threads per threadgroup for the target (--target)",
        run_plan_threads},
+      {"check_resources",
+       "checks tile elements, registers per thread and threads per threadgroup against the "
+       "target's limits (OutOfResources)",
+       run_check_resources},
       {"lower_to_metal", "lowers Tile IR to Metal IR with plan_threads' plan", run_lower_to_metal},
       {"emit_msl", "emits the Metal Shading Language source of a Metal IR kernel", run_emit_msl},
       {"emit_cuda", "emits the CUDA C++ source of a Metal IR kernel", run_emit_cuda},

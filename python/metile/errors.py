@@ -3,14 +3,12 @@
 CompilationError: the kernel broke a rule; the message names the op, the rule and the
 user's source line (also as the attributes ``file``, ``line`` and ``rule``).
 NotSupportedError: a feature of the specification that is not built yet.
+OutOfResources: a kernel or launch needs more than the device offers; the message names the
+kernel, the requested geometry and the limit.
 InternalCompilerError: a bug in meTile.
 """
 
-from ._core import CompilationError, InternalCompilerError, NotSupportedError
-
-
-class OutOfResources(CompilationError):
-    """A kernel needs more threads or threadgroup memory than the device offers."""
+from ._core import CompilationError, InternalCompilerError, NotSupportedError, OutOfResources
 
 
 def user_error(rule, where=None, cls=CompilationError):

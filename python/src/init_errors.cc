@@ -1,5 +1,6 @@
 // C++ exceptions become Python exceptions: UserError -> CompilationError, NotSupported ->
-// NotSupportedError (a CompilationError), InternalError -> InternalCompilerError. Each
+// NotSupportedError and OutOfResources -> OutOfResources (both CompilationErrors),
+// InternalError -> InternalCompilerError. Each
 // carries the user's source location (file, line) and the rule without the location.
 #include <nanobind/nanobind.h>
 #include <nanobind/stl/string.h>
@@ -14,6 +15,7 @@ namespace metile::python {
 namespace {
 PyObject* compilation_error = nullptr;
 PyObject* not_supported_error = nullptr;
+PyObject* out_of_resources = nullptr;
 PyObject* internal_compiler_error = nullptr;
 
 void raise(PyObject* type, const std::string& message, const SourceLocation& where,
@@ -42,6 +44,11 @@ void init_errors(nb::module_& m) {
   not_supported_error =
       new_exception(m, "NotSupportedError", compilation_error,
                     "A feature of the meTile specification that is not built yet.");
+  out_of_resources = new_exception(
+      m, "OutOfResources", compilation_error,
+      "A kernel or launch needs more than the device offers (tile elements, registers per "
+      "thread, threads per threadgroup, threadgroup memory, grid size); the message names the "
+      "kernel, the requested geometry and the limit.");
   internal_compiler_error =
       new_exception(m, "InternalCompilerError", PyExc_Exception,
                     "A bug in meTile itself; the message carries what is needed to reproduce it.");
@@ -51,6 +58,8 @@ void init_errors(nb::module_& m) {
       std::rethrow_exception(p);
     } catch (const NotSupported& e) {
       raise(not_supported_error, e.what(), e.where(), e.rule());
+    } catch (const OutOfResources& e) {
+      raise(out_of_resources, e.what(), e.where(), e.rule());
     } catch (const UserError& e) {
       raise(compilation_error, e.what(), e.where(), e.rule());
     } catch (const InternalError& e) {

@@ -36,16 +36,15 @@ std::vector<ir::Kernel> corpus() {
 
 // The steps compile_to_source runs, in its order (emit_msl last).
 const std::vector<std::string> kPipeline = {
-    "verify", "apply_math_mode", "canonicalize",   "expand_tensor_access", "cse",
-    "dce",    "plan_threads",    "lower_to_metal", "canonicalize",         "cse",
-    "dce",    "emit_msl"};
+    "verify",       "apply_math_mode", "canonicalize",   "expand_tensor_access", "cse", "dce",
+    "plan_threads", "check_resources", "lower_to_metal", "canonicalize",         "cse", "dce",
+    "emit_msl"};
 
 TEST(PassRegistry, OneNamePerStepInPipelineOrder) {
-  const std::vector<std::string> expected = {"verify",       "apply_math_mode",
-                                             "canonicalize", "expand_tensor_access",
-                                             "cse",          "dce",
-                                             "plan_threads", "lower_to_metal",
-                                             "emit_msl",     "emit_cuda"};
+  const std::vector<std::string> expected = {
+      "verify",   "apply_math_mode", "canonicalize",    "expand_tensor_access", "cse",
+      "dce",      "plan_threads",    "check_resources", "lower_to_metal",       "emit_msl",
+      "emit_cuda"};
   EXPECT_EQ(pass_names(), expected);
   for (const std::string& name : pass_names()) {
     EXPECT_EQ(find_pass(name).name, name);
@@ -96,9 +95,11 @@ TEST(PassRegistry, UnknownPassListsTheKnownOnes) {
     find_pass("lower");
     FAIL() << "no error";
   } catch (const UserError& e) {
-    EXPECT_EQ(std::string(e.what()),
-              "unknown pass 'lower'; known passes: verify, apply_math_mode, canonicalize, "
-              "expand_tensor_access, cse, dce, plan_threads, lower_to_metal, emit_msl, emit_cuda");
+    EXPECT_EQ(
+        std::string(e.what()),
+        "unknown pass 'lower'; known passes: verify, apply_math_mode, canonicalize, "
+        "expand_tensor_access, cse, dce, plan_threads, check_resources, lower_to_metal, emit_msl, "
+        "emit_cuda");
   }
 }
 
@@ -159,6 +160,7 @@ TEST(PassRegistry, ChangedAgreesWithThePrintedIr) {
     EXPECT_EQ(seen[name], (std::set<bool>{false, true})) << name;
   EXPECT_EQ(seen["verify"], std::set<bool>{false});
   EXPECT_EQ(seen["plan_threads"], std::set<bool>{false});
+  EXPECT_EQ(seen["check_resources"], std::set<bool>{false});
   EXPECT_EQ(seen["lower_to_metal"], std::set<bool>{true});
 }
 

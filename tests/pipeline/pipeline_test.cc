@@ -110,9 +110,9 @@ TEST(ExecutionReport, SoftmaxRecordsGeometryAllocationsPassesAndLoops) {
   std::vector<std::string> passes;
   for (const auto& p : j["passes"]) passes.push_back(p["name"]);
   const std::vector<std::string> expected = {
-      "verify", "apply_math_mode", "canonicalize",   "expand_tensor_access", "cse",
-      "dce",    "plan_threads",    "lower_to_metal", "canonicalize",         "cse",
-      "dce",    "emit_msl"};
+      "verify",       "apply_math_mode", "canonicalize",   "expand_tensor_access", "cse", "dce",
+      "plan_threads", "check_resources", "lower_to_metal", "canonicalize",         "cse", "dce",
+      "emit_msl"};
   EXPECT_EQ(passes, expected);
   EXPECT_EQ(j["source_bytes"], static_cast<int64_t>(r.emitted.source.size()));
 }
