@@ -39,6 +39,16 @@ std::string stdlib_bundle_hash() {
   return content_hash(all);
 }
 
+// Every header of the bundle present with its exact bytes: the folder name hashes what
+// should be there, not what is.
+bool stdlib_intact(const fs::path& dir) {
+  for (const auto& f : embedded_stdlib_files()) {
+    const std::optional<std::string> bytes = read_file(dir / f.path);
+    if (!bytes || *bytes != f.contents) return false;
+  }
+  return true;
+}
+
 }  // namespace
 
 HostCompilerOptions HostCompilerOptions::from_environment() {
@@ -95,17 +105,29 @@ const std::string& HostCompiler::compiler_identity() {
 
 const fs::path& HostCompiler::stdlib_dir() {
   std::call_once(stdlib_once_, [this] {
+    if (fs::exists(cache_.dir())) cache_.remove_leftovers_of_dead_processes();
     const fs::path dir = cache_.dir() / ("stdlib-" + stdlib_bundle_hash());
-    if (!fs::exists(dir / "include" / "metal_stdlib")) {
-      // Written into a scratch directory and renamed, so a reader never sees a partial set.
+    if (!stdlib_intact(dir)) {
+      // Written into a scratch directory and renamed, so a reader never sees a partial set;
+      // a damaged copy (a truncated header) is moved aside first and replaced.
       const fs::path scratch = cache_.make_scratch_dir();
       for (const auto& f : embedded_stdlib_files()) {
         fs::create_directories((scratch / f.path).parent_path());
         write_file_atomically(scratch / f.path, f.contents);
       }
+      std::error_code ignored;
+      if (fs::exists(dir)) {
+        const fs::path damaged = cache_.make_scratch_dir();
+        fs::rename(dir, damaged / "stdlib", ignored);
+        fs::remove_all(damaged, ignored);
+      }
       std::error_code taken;  // another process may have renamed its copy first
       fs::rename(scratch, dir, taken);
-      if (taken) fs::remove_all(scratch);
+      if (taken) fs::remove_all(scratch, ignored);
+      if (!stdlib_intact(dir))
+        throw UserError("the host kernel cache at " + cache_.dir().string() +
+                        " keeps a damaged copy of the Metal standard library headers at " +
+                        dir.string() + " (set METILE_CACHE_DIR, or delete that folder)");
     }
     stdlib_dir_ = dir;
   });
