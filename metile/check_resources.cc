@@ -40,10 +40,6 @@ LargestTiles largest_tiles(const ir::Kernel& k) {
   return largest;
 }
 
-std::string where(const Tile& t) {
-  return t.loc.known() ? " (" + t.loc.str() + ")" : "";
-}
-
 std::string grid_str(const std::array<int64_t, 3>& g) {
   return "(" + std::to_string(g[0]) + ", " + std::to_string(g[1]) + ", " + std::to_string(g[2]) +
          ")";
@@ -63,21 +59,20 @@ void check_resources(const ir::Kernel& tile, const lower::ThreadPlan& plan,
   const Tile& big = largest.by_elements;
   if (big.elements == 0) return;
   if (big.elements > target.max_tile_elements)
-    throw OutOfResources(kernel + "a " + big.type.str() + where(big) + " has " +
-                             std::to_string(big.elements) + " elements; target " + target.name +
-                             " allows at most " + std::to_string(target.max_tile_elements) +
-                             " elements per tile",
+    throw OutOfResources(kernel + "a " + big.type.str() + " has " + std::to_string(big.elements) +
+                             " elements; target " + target.name + " allows at most " +
+                             std::to_string(target.max_tile_elements) + " elements per tile",
                          big.loc);
   const Tile& heavy = largest.by_words;
   const int64_t per_thread = (heavy.elements + threads - 1) / threads;
   const int64_t registers = (heavy.words + threads - 1) / threads;
   if (registers > target.registers_per_thread)
-    throw OutOfResources(
-        kernel + "a " + heavy.type.str() + where(heavy) + " on " + std::to_string(threads) +
-            " threads puts " + std::to_string(per_thread) + " elements in each thread, at least " +
-            std::to_string(registers) + " 32-bit registers; target " + target.name + " allows " +
-            std::to_string(target.registers_per_thread) + " per thread",
-        heavy.loc);
+    throw OutOfResources(kernel + "a " + heavy.type.str() + " on " + std::to_string(threads) +
+                             " threads puts " + std::to_string(per_thread) +
+                             " elements in each thread, at least " + std::to_string(registers) +
+                             " 32-bit registers; target " + target.name + " allows " +
+                             std::to_string(target.registers_per_thread) + " per thread",
+                         heavy.loc);
 }
 
 void check_grid(const std::string& kernel, std::array<int64_t, 3> grid,
