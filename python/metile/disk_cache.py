@@ -1,7 +1,8 @@
 """The on-disk cache of traced kernels: Tile IR text keyed by the kernel's source, the
 values it reads from its globals and closure, the argument signature and the compiler
 build. A new process that launches the same kernel with the same signature parses the IR
-instead of tracing (compiled objects are cached on disk by the C++ core).
+instead of tracing (compiled objects are cached on disk by the C++ core). Each entry
+carries its key and a checksum of its text, verified on load (see _body).
 
 The cache lives in <cache root>/python-ir, beside the C++ core's compiled objects: the root
 is METILE_CACHE_DIR, else $XDG_CACHE_HOME/metile, else ~/.cache/metile. METILE_TRACE_CACHE=off
