@@ -4,6 +4,8 @@
 #include <map>
 #include <mutex>
 
+#include "metile/check_offset_ranges.h"
+#include "metile/check_resources.h"
 #include "metile/ir/printer.h"
 #include "metile/runtime/devices.h"
 #include "metile/support/errors.h"
@@ -11,13 +13,9 @@
 namespace metile {
 
 namespace {
-runtime::Grid to_grid(const std::string& kernel, std::array<int64_t, 3> grid) {
-  for (int64_t g : grid)
-    if (g < 1 || g > std::numeric_limits<uint32_t>::max())
-      throw UserError("launch of " + kernel + ": every grid dimension must be between 1 and " +
-                      std::to_string(std::numeric_limits<uint32_t>::max()) + ", got (" +
-                      std::to_string(grid[0]) + ", " + std::to_string(grid[1]) + ", " +
-                      std::to_string(grid[2]) + ")");
+runtime::Grid to_grid(const std::string& kernel, std::array<int64_t, 3> grid,
+                      const target::Target& target) {
+  check_grid(kernel, grid, target);
   return {static_cast<uint32_t>(grid[0]), static_cast<uint32_t>(grid[1]),
           static_cast<uint32_t>(grid[2])};
 }
@@ -35,6 +33,18 @@ runtime::KernelArg scalar_arg(const codegen::AbiParam& p, int64_t v) {
 }
 }  // namespace
 
+std::map<ir::ValueId, int64_t> CompiledKernel::integer_scalars(
+    std::span<const KernelArg> args) const {
+  std::map<ir::ValueId, int64_t> scalars;
+  for (size_t i = 0; i < args.size() && i < tile_ir().params.size(); ++i) {
+    const ir::Param& p = tile_ir().params[i];
+    const auto* v = std::get_if<int64_t>(&args[i]);
+    if (v && p.name == abi().params[i].name && ir::is_integer(tile_ir().type(p.value).dtype))
+      scalars[p.value] = *v;
+  }
+  return scalars;
+}
+
 runtime::LaunchTiming launch(const runtime::CompiledKernel& kernel, std::array<int64_t, 3> grid,
                              std::span<const KernelArg> args,
                              const runtime::LaunchOptions& options) {
@@ -45,6 +55,7 @@ runtime::LaunchTiming launch(const runtime::CompiledKernel& kernel, std::array<i
                     std::to_string(abi.params.size()) + " arguments, " +
                     std::to_string(args.size()) + " were given");
   runtime::Device& device = *kernel.device;
+  const runtime::Grid device_grid = to_grid(name, grid, device.target());
   std::vector<runtime::Buffer> buffers(args.size());
   std::vector<runtime::KernelArg> bound;
   bound.reserve(args.size());
@@ -71,7 +82,7 @@ runtime::LaunchTiming launch(const runtime::CompiledKernel& kernel, std::array<i
   // Caller memory is copied back after the kernel, and its staging buffers freed: wait.
   runtime::LaunchOptions launch_options = options;
   launch_options.wait = options.wait || copies_back;
-  const runtime::LaunchTiming timing = kernel.launch(to_grid(name, grid), bound, launch_options);
+  const runtime::LaunchTiming timing = kernel.launch(device_grid, bound, launch_options);
   for (size_t i = 0; i < args.size(); ++i) {
     const auto* view = std::get_if<BufferView>(&args[i]);
     if (view && abi.params[i].access != "read" && view->bytes > 0)
@@ -83,6 +94,9 @@ runtime::LaunchTiming launch(const runtime::CompiledKernel& kernel, std::array<i
 runtime::LaunchTiming CompiledKernel::launch(std::array<int64_t, 3> grid,
                                              std::span<const KernelArg> args,
                                              const runtime::LaunchOptions& options) const {
+  // Before anything is copied: an address offset that would wrap for this grid and these
+  // scalars is refused (the free launch below has no Tile IR to check).
+  check_offset_ranges(tile_ir(), grid, abi().threads_per_threadgroup[0], integer_scalars(args));
   return metile::launch(device_kernel_, grid, args, options);
 }
 

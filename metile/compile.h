@@ -4,6 +4,7 @@
 
 #include <array>
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <span>
 #include <string>
@@ -63,11 +64,15 @@ class CompiledKernel {
   // was compiled for (on options.stream, for a device with streams), waits (unless
   // options.wait is false and no argument is caller memory, which is copied back), and
   // returns how long the device took. UserError when the arguments do not match the ABI
-  // (count, kinds, dtypes, sizes).
+  // (count, kinds, dtypes, sizes) or when an address offset would wrap for this grid and these
+  // arguments (check_offset_ranges.h); OutOfResources when the grid exceeds the Target's.
   runtime::LaunchTiming launch(std::array<int64_t, 3> grid, std::span<const KernelArg> args,
                                const runtime::LaunchOptions& options = {}) const;
 
  private:
+  // The integer scalar arguments by the Tile IR parameter they bind (the offset range check).
+  std::map<ir::ValueId, int64_t> integer_scalars(std::span<const KernelArg> args) const;
+
   PipelineResult result_;
   runtime::CompiledKernel device_kernel_;
 };

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "metile/check_resources.h"
 #include "metile/lower/expand_tensor_access.h"
 #include "metile/lower/group_vector_accesses.h"
 #include "metile/lower/lower_to_metal.h"
@@ -41,6 +42,14 @@ PassResult run_check_ownership(Kernel k, PassContext& context) {
 
 PassResult run_plan_threads(Kernel k, PassContext& context) {
   context.thread_plan = lower::plan_threads(k, context.target);
+  return {std::move(k), false};
+}
+
+PassResult run_check_resources(Kernel k, PassContext& context) {
+  if (!context.thread_plan)
+    throw UserError("check_resources: kernel '" + k.name +
+                    "' has no thread plan; run plan_threads before check_resources");
+  check_resources(k, *context.thread_plan, context.target);
   return {std::move(k), false};
 }
 
@@ -127,6 +136,10 @@ const std::vector<Pass>& registry() {
        run_check_ownership},
       {"plan_threads", "picks the threads per threadgroup for the target (--target)",
        run_plan_threads},
+      {"check_resources",
+       "checks tile elements, registers per thread and threads per threadgroup against the "
+       "target's limits (OutOfResources)",
+       run_check_resources},
       {"lower_to_metal", "lowers Tile IR to Metal IR with plan_threads' plan", run_lower_to_metal},
       {"verify_scratch",
        "checks every exchange and reduction through threadgroup scratch (Metal IR)",

@@ -33,6 +33,8 @@ PipelineResult compile_to_source(ir::Kernel kernel, const PipelineOptions& optio
 
   // 3. Geometry: how many threads share a tile. plan_schedule will take this step's place.
   steps.analyze("plan_threads", kernel);
+  //    The geometry must fit the target before lowering does work that grows with it.
+  steps.analyze("check_resources", kernel);
 
   // 4. Lowering: tiles become per-thread register slots, reductions become SIMD and
   //    threadgroup collectives, threadgroup memory is allocated.

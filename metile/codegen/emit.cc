@@ -72,14 +72,15 @@ EmittedKernel emit_in_dialect(const ir::Kernel& kernel, const CDialect& dialect,
   EmittedKernel out;
   out.abi = build_abi(kernel);
   if (out.abi.threads_total() > target.max_threads_per_threadgroup)
-    throw UserError("emit " + language + ": kernel '" + kernel.name + "' uses " +
-                    std::to_string(out.abi.threads_total()) + " threads per threadgroup; target " +
-                    target.name + " allows " + std::to_string(target.max_threads_per_threadgroup));
+    throw OutOfResources("emit " + language + ": kernel '" + kernel.name + "' uses " +
+                         std::to_string(out.abi.threads_total()) +
+                         " threads per threadgroup; target " + target.name + " allows " +
+                         std::to_string(target.max_threads_per_threadgroup));
   if (out.abi.threadgroup_bytes > target.threadgroup_memory_bytes)
-    throw UserError("emit " + language + ": kernel '" + kernel.name + "' needs " +
-                    std::to_string(out.abi.threadgroup_bytes) +
-                    " bytes of threadgroup memory; target " + target.name + " has " +
-                    std::to_string(target.threadgroup_memory_bytes));
+    throw OutOfResources("emit " + language + ": kernel '" + kernel.name + "' needs " +
+                         std::to_string(out.abi.threadgroup_bytes) +
+                         " bytes of threadgroup memory; target " + target.name + " has " +
+                         std::to_string(target.threadgroup_memory_bytes));
   check_simd_groups(kernel, out.abi, target, language);
   CEmitter emitter(kernel, dialect, target);
   const std::string body = emitter.body();

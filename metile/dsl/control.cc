@@ -16,6 +16,12 @@ std::vector<ir::ValueId> ids(const std::vector<Value>& values, const std::string
 LoopFrame begin_loop(const Operand& start, const Operand& end, const Operand& step,
                      const std::vector<Value>& init, const Here& here) {
   TraceState& s = current(here);
+  // A loop by zero or a negative step never reaches its end.
+  if (step.is_number() && step.float_number() <= 0)
+    fail(here, "tile_range",
+         "the step must be positive, got " + (step.is_float_number()
+                                                  ? std::to_string(step.float_number())
+                                                  : std::to_string(step.int_number())));
   // Numbers among the bounds adopt the dtype of the first Value bound (i32 if none).
   DType bound_dtype = DType::i32;
   for (const Operand* b : {&step, &end, &start})

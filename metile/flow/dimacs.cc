@@ -31,6 +31,18 @@ std::optional<int64_t> parse_integer(std::string_view word) {
   return value;
 }
 
+// A word of the input as a message quotes it: a long bad token is cut, not echoed whole.
+std::string quote(std::string_view word) {
+  constexpr size_t kShown = 40;
+  if (word.size() <= kShown) return "'" + std::string(word) + "'";
+  return "'" + std::string(word.substr(0, kShown)) + "...' (" + std::to_string(word.size()) +
+         " characters)";
+}
+
+// Declared vertices a problem may have beyond those its arcs and terminals can touch: the
+// solvers allocate per declared vertex, so a header alone must not size them.
+constexpr int64_t kUntouchedVertexAllowance = int64_t{1} << 20;
+
 }  // namespace
 
 DimacsProblem read_dimacs_max_flow(std::istream& in, const std::string& name) {
@@ -49,7 +61,7 @@ DimacsProblem read_dimacs_max_flow(std::istream& in, const std::string& name) {
     if (w.empty() || w[0] == "c") continue;
     auto integer = [&](size_t i, const char* what) {
       std::optional<int64_t> v = parse_integer(w[i]);
-      if (!v) throw fail(std::string(what) + " '" + std::string(w[i]) + "' is not an integer");
+      if (!v) throw fail(std::string(what) + " " + quote(w[i]) + " is not an integer");
       return *v;
     };
     auto vertex = [&](size_t i, const char* what) {
@@ -100,9 +112,10 @@ DimacsProblem read_dimacs_max_flow(std::istream& in, const std::string& name) {
                    std::to_string(problem_line));
       builder->add_arc(u, v, capacity);
     } else {
-      throw fail("unknown line type '" + std::string(w[0]) + "' (expected c, p, n or a)");
+      throw fail("unknown line type " + quote(w[0]) + " (expected c, p, n or a)");
     }
   }
+  if (in.bad()) throw fail("cannot read the input");
   if (!builder) throw fail("no problem line 'p max N M' (end of input)");
   if (arcs != declared_arcs) {
     line_number = problem_line;
@@ -111,6 +124,13 @@ DimacsProblem read_dimacs_max_flow(std::istream& in, const std::string& name) {
   }
   if (source < 0) throw fail("no source line 'n <id> s' (end of input)");
   if (sink < 0) throw fail("no sink line 'n <id> t' (end of input)");
+  if (vertices > 2 * arcs + 2 + kUntouchedVertexAllowance) {
+    line_number = problem_line;
+    throw fail("the problem line declares " + std::to_string(vertices) + " vertices but its " +
+               std::to_string(arcs) + " arcs and two terminals touch at most " +
+               std::to_string(2 * arcs + 2) + "; more than 2^20 untouched vertices are refused " +
+               "(they cannot change the flow)");
+  }
   if (source == sink) {
     line_number = sink_line;
     throw fail("source and sink are the same vertex " + std::to_string(source + 1));

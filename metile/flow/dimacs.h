@@ -17,7 +17,9 @@ struct DimacsProblem {
 
 // UserError "<name>:<line>: <what is wrong>" on malformed input: missing or bad problem line,
 // ids out of range, negative or non-integer capacities, missing or repeated terminals, an arc
-// count that disagrees with the problem line.
+// count that disagrees with the problem line, more than 2^20 declared vertices beyond those
+// the arcs can touch (the solvers allocate per vertex), an unreadable stream. Bad tokens are
+// quoted cut to 40 characters.
 DimacsProblem read_dimacs_max_flow(std::istream& in, const std::string& name = "<input>");
 
 }  // namespace metile::flow

@@ -10,8 +10,9 @@
 namespace metile::flow {
 
 using Capacity = int64_t;
-// An "infinite" arc. Small enough that sums of a few thousand of them do not overflow.
-inline constexpr Capacity kInfiniteCapacity = INT64_MAX / 4;
+// An "infinite" arc: any capacity of 2^61 or more. Small enough that sums of a few thousand
+// of them do not overflow.
+inline constexpr Capacity kInfiniteCapacity = Capacity{1} << 61;
 
 // Immutable capacity graph; parallel arcs, zero and infinite capacities allowed.
 class FlowNetwork {

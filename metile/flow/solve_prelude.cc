@@ -70,7 +70,7 @@ Capacity finite_stand_in_for_infinity(const FlowNetwork& net) {
     const Capacity c = net.arc_capacity(a);
     if (c >= kInfiniteCapacity) continue;
     total += c;  // each c < 2^61, so the sum cannot overflow before the check below trips
-    if (total >= kInfiniteCapacity - 1)
+    if (total >= kInfiniteCapacity)
       throw UserError(
           "max_flow: the finite capacities sum to 2^61 or more; such flows cannot be told "
           "from an infinite arc (kInfiniteCapacity)");

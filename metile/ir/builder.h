@@ -17,7 +17,9 @@ class Builder {
   explicit Builder(Kernel& kernel);
 
   Kernel& kernel() { return kernel_; }
-  const Type& type(ValueId v) const { return kernel_.type(v); }
+  // A copy: creating an op may grow the kernel's type list, so a reference held across a
+  // create would read freed memory.
+  Type type(ValueId v) const { return kernel_.type(v); }
 
   // The location attached to ops created from now on (the user's source line).
   void set_location(SourceLocation loc) { loc_ = std::move(loc); }

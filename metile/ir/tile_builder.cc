@@ -42,6 +42,9 @@ ValueId TileBuilder::constant_int(int64_t value, DType dtype) {
   if (is_float(dtype)) return constant(static_cast<double>(value), dtype);
   if (dtype == DType::i1 && value != 0 && value != 1)
     fail("constant", "an i1 constant must be 0 or 1, got " + std::to_string(value));
+  if (!integer_range(dtype).contains(value))
+    fail("constant", "value " + std::to_string(value) + " does not fit " +
+                         std::string(dtype_name(dtype)));
   return create1(OpKind::Constant, {}, Type::scalar(dtype), {{"value", value}});
 }
 
@@ -118,7 +121,7 @@ ValueId TileBuilder::zeros(std::vector<int64_t> shape, DType dtype) {
 }
 
 ValueId TileBuilder::splat(ValueId scalar, std::vector<int64_t> shape) {
-  const Type& t = type(scalar);
+  const Type t = type(scalar);
   if (t.kind != TypeKind::Scalar)
     fail("splat", "operand must be a scalar, got " + describe(scalar));
   if (shape.empty() || shape.size() > 2)
@@ -133,7 +136,7 @@ ValueId TileBuilder::splat(ValueId scalar, std::vector<int64_t> shape) {
 }
 
 ValueId TileBuilder::expand_dims(ValueId tile, int axis) {
-  const Type& t = type(tile);
+  const Type t = type(tile);
   if (!t.is_tile() || t.shape.size() != 1)
     fail("expand_dims", "operand must be a 1-D tile, got " + describe(tile));
   if (axis != 0 && axis != 1)
@@ -164,7 +167,7 @@ ValueId TileBuilder::broadcast_to(ValueId value, std::vector<int64_t> shape) {
 }
 
 ValueId TileBuilder::to_shape(const std::string& op, ValueId v, const std::vector<int64_t>& shape) {
-  const Type t = type(v);  // a copy: expand_dims() below may reallocate the types
+  const Type t = type(v);
   if (shape.empty()) {
     if (t.is_tile()) fail(op, "cannot use tile " + describe(v) + " where a scalar is required");
     return v;
@@ -179,7 +182,7 @@ ValueId TileBuilder::to_shape(const std::string& op, ValueId v, const std::vecto
   } else if (t.shape.size() != shape.size()) {
     fail(op, "cannot broadcast shape " + shape_str(t.shape) + " to " + shape_str(shape));
   }
-  const Type& e = type(v);
+  const Type e = type(v);
   for (size_t i = 0; i < shape.size(); ++i)
     if (e.shape[i] != shape[i] && e.shape[i] != 1)
       fail(op, "cannot broadcast shape " + shape_str(t.shape) + " to " + shape_str(shape));
@@ -192,7 +195,7 @@ ValueId TileBuilder::to_shape(const std::string& op, ValueId v, const std::vecto
 ValueId TileBuilder::binary(OpKind kind, ValueId a, ValueId b) {
   METILE_ASSERT(is_binary_arithmetic(kind), "binary() takes an arithmetic or bitwise op");
   const std::string op(op_name(kind));
-  const Type &ta = type(a), &tb = type(b);
+  const Type ta = type(a), tb = type(b);
   if (ta.pointer || tb.pointer || ta.is_desc() || tb.is_desc())
     fail(op, "operands must be numbers, got " + describe(a) + " and " + describe(b) +
                  (ta.pointer ? " (use ptr_add to offset a pointer)" : ""));
@@ -217,7 +220,7 @@ ValueId TileBuilder::cmp(const std::string& pred, ValueId a, ValueId b) {
   static const char* kPreds[] = {"lt", "le", "gt", "ge", "eq", "ne"};
   if (std::none_of(std::begin(kPreds), std::end(kPreds), [&](const char* p) { return pred == p; }))
     fail("cmp", "unknown predicate '" + pred + "' (expected lt, le, gt, ge, eq or ne)");
-  const Type &ta = type(a), &tb = type(b);
+  const Type ta = type(a), tb = type(b);
   if (ta.pointer || tb.pointer) fail("cmp", "cannot compare pointers");
   if (ta.dtype != tb.dtype)
     fail("cmp", "operand dtypes differ: " + describe(a) + " and " + describe(b));
@@ -229,7 +232,7 @@ ValueId TileBuilder::cmp(const std::string& pred, ValueId a, ValueId b) {
 }
 
 ValueId TileBuilder::select(ValueId cond, ValueId a, ValueId b) {
-  const Type &tc = type(cond), &ta = type(a), &tb = type(b);
+  const Type tc = type(cond), ta = type(a), tb = type(b);
   if (tc.dtype != DType::i1 || tc.pointer)
     fail("select", "the condition must be i1, got " + describe(cond));
   if (ta.dtype != tb.dtype || ta.pointer != tb.pointer)
@@ -249,7 +252,7 @@ ValueId TileBuilder::select(ValueId cond, ValueId a, ValueId b) {
 }
 
 ValueId TileBuilder::cast(ValueId a, DType to) {
-  const Type& t = type(a);
+  const Type t = type(a);
   if (t.pointer || t.is_desc()) fail("cast", "cannot cast " + describe(a));
   if (t.dtype == to) return a;
   return create1(OpKind::Cast, {a}, t.with_dtype(to));
@@ -258,7 +261,7 @@ ValueId TileBuilder::cast(ValueId a, DType to) {
 ValueId TileBuilder::unary(OpKind kind, ValueId a, bool fast) {
   METILE_ASSERT(is_unary_math(kind), "unary() takes a math op");
   const std::string op(op_name(kind));
-  const Type& t = type(a);
+  const Type t = type(a);
   if (t.pointer || t.is_desc()) fail(op, "operand must be a number, got " + describe(a));
   bool integer_ok = kind == OpKind::Neg || kind == OpKind::Abs;
   if (!is_float(t.dtype) && !(integer_ok && is_integer(t.dtype)))
@@ -269,7 +272,7 @@ ValueId TileBuilder::unary(OpKind kind, ValueId a, bool fast) {
 }
 
 ValueId TileBuilder::ptr_add(ValueId ptr, ValueId offsets) {
-  const Type &tp = type(ptr), &to = type(offsets);
+  const Type tp = type(ptr), to = type(offsets);
   if (!tp.pointer) fail("ptr_add", "the first operand must be a pointer, got " + describe(ptr));
   if (to.pointer || !is_integer(to.dtype))
     fail("ptr_add", "offsets must be integers, got " + describe(offsets));
@@ -285,7 +288,7 @@ ValueId TileBuilder::ptr_add(ValueId ptr, ValueId offsets) {
 }
 
 ValueId TileBuilder::load(ValueId ptrs, ValueId mask, ValueId other) {
-  const Type tp = type(ptrs);  // a copy: constant() below may reallocate the types
+  const Type tp = type(ptrs);
   if (!tp.pointer)
     fail("load", "the address must be a pointer or a tile of pointers, got " + describe(ptrs));
   Type r = tp;
@@ -295,7 +298,7 @@ ValueId TileBuilder::load(ValueId ptrs, ValueId mask, ValueId other) {
     if (other != kNoValue) fail("load", "'other' is only meaningful with a mask");
     return create1(OpKind::Load, {ptrs}, r);
   }
-  const Type& tm = type(mask);
+  const Type tm = type(mask);
   if (tm.dtype != DType::i1 || tm.pointer)
     fail("load", "the mask must be i1, got " + describe(mask));
   if (shape_of(tm) != shape_of(tp))
@@ -310,10 +313,10 @@ ValueId TileBuilder::load(ValueId ptrs, ValueId mask, ValueId other) {
 }
 
 void TileBuilder::store(ValueId ptrs, ValueId value, ValueId mask) {
-  const Type tp = type(ptrs);  // a copy: to_shape() below may reallocate the types
+  const Type tp = type(ptrs);
   if (!tp.pointer)
     fail("store", "the address must be a pointer or a tile of pointers, got " + describe(ptrs));
-  const Type& tv = type(value);
+  const Type tv = type(value);
   if (tv.pointer || tv.dtype != tp.dtype)
     fail("store", "the value " + describe(value) + " does not match the pointee dtype " +
                       std::string(dtype_name(tp.dtype)) + "; cast it first");
@@ -323,7 +326,7 @@ void TileBuilder::store(ValueId ptrs, ValueId value, ValueId mask) {
   value = to_shape("store", value, shape_of(tp));
   std::vector<ValueId> operands = {ptrs, value};
   if (mask != kNoValue) {
-    const Type& tm = type(mask);
+    const Type tm = type(mask);
     if (tm.dtype != DType::i1 || tm.pointer)
       fail("store", "the mask must be i1, got " + describe(mask));
     if (shape_of(tm) != shape_of(tp))
@@ -336,7 +339,7 @@ void TileBuilder::store(ValueId ptrs, ValueId value, ValueId mask) {
 
 ValueId TileBuilder::make_tensor(ValueId base, const std::vector<ValueId>& dims,
                                  const std::vector<ValueId>& strides, const std::string& access) {
-  const Type& tb = type(base);
+  const Type tb = type(base);
   if (!tb.is_pointer() || tb.space != AddressSpace::Device)
     fail("tensor", "the base must be a device pointer (a buffer), got " + describe(base));
   if (dims.empty() || dims.size() > 3)
@@ -370,7 +373,7 @@ std::vector<int64_t> coords_shape(TileBuilder& b, const std::string& op,
 }  // namespace
 
 ValueId TileBuilder::tensor_load(ValueId desc, const std::vector<ValueId>& coords) {
-  const Type td = type(desc);  // a copy: cast() below may reallocate the types
+  const Type td = type(desc);
   if (!td.is_desc())
     fail("tensor.load", "the first operand must be a tensor descriptor, got " + describe(desc));
   if (static_cast<int64_t>(coords.size()) != td.shape[0])
@@ -387,7 +390,7 @@ ValueId TileBuilder::tensor_load(ValueId desc, const std::vector<ValueId>& coord
 }
 
 void TileBuilder::tensor_store(ValueId desc, const std::vector<ValueId>& coords, ValueId value) {
-  const Type& td = type(desc);
+  const Type td = type(desc);
   if (!td.is_desc())
     fail("tensor.store", "the first operand must be a tensor descriptor, got " + describe(desc));
   if (static_cast<int64_t>(coords.size()) != td.shape[0])
@@ -419,7 +422,7 @@ ValueId TileBuilder::shared_alloc(int64_t size, DType dtype) {
 ValueId TileBuilder::reduce(const std::string& kind, ValueId tile) {
   if (kind != "sum" && kind != "max" && kind != "min")
     fail("reduce", "kind must be sum, max or min, got '" + kind + "'");
-  const Type& t = type(tile);
+  const Type t = type(tile);
   if (!t.is_tile() || t.pointer)
     fail(kind, "operand must be a tile of numbers, got " + describe(tile));
   if (t.dtype == DType::i1) fail(kind, "cannot reduce i1 tiles; cast to an integer first");
@@ -445,7 +448,7 @@ ValueId TileBuilder::reduce_axis(const std::string& kind, ValueId tile, int64_t 
 
 ValueId TileBuilder::simd(OpKind kind, ValueId value, ValueId lane_or_mask) {
   const std::string op(op_name(kind));
-  const Type& t = type(value);
+  const Type t = type(value);
   if (!t.is_scalar()) fail(op, "operates on per-thread scalars, got " + describe(value));
   const OpInfo& info = op_info(kind);
   METILE_ASSERT(info.rule == TypeRule::SimdCollective, "simd() takes a SIMD collective");

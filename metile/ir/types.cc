@@ -1,6 +1,9 @@
 #include "metile/ir/types.h"
 
 #include <charconv>
+#include <cstdint>
+
+#include "metile/support/errors.h"
 
 namespace metile::ir {
 
@@ -38,6 +41,25 @@ bool is_integer(DType t) {
 }
 bool is_signed(DType t) {
   return t == DType::i32 || t == DType::i64;
+}
+
+IntegerRange integer_range(DType t) {
+  switch (t) {
+    case DType::i1:
+      return {0, 1};
+    case DType::i32:
+      return {INT32_MIN, INT32_MAX};
+    case DType::u32:
+      return {0, UINT32_MAX};
+    case DType::i64:
+      return {INT64_MIN, INT64_MAX};
+    case DType::f16:
+    case DType::bf16:
+    case DType::f32:
+      break;
+  }
+  METILE_ASSERT(false, "integer_range of " + std::string(dtype_name(t)));
+  return {0, 0};
 }
 
 int64_t Type::num_elements() const {

@@ -23,6 +23,12 @@ int dtype_bytes(DType t);  // i1 counts as 1
 bool is_float(DType t);
 bool is_integer(DType t);  // i32, u32, i64 (not i1)
 bool is_signed(DType t);
+// The values an integer or i1 constant of dtype t may hold (i64: all of int64_t).
+struct IntegerRange {
+  int64_t min, max;
+  bool contains(int64_t v) const { return min <= v && v <= max; }
+};
+IntegerRange integer_range(DType t);  // InternalError for a float dtype
 
 enum class TypeKind : uint8_t { Scalar, Tile, Vector, TensorDesc };
 enum class AddressSpace : uint8_t { Device, Threadgroup };

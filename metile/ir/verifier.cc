@@ -143,8 +143,14 @@ class CommonOpRules {
     const int64_t* i = std::get_if<int64_t>(&value);
     if (!is_float(t.dtype) && !i)
       return fail("an integer constant needs an integer value, got " + print_attr(value), {r()});
+    if (is_float(t.dtype)) return;
     if (t.dtype == DType::i1 && *i != 0 && *i != 1)
-      fail("an i1 constant must be 0 or 1, got " + std::to_string(*i), {r()});
+      return fail("an i1 constant must be 0 or 1, got " + std::to_string(*i), {r()});
+    const IntegerRange range = integer_range(t.dtype);
+    if (!range.contains(*i))
+      fail("value " + std::to_string(*i) + " does not fit " + std::string(dtype_name(t.dtype)) +
+               " (range " + std::to_string(range.min) + ".." + std::to_string(range.max) + ")",
+           {r()});
   }
 
   // max_axis: the largest allowed axis attribute; -1 for ops without one.

@@ -140,9 +140,9 @@ LoweringResult lower_to_metal(const ir::Kernel& tile, const ThreadPlan& plan,
   lower_block(l, tile.body);
   const int64_t bytes = l.allocator.total_bytes();
   if (bytes > target.threadgroup_memory_bytes)
-    throw UserError("lower_to_metal: kernel '" + tile.name + "' needs " + std::to_string(bytes) +
-                    " bytes of threadgroup memory; target " + target.name + " has " +
-                    std::to_string(target.threadgroup_memory_bytes));
+    throw OutOfResources("lower_to_metal: kernel '" + tile.name + "' needs " +
+                         std::to_string(bytes) + " bytes of threadgroup memory; target " +
+                         target.name + " has " + std::to_string(target.threadgroup_memory_bytes));
   l.metal.attrs["threads_per_threadgroup"] = int64_t{plan.threads_per_threadgroup};
   l.metal.attrs["threadgroup_bytes"] = bytes;
   // verify_scratch accepts exactly this many private_reduction buffers.

@@ -1,6 +1,9 @@
 #include "metile/runtime/disk_cache.h"
 
+#include <signal.h>
 #include <unistd.h>
+
+#include <cerrno>
 
 #include <atomic>
 #include <cstdlib>
@@ -21,6 +24,30 @@ std::string unique_suffix() {
 }
 fs::path checksum_path(const fs::path& entry) {
   return entry.string() + ".sum";
+}
+// The checksum file names its entry as well as hashing it, so another entry's file and
+// checksum copied under this name do not pass.
+std::string checksum_of(std::string_view name, const std::string& bytes) {
+  return std::string(name) + "\n" + content_hash(bytes);
+}
+
+bool process_alive(pid_t pid) {
+  return kill(pid, 0) == 0 || errno == EPERM;
+}
+
+// "<anything>.<pid>.<n>.tmp" (scratch folders and files being written): the pid, or 0.
+pid_t writer_of(const std::string& name) {
+  constexpr std::string_view suffix = ".tmp";
+  if (name.size() <= suffix.size() || name.compare(name.size() - 4, 4, suffix) != 0) return 0;
+  const std::string stem = name.substr(0, name.size() - suffix.size());
+  const size_t counter_dot = stem.rfind('.');
+  if (counter_dot == std::string::npos || counter_dot == 0) return 0;
+  const size_t pid_dot = stem.rfind('.', counter_dot - 1);
+  if (pid_dot == std::string::npos) return 0;
+  const std::string pid = stem.substr(pid_dot + 1, counter_dot - pid_dot - 1);
+  if (pid.empty() || pid.find_first_not_of("0123456789") != std::string::npos || pid.size() > 9)
+    return 0;
+  return static_cast<pid_t>(std::stol(pid));
 }
 }  // namespace
 
@@ -57,7 +84,7 @@ std::optional<fs::path> DiskCache::find(std::string_view name) const {
   const auto bytes = read_file(entry);
   if (!bytes) return std::nullopt;
   const auto sum = read_file(checksum_path(entry));
-  if (!sum || *sum != content_hash(*bytes)) {
+  if (!sum || *sum != checksum_of(name, *bytes)) {
     remove(name);
     return std::nullopt;
   }
@@ -68,7 +95,7 @@ fs::path DiskCache::store(std::string_view name, const fs::path& file) const {
   const fs::path entry = dir_ / name;
   const auto bytes = read_file(file);
   if (!bytes) throw UserError("cannot read " + file.string());
-  write_file_atomically(checksum_path(entry), content_hash(*bytes));
+  write_file_atomically(checksum_path(entry), checksum_of(name, *bytes));
   fs::rename(file, entry);
   return entry;
 }
@@ -77,6 +104,17 @@ void DiskCache::remove(std::string_view name) const {
   std::error_code ignored;
   fs::remove(dir_ / name, ignored);
   fs::remove(checksum_path(dir_ / name), ignored);
+}
+
+void DiskCache::remove_leftovers_of_dead_processes() const {
+  std::error_code ec;
+  for (fs::directory_iterator it(dir_, ec), end; !ec && it != end; it.increment(ec)) {
+    const pid_t pid = writer_of(it->path().filename().string());
+    if (pid > 0 && pid != getpid() && !process_alive(pid)) {
+      std::error_code ignored;
+      fs::remove_all(it->path(), ignored);
+    }
+  }
 }
 
 fs::path DiskCache::make_scratch_dir() const {

@@ -1,8 +1,9 @@
 // A directory of immutable files named by content key. Entries are written to a
-// temporary file and renamed into place, with a checksum beside them, so a crash or a
-// concurrent writer never leaves a half-written entry that a reader would trust; a
-// damaged entry (truncated, overwritten) fails its checksum, is removed and reported as
-// a miss. Any device keeps what it builds in one, under cache_root() / <device>.
+// temporary file and renamed into place, with a checksum beside them that names the entry
+// and hashes its bytes, so a crash or a concurrent writer never leaves a half-written entry
+// that a reader would trust; a damaged entry (truncated, overwritten, another entry's files
+// copied under this name) fails its checksum, is removed and reported as a miss. Any device keeps
+// what it builds in one, under cache_root() / <device>.
 #pragma once
 
 #include <filesystem>
@@ -28,6 +29,9 @@ class DiskCache {
   void remove(std::string_view name) const;
   // A fresh private directory for work in progress (under the cache, same filesystem).
   std::filesystem::path make_scratch_dir() const;
+  // Removes the scratch folders and half-written files ("*.<pid>.<n>.tmp") of processes
+  // that no longer run (killed while compiling).
+  void remove_leftovers_of_dead_processes() const;
 
  private:
   std::filesystem::path dir_;

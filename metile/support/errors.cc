@@ -19,6 +19,9 @@ UserError::UserError(std::string what, SourceLocation where)
 NotSupported::NotSupported(const std::string& what, SourceLocation where)
     : UserError("not supported: " + what, std::move(where)) {}
 
+OutOfResources::OutOfResources(const std::string& what, SourceLocation where)
+    : UserError("out of resources: " + what, std::move(where)) {}
+
 InternalError::InternalError(const std::string& what)
     : std::logic_error("internal compiler error (please report): " + what) {}
 

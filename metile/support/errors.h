@@ -36,6 +36,14 @@ class NotSupported : public UserError {
   NotSupported(const std::string& what, SourceLocation where = {});
 };
 
+// A kernel or launch needs more than the target offers (tile elements, registers per thread,
+// threads per threadgroup, threadgroup memory, grid size). A user error: the message names
+// the kernel, the requested geometry and the limit.
+class OutOfResources : public UserError {
+ public:
+  OutOfResources(const std::string& what, SourceLocation where = {});
+};
+
 // A compiler bug. The message says so and carries enough context to reproduce it.
 class InternalError : public std::logic_error {
  public:

@@ -6,8 +6,9 @@ namespace metile::target {
 
 namespace {
 // Apple GPUs (Metal feature set tables): 32 KB of threadgroup memory per threadgroup,
-// static or set at encode time alike; the per-core total is not published, so one
-// threadgroup's worth is the safe bound. MSL vectors have up to 4 lanes (16 bytes).
+// static or set at encode time alike (grids: only the i32 program ids bound them); the per-core
+// total is not published, so one threadgroup's worth is the safe bound. MSL vectors have up to 4
+// lanes (16 bytes).
 Target apple(std::string name, int msl_minor, bool bf16, MatrixFacilities matrix,
              double bandwidth) {
   Target t;
@@ -22,9 +23,10 @@ Target apple(std::string name, int msl_minor, bool bf16, MatrixFacilities matrix
   return t;
 }
 
-// The H200 (sm_90): 227 KB of shared memory per block with the dynamic opt-in, 48 KB
-// declared statically, 228 KB per SM; 64K registers per SM, 255 per thread; buffers from
-// cuMemAlloc are 256-byte aligned; the widest access is 128 bits (float4).
+// The H200 (sm_90): grids of up to 2^31 - 1 x 65535 x 65535 blocks; 227 KB of shared memory per
+// block with the dynamic opt-in, 48 KB declared statically, 228 KB per SM; 64K registers per SM,
+// 255 per thread; buffers from cuMemAlloc are 256-byte aligned; the widest access is 128 bits
+// (float4).
 Target sm90() {
   Target t;
   t.name = "sm90";
@@ -37,6 +39,7 @@ Target sm90() {
   t.threadgroup_memory_per_core = 228 * 1024;
   t.registers_per_thread = 255;
   t.registers_per_core = 65536;
+  t.max_grid = {INT32_MAX, 65535, 65535};
   t.supports_bf16 = true;
   t.matrix_facilities = {MatrixFacility::MmaSync, MatrixFacility::Wgmma};
   t.buffer_alignment_bytes = 256;
@@ -62,7 +65,11 @@ std::vector<Target> make_targets() {
   // The host emulator runs Apple MSL 3.1 (bf16 available); its costs are those of the
   // emulated Apple GPU so that plans made on the host match plans made for a Mac. Its
   // buffers are 16-byte aligned (GuardedRegion).
-  ts.push_back(apple("host", 1, true, simdgroup, 100));
+  // The emulator runs a threadgroup in microseconds, not nanoseconds: a launch of more than
+  // 2^24 threadgroups would run for hours, so it is refused.
+  Target host = apple("host", 1, true, simdgroup, 100);
+  host.max_threadgroups_per_launch = int64_t{1} << 24;
+  ts.push_back(std::move(host));
   return ts;
 }
 

@@ -2,6 +2,7 @@
 // writes these numbers as literals.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <initializer_list>
 #include <optional>
@@ -49,6 +50,12 @@ struct Target {
   // not use them. Metal runs them on partial groups.
   bool collectives_need_whole_simd_groups = false;
   int max_threads_per_threadgroup = 1024;
+  // The largest tile a kernel may hold (elements of one tile value), and the threadgroups a
+  // launch may have per grid dimension (program ids are i32) and in all; nullopt: no bound
+  // beyond the dimensions'.
+  int64_t max_tile_elements = 32768;
+  std::array<int64_t, 3> max_grid = {INT32_MAX, INT32_MAX, INT32_MAX};
+  std::optional<int64_t> max_threadgroups_per_launch;
   // Threadgroup (CUDA: shared) memory, in bytes. threadgroup_memory_bytes is the most one
   // threadgroup may use at all (CUDA: the dynamic opt-in limit); a kernel that declares
   // its block with a fixed size gets only static_threadgroup_memory_bytes (CUDA: 48 KB

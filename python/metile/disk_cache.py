@@ -1,7 +1,8 @@
 """The on-disk cache of traced kernels: Tile IR text keyed by the kernel's source, the
 values it reads from its globals and closure, the argument signature and the compiler
 build. A new process that launches the same kernel with the same signature parses the IR
-instead of tracing (compiled objects are cached on disk by the C++ core).
+instead of tracing (compiled objects are cached on disk by the C++ core). Each entry
+carries its key and a checksum of its text, verified on load (see _body).
 
 The cache lives in <cache root>/python-ir, beside the C++ core's compiled objects: the root
 is METILE_CACHE_DIR, else $XDG_CACHE_HOME/metile, else ~/.cache/metile. METILE_TRACE_CACHE=off
@@ -95,29 +96,74 @@ def key(fingerprint, signature):
     return hashlib.sha256(text.encode()).hexdigest()
 
 
+# An entry is one header line, "metile-tir <key> <sha256 of the body>", then the IR text.
+# The key and the checksum are verified on load: a damaged entry (bytes that are not UTF-8,
+# a flipped digit, a truncation) or another kernel's entry under this name is a miss, is
+# removed, and the kernel is traced again.
+_MAGIC = "metile-tir"
+
+
+def _path(folder, entry):
+    return os.path.join(folder, entry + ".tir")
+
+
+def _remove(path):
+    try:
+        os.remove(path)
+    except OSError:
+        pass
+
+
+def _body(data, entry):
+    """The IR text of an entry's bytes, or None when they are not that entry intact."""
+    header, newline, body = data.partition(b"\n")
+    words = header.split(b" ")
+    if not newline or len(words) != 3 or words[0] != _MAGIC.encode():
+        return None
+    if words[1] != entry.encode() or words[2] != hashlib.sha256(body).hexdigest().encode():
+        return None
+    try:
+        return body.decode("utf-8")
+    except UnicodeDecodeError:
+        return None
+
+
 def load(entry):
-    """The cached Tile IR kernel for ``entry``, or None."""
+    """The cached Tile IR kernel for ``entry``, or None (then the caller traces again)."""
     folder = directory()
     if folder is None:
         return None
-    path = os.path.join(folder, entry + ".tir")
+    path = _path(folder, entry)
     try:
-        with open(path, encoding="utf-8") as f:
-            return _core.Kernel.parse(f.read(), path)
-    except (OSError, _core.CompilationError):
-        return None  # missing or unreadable: trace again and overwrite it
+        with open(path, "rb") as f:
+            data = f.read()
+    except OSError:
+        return None  # missing or unreadable
+    text = _body(data, entry)
+    kernel = None
+    if text is not None:
+        try:
+            kernel = _core.Kernel.parse(text, path)
+        except _core.CompilationError:
+            kernel = None
+    if kernel is None or kernel.verify():
+        _remove(path)
+        return None
+    return kernel
 
 
 def store(entry, kernel):
     folder = directory()
     if folder is None:
         return
+    body = kernel.print().encode("utf-8")
+    header = f"{_MAGIC} {entry} {hashlib.sha256(body).hexdigest()}\n".encode()
     try:
         os.makedirs(folder, exist_ok=True)
-        path = os.path.join(folder, entry + ".tir")
+        path = _path(folder, entry)
         temporary = f"{path}.{os.getpid()}.tmp"
-        with open(temporary, "w", encoding="utf-8") as f:
-            f.write(kernel.print())
+        with open(temporary, "wb") as f:
+            f.write(header + body)
         os.replace(temporary, path)  # atomic: readers never see half a file
     except OSError:
         pass  # a read-only cache directory only costs the next process a trace

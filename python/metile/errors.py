@@ -3,15 +3,14 @@
 CompilationError: the kernel broke a rule; the message names the op, the rule and the
 user's source line (also as the attributes ``file``, ``line`` and ``rule``).
 NotSupportedError: a feature of the specification that is not built yet.
+OutOfResources: a kernel or launch needs more than the device offers; the message names the
+kernel, the requested geometry and the limit.
 InternalCompilerError: a bug in meTile.
 KernelFaultError: a kernel faulted while it ran (a CompilationError).
 """
 
-from ._core import CompilationError, InternalCompilerError, KernelFaultError, NotSupportedError
-
-
-class OutOfResources(CompilationError):
-    """A kernel needs more threads or threadgroup memory than the device offers."""
+from ._core import (CompilationError, InternalCompilerError, KernelFaultError,
+                    NotSupportedError, OutOfResources)
 
 
 def user_error(rule, where=None, cls=CompilationError):

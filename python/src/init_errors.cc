@@ -1,6 +1,6 @@
 // C++ exceptions become Python exceptions: UserError -> CompilationError, NotSupported ->
-// NotSupportedError and runtime::KernelFaultError -> KernelFaultError (both
-// CompilationErrors), InternalError -> InternalCompilerError. Each
+// NotSupportedError, runtime::KernelFaultError -> KernelFaultError and OutOfResources ->
+// OutOfResources (all CompilationErrors), InternalError -> InternalCompilerError. Each
 // carries the user's source location (file, line) and the rule without the location.
 #include <nanobind/nanobind.h>
 #include <nanobind/stl/string.h>
@@ -16,6 +16,7 @@ namespace metile::python {
 namespace {
 PyObject* compilation_error = nullptr;
 PyObject* not_supported_error = nullptr;
+PyObject* out_of_resources = nullptr;
 PyObject* internal_compiler_error = nullptr;
 PyObject* kernel_fault_error = nullptr;
 
@@ -49,6 +50,11 @@ void init_errors(nb::module_& m) {
       m, "KernelFaultError", compilation_error,
       "A kernel touched memory it does not own or faulted otherwise while it ran; on the GPU "
       "the message names the last kernel launched, and the CUDA context is unusable after it.");
+  out_of_resources = new_exception(
+      m, "OutOfResources", compilation_error,
+      "A kernel or launch needs more than the device offers (tile elements, registers per "
+      "thread, threads per threadgroup, threadgroup memory, grid size); the message names the "
+      "kernel, the requested geometry and the limit.");
   internal_compiler_error =
       new_exception(m, "InternalCompilerError", PyExc_Exception,
                     "A bug in meTile itself; the message carries what is needed to reproduce it.");
@@ -60,6 +66,8 @@ void init_errors(nb::module_& m) {
       raise(kernel_fault_error, e.what(), e.where(), e.rule());
     } catch (const NotSupported& e) {
       raise(not_supported_error, e.what(), e.where(), e.rule());
+    } catch (const OutOfResources& e) {
+      raise(out_of_resources, e.what(), e.where(), e.rule());
     } catch (const UserError& e) {
       raise(compilation_error, e.what(), e.where(), e.rule());
     } catch (const InternalError& e) {

@@ -45,6 +45,24 @@ TEST(Dimacs, ReadsAWellFormedProblem) {
   EXPECT_EQ(max_flow(p.network, p.source, p.sink).value, 5);
 }
 
+TEST(Dimacs, ALongBadTokenIsCutInTheMessage) {
+  const std::string token(10'000'000, '7');
+  const std::string message = error_of("p max 3 " + token + "x\n");
+  EXPECT_NE(message.find("net.max:1: arc count '7777777777"), std::string::npos) << message;
+  EXPECT_NE(message.find("...' (10000001 characters) is not an integer"), std::string::npos);
+  EXPECT_LT(message.size(), 200u);
+}
+
+// A header alone must not size the solvers: a billion declared vertices with one arc would
+// allocate gigabytes before the first push.
+TEST(Dimacs, VerticesFarBeyondTheArcsAreRefused) {
+  EXPECT_EQ(error_of("p max 1000000000 1\nn 1 s\nn 2 t\na 1 2 5\n"),
+            "net.max:1: the problem line declares 1000000000 vertices but its 1 arcs and two "
+            "terminals touch at most 4; more than 2^20 untouched vertices are refused (they "
+            "cannot change the flow)");
+  EXPECT_EQ(read("p max 1048580 1\nn 1 s\nn 2 t\na 1 2 5\n").network.vertex_count(), 1048580);
+}
+
 TEST(Dimacs, MalformedInputNamesTheLine) {
   const std::string head = "p max 3 2\nn 1 s\nn 3 t\n";
   EXPECT_NE(error_of("p min 3 2\n").find("net.max:1: problem line"), std::string::npos);

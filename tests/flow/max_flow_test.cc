@@ -167,6 +167,19 @@ TEST(MaxFlow, CapacitiesAboveInfinityAreInfinite) {
   EXPECT_TRUE(max_flow(net, 0, 1).unbounded);
 }
 
+// docs/max_flow.md: anything at or above 2^61 is infinite, the finite capacities sum below it.
+TEST(MaxFlow, InfinityStartsAtTwoToThe61) {
+  EXPECT_EQ(kInfiniteCapacity, Capacity{1} << 61);
+  FlowNetwork::Builder b(2);
+  b.add_arc(0, 1, (Capacity{1} << 61) - 1);
+  const FlowNetwork net = std::move(b).build();
+  for (SolverKind kind : kEngines) {
+    const MaxFlowResult r = max_flow(net, 0, 1, kind);
+    EXPECT_FALSE(r.unbounded);
+    EXPECT_EQ(r.value, (Capacity{1} << 61) - 1);
+  }
+}
+
 TEST(MaxFlow, LargeFiniteCapacitiesAreExact) {
   FlowNetwork::Builder b(3);
   const Capacity big = Capacity{1} << 58;

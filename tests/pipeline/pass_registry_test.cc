@@ -44,7 +44,7 @@ const std::vector<std::string> kPipeline = {"verify",
                                             "eliminate_redundant_conversions",
                                             "check_ownership",
                                             "plan_threads",
-                                            "lower_to_metal",
+                                            "check_resources",
                                             "verify_scratch",
                                             "canonicalize",
                                             "cse",
@@ -64,7 +64,7 @@ TEST(PassRegistry, OneNamePerStepInPipelineOrder) {
                                              "eliminate_redundant_conversions",
                                              "check_ownership",
                                              "plan_threads",
-                                             "lower_to_metal",
+                                             "check_resources",
                                              "verify_scratch",
                                              "group_vector_accesses",
                                              "verify_vector_accesses",
@@ -123,7 +123,7 @@ TEST(PassRegistry, UnknownPassListsTheKnownOnes) {
     EXPECT_EQ(std::string(e.what()),
               "unknown pass 'lower'; known passes: verify, apply_math_mode, canonicalize, "
               "expand_tensor_access, cse, dce, eliminate_redundant_conversions, check_ownership, "
-              "plan_threads, lower_to_metal, verify_scratch, group_vector_accesses, "
+              "plan_threads, check_resources, lower_to_metal, verify_scratch, group_vector_accesses, "
               "verify_vector_accesses, emit_msl, emit_cuda");
   }
 }
@@ -185,6 +185,7 @@ TEST(PassRegistry, ChangedAgreesWithThePrintedIr) {
     EXPECT_EQ(seen[name], (std::set<bool>{false, true})) << name;
   EXPECT_EQ(seen["verify"], std::set<bool>{false});
   EXPECT_EQ(seen["plan_threads"], std::set<bool>{false});
+  EXPECT_EQ(seen["check_resources"], std::set<bool>{false});
   EXPECT_EQ(seen["lower_to_metal"], std::set<bool>{true});
 }
 

@@ -123,7 +123,7 @@ TEST(ExecutionReport, SoftmaxRecordsGeometryAllocationsPassesAndLoops) {
                                              "eliminate_redundant_conversions",
                                              "check_ownership",
                                              "plan_threads",
-                                             "lower_to_metal",
+                                             "check_resources",
                                              "verify_scratch",
                                              "canonicalize",
                                              "cse",

@@ -1,9 +1,15 @@
-// The host compiler's disk cache: hits skip the C++ compiler, damaged entries are rebuilt,
-// compile errors keep the source.
+// The host compiler's disk cache: hits skip the C++ compiler, damaged entries (and another
+// entry's files under this name, a truncated standard-library header) are rebuilt, leftovers
+// of dead processes are removed, compile errors keep the source, and a compiler child dies
+// with its parent.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <signal.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
 #include <unistd.h>
+
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
@@ -11,6 +17,7 @@
 
 #include "metile/runtime/host/host_compiler.h"
 #include "metile/runtime/host/host_device.h"
+#include "metile/runtime/host/subprocess.h"
 #include "metile/support/errors.h"
 #include "test_kernels.h"
 
@@ -96,6 +103,102 @@ TEST_F(HostCompilerCache, DamagedEntryIsIgnoredAndRebuilt) {
   HostCompiler third = fresh_compiler();
   third.compile(vector_add_msl(), vector_add_abi());
   EXPECT_EQ(third.stats().compiler_runs, 1);
+}
+
+TEST_F(HostCompilerCache, AnotherEntrysFilesUnderThisNameAreRebuilt) {
+  fresh_compiler().compile(vector_add_msl(), vector_add_abi());
+  const fs::path object = only_object();
+  const fs::path other_dir = dir_ / "other";
+  {
+    HostCompilerOptions o = HostCompilerOptions::from_environment();
+    o.cache_dir = other_dir;
+    HostCompiler(o).compile(vector_add_msl() + "\n// another kernel\n", vector_add_abi());
+  }
+  fs::path other;
+  for (const auto& e : fs::directory_iterator(other_dir))
+    if (e.path().extension() == ".so") other = e.path();
+  ASSERT_FALSE(other.empty());
+  fs::copy_file(other, object, fs::copy_options::overwrite_existing);
+  fs::copy_file(other.string() + ".sum", object.string() + ".sum",
+                fs::copy_options::overwrite_existing);
+  fs::remove_all(other_dir);
+
+  HostCompiler second = fresh_compiler();
+  expect_adds(second.compile(vector_add_msl(), vector_add_abi()));
+  EXPECT_EQ(second.stats().compiler_runs, 1);
+  EXPECT_EQ(second.stats().disk_hits, 0);
+}
+
+TEST_F(HostCompilerCache, ATruncatedStandardLibraryHeaderIsRepaired) {
+  fresh_compiler().compile(vector_add_msl(), vector_add_abi());
+  std::vector<fs::path> headers;
+  for (const auto& e : fs::recursive_directory_iterator(dir_))
+    if (e.is_regular_file() && e.path().string().find("/stdlib-") != std::string::npos)
+      headers.push_back(e.path());
+  ASSERT_FALSE(headers.empty());
+  for (const fs::path& h : headers) fs::resize_file(h, fs::file_size(h) / 2);
+
+  HostCompiler second = fresh_compiler();  // a new kernel needs the headers
+  expect_adds(second.compile(vector_add_msl() + "\n// a new kernel\n", vector_add_abi()));
+  EXPECT_EQ(second.stats().compiler_runs, 1);
+}
+
+TEST_F(HostCompilerCache, LeftoversOfDeadProcessesAreRemoved) {
+  const pid_t dead = fork();
+  if (dead == 0) _exit(0);
+  ASSERT_GT(dead, 0);
+  waitpid(dead, nullptr, 0);
+  const fs::path dead_scratch = dir_ / ("scratch." + std::to_string(dead) + ".0.tmp");
+  const fs::path dead_file = dir_ / ("x.so." + std::to_string(dead) + ".3.tmp");
+  const fs::path live_scratch = dir_ / ("scratch." + std::to_string(getppid()) + ".0.tmp");
+  fs::create_directories(dead_scratch / "inside");
+  fs::create_directories(live_scratch);
+  std::ofstream(dead_file) << "half written";
+  fresh_compiler().compile(vector_add_msl(), vector_add_abi());
+  EXPECT_FALSE(fs::exists(dead_scratch));
+  EXPECT_FALSE(fs::exists(dead_file));
+  EXPECT_TRUE(fs::exists(live_scratch));  // its writer may still be working
+}
+
+// A process killed while its compiler runs must not leave the compiler running: the child
+// gets SIGKILL when its parent dies (PR_SET_PDEATHSIG). This test adopts the orphan
+// (PR_SET_CHILD_SUBREAPER) to see how it ended.
+TEST(Subprocess, TheChildDiesWithItsParent) {
+  ASSERT_EQ(prctl(PR_SET_CHILD_SUBREAPER, 1), 0);
+  const fs::path pid_file =
+      fs::temp_directory_path() / ("metile-child-pid-" + std::to_string(getpid()));
+  fs::remove(pid_file);
+  const pid_t parent = fork();
+  if (parent == 0) {
+    host::run_process({"sh", "-c",
+                       "echo $$ > " + pid_file.string() + ".tmp && mv " + pid_file.string() +
+                           ".tmp " + pid_file.string() + " && exec sleep 600"});
+    _exit(0);
+  }
+  ASSERT_GT(parent, 0);
+  while (!fs::exists(pid_file)) usleep(1000);
+  pid_t child = 0;
+  std::ifstream(pid_file) >> child;
+  fs::remove(pid_file);
+  ASSERT_GT(child, 0);
+  kill(parent, SIGKILL);
+  waitpid(parent, nullptr, 0);
+  int status = 0;
+  pid_t ended = 0;  // the death signal is immediate; 60 s is only a bound on a failure
+  for (int i = 0; i < 6000 && ended == 0; ++i) {
+    ended = waitpid(child, &status, WNOHANG);
+    if (ended == 0) usleep(10000);
+  }
+  if (ended == 0) {
+    kill(child, SIGKILL);
+    waitpid(child, nullptr, 0);
+    prctl(PR_SET_CHILD_SUBREAPER, 0);
+    FAIL() << "the compiler child outlived its parent";
+  }
+  ASSERT_EQ(ended, child);
+  EXPECT_TRUE(WIFSIGNALED(status));
+  EXPECT_EQ(WTERMSIG(status), SIGKILL);
+  prctl(PR_SET_CHILD_SUBREAPER, 0);
 }
 
 TEST_F(HostCompilerCache, DifferentFlagsAreDifferentEntries) {

@@ -4,6 +4,7 @@
 //
 // Prints "max_flow VALUE", then "source_side COUNT" (vertices on the source side of the
 // minimum cut), then "solver NAME". Malformed input exits 1 naming the offending line.
+#include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <string>
@@ -79,6 +80,11 @@ int main(int argc, char** argv) {
     if (path == "-") {
       problem = read_dimacs_max_flow(std::cin, "<stdin>");
     } else {
+      std::error_code ec;
+      if (std::filesystem::is_directory(path, ec)) {
+        std::cerr << "metile-flow: cannot read '" << path << "': it is a directory\n";
+        return 1;
+      }
       std::ifstream file(path);
       if (!file) {
         std::cerr << "metile-flow: cannot open '" << path << "'\n";
@@ -105,5 +111,8 @@ int main(int argc, char** argv) {
   } catch (const metile::InternalError& e) {
     std::cerr << "metile-flow: " << e.what() << "\n";
     return 3;
+  } catch (const std::bad_alloc&) {
+    std::cerr << "metile-flow: error: out of memory solving '" << path << "'\n";
+    return 1;
   }
 }

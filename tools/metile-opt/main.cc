@@ -1,6 +1,7 @@
 // metile-opt: reads Tile IR or Metal IR text, verifies it, runs the named pipeline passes in
 // order (verifying after each), and prints the result: the IR, or the emitted source when the
 // last pass is emit_msl or emit_cuda. The way passes are tested (tests/lit).
+#include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <optional>
@@ -53,6 +54,8 @@ bool read_input(const std::string& file, std::string& text) {
   if (file == "-") {
     s << std::cin.rdbuf();
   } else {
+    std::error_code ec;
+    if (std::filesystem::is_directory(file, ec)) return false;
     std::ifstream in(file, std::ios::binary);
     if (!in) return false;
     s << in.rdbuf();
@@ -185,5 +188,8 @@ int main(int argc, char** argv) {
   } catch (const metile::InternalError& e) {
     std::cerr << e.what() << "\n";
     return kCompilerBug;
+  } catch (const std::bad_alloc&) {
+    std::cerr << "metile-opt: out of memory\n";
+    return kBadInput;
   }
 }

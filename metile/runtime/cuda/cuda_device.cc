@@ -162,6 +162,21 @@ Buffer CudaDevice::wrap(std::uintptr_t address, std::size_t bytes) {
   return Buffer(std::make_shared<CudaBufferStorage>(*this, address, bytes, false));
 }
 
+FunctionLimits CudaDevice::function_limits(CUfunction function, const std::string& kernel) const {
+  FunctionLimits limits;
+  int shared = 0;
+  check(api_->cuFuncGetAttribute(&limits.max_threads_per_block,
+                                 CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK, function),
+        "cuFuncGetAttribute(CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK)", kernel);
+  check(api_->cuFuncGetAttribute(&shared, CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES, function),
+        "cuFuncGetAttribute(CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES)", kernel);
+  check(
+      api_->cuFuncGetAttribute(&limits.registers_per_thread, CU_FUNC_ATTRIBUTE_NUM_REGS, function),
+      "cuFuncGetAttribute(CU_FUNC_ATTRIBUTE_NUM_REGS)", kernel);
+  limits.static_shared_bytes = shared;
+  return limits;
+}
+
 std::shared_ptr<const Module> CudaDevice::compile(std::string_view source,
                                                   const codegen::KernelABI& abi) {
   const std::string& kernel = abi.kernel_name;
@@ -169,9 +184,9 @@ std::shared_ptr<const Module> CudaDevice::compile(std::string_view source,
   const Nvrtc* nvrtc = Nvrtc::shared(&why);
   if (!nvrtc) throw UserError("the cuda device cannot compile kernel '" + kernel + "': " + why);
   if (abi.threadgroup_bytes > max_shared_optin_)
-    throw UserError("kernel '" + kernel + "' needs " + std::to_string(abi.threadgroup_bytes) +
-                    " bytes of shared memory; " + description() + " allows " +
-                    std::to_string(max_shared_optin_) + " per block");
+    throw OutOfResources("kernel '" + kernel + "' needs " + std::to_string(abi.threadgroup_bytes) +
+                         " bytes of shared memory; " + description() + " allows " +
+                         std::to_string(max_shared_optin_) + " per block");
   const std::string architecture = gpu_architecture(major_, minor_, NvrtcOutput::Cubin);
   const std::vector<std::string> options = nvrtc_options(architecture);
   const std::string key = cubin_cache_key(source, options, nvrtc->version(), architecture);
@@ -189,6 +204,7 @@ std::shared_ptr<const Module> CudaDevice::compile(std::string_view source,
                         ": the emitted entry must be declared extern \"C\" __global__");
   else
     check(r, "cuModuleGetFunction", kernel);
+  check_function_limits(abi, function_limits(function, kernel), max_shared_optin_, description());
   if (abi.threadgroup_bytes > kDefaultSharedMemoryBytes)
     check(api_->cuFuncSetAttribute(function, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
                                    static_cast<int>(abi.threadgroup_bytes)),

@@ -14,6 +14,7 @@
 #include <utility>
 
 #include "metile/runtime/cuda/driver_api.h"
+#include "metile/runtime/cuda/function_limits.h"
 #include "metile/runtime/device.h"
 
 namespace metile::runtime::cuda {
@@ -108,6 +109,9 @@ class CudaDevice : public Device {
   const DriverApi& api() const { return *api_; }
 
  private:
+  // What the driver allows the compiled function (threads per block, static shared memory).
+  FunctionLimits function_limits(CUfunction function, const std::string& kernel) const;
+
   const DriverApi* api_ = nullptr;
   CUdevice device_ = 0;
   CUcontext context_ = nullptr;

@@ -90,6 +90,7 @@ std::unique_ptr<DriverApi> DriverApi::load(const std::vector<std::string>& candi
   bind_symbol(lib, "cuModuleUnload", d->cuModuleUnload, missing);
   bind_symbol(lib, "cuModuleGetFunction", d->cuModuleGetFunction, missing);
   bind_symbol(lib, "cuFuncSetAttribute", d->cuFuncSetAttribute, missing);
+  bind_symbol(lib, "cuFuncGetAttribute", d->cuFuncGetAttribute, missing);
   bind_symbol(lib, "cuLaunchKernel", d->cuLaunchKernel, missing);
   bind_symbol(lib, "cuMemAlloc_v2", d->cuMemAlloc, missing);
   bind_symbol(lib, "cuMemFree_v2", d->cuMemFree, missing);

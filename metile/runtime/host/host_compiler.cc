@@ -39,6 +39,16 @@ std::string stdlib_bundle_hash() {
   return content_hash(all);
 }
 
+// Every header of the bundle present with its exact bytes: the folder name hashes what
+// should be there, not what is.
+bool stdlib_intact(const fs::path& dir) {
+  for (const auto& f : embedded_stdlib_files()) {
+    const std::optional<std::string> bytes = read_file(dir / f.path);
+    if (!bytes || *bytes != f.contents) return false;
+  }
+  return true;
+}
+
 }  // namespace
 
 HostCompilerOptions HostCompilerOptions::from_environment() {
@@ -65,6 +75,19 @@ const std::vector<std::string>& HostCompiler::base_flags() {
                                               "-fstack-clash-protection",
                                               "-Wno-attributes"};
   return flags;
+}
+
+const std::vector<std::string>& HostCompiler::compiler_flags() {
+  std::call_once(flags_once_, [this] {
+    flags_ = base_flags();
+    // GCC's default register allocator and points-to analysis grow quadratically with a
+    // function's size: a straight-line kernel of 8,000 adds took 8.6 s of CPU, 1.6 s with
+    // these (benchmarks/compile_scaling.py). Clang rejects both flags.
+    if (compiler_identity().find("Free Software Foundation") != std::string::npos &&
+        compiler_identity().find("clang") == std::string::npos)
+      flags_.insert(flags_.end(), {"-fira-algorithm=priority", "-fno-tree-pta"});
+  });
+  return flags_;
 }
 
 HostCompiler::HostCompiler(HostCompilerOptions options)
@@ -95,17 +118,29 @@ const std::string& HostCompiler::compiler_identity() {
 
 const fs::path& HostCompiler::stdlib_dir() {
   std::call_once(stdlib_once_, [this] {
+    if (fs::exists(cache_.dir())) cache_.remove_leftovers_of_dead_processes();
     const fs::path dir = cache_.dir() / ("stdlib-" + stdlib_bundle_hash());
-    if (!fs::exists(dir / "include" / "metal_stdlib")) {
-      // Written into a scratch directory and renamed, so a reader never sees a partial set.
+    if (!stdlib_intact(dir)) {
+      // Written into a scratch directory and renamed, so a reader never sees a partial set;
+      // a damaged copy (a truncated header) is moved aside first and replaced.
       const fs::path scratch = cache_.make_scratch_dir();
       for (const auto& f : embedded_stdlib_files()) {
         fs::create_directories((scratch / f.path).parent_path());
         write_file_atomically(scratch / f.path, f.contents);
       }
+      std::error_code ignored;
+      if (fs::exists(dir)) {
+        const fs::path damaged = cache_.make_scratch_dir();
+        fs::rename(dir, damaged / "stdlib", ignored);
+        fs::remove_all(damaged, ignored);
+      }
       std::error_code taken;  // another process may have renamed its copy first
       fs::rename(scratch, dir, taken);
-      if (taken) fs::remove_all(scratch);
+      if (taken) fs::remove_all(scratch, ignored);
+      if (!stdlib_intact(dir))
+        throw UserError("the host kernel cache at " + cache_.dir().string() +
+                        " keeps a damaged copy of the Metal standard library headers at " +
+                        dir.string() + " (set METILE_CACHE_DIR, or delete that folder)");
     }
     stdlib_dir_ = dir;
   });
@@ -119,7 +154,7 @@ std::shared_ptr<const HostModule> HostCompiler::compile(std::string_view msl,
   source += generate_trampoline(abi);
   const std::string key = content_hash(source + '\0' + stdlib_bundle_hash() + '\0' +
                                        compiler_identity() + '\0' + join(options_.cxx) + ' ' +
-                                       join(base_flags()) + ' ' + join(options_.extra_flags));
+                                       join(compiler_flags()) + ' ' + join(options_.extra_flags));
 
   std::promise<std::shared_ptr<const HostModule>> promise;
   std::shared_future<std::shared_ptr<const HostModule>> future;
@@ -174,7 +209,7 @@ std::shared_ptr<const HostModule> HostCompiler::load_or_build(const std::string&
   const fs::path cc = scratch / (key + ".cc"), object = scratch / name;
   write_file_atomically(cc, source);
   std::vector<std::string> argv = options_.cxx;
-  argv.insert(argv.end(), base_flags().begin(), base_flags().end());
+  argv.insert(argv.end(), compiler_flags().begin(), compiler_flags().end());
   argv.insert(argv.end(), options_.extra_flags.begin(), options_.extra_flags.end());
   for (std::string arg : {std::string("-I"), (stdlib_dir() / "include").string(), std::string("-o"),
                           object.string(), cc.string()})

@@ -55,14 +55,17 @@ class HostCompiler {
                                                   const std::string& kernel_name);
   const std::filesystem::path& stdlib_dir();  // materializes the embedded headers once
   const std::string& compiler_identity();     // `<cxx> --version`, once
+  // base_flags() and, for GCC, the flags that keep its compile time linear in the kernel.
+  const std::vector<std::string>& compiler_flags();
 
   HostCompilerOptions options_;
   DiskCache cache_;
   mutable std::mutex mutex_;
   std::map<std::string, std::shared_future<std::shared_ptr<const HostModule>>> loaded_;
   Stats stats_;
-  std::once_flag identity_once_, stdlib_once_;
+  std::once_flag identity_once_, stdlib_once_, flags_once_;
   std::string identity_;
+  std::vector<std::string> flags_;
   std::filesystem::path stdlib_dir_;
 };
 

@@ -1,13 +1,14 @@
 #include "metile/runtime/host/subprocess.h"
 
-#include <spawn.h>
+#include <signal.h>
+#ifdef __linux__
+#include <sys/prctl.h>
+#endif
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <cerrno>
 #include <cstring>
-
-extern char** environ;
 
 namespace metile::runtime::host {
 
@@ -18,19 +19,30 @@ ProcessResult run_process(const std::vector<std::string>& argv) {
     result.output = std::string("pipe: ") + std::strerror(errno);
     return result;
   }
-  posix_spawn_file_actions_t actions;
-  posix_spawn_file_actions_init(&actions);
-  posix_spawn_file_actions_addclose(&actions, pipe_fds[0]);
-  posix_spawn_file_actions_adddup2(&actions, pipe_fds[1], STDOUT_FILENO);
-  posix_spawn_file_actions_adddup2(&actions, pipe_fds[1], STDERR_FILENO);
-  posix_spawn_file_actions_addclose(&actions, pipe_fds[1]);
-
   std::vector<char*> args;
   for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
   args.push_back(nullptr);
-  pid_t pid;
-  const int spawn_error = posix_spawnp(&pid, args[0], &actions, nullptr, args.data(), environ);
-  posix_spawn_file_actions_destroy(&actions);
+  // fork + exec rather than posix_spawn, to set the parent-death signal: a compiler child of
+  // a process killed mid-compile dies with it instead of running on orphaned. The child does
+  // only async-signal-safe work before exec.
+  const pid_t parent = getpid();
+  const pid_t pid = fork();
+  if (pid == 0) {
+#ifdef __linux__
+    prctl(PR_SET_PDEATHSIG, SIGKILL);
+    if (getppid() != parent) _exit(127);  // the parent died before prctl took effect
+#endif
+    dup2(pipe_fds[1], STDOUT_FILENO);
+    dup2(pipe_fds[1], STDERR_FILENO);
+    close(pipe_fds[0]);
+    close(pipe_fds[1]);
+    execvp(args[0], args.data());
+    const char* parts[] = {"cannot run '", args[0], "': no such program or not executable\n"};
+    for (const char* part : parts)
+      if (write(STDERR_FILENO, part, std::strlen(part)) < 0) break;
+    _exit(127);
+  }
+  const int spawn_error = pid < 0 ? errno : 0;
   close(pipe_fds[1]);
   if (spawn_error != 0) {
     close(pipe_fds[0]);
