@@ -15,8 +15,8 @@ __version__ = "0.1.0"
 from . import dtypes
 from .buffer import Buffer, device
 from .dtypes import bfloat16, float16, float32, int1, int32, int64, uint32
-from .errors import (CompilationError, InternalCompilerError, NotSupportedError,
-                     OutOfResources)
+from .errors import (CompilationError, InternalCompilerError, KernelFaultError,
+                     NotSupportedError, OutOfResources)
 from .host import cdiv, next_power_of_2
 from .kernel import KernelFunction, constexpr, kernel
 from .language import (abs, arange, barrier, broadcast_to, convert_layout, cos, dot, exp,

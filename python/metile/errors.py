@@ -4,9 +4,13 @@ CompilationError: the kernel broke a rule; the message names the op, the rule an
 user's source line (also as the attributes ``file``, ``line`` and ``rule``).
 NotSupportedError: a feature of the specification that is not built yet.
 InternalCompilerError: a bug in meTile.
+KernelFaultError: a kernel faulted while it ran (out-of-bounds access, integer division by
+zero, threadgroup-memory race, ...); ``file`` and ``line`` name the kernel's source line
+where the emitted code maps back to it, ``kernel``, ``threadgroup``, ``thread``, ``buffer``
+and ``offset`` say where (None when unknown). Not a CompilationError.
 """
 
-from ._core import CompilationError, InternalCompilerError, NotSupportedError
+from ._core import CompilationError, InternalCompilerError, KernelFaultError, NotSupportedError
 
 
 class OutOfResources(CompilationError):
@@ -24,6 +28,7 @@ def user_error(rule, where=None, cls=CompilationError):
 __all__ = [
     "CompilationError",
     "InternalCompilerError",
+    "KernelFaultError",
     "NotSupportedError",
     "OutOfResources",
     "user_error",

@@ -1,10 +1,12 @@
 // C++ exceptions become Python exceptions: UserError -> CompilationError, NotSupported ->
-// NotSupportedError (a CompilationError), InternalError -> InternalCompilerError. Each
+// NotSupportedError (a CompilationError), InternalError -> InternalCompilerError,
+// KernelFaultError -> KernelFaultError (a run-time fault, not a CompilationError). Each
 // carries the user's source location (file, line) and the rule without the location.
 #include <nanobind/nanobind.h>
 #include <nanobind/stl/string.h>
 
 #include "init.h"
+#include "metile/runtime/kernel_errors.h"
 #include "metile/support/errors.h"
 
 namespace nb = nanobind;
@@ -15,6 +17,7 @@ namespace {
 PyObject* compilation_error = nullptr;
 PyObject* not_supported_error = nullptr;
 PyObject* internal_compiler_error = nullptr;
+PyObject* kernel_fault_error = nullptr;
 
 void raise(PyObject* type, const std::string& message, const SourceLocation& where,
            const std::string& rule) {
@@ -23,6 +26,22 @@ void raise(PyObject* type, const std::string& message, const SourceLocation& whe
   error.attr("line") = where.known() ? nb::cast(where.line) : nb::none();
   error.attr("rule") = rule;
   PyErr_SetObject(type, error.ptr());
+}
+
+void raise_fault(const runtime::KernelFaultError& e) {
+  const runtime::FaultSite& s = e.site();
+  nb::object error = nb::borrow(kernel_fault_error)(e.what());
+  error.attr("file") = e.where().known() ? nb::cast(e.where().file) : nb::none();
+  error.attr("line") = e.where().known() ? nb::cast(e.where().line) : nb::none();
+  error.attr("rule") = e.rule();
+  error.attr("kernel") = s.kernel;
+  error.attr("threadgroup") =
+      s.thread ? nb::cast(nb::make_tuple(s.threadgroup[0], s.threadgroup[1], s.threadgroup[2]))
+               : nb::none();
+  error.attr("thread") = s.thread ? nb::cast(*s.thread) : nb::none();
+  error.attr("buffer") = s.buffer.empty() ? nb::none() : nb::cast(s.buffer);
+  error.attr("offset") = s.byte_offset ? nb::cast(*s.byte_offset) : nb::none();
+  PyErr_SetObject(kernel_fault_error, error.ptr());
 }
 
 PyObject* new_exception(nb::module_& m, const char* name, PyObject* base, const char* doc) {
@@ -46,9 +65,18 @@ void init_errors(nb::module_& m) {
       new_exception(m, "InternalCompilerError", PyExc_Exception,
                     "A bug in meTile itself; the message carries what is needed to reproduce it.");
 
+  kernel_fault_error = new_exception(
+      m, "KernelFaultError", PyExc_RuntimeError,
+      "A kernel faulted while it ran: an out-of-bounds access, an integer division by zero, "
+      "a threadgroup-memory race, a stack overflow. The attributes file and line name the "
+      "kernel's source line where it is known; kernel, threadgroup, thread, buffer and offset "
+      "say where (None when unknown). The process stays usable.");
+
   nb::register_exception_translator([](const std::exception_ptr& p, void*) {
     try {
       std::rethrow_exception(p);
+    } catch (const runtime::KernelFaultError& e) {
+      raise_fault(e);
     } catch (const NotSupported& e) {
       raise(not_supported_error, e.what(), e.where(), e.rule());
     } catch (const UserError& e) {
