@@ -4,12 +4,14 @@
 
 #include <cstring>
 
+#include "metile/runtime/host/host_compiler.h"
 #include "metile/runtime/kernel_errors.h"
 #include "test_kernels.h"
 
 namespace metile::runtime::testing {
 namespace {
 
+using host::HostCompiler;
 using ir::DType;
 using ::testing::HasSubstr;
 
@@ -127,6 +129,42 @@ TEST(ExecutionErrors, TheEmulatorKeepsWorkingAfterAFault) {
   for (int i = 0; i < n; ++i) a.data_as<float>()[i] = b.data_as<float>()[i] = float(i);
   vector_add_kernel().launch({2}, {a, b, sum, n});
   EXPECT_EQ(sum.data_as<float>()[299], 598.0f);
+}
+
+TEST(ExecutionErrors, AThreadgroupMemoryRaceNamesTheThreadsAndTheOffset) {
+  if (!HostCompiler::shared().options().race_check)
+    GTEST_SKIP() << "race checks are on under ctest (METILE_HOST_RACECHECK=1)";
+  Buffer out = get_device("host").allocate(DType::i32, {64});
+  const std::string msg =
+      error_of<KernelFaultError>([&] { neighbour_exchange_kernel(Sync::None).launch({2}, {out}); });
+  // Thread 0 reads scratch[1] before thread 1, which runs after it, stores it.
+  EXPECT_EQ(msg,
+            "threadgroup memory race in kernel 'exchange_racing' (threadgroup (0,0,0), thread 1): "
+            "thread 1 writes byte offset 4 of threadgroup memory, which thread 0 read since the "
+            "last threadgroup barrier (emitted line 9)");
+}
+
+TEST(ExecutionErrors, BarriersAndSimdGroupBarriersOrderThreadgroupMemoryAccesses) {
+  Buffer out = get_device("host").allocate(DType::i32, {64});
+  for (Sync sync : {Sync::Threadgroup, Sync::SimdGroup}) {
+    neighbour_exchange_kernel(sync).launch({2}, {out});
+    const int* v = out.data_as<int>();
+    for (int t = 0; t < 64; ++t)
+      EXPECT_EQ(v[t], sync == Sync::Threadgroup ? (t + 1) % 64 : t / 32 * 32 + (t + 1) % 32);
+  }
+}
+
+TEST(ExecutionErrors, IntegerDivisionByZeroIsAFaultAndTheProcessGoesOn) {
+  Buffer out = get_device("host").allocate(DType::i32, {32});
+  const std::string msg = error_of<KernelFaultError>([&] {
+    divide_kernel().launch({1}, {out, 0});
+  });
+  EXPECT_EQ(msg,
+            "arithmetic fault in kernel 'divide' (threadgroup (0,0,0), thread 0) (emitted line "
+            "8): an integer division or remainder by zero, INT_MIN / -1, or a shift by at least "
+            "the bit width of its operand");
+  divide_kernel().launch({1}, {out, 4});
+  EXPECT_EQ(out.data_as<int>()[31], (31 + 100) / 4);
 }
 
 }  // namespace
