@@ -5,6 +5,13 @@ and 1024) and a 4096x4096 f32 RMSNorm, after checking each output against numpy:
 
 Each case alternates the kernel and numpy, so drift on the machine affects both alike,
 and reports the medians and their ratio. Prints only, unless --out names a file.
+
+Instruction counts are steadier than times on a shared machine: ``--launch-only BLOCK N``
+launches the softmax N times and times nothing, for
+
+    METILE_HOST_THREADS=1 valgrind --tool=callgrind python benchmarks/host_emulator.py --launch-only 256 3
+
+where (Ir with N=3 - Ir with N=1) / 2 is the cost of one launch.
 """
 
 import argparse
@@ -93,12 +100,19 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=9)
     parser.add_argument("--out", help="write the figures as JSON to this file")
+    parser.add_argument("--launch-only", nargs=2, type=int, metavar=("BLOCK", "N"),
+                        help="launch the softmax N times with BLOCK, time nothing (for profilers)")
     args = parser.parse_args()
     rng = np.random.default_rng(0)
     results = []
 
     x = rng.standard_normal((1823, 781)).astype(np.float32)
     out = np.zeros_like(x)
+    if args.launch_only:
+        block, launches = args.launch_only
+        for _ in range(launches):
+            three_pass_softmax[(x.shape[0],)](x, out, x.shape[1], BLOCK=block)
+        return
     for block in (256, 1024):
         results.append(measure(
             f"softmax 1823x781 f32 BLOCK={block}",
