@@ -27,11 +27,17 @@ std::string relative_position(std::uintptr_t address, const RegionInfo& region,
   return "the access at byte offset " + std::to_string(offset) + " " + where + " " + what;
 }
 
-// What went wrong, in words; fills in the buffer and offset of `site`.
-std::string describe(const FaultTrap& trap, std::span<const BufferArg> buffers, FaultSite& site) {
+// What went wrong, in words: the kind of fault ("out-of-bounds access") and the details.
+// Fills in the buffer and offset of `site`.
+struct Description {
+  std::string kind, detail;
+};
+
+Description describe(const FaultTrap& trap, std::span<const BufferArg> buffers, FaultSite& site) {
   if (trap.signal == SIGFPE || trap.signal == SIGILL)
-    return "arithmetic fault: an integer division or remainder by zero, INT_MIN / -1, or a "
-           "shift by at least the bit width of its operand";
+    return {"arithmetic fault",
+            "an integer division or remainder by zero, INT_MIN / -1, or a shift by at least the "
+            "bit width of its operand"};
   const std::uintptr_t address = trap.address;
   const auto region = find_guarded_region(address);
   if (region) {
@@ -40,28 +46,28 @@ std::string describe(const FaultTrap& trap, std::span<const BufferArg> buffers, 
         for (const BufferArg& b : buffers)
           if (b.storage->host_data() == region->data) {
             site.buffer = b.name;
-            return "out-of-bounds access: " +
-                   relative_position(address, *region, describe_buffer(b), site);
+            return {"out-of-bounds access",
+                    relative_position(address, *region, describe_buffer(b), site)};
           }
-        return "out-of-bounds access: " +
-               relative_position(address, *region,
-                                 "a buffer of " + std::to_string(region->size) +
-                                     " bytes that was not passed to this launch",
-                                 site);
+        return {"out-of-bounds access",
+                relative_position(address, *region,
+                                  "a buffer of " + std::to_string(region->size) +
+                                      " bytes that was not passed to this launch",
+                                  site)};
       case RegionKind::ThreadgroupMemory:
-        return "out-of-bounds access: " +
-               relative_position(address, *region,
-                                 "threadgroup memory (" + std::to_string(region->size) + " bytes)",
-                                 site);
+        return {"out-of-bounds access",
+                relative_position(address, *region,
+                                  "threadgroup memory (" + std::to_string(region->size) + " bytes)",
+                                  site)};
       case RegionKind::FiberStack:
-        return "stack overflow: a thread's stack is " + std::to_string(region->size / 1024) +
-               " KiB (set METILE_HOST_STACK_KB)";
+        return {"stack overflow", "a thread's stack is " + std::to_string(region->size / 1024) +
+                                      " KiB (set METILE_HOST_STACK_KB)"};
     }
   }
   char hex[32];
   std::snprintf(hex, sizeof hex, "%#llx", static_cast<unsigned long long>(address));
-  return std::string("invalid memory access: address ") + hex +
-         " is not within or next to any buffer";
+  return {"invalid memory access",
+          std::string("address ") + hex + " is not within or next to any buffer"};
 }
 
 }  // namespace
@@ -79,14 +85,11 @@ SourceLocation source_line_of(const LaunchPlan& plan, std::uintptr_t pc, std::st
 KernelFaultError fault_error(const FaultTrap& trap, const LaunchPlan& plan, const Dim3& position,
                              unsigned thread, std::span<const BufferArg> buffers) {
   FaultSite site{plan.kernel_name, position, thread, "", std::nullopt};
-  const std::string what = describe(trap, buffers, site);
-  // "out-of-bounds access: the access ..." -> "out-of-bounds access in kernel 'k' (...): ..."
-  const auto colon = what.find(':');
-  std::string message = what.substr(0, colon) + " in kernel '" + plan.kernel_name +
-                        "' (threadgroup " + format_dim3(position) + ", thread " +
-                        std::to_string(thread) + ")";
+  const Description what = describe(trap, buffers, site);
+  std::string message = what.kind + " in kernel '" + plan.kernel_name + "' (threadgroup " +
+                        format_dim3(position) + ", thread " + std::to_string(thread) + ")";
   SourceLocation where = source_line_of(plan, trap.pc, message);
-  message += what.substr(colon);
+  message += ": " + what.detail;
   return KernelFaultError(message, std::move(where), std::move(site));
 }
 
