@@ -2,6 +2,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <array>
 #include <cstring>
 
 #include "metile/runtime/host/host_compiler.h"
@@ -154,17 +155,26 @@ TEST(ExecutionErrors, BarriersAndSimdGroupBarriersOrderThreadgroupMemoryAccesses
   }
 }
 
-TEST(ExecutionErrors, IntegerDivisionByZeroIsAFaultAndTheProcessGoesOn) {
+// Division by zero, INT_MIN / -1 and an over-wide shift are undefined in C++; the host
+// build checks them, so each is a fault rather than something the compiler may exploit.
+TEST(ExecutionErrors, UndefinedIntegerOperationsAreFaultsAndTheProcessGoesOn) {
   Buffer out = get_device("host").allocate(DType::i32, {32});
-  const std::string msg = error_of<KernelFaultError>([&] {
-    divide_kernel().launch({1}, {out, 0});
-  });
-  EXPECT_EQ(msg,
-            "arithmetic fault in kernel 'divide' (threadgroup (0,0,0), thread 0) (emitted line "
-            "8): an integer division or remainder by zero, INT_MIN / -1, or a shift by at least "
-            "the bit width of its operand");
-  divide_kernel().launch({1}, {out, 4});
+  for (auto [op, d, line] : {std::array{0, 0, 8}, std::array{1, 32, 9}, std::array{2, -1, 10}}) {
+    const std::string msg = error_of<KernelFaultError>([&] {
+      checked_integer_kernel().launch({1}, {out, op, d});
+    });
+    EXPECT_EQ(msg,
+              "arithmetic fault in kernel 'checked_integer' (threadgroup (0,0,0), thread 0) "
+              "(emitted line " +
+                  std::to_string(line) +
+                  "): an integer division or remainder by zero, INT_MIN / -1, or a shift by "
+                  "at least the bit width of its operand")
+        << "op " << op;
+  }
+  checked_integer_kernel().launch({1}, {out, 0, 4});
   EXPECT_EQ(out.data_as<int>()[31], (31 + 100) / 4);
+  checked_integer_kernel().launch({1}, {out, 1, 31});
+  EXPECT_EQ(out.data_as<int>()[0], int(0x80000000u));  // wraps (-fwrapv)
 }
 
 }  // namespace

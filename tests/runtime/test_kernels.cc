@@ -285,11 +285,15 @@ const CompiledKernel& neighbour_exchange_kernel(Sync sync) {
                     kBodies[i]);
 }
 
-const CompiledKernel& divide_kernel() {
+const CompiledKernel& checked_integer_kernel() {
   return build_once(
-      abi("divide", {buffer("out", DType::i32, "write"), scalar("d", DType::i32)}, {32, 1, 1}),
+      abi("checked_integer",
+          {buffer("out", DType::i32, "write"), scalar("op", DType::i32), scalar("d", DType::i32)},
+          {32, 1, 1}),
       R"(  int tid = int(thread_position_in_threadgroup.x);
-  out[tid] = (tid + 100) / d;
+  if (op == 0) out[tid] = (tid + 100) / d;
+  if (op == 1) out[tid] = (tid + 1) << d;
+  if (op == 2) out[tid] = (tid - 2147483647 - 1) / d;
 )");
 }
 

@@ -34,8 +34,8 @@ const CompiledKernel& threadgroup_overflow_kernel();
 // a SIMD-group barrier.
 enum class Sync { None, Threadgroup, SimdGroup };
 const CompiledKernel& neighbour_exchange_kernel(Sync sync);
-// out[t] = (t + 100) / d on 32 threads.
-const CompiledKernel& divide_kernel();
+// On 32 threads, by op: out[t] = (t + 100) / d, (t + 1) << d, or (INT_MIN + t) / d.
+const CompiledKernel& checked_integer_kernel();
 // An 8x4 threadgroup that records every thread's coordinates.
 const CompiledKernel& coordinates_kernel();
 // d = a * b + c with simdgroup 8x8 matrices; also records each lane's thread_elements.

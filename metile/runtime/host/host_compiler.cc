@@ -59,7 +59,9 @@ const std::vector<std::string>& HostCompiler::base_flags() {
   // checked and trap (SIGILL, a KernelFaultError) instead of being undefined behaviour the
   // compiler may exploit. -fstack-clash-protection: a large frame probes every page, so
   // an overflow hits the fiber stack's guard page instead of jumping over it into a
-  // neighbour. -g1: the line table that maps a fault back to the emitted line.
+  // neighbour. -g1: the line table that maps a fault back to the emitted line;
+  // -fno-crossjumping and -fno-tree-tail-merge keep one trap per check, so a trap's line is
+  // its own operation's and not that of another check it was merged with.
   static const std::vector<std::string> flags{
       "-std=c++20",
       "-O2",
@@ -71,6 +73,8 @@ const std::vector<std::string>& HostCompiler::base_flags() {
       "-fwrapv",
       "-fsanitize=integer-divide-by-zero,signed-integer-overflow,shift-exponent",
       "-fsanitize-undefined-trap-on-error",
+      "-fno-crossjumping",
+      "-fno-tree-tail-merge",
       "-fstack-clash-protection",
       "-Wno-attributes"};
   return flags;
