@@ -43,6 +43,8 @@ function(metile_gtest name)
   target_compile_options(${name} PRIVATE ${METILE_WARNINGS})
   target_link_libraries(${name} PRIVATE ${ARG_DEPS} GTest::gtest GTest::gtest_main)
   include(GoogleTest)
+  # The host emulator checks threadgroup memory for races in every test.
   gtest_discover_tests(${name} DISCOVERY_TIMEOUT 60 PROPERTIES ENVIRONMENT
-                       "METILE_SOURCE_DIR=${PROJECT_SOURCE_DIR}")
+                       "METILE_SOURCE_DIR=${PROJECT_SOURCE_DIR}" ENVIRONMENT_MODIFICATION
+                       "METILE_HOST_RACECHECK=set:1")
 endfunction()

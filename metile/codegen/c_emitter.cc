@@ -66,12 +66,16 @@ CEmitter::CEmitter(const ir::Kernel& kernel, const CDialect& dialect, const targ
 std::string CEmitter::body() {
   out_.clear();
   indent_ = 1;
+  lines_ = 0;
+  source_lines_.clear();
   emit_block(kernel_.body);
   return out_;
 }
 
 void CEmitter::line(const std::string& text) {
   out_ += std::string(2 * indent_, ' ') + text + "\n";
+  ++lines_;
+  if (current_ && current_->loc.known()) source_lines_.push_back({lines_, current_->loc});
 }
 
 void CEmitter::fail(const ir::Op& op, const std::string& rule) const {
@@ -116,6 +120,12 @@ void CEmitter::require_vectors_if_used(const ir::Op& op) const {
 }
 
 void CEmitter::emit_op(const ir::Op& op) {
+  const ir::Op* parent = std::exchange(current_, &op);
+  emit_op_lines(op);
+  current_ = parent;
+}
+
+void CEmitter::emit_op_lines(const ir::Op& op) {
   using K = ir::OpKind;
   require_vectors_if_used(op);
   switch (op.kind) {

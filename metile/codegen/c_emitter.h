@@ -10,6 +10,7 @@
 #include <string_view>
 
 #include "metile/codegen/dialect.h"
+#include "metile/codegen/kernel_abi.h"
 #include "metile/codegen/prelude.h"
 #include "metile/codegen/value_names.h"
 #include "metile/ir/ir.h"
@@ -25,11 +26,14 @@ class CEmitter {
   std::string body();
   // The helpers the body calls; complete after body().
   const Prelude& prelude() const { return prelude_; }
+  // The line table of body(): lines counted from 1 at its first line.
+  const std::vector<SourceLine>& source_lines() const { return source_lines_; }
 
  private:
   // Statements (c_emitter.cc).
   void emit_block(const ir::Block& block);
-  void emit_op(const ir::Op& op);
+  void emit_op(const ir::Op& op);  // records op as the source of the lines it writes
+  void emit_op_lines(const ir::Op& op);
   void declare(const ir::Op& op, const std::string& expr);
   void emit_store(const ir::Op& op);
   void emit_packed_load(const ir::Op& op);
@@ -82,6 +86,9 @@ class CEmitter {
   std::set<ir::ValueId> read_only_;
   std::string out_;
   int indent_ = 1;
+  const ir::Op* current_ = nullptr;  // the op whose lines are being written
+  int lines_ = 0;                    // lines written so far
+  std::vector<SourceLine> source_lines_;
 };
 
 }  // namespace metile::codegen

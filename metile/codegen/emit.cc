@@ -1,5 +1,7 @@
 #include "metile/codegen/emit.h"
 
+#include <algorithm>
+
 #include "metile/codegen/abi_builder.h"
 #include "metile/codegen/c_emitter.h"
 #include "metile/codegen/cuda/cuda_dialect.h"
@@ -86,8 +88,14 @@ EmittedKernel emit_in_dialect(const ir::Kernel& kernel, const CDialect& dialect,
   const std::string body = emitter.body();
   const std::string prelude = emitter.prelude().text();
   out.source = std::string(dialect.table().header) + "\n" +
-               (prelude.empty() ? "" : prelude + "\n") + body_signature(out.abi, dialect) + " {\n" +
-               body + "}\n\n" + entry_wrapper(out.abi, dialect);
+               (prelude.empty() ? "" : prelude + "\n") + body_signature(out.abi, dialect) + " {\n";
+  const int lines_before_body =
+      static_cast<int>(std::count(out.source.begin(), out.source.end(), '\n'));
+  for (SourceLine l : emitter.source_lines()) {
+    l.line += lines_before_body;
+    out.abi.source_lines.push_back(std::move(l));
+  }
+  out.source += body + "}\n\n" + entry_wrapper(out.abi, dialect);
   return out;
 }
 

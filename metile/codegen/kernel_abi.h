@@ -14,12 +14,14 @@
 // order, declares the threadgroup block and calls the body.
 #pragma once
 
+#include <algorithm>
 #include <array>
 #include <cstdint>
 #include <string>
 #include <vector>
 
 #include "metile/ir/types.h"
+#include "metile/support/errors.h"
 
 namespace metile::codegen {
 
@@ -31,6 +33,12 @@ struct AbiParam {
   std::string access;                // buffers: read | write | read_write
 };
 
+// A line of the emitted source and the user's source line of the op it was emitted from.
+struct SourceLine {
+  int line = 0;  // 1-based, in the emitted source
+  SourceLocation where;
+};
+
 struct KernelABI {
   std::string kernel_name;  // the entry function
   std::string body_name;    // the body function: <kernel_name>_body
@@ -40,9 +48,18 @@ struct KernelABI {
   // How the launch grid maps to threadgroups: one threadgroup per program, so
   // threadgroups_per_grid = grid. Stated in words for reports.
   std::string grid_rule = "one threadgroup per program; threadgroups_per_grid = grid";
+  // The line table: every emitted line whose op has a known location, in line order. A
+  // runtime maps a fault at an emitted line back to the kernel's source line through it.
+  std::vector<SourceLine> source_lines;
 
   int threads_total() const {
     return threads_per_threadgroup[0] * threads_per_threadgroup[1] * threads_per_threadgroup[2];
+  }
+  // The source location of emitted line `line`, or an unknown one.
+  SourceLocation source_of_line(int line) const {
+    const auto it = std::lower_bound(source_lines.begin(), source_lines.end(), line,
+                                     [](const SourceLine& l, int n) { return l.line < n; });
+    return it != source_lines.end() && it->line == line ? it->where : SourceLocation{};
   }
 };
 

@@ -7,6 +7,7 @@ namespace metile::lower {
 void lower_block(Lowering& l, const ir::Block& block) {
   using K = ir::OpKind;
   for (const ir::Op& op : block.ops) {
+    l.builder.set_location(op.loc);  // Metal IR ops keep the user's line (fault reports)
     switch (op.kind) {
       case K::Add:
       case K::Sub:

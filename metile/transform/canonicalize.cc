@@ -5,6 +5,7 @@
 #include <optional>
 
 #include "metile/ir/scalar_eval.h"
+#include "metile/support/errors.h"
 #include "metile/transform/constant_folding.h"
 
 namespace metile::transform {
@@ -198,6 +199,16 @@ class Canonicalizer {
     return std::nullopt;
   }
 
+  // An integer division by the constant 0 is undefined on every target: an error now,
+  // rather than a fault or garbage at run time.
+  void reject_zero_divisor(const Op& op) const {
+    if (op.kind != OpKind::Div && op.kind != OpKind::Rem && op.kind != OpKind::FloorDiv) return;
+    if (!ir::is_float(k_.type(op.operands[1]).dtype) && is_int(op.operands[1], 0))
+      throw UserError(std::string(ir::op_name(op.kind)) +
+                          ": integer division by zero (the divisor is the constant 0)",
+                      op.loc);
+  }
+
   // Rewrites op in place into a constant, or a splat of a new constant or of a splat's scalar.
   void fold(Op& op, std::vector<Op>& out) {
     if ((op.kind == OpKind::Broadcast || op.kind == OpKind::ExpandDims) &&
@@ -212,6 +223,7 @@ class Canonicalizer {
     if (op.operands.empty() || !ir::scalar_op(op.kind) || op.results.size() != 1) return;
     const ir::Type result = k_.type(op.results[0]);
     if (result.is_vector()) return;
+    reject_zero_divisor(op);
     std::vector<Attr> values;
     for (ValueId v : op.operands) {
       const Attr* a = constant_of(v);

@@ -6,7 +6,10 @@ NotSupportedError: a feature of the specification that is not built yet.
 OutOfResources: a kernel or launch needs more than the device offers; the message names the
 kernel, the requested geometry and the limit.
 InternalCompilerError: a bug in meTile.
-KernelFaultError: a kernel faulted while it ran (a CompilationError).
+KernelFaultError: a kernel faulted while it ran (out-of-bounds access, integer division by
+zero, threadgroup-memory race, ...); ``file`` and ``line`` name the kernel's source line
+where the emitted code maps back to it, ``kernel``, ``threadgroup``, ``thread``, ``buffer``
+and ``offset`` say where (None when unknown). Not a CompilationError.
 """
 
 from ._core import (CompilationError, InternalCompilerError, KernelFaultError,

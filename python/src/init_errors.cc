@@ -1,7 +1,8 @@
 // C++ exceptions become Python exceptions: UserError -> CompilationError, NotSupported ->
-// NotSupportedError, runtime::KernelFaultError -> KernelFaultError and OutOfResources ->
-// OutOfResources (all CompilationErrors), InternalError -> InternalCompilerError. Each
-// carries the user's source location (file, line) and the rule without the location.
+// NotSupportedError and OutOfResources -> OutOfResources (both CompilationErrors),
+// InternalError -> InternalCompilerError, KernelFaultError -> KernelFaultError (a run-time
+// fault, not a CompilationError). Each carries the user's source location (file, line) and the rule
+// without the location.
 #include <nanobind/nanobind.h>
 #include <nanobind/stl/string.h>
 
@@ -29,6 +30,22 @@ void raise(PyObject* type, const std::string& message, const SourceLocation& whe
   PyErr_SetObject(type, error.ptr());
 }
 
+void raise_fault(const runtime::KernelFaultError& e) {
+  const runtime::FaultSite& s = e.site();
+  nb::object error = nb::borrow(kernel_fault_error)(e.what());
+  error.attr("file") = e.where().known() ? nb::cast(e.where().file) : nb::none();
+  error.attr("line") = e.where().known() ? nb::cast(e.where().line) : nb::none();
+  error.attr("rule") = e.rule();
+  error.attr("kernel") = s.kernel;
+  error.attr("threadgroup") =
+      s.thread ? nb::cast(nb::make_tuple(s.threadgroup[0], s.threadgroup[1], s.threadgroup[2]))
+               : nb::none();
+  error.attr("thread") = s.thread ? nb::cast(*s.thread) : nb::none();
+  error.attr("buffer") = s.buffer.empty() ? nb::none() : nb::cast(s.buffer);
+  error.attr("offset") = s.byte_offset ? nb::cast(*s.byte_offset) : nb::none();
+  PyErr_SetObject(kernel_fault_error, error.ptr());
+}
+
 PyObject* new_exception(nb::module_& m, const char* name, PyObject* base, const char* doc) {
   std::string qualified = std::string("metile._core.") + name;
   PyObject* type = PyErr_NewExceptionWithDoc(qualified.c_str(), doc, base, nullptr);
@@ -46,10 +63,6 @@ void init_errors(nb::module_& m) {
   not_supported_error =
       new_exception(m, "NotSupportedError", compilation_error,
                     "A feature of the meTile specification that is not built yet.");
-  kernel_fault_error = new_exception(
-      m, "KernelFaultError", compilation_error,
-      "A kernel touched memory it does not own or faulted otherwise while it ran; on the GPU "
-      "the message names the last kernel launched, and the CUDA context is unusable after it.");
   out_of_resources = new_exception(
       m, "OutOfResources", compilation_error,
       "A kernel or launch needs more than the device offers (tile elements, registers per "
@@ -59,11 +72,19 @@ void init_errors(nb::module_& m) {
       new_exception(m, "InternalCompilerError", PyExc_Exception,
                     "A bug in meTile itself; the message carries what is needed to reproduce it.");
 
+  kernel_fault_error = new_exception(
+      m, "KernelFaultError", PyExc_RuntimeError,
+      "A kernel faulted while it ran: an out-of-bounds access, an integer division by zero, "
+      "a threadgroup-memory race, a stack overflow. The attributes file and line name the "
+      "kernel's source line where it is known; kernel, threadgroup, thread, buffer and offset "
+      "say where (None when unknown). The process stays usable on the host; on the GPU the message "
+      "names the last kernel launched, and the CUDA context is unusable after it.");
+
   nb::register_exception_translator([](const std::exception_ptr& p, void*) {
     try {
       std::rethrow_exception(p);
     } catch (const runtime::KernelFaultError& e) {
-      raise(kernel_fault_error, e.what(), e.where(), e.rule());
+      raise_fault(e);
     } catch (const NotSupported& e) {
       raise(not_supported_error, e.what(), e.where(), e.rule());
     } catch (const OutOfResources& e) {

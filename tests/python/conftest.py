@@ -1,14 +1,18 @@
 """Shared fixtures: a seeded generator. The tests run against this checkout: python/metile
 and the extension that scripts/build.sh links in build/, never an installed copy. They run
 on metile.device(): the cuda device where a GPU is, else host; METILE_DEVICE=host|cuda
-chooses."""
+chooses. The host emulator checks threadgroup memory for races in tests
+(METILE_HOST_RACECHECK=1, opt-in for users)."""
 
+import os
 from pathlib import Path
 
 import numpy as np
 import pytest
 
-import metile
+os.environ.setdefault("METILE_HOST_RACECHECK", "1")
+
+import metile  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[2]
 

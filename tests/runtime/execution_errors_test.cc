@@ -2,14 +2,17 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <array>
 #include <cstring>
 
+#include "metile/runtime/host/host_compiler.h"
 #include "metile/runtime/kernel_errors.h"
 #include "test_kernels.h"
 
 namespace metile::runtime::testing {
 namespace {
 
+using host::HostCompiler;
 using ir::DType;
 using ::testing::HasSubstr;
 
@@ -74,10 +77,12 @@ TEST(ExecutionErrors, WritePastTheEndOfABufferIsCaught) {
   const std::string msg = error_of<KernelFaultError>([&] {
     vector_add_off_by_one_kernel().launch({n / 256 + 1}, {a, b, out, n});
   });
-  // Thread 0 of threadgroup 4 stores out[1024], one element past the end.
+  // Thread 0 of threadgroup 4 stores out[1024], one element past the end. The hand-written
+  // MSL has no line table in its ABI, so the message names the line of the MSL.
   EXPECT_EQ(msg,
             "out-of-bounds access in kernel 'vector_add_off_by_one' (threadgroup (4,0,0), thread "
-            "0): the access at byte offset 4096 is past the end of buffer 2 ('out', 4096 bytes)");
+            "0) (emitted line 14): the access at byte offset 4096 is past the end of buffer 2 "
+            "('out', 4096 bytes)");
 }
 
 TEST(ExecutionErrors, WriteIntoTheAlignmentSlackIsCaughtAfterTheLaunch) {
@@ -99,7 +104,8 @@ TEST(ExecutionErrors, ThreadgroupMemoryOverflowIsCaught) {
   const std::string msg =
       error_of<KernelFaultError>([&] { threadgroup_overflow_kernel().launch({1}, {out}); });
   EXPECT_THAT(msg, HasSubstr("out-of-bounds access in kernel 'tg_overflow' (threadgroup (0,0,0), "
-                             "thread 16): the access at byte offset 64 is past the end of "
+                             "thread 16) (emitted line 9): the access at byte offset 64 is past "
+                             "the end of "
                              "threadgroup memory (64 bytes)"));
 }
 
@@ -124,6 +130,51 @@ TEST(ExecutionErrors, TheEmulatorKeepsWorkingAfterAFault) {
   for (int i = 0; i < n; ++i) a.data_as<float>()[i] = b.data_as<float>()[i] = float(i);
   vector_add_kernel().launch({2}, {a, b, sum, n});
   EXPECT_EQ(sum.data_as<float>()[299], 598.0f);
+}
+
+TEST(ExecutionErrors, AThreadgroupMemoryRaceNamesTheThreadsAndTheOffset) {
+  if (!HostCompiler::shared().options().race_check)
+    GTEST_SKIP() << "race checks are on under ctest (METILE_HOST_RACECHECK=1)";
+  Buffer out = get_device("host").allocate(DType::i32, {64});
+  const std::string msg =
+      error_of<KernelFaultError>([&] { neighbour_exchange_kernel(Sync::None).launch({2}, {out}); });
+  // Thread 0 reads scratch[1] before thread 1, which runs after it, stores it.
+  EXPECT_EQ(msg,
+            "threadgroup memory race in kernel 'exchange_racing' (threadgroup (0,0,0), thread 1): "
+            "thread 1 writes byte offset 4 of threadgroup memory, which thread 0 read since the "
+            "last threadgroup barrier (emitted line 9)");
+}
+
+TEST(ExecutionErrors, BarriersAndSimdGroupBarriersOrderThreadgroupMemoryAccesses) {
+  Buffer out = get_device("host").allocate(DType::i32, {64});
+  for (Sync sync : {Sync::Threadgroup, Sync::SimdGroup}) {
+    neighbour_exchange_kernel(sync).launch({2}, {out});
+    const int* v = out.data_as<int>();
+    for (int t = 0; t < 64; ++t)
+      EXPECT_EQ(v[t], sync == Sync::Threadgroup ? (t + 1) % 64 : t / 32 * 32 + (t + 1) % 32);
+  }
+}
+
+// Division by zero, INT_MIN / -1 and an over-wide shift are undefined in C++; the host
+// build checks them, so each is a fault rather than something the compiler may exploit.
+TEST(ExecutionErrors, UndefinedIntegerOperationsAreFaultsAndTheProcessGoesOn) {
+  Buffer out = get_device("host").allocate(DType::i32, {32});
+  for (auto [op, d, line] : {std::array{0, 0, 8}, std::array{1, 32, 9}, std::array{2, -1, 10}}) {
+    const std::string msg = error_of<KernelFaultError>([&] {
+      checked_integer_kernel().launch({1}, {out, op, d});
+    });
+    EXPECT_EQ(msg,
+              "arithmetic fault in kernel 'checked_integer' (threadgroup (0,0,0), thread 0) "
+              "(emitted line " +
+                  std::to_string(line) +
+                  "): an integer division or remainder by zero, INT_MIN / -1, or a shift by "
+                  "at least the bit width of its operand")
+        << "op " << op;
+  }
+  checked_integer_kernel().launch({1}, {out, 0, 4});
+  EXPECT_EQ(out.data_as<int>()[31], (31 + 100) / 4);
+  checked_integer_kernel().launch({1}, {out, 1, 31});
+  EXPECT_EQ(out.data_as<int>()[0], int(0x80000000u));  // wraps (-fwrapv)
 }
 
 }  // namespace

@@ -258,6 +258,45 @@ const CompiledKernel& threadgroup_overflow_kernel() {
 )");
 }
 
+const CompiledKernel& neighbour_exchange_kernel(Sync sync) {
+  static const char* const kBodies[] = {
+      // No barrier between the store and the neighbour's load: a race.
+      R"(  int tid = int(thread_position_in_threadgroup.x);
+  threadgroup int* scratch = (threadgroup int*)(tg_mem + 0);
+  scratch[tid] = tid;
+  out[tid] = scratch[(tid + 1) % 64];
+)",
+      R"(  int tid = int(thread_position_in_threadgroup.x);
+  threadgroup int* scratch = (threadgroup int*)(tg_mem + 0);
+  scratch[tid] = tid;
+  threadgroup_barrier(mem_flags::mem_threadgroup);
+  out[tid] = scratch[(tid + 1) % 64];
+)",
+      // The neighbour is in the same SIMD group, and a SIMD-group barrier orders the two.
+      R"(  int tid = int(thread_position_in_threadgroup.x);
+  threadgroup int* scratch = (threadgroup int*)(tg_mem + 0);
+  scratch[tid] = tid;
+  simdgroup_barrier(mem_flags::mem_threadgroup);
+  out[tid] = scratch[tid / 32 * 32 + (tid + 1) % 32];
+)"};
+  static const char* const kNames[] = {"exchange_racing", "exchange_barrier", "exchange_simd"};
+  const int i = static_cast<int>(sync);
+  return build_once(abi(kNames[i], {buffer("out", DType::i32, "write")}, {64, 1, 1}, 256),
+                    kBodies[i]);
+}
+
+const CompiledKernel& checked_integer_kernel() {
+  return build_once(
+      abi("checked_integer",
+          {buffer("out", DType::i32, "write"), scalar("op", DType::i32), scalar("d", DType::i32)},
+          {32, 1, 1}),
+      R"(  int tid = int(thread_position_in_threadgroup.x);
+  if (op == 0) out[tid] = (tid + 100) / d;
+  if (op == 1) out[tid] = (tid + 1) << d;
+  if (op == 2) out[tid] = (tid - 2147483647 - 1) / d;
+)");
+}
+
 const CompiledKernel& coordinates_kernel() {
   return build_once(
       abi("coordinates", {buffer("out", DType::u32, "write")}, {8, 4, 1}),

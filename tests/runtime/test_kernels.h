@@ -29,6 +29,13 @@ const CompiledKernel& mismatched_collective_kernel();
 const CompiledKernel& partial_simd_group_kernel();
 // Writes threadgroup memory one float past its 64 bytes.
 const CompiledKernel& threadgroup_overflow_kernel();
+// 64 threads store scratch[t] = t, then read their neighbour's scratch[(t + 1) % 64] with
+// nothing between (a race), a threadgroup barrier, or (neighbours within the SIMD group)
+// a SIMD-group barrier.
+enum class Sync { None, Threadgroup, SimdGroup };
+const CompiledKernel& neighbour_exchange_kernel(Sync sync);
+// On 32 threads, by op: out[t] = (t + 100) / d, (t + 1) << d, or (INT_MIN + t) / d.
+const CompiledKernel& checked_integer_kernel();
 // An 8x4 threadgroup that records every thread's coordinates.
 const CompiledKernel& coordinates_kernel();
 // d = a * b + c with simdgroup 8x8 matrices; also records each lane's thread_elements.

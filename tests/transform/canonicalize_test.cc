@@ -40,8 +40,8 @@ TEST(Canonicalize, IntegersWrapToTheirWidth) {
 
 TEST(Canonicalize, LeavesWhatIsNotExact) {
   const std::string body =
-      "  %0 = constant {value = 1} : i32\n"
-      "  %1 = constant {value = 0} : i32\n"
+      "  %0 = constant {value = -2147483648} : i32\n"
+      "  %1 = constant {value = -1} : i32\n"
       "  %2 = div %0, %1 : i32\n"
       "  store %p, %2\n"
       "  %3 = constant {value = 0.1} : f16\n"
@@ -53,6 +53,24 @@ TEST(Canonicalize, LeavesWhatIsNotExact) {
       "  %7 = exp %5 : f32\n"
       "  store %f, %7\n";
   EXPECT_EQ(canonical(body), ir::print(ir::parse(tile_kernel(body))));
+}
+
+TEST(Canonicalize, RejectsAnIntegerDivisionByTheConstantZero) {
+  for (const char* op : {"div", "rem", "floordiv"}) {
+    const std::string body =
+        "  %1 = constant {value = 0} : i32\n"
+        "  %2 = " +
+        std::string(op) +
+        " %n, %1 : i32\n"
+        "  store %p, %2\n";
+    try {
+      canonical(body);
+      ADD_FAILURE() << op << " by the constant 0 was accepted";
+    } catch (const UserError& e) {
+      EXPECT_EQ(e.rule(),
+                std::string(op) + ": integer division by zero (the divisor is the constant 0)");
+    }
+  }
 }
 
 TEST(Canonicalize, FoldsF32InSinglePrecision) {

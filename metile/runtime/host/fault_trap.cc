@@ -1,5 +1,7 @@
 #include "metile/runtime/host/fault_trap.h"
 
+#include <ucontext.h>
+
 #include <mutex>
 #include <vector>
 
@@ -7,17 +9,30 @@ namespace metile::runtime::host {
 
 namespace {
 
-constexpr int kTrappedSignals[] = {SIGSEGV, SIGBUS, SIGFPE};
+constexpr int kTrappedSignals[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL};
 struct sigaction previous_actions[NSIG];
 thread_local FaultTrap* this_thread_trap = nullptr;
 
-void on_fault(int signal, siginfo_t* info, void*) {
+std::uintptr_t faulting_pc(const void* context) {
+  const auto* uc = static_cast<const ucontext_t*>(context);
+#if defined(__x86_64__)
+  return static_cast<std::uintptr_t>(uc->uc_mcontext.gregs[REG_RIP]);
+#elif defined(__aarch64__)
+  return static_cast<std::uintptr_t>(uc->uc_mcontext.pc);
+#else
+  (void)uc;
+  return 0;
+#endif
+}
+
+void on_fault(int signal, siginfo_t* info, void* context) {
   FaultTrap* trap = this_thread_trap;
   if (trap && trap->armed) {
     trap->armed = 0;
     trap->signal = signal;
     trap->code = info->si_code;
     trap->address = reinterpret_cast<std::uintptr_t>(info->si_addr);
+    trap->pc = faulting_pc(context);
     siglongjmp(trap->jump, 1);
   }
   // Not a kernel's fault: restore the previous disposition; the faulting instruction

@@ -1,4 +1,5 @@
-// Turns a hardware fault inside a running kernel (SIGSEGV, SIGBUS, SIGFPE) into an error
+// Turns a hardware fault inside a running kernel (SIGSEGV, SIGBUS, SIGFPE, and SIGILL from
+// the checks the host build puts before integer divisions and shifts) into an error
 // instead of a crash. A worker arms its trap around kernel execution; the process-wide
 // handler (on an alternate signal stack, so a stack overflow can be caught) records the
 // fault and siglongjmps back to the worker, which abandons the threadgroup and reports.
@@ -17,6 +18,7 @@ struct FaultTrap {
   int signal = 0;
   int code = 0;
   std::uintptr_t address = 0;
+  std::uintptr_t pc = 0;  // the faulting instruction, 0 when unknown
 
   // This OS thread's trap; installs the handler and an alternate signal stack on first use.
   static FaultTrap& for_this_thread();

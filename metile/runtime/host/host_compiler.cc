@@ -57,23 +57,42 @@ HostCompilerOptions HostCompilerOptions::from_environment() {
   if (o.cxx.empty()) o.cxx = {"c++"};
   o.extra_flags = split_words(std::getenv("METILE_HOST_CXXFLAGS"));
   o.cache_dir = cache_root() / "host";
+  const char* race_check = std::getenv("METILE_HOST_RACECHECK");
+  o.race_check = race_check && std::string(race_check) == "1";
   return o;
 }
 
 const std::vector<std::string>& HostCompiler::base_flags() {
   // -fno-strict-aliasing and -fwrapv: MSL code reinterprets threadgroup bytes and relies
-  // on wrapping integer arithmetic, as the GPU does. -fstack-clash-protection: a large
-  // frame probes every page, so an overflow hits the fiber stack's guard page instead of
-  // jumping over it into a neighbour.
-  static const std::vector<std::string> flags{"-std=c++20",
-                                              "-O2",
-                                              "-fPIC",
-                                              "-shared",
-                                              "-fvisibility=hidden",
-                                              "-fno-strict-aliasing",
-                                              "-fwrapv",
-                                              "-fstack-clash-protection",
-                                              "-Wno-attributes"};
+  // on wrapping integer arithmetic, as the GPU does. -fsanitize=... in trap mode: an
+  // integer division by zero, INT_MIN / -1 and a shift by at least the bit width are
+  // checked and trap (SIGILL, a KernelFaultError) instead of being undefined behaviour the
+  // compiler may exploit. -fstack-clash-protection: a large frame probes every page, so
+  // an overflow hits the fiber stack's guard page instead of jumping over it into a
+  // neighbour. -g1: the line table that maps a fault back to the emitted line;
+  // -fno-crossjumping and -fno-tree-tail-merge keep one trap per check, so a trap's line is
+  // its own operation's and not that of another check it was merged with.
+  static const std::vector<std::string> flags{
+      "-std=c++20",
+      "-O2",
+      "-g1",
+      "-fPIC",
+      "-shared",
+      "-fvisibility=hidden",
+      "-fno-strict-aliasing",
+      "-fwrapv",
+      "-fsanitize=integer-divide-by-zero,signed-integer-overflow,shift-exponent",
+      "-fsanitize-undefined-trap-on-error",
+      "-fno-crossjumping",
+      "-fno-tree-tail-merge",
+      "-fstack-clash-protection",
+      "-Wno-attributes"};
+  return flags;
+}
+
+const std::vector<std::string>& HostCompiler::race_check_flags() {
+  static const std::vector<std::string> flags{"-fsanitize=thread", "--param",
+                                              "tsan-instrument-func-entry-exit=0", "-c"};
   return flags;
 }
 
@@ -152,9 +171,11 @@ std::shared_ptr<const HostModule> HostCompiler::compile(std::string_view msl,
   std::string source(msl);
   source += "\n";
   source += generate_trampoline(abi);
+  if (options_.race_check) source += race_check_hooks();
   const std::string key = content_hash(source + '\0' + stdlib_bundle_hash() + '\0' +
                                        compiler_identity() + '\0' + join(options_.cxx) + ' ' +
-                                       join(compiler_flags()) + ' ' + join(options_.extra_flags));
+                                       join(compiler_flags()) + ' ' + join(options_.extra_flags) +
+                                       (options_.race_check ? ' ' + join(race_check_flags()) : ""));
 
   std::promise<std::shared_ptr<const HostModule>> promise;
   std::shared_future<std::shared_ptr<const HostModule>> future;
@@ -208,17 +229,27 @@ std::shared_ptr<const HostModule> HostCompiler::load_or_build(const std::string&
   const fs::path scratch = cache_.make_scratch_dir();
   const fs::path cc = scratch / (key + ".cc"), object = scratch / name;
   write_file_atomically(cc, source);
+  const fs::path compiled = options_.race_check ? scratch / (key + ".o") : object;
   std::vector<std::string> argv = options_.cxx;
   argv.insert(argv.end(), compiler_flags().begin(), compiler_flags().end());
   argv.insert(argv.end(), options_.extra_flags.begin(), options_.extra_flags.end());
+  if (options_.race_check)
+    argv.insert(argv.end(), race_check_flags().begin(), race_check_flags().end());
   for (std::string arg : {std::string("-I"), (stdlib_dir() / "include").string(), std::string("-o"),
-                          object.string(), cc.string()})
+                          compiled.string(), cc.string()})
     argv.push_back(std::move(arg));
   {
     std::lock_guard lock(mutex_);
     ++stats_.compiler_runs;
   }
-  const ProcessResult result = run_process(argv);
+  ProcessResult result = run_process(argv);
+  if (result.exit_code == 0 && options_.race_check) {
+    argv = options_.cxx;
+    for (std::string arg :
+         {std::string("-shared"), std::string("-o"), object.string(), compiled.string()})
+      argv.push_back(std::move(arg));
+    result = run_process(argv);
+  }
   if (result.exit_code != 0) {
     const fs::path kept = cache_.dir() / "failed" / (key + ".cc");
     fs::create_directories(kept.parent_path());

@@ -3,7 +3,8 @@
 // object, which is cached on disk by content key and kept loaded in-process.
 //
 // Environment: METILE_HOST_CXX (compiler command, default "c++"), METILE_HOST_CXXFLAGS
-// (extra flags), METILE_CACHE_DIR (cache root; objects under <root>/host; default
+// (extra flags), METILE_HOST_RACECHECK=1 (instrument threadgroup-memory accesses for race
+// checking), METILE_CACHE_DIR (cache root; objects under <root>/host; default
 // $XDG_CACHE_HOME/metile or ~/.cache/metile).
 #pragma once
 
@@ -26,6 +27,8 @@ struct HostCompilerOptions {
   std::vector<std::string> cxx;          // the compiler command, possibly with a launcher
   std::vector<std::string> extra_flags;  // appended after the fixed flags
   std::filesystem::path cache_dir;       // where objects and the stdlib headers live
+  // Every load and store reports to the emulator, which checks threadgroup memory for races.
+  bool race_check = false;
 
   static HostCompilerOptions from_environment();
 };
@@ -49,6 +52,10 @@ class HostCompiler {
   const HostCompilerOptions& options() const { return options_; }
   // The fixed flags every kernel is built with (part of the cache key).
   static const std::vector<std::string>& base_flags();
+  // What a race-checking build adds: the accesses are instrumented (-fsanitize=thread) and
+  // reported to the module's own hooks (race_check_hooks), so the object is compiled with -c
+  // and linked without the sanitizer's runtime.
+  static const std::vector<std::string>& race_check_flags();
 
  private:
   std::shared_ptr<const HostModule> load_or_build(const std::string& key, const std::string& source,

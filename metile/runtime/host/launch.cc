@@ -94,9 +94,9 @@ void run_worker(LaunchState& launch) {
     worker.runner.abandon();
     launch.record(
         worker.current_threadgroup,
-        std::make_exception_ptr(KernelFaultError(describe_fault(
+        std::make_exception_ptr(fault_error(
             trap, launch.plan, threadgroup_position(worker.current_threadgroup, launch.plan.grid),
-            worker.runner.current_thread(), launch.buffers))));
+            worker.runner.current_thread(), launch.buffers)));
   }
   trap.armed = 1;
   run_threadgroups(launch, worker);
@@ -108,7 +108,7 @@ void check_slack(const LaunchPlan& plan, std::span<const BufferArg> buffers) {
     GuardedRegion& region = b.storage->region();
     if (auto offset = region.damaged_slack()) {
       region.restore_slack();
-      throw KernelFaultError(describe_slack_write(plan, b, *offset));
+      throw slack_write_error(plan, b, *offset);
     }
   }
 }
@@ -139,6 +139,7 @@ void launch_on_host(const HostModule& module, const codegen::KernelABI& abi, con
     throw InternalError("KernelABI of '" + abi.kernel_name + "' has an invalid threadgroup shape");
   LaunchPlan plan;
   plan.kernel_name = abi.kernel_name;
+  plan.abi = &abi;
   plan.run_thread = module.run_thread();
   plan.args = pointers.data();
   plan.grid = {grid.x, grid.y, grid.z};

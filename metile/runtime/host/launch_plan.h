@@ -5,6 +5,7 @@
 #include <cstddef>
 #include <string>
 
+#include "metile/codegen/kernel_abi.h"
 #include "metile/runtime/host/msl/host_runtime_abi.h"
 
 namespace metile::runtime::host {
@@ -13,6 +14,7 @@ using Dim3 = std::array<unsigned, 3>;
 
 struct LaunchPlan {
   std::string kernel_name;
+  const codegen::KernelABI* abi = nullptr;  // its line table names a fault's source line
   MetileHostRunThreadFn run_thread = nullptr;
   void* const* args = nullptr;  // per parameter: the buffer's data, or the scalar's address
   Dim3 grid{1, 1, 1};

@@ -29,9 +29,14 @@ void fail(const char* message) {
   ThreadgroupRunner::active()->fail(message);
 }
 
+void memory_access(const void* address, unsigned bytes, int is_write, const void* pc) {
+  if (ThreadgroupRunner* runner = ThreadgroupRunner::active())
+    runner->memory_access(address, bytes, is_write != 0, pc);
+}
+
 const MetileHostRuntime table{
     METILE_HOST_ABI_VERSION, &threadgroup_barrier, &simd_rendezvous, &simd_lane, &fail,
-    matrix_lane_map.data()};
+    matrix_lane_map.data(),  &memory_access};
 
 }  // namespace
 

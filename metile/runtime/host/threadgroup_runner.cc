@@ -4,6 +4,7 @@
 #include <cstring>
 #include <utility>
 
+#include "metile/runtime/host/fault_report.h"
 #include "metile/runtime/kernel_errors.h"
 
 namespace metile::runtime::host {
@@ -18,7 +19,8 @@ constexpr unsigned kWidth = METILE_HOST_SIMD_WIDTH;
 }  // namespace
 
 bool ThreadgroupRunner::WaitSite::operator==(const WaitSite& o) const {
-  return line == o.line && std::strcmp(op, o.op) == 0;
+  // The names are literals of the module, so equal ones are almost always the same pointer.
+  return line == o.line && (op == o.op || std::strcmp(op, o.op) == 0);
 }
 
 ThreadgroupRunner* ThreadgroupRunner::active() {
@@ -44,6 +46,9 @@ void ThreadgroupRunner::run(const LaunchPlan& plan, const Dim3& position,
   exited_ = 0;
   barrier_arrived_ = 0;
   pending_ = PendingError::None;
+  pending_offset_.reset();
+  pending_pc_ = nullptr;
+  ++epoch_;
   active_runner = this;
 
   next_new_ = 0;
@@ -159,6 +164,7 @@ void ThreadgroupRunner::threadgroup_barrier(int line) {
   for (const auto& t : threads_)
     if (!(t.site == me.site))
       abort_threadgroup(PendingError::Divergence, divergence_report(0, plan_->thread_count));
+  ++epoch_;
   release(0, plan_->thread_count);
 }
 
@@ -166,11 +172,14 @@ MetileHostSimdView ThreadgroupRunner::simd_rendezvous(const void* value, unsigne
                                                       const char* op, int line) {
   const unsigned group_index = current_ / kWidth, lane = current_ % kWidth;
   SimdGroup& group = simd_groups_[group_index];
-  unsigned char* slots = group.slots.data() + (group.generation & 1) * kWidth * kSlotBytes;
+  const unsigned parity = group.generation & 1;
+  unsigned char* slots = group.slots.data() + parity * kWidth * kSlotBytes;
+  if (group.arrived == 0) group.shared_ready[parity] = 0;  // every lane is done with it
   if (bytes) std::memcpy(slots + lane * kSlotBytes, value, bytes);
   EmulatedThread& me = threads_[current_];
   me.site = {op, line};
-  const MetileHostSimdView view{slots, lane, group.lanes};
+  const MetileHostSimdView view{slots, lane, group.lanes, group.shared[parity].data(),
+                                &group.shared_ready[parity]};
   if (++group.arrived < group.lanes) {
     block();
     return view;
@@ -185,6 +194,60 @@ MetileHostSimdView ThreadgroupRunner::simd_rendezvous(const void* value, unsigne
   return view;
 }
 
+bool ThreadgroupRunner::ordered_before(unsigned other, uint32_t generation) const {
+  return other == current_ || (other / kWidth == current_ / kWidth &&
+                               generation != simd_groups_[current_ / kWidth].generation);
+}
+
+void ThreadgroupRunner::memory_access(const void* address, unsigned bytes, bool is_write,
+                                      const void* pc) {
+  const auto* at = static_cast<const unsigned char*>(address);
+  const std::size_t size = plan_->threadgroup_bytes;
+  if (at < threadgroup_memory_ || at >= threadgroup_memory_ + size) return;
+  if (history_.size() < size) history_.resize(size);
+  const std::size_t first = std::size_t(at - threadgroup_memory_);
+  const std::size_t end = std::min(size, first + bytes);
+  const uint32_t generation = simd_groups_[current_ / kWidth].generation;
+  const auto me = static_cast<uint16_t>(current_);
+  for (std::size_t b = first; b < end; ++b) {
+    ByteHistory& h = history_[b];
+    if (h.write_epoch == epoch_ && !ordered_before(h.writer, h.write_generation))
+      report_race(b, is_write, h.writer, "wrote", pc);
+    if (is_write) {
+      if (h.read_epoch == epoch_) {
+        if (!ordered_before(h.reader, h.read_generation))
+          report_race(b, true, h.reader, "read", pc);
+        if (h.several_readers && !ordered_before(h.other_reader, h.read_generation))
+          report_race(b, true, h.other_reader, "read", pc);
+      }
+      h.write_epoch = epoch_;
+      h.write_generation = generation;
+      h.writer = me;
+    } else if (h.read_epoch != epoch_) {
+      h.read_epoch = epoch_;
+      h.read_generation = generation;
+      h.reader = me;
+      h.several_readers = false;
+    } else if (h.reader != me && !h.several_readers) {
+      h.other_reader = me;
+      h.several_readers = true;
+    }
+  }
+}
+
+void ThreadgroupRunner::report_race(std::size_t offset, bool is_write, unsigned other,
+                                    const char* other_did, const void* pc) {
+  pending_offset_ = static_cast<long long>(offset);
+  pending_pc_ = pc;
+  abort_threadgroup(PendingError::Fault,
+                    "threadgroup memory race in kernel '" + plan_->kernel_name + "' (" + where() +
+                        ", thread " + std::to_string(current_) + "): thread " +
+                        std::to_string(current_) + (is_write ? " writes" : " reads") +
+                        " byte offset " + std::to_string(offset) +
+                        " of threadgroup memory, which thread " + std::to_string(other) + " " +
+                        other_did + " since the last threadgroup barrier");
+}
+
 void ThreadgroupRunner::fail(const char* message) {
   abort_threadgroup(PendingError::Fault, "in kernel '" + plan_->kernel_name + "', " + where() +
                                              ", thread " + std::to_string(current_) + ": " +
@@ -193,6 +256,7 @@ void ThreadgroupRunner::fail(const char* message) {
 
 void ThreadgroupRunner::abort_threadgroup(PendingError kind, std::string message) {
   pending_ = kind;
+  pending_thread_ = current_;
   pending_message_ = std::move(message);  // leaves nothing behind in this abandoned frame
   block();
   __builtin_unreachable();  // the scheduler abandons this fiber and never resumes it
@@ -200,7 +264,14 @@ void ThreadgroupRunner::abort_threadgroup(PendingError kind, std::string message
 
 void ThreadgroupRunner::throw_pending_error() {
   if (pending_ == PendingError::Divergence) throw DivergentBarrierError(pending_message_);
-  throw KernelFaultError(pending_message_);
+  // The racing access's line is looked up here, on the worker's own stack.
+  const SourceLocation where =
+      pending_pc_ ? source_line_of(*plan_, reinterpret_cast<std::uintptr_t>(pending_pc_) - 1,
+                                   pending_message_)
+                  : SourceLocation{};
+  throw KernelFaultError(
+      pending_message_, where,
+      FaultSite{plan_->kernel_name, position_, pending_thread_, "", pending_offset_});
 }
 
 std::string ThreadgroupRunner::where() const {

@@ -5,8 +5,10 @@
 // threadgroup is divergent and the report says where each thread stopped.
 #pragma once
 
+#include <array>
 #include <boost/context/detail/fcontext.hpp>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -35,6 +37,10 @@ class ThreadgroupRunner {
   MetileHostSimdView simd_rendezvous(const void* value, unsigned bytes, const char* op, int line);
   unsigned simd_lane() const { return current_ % METILE_HOST_SIMD_WIDTH; }
   [[noreturn]] void fail(const char* message);
+  // A load or store of a race-checking build: an access to threadgroup memory that another
+  // thread wrote (or, for a store, read) since the last threadgroup barrier is a race,
+  // unless both threads are in one SIMD group and a SIMD-group rendezvous separates them.
+  void memory_access(const void* address, unsigned bytes, bool is_write, const void* pc);
 
  private:
   enum class State : uint8_t { NotStarted, Ready, Running, Waiting, Exited };
@@ -50,11 +56,20 @@ class ThreadgroupRunner {
     State state = State::NotStarted;
     WaitSite site;
   };
+  // Who touched one byte of threadgroup memory in the current barrier interval (epoch).
+  struct ByteHistory {
+    uint32_t write_epoch = 0, read_epoch = 0;
+    uint32_t write_generation = 0, read_generation = 0;  // of the thread's SIMD group
+    uint16_t writer = 0, reader = 0, other_reader = 0;
+    bool several_readers = false;
+  };
   struct SimdGroup {
     unsigned lanes = 0;
     unsigned arrived = 0;
     unsigned generation = 0;
     std::vector<unsigned char> slots;  // two generations of 32 lane slots
+    std::array<std::array<unsigned char, METILE_HOST_SIMD_SLOT_BYTES>, 2> shared{};
+    std::array<unsigned, 2> shared_ready{};  // per generation parity
   };
 
   static void fiber_main(boost::context::detail::transfer_t from_scheduler);
@@ -62,6 +77,11 @@ class ThreadgroupRunner {
   void run_current_thread();
   void block();  // parks the current thread until a rendezvous releases it
   void release(unsigned first, unsigned count);
+  // Whether thread `other`'s access (its SIMD group at `generation`) happens before the
+  // current thread's in the current epoch.
+  bool ordered_before(unsigned other, uint32_t generation) const;
+  [[noreturn]] void report_race(std::size_t offset, bool is_write, unsigned other,
+                                const char* other_did, const void* pc);
   std::string divergence_report(unsigned first, unsigned count) const;
   std::string where() const;
   [[noreturn]] void throw_pending_error();
@@ -83,6 +103,11 @@ class ThreadgroupRunner {
   boost::context::detail::fcontext_t scheduler_ = nullptr;
   PendingError pending_ = PendingError::None;
   std::string pending_message_;
+  unsigned pending_thread_ = 0;
+  std::optional<long long> pending_offset_;  // into threadgroup memory, for a race
+  const void* pending_pc_ = nullptr;         // the racing access, for its source line
+  uint32_t epoch_ = 0;                       // barrier intervals, never reset
+  std::vector<ByteHistory> history_;         // per byte of threadgroup memory (race checks)
 };
 
 }  // namespace metile::runtime::host

@@ -67,7 +67,7 @@ std::string generate_trampoline(const codegen::KernelABI& abi) {
   call += "      coords->simd_lane, coords->simd_group";
 
   return "\n// ---- meTile host trampoline (generated) ----\n"
-         "extern \"C\" __attribute__((visibility(\"default\")))\n"
+         "extern \"C\" __attribute__((visibility(\"default\"), no_sanitize(\"thread\")))\n"
          "unsigned metile_host_module_init(const MetileHostRuntime* runtime) {\n"
          "  metal::detail::host_runtime = runtime;\n"
          "  return METILE_HOST_ABI_VERSION;\n"
@@ -77,6 +77,39 @@ std::string generate_trampoline(const codegen::KernelABI& abi) {
          "                            const MetileHostThreadCoords* coords) {\n"
          "  " +
          body + "(\n" + call + ");\n}\n";
+}
+
+std::string race_check_hooks() {
+  return R"(
+// ---- meTile host race-check hooks (generated) ----
+// Not instrumented themselves: reading host_runtime here must not call a hook again.
+#define METILE_HOOK extern "C" __attribute__((no_sanitize("thread")))
+#define METILE_ACCESS(address, bytes, is_write)                                           \
+  if (const MetileHostRuntime* runtime = metal::detail::host_runtime)                      \
+  runtime->memory_access(address, bytes, is_write, __builtin_return_address(0))
+#define METILE_HOOKS(n)                                                              \
+  METILE_HOOK void __tsan_read##n(void* p) { METILE_ACCESS(p, n, 0); }                \
+  METILE_HOOK void __tsan_write##n(void* p) { METILE_ACCESS(p, n, 1); }               \
+  METILE_HOOK void __tsan_unaligned_read##n(void* p) { METILE_ACCESS(p, n, 0); }      \
+  METILE_HOOK void __tsan_unaligned_write##n(void* p) { METILE_ACCESS(p, n, 1); }     \
+  METILE_HOOK void __tsan_volatile_read##n(void* p) { METILE_ACCESS(p, n, 0); }       \
+  METILE_HOOK void __tsan_volatile_write##n(void* p) { METILE_ACCESS(p, n, 1); }      \
+  METILE_HOOK void __tsan_unaligned_volatile_read##n(void* p) { METILE_ACCESS(p, n, 0); } \
+  METILE_HOOK void __tsan_unaligned_volatile_write##n(void* p) { METILE_ACCESS(p, n, 1); }
+METILE_HOOKS(1)
+METILE_HOOKS(2)
+METILE_HOOKS(4)
+METILE_HOOKS(8)
+METILE_HOOKS(16)
+METILE_HOOK void __tsan_read_range(void* p, unsigned long n) { METILE_ACCESS(p, unsigned(n), 0); }
+METILE_HOOK void __tsan_write_range(void* p, unsigned long n) { METILE_ACCESS(p, unsigned(n), 1); }
+METILE_HOOK void __tsan_func_entry(void*) {}
+METILE_HOOK void __tsan_func_exit() {}
+METILE_HOOK void __tsan_init() {}
+#undef METILE_HOOKS
+#undef METILE_ACCESS
+#undef METILE_HOOK
+)";
 }
 
 }  // namespace metile::runtime::host

@@ -11,4 +11,9 @@ namespace metile::runtime::host {
 
 std::string generate_trampoline(const codegen::KernelABI& abi);
 
+// The memory-access hooks a race-checking build's instrumentation calls (the names of
+// GCC's and Clang's -fsanitize=thread): each reports the access to the emulator through the
+// runtime table. Defined in the module, so no sanitizer runtime is linked.
+std::string race_check_hooks();
+
 }  // namespace metile::runtime::host

@@ -4,7 +4,7 @@
 // metal_stdlib emulation reaches barriers and SIMD collectives through it.
 #pragma once
 
-#define METILE_HOST_ABI_VERSION 1u
+#define METILE_HOST_ABI_VERSION 2u
 // Bytes each lane may deposit in one SIMD rendezvous (a long4 is 32).
 #define METILE_HOST_SIMD_SLOT_BYTES 64u
 #define METILE_HOST_SIMD_WIDTH 32u
@@ -17,6 +17,10 @@ struct MetileHostSimdView {
   const unsigned char* slots;
   unsigned lane;
   unsigned lane_count;  // lanes that exist in this SIMD group (< 32 for a partial group)
+  // A result every lane shares (a reduction's), METILE_HOST_SIMD_SLOT_BYTES long: the first
+  // lane to compute it stores it and sets *shared_ready, so the others copy it.
+  unsigned char* shared;
+  unsigned* shared_ready;
 };
 
 // The coordinates of one emulated thread, as the body function receives them.
@@ -45,6 +49,10 @@ struct MetileHostRuntime {
   // simdgroup_matrix lane mapping: lane l holds the elements Apple's mapping gives lane
   // matrix_lane_map[l]. The identity unless a test permutes it.
   const unsigned char* matrix_lane_map;
+  // Race-checking builds only: the module's memory-access hooks report each load and store
+  // (`pc` is the instruction's return address), and the emulator checks threadgroup memory
+  // accesses for races between barriers.
+  void (*memory_access)(const void* address, unsigned bytes, int is_write, const void* pc);
 };
 
 // Exported by every kernel module.

@@ -37,6 +37,18 @@ vec<T, N, P> componentwise(const vec<T, N, P>& a, const vec<T, N, P>& b, const v
 template <class T>
 using compute_t = std::conditional_t<std::is_same_v<T, double>, double, float>;
 
+// std::fmin and std::fmax are library calls at -O2 (their NaN rule keeps the compiler from
+// using minss/maxss); these inline forms give the same results: a NaN operand yields the
+// other one, and of two equal operands (signed zeros) the second.
+template <class F>
+F fmin_inline(F x, F y) {
+  return x != x ? y : y != y ? x : x < y ? x : y;
+}
+template <class F>
+F fmax_inline(F x, F y) {
+  return x != x ? y : y != y ? x : x > y ? x : y;
+}
+
 #define METILE_MATH_UNARY(name, expr)                     \
   template <floating T>                                   \
   T name(T value) {                                       \
@@ -86,8 +98,8 @@ METILE_MATH_UNARY(saturate, std::fmin(std::fmax(x, compute_t<T>(0)), compute_t<T
   vec<T, N, P> name(const vec<T, N, P>& a, const std::type_identity_t<vec<T, N, P>>& b) { \
     return componentwise(a, b, [](T e, T f) { return name(e, f); });                      \
   }
-METILE_MATH_BINARY(fmin, std::fmin(x, y))
-METILE_MATH_BINARY(fmax, std::fmax(x, y))
+METILE_MATH_BINARY(fmin, fmin_inline(x, y))
+METILE_MATH_BINARY(fmax, fmax_inline(x, y))
 METILE_MATH_BINARY(fmod, std::fmod(x, y))
 METILE_MATH_BINARY(pow, std::pow(x, y))
 METILE_MATH_BINARY(powr, std::pow(x, y))
@@ -116,14 +128,14 @@ auto mad(const T& a, const std::type_identity_t<T>& b, const std::type_identity_
 template <scalar T>
 T min(T a, std::type_identity_t<T> b) {
   if constexpr (floating<T>)
-    return T(std::fmin(compute_t<T>(a), compute_t<T>(b)));
+    return T(math_impl::fmin_inline(compute_t<T>(a), compute_t<T>(b)));
   else
     return b < a ? b : a;
 }
 template <scalar T>
 T max(T a, std::type_identity_t<T> b) {
   if constexpr (floating<T>)
-    return T(std::fmax(compute_t<T>(a), compute_t<T>(b)));
+    return T(math_impl::fmax_inline(compute_t<T>(a), compute_t<T>(b)));
   else
     return a < b ? b : a;
 }

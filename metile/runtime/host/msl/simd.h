@@ -21,6 +21,20 @@ class simd_operands {
     view_ = host_runtime->simd_rendezvous(&value, sizeof(T), op, line);
   }
   unsigned lane() const { return view_.lane; }
+  // The result all lanes share, computed by `compute` in the first lane that asks.
+  template <class T, class F>
+  T shared(F compute) const {
+    static_assert(sizeof(T) <= METILE_HOST_SIMD_SLOT_BYTES, "SIMD result too large");
+    T value;
+    if (*view_.shared_ready) {
+      std::memcpy(&value, view_.shared, sizeof(T));
+    } else {
+      value = compute();
+      std::memcpy(view_.shared, &value, sizeof(T));
+      *view_.shared_ready = 1;
+    }
+    return value;
+  }
   unsigned lane_count() const { return view_.lane_count; }
   template <class T>
   T at(unsigned lane) const {
@@ -45,11 +59,14 @@ class simd_operands {
   MetileHostSimdView view_;
 };
 
+// Computed once per SIMD group: every lane gets the same value.
 template <class T, class Combine>
 T simd_reduce(const simd_operands& lanes, Combine combine) {
-  T acc = lanes.at<T>(0);
-  for (unsigned l = 1; l < lanes.lane_count(); ++l) acc = combine(acc, lanes.at<T>(l));
-  return acc;
+  return lanes.shared<T>([&] {
+    T acc = lanes.at<T>(0);
+    for (unsigned l = 1; l < lanes.lane_count(); ++l) acc = combine(acc, lanes.at<T>(l));
+    return acc;
+  });
 }
 
 }  // namespace detail

@@ -1,0 +1,134 @@
+"""Run-time faults of kernels on the host emulator: each is a metile.KernelFaultError (not a
+CompilationError) naming the kernel and the kernel's source line, and the process stays
+usable afterwards. Integer division by a constant zero is a compile-time error."""
+
+import inspect
+import os
+import subprocess
+import sys
+import textwrap
+
+import numpy as np
+import pytest
+
+import metile
+
+pytestmark = pytest.mark.skipif(metile.device() != "host", reason="host emulator faults")
+
+
+def line_of(function, text):
+    source, first = inspect.getsourcelines(function)
+    return first + next(i for i, line in enumerate(source) if text in line)
+
+
+@metile.kernel
+def copy_without_mask(src, out, BLOCK: metile.constexpr):
+    offs = metile.program_id(0) * BLOCK + metile.arange(0, BLOCK)
+    x = metile.load(src + offs)
+    metile.store(out + offs, x)
+
+
+def test_an_out_of_bounds_store_names_the_line_buffer_offset_and_thread():
+    src = np.arange(1024, dtype=np.float32)
+    out = np.zeros(1000, np.float32)
+    with pytest.raises(metile.KernelFaultError) as info:
+        copy_without_mask[(4,)](src, out, BLOCK=256)
+    error = info.value
+    assert not isinstance(error, metile.CompilationError)
+    assert error.line == line_of(copy_without_mask.fn, "metile.store(out + offs, x)")
+    assert error.file.endswith("test_kernel_faults.py")
+    assert error.kernel == "copy_without_mask"
+    assert error.buffer == "out" and error.offset == 4000
+    assert error.threadgroup == (3, 0, 0)
+    assert 0 <= error.thread < 256
+    assert f"test_kernel_faults.py:{error.line}: out-of-bounds access in kernel " \
+           "'copy_without_mask' (threadgroup (3,0,0)" in str(error)
+    assert "is past the end of buffer 1 ('out', 4000 bytes)" in str(error)
+
+    # The process stays usable: the same kernel runs where it fits.
+    fits = np.zeros(1024, np.float32)
+    copy_without_mask[(4,)](src, fits, BLOCK=256)
+    np.testing.assert_array_equal(fits, src)
+
+
+def test_integer_division_by_a_constant_zero_is_a_compile_time_error():
+    @metile.kernel
+    def divide_by_zero(x_ptr, out, BLOCK: metile.constexpr):
+        offs = metile.arange(0, BLOCK)
+        metile.store(out + offs, metile.load(x_ptr + offs) // 0)
+
+    x = np.arange(32, dtype=np.int32)
+    with pytest.raises(metile.CompilationError,
+                       match="floordiv: integer division by zero \\(the divisor is the constant 0\\)"
+                       ) as info:
+        divide_by_zero[(1,)](x, np.zeros_like(x), BLOCK=32)
+    assert info.value.line == line_of(divide_by_zero.fn, "// 0")
+
+
+# Integer division by zero at run time used to kill the process (SIGILL from the host
+# compiler's ud2), so it runs in a child process.
+RUNTIME_ZERO_DIVISOR = textwrap.dedent("""
+    import numpy as np
+    import metile
+
+    @metile.kernel
+    def divide(x_ptr, out, d, BLOCK: metile.constexpr):
+        offs = metile.arange(0, BLOCK)
+        x = metile.load(x_ptr + offs)
+        metile.store(out + offs, x {op} d)
+
+    x = np.arange(1, 33, dtype=np.int32)
+    out = np.zeros_like(x)
+    divide[(1,)](x, out, 3, BLOCK=32)
+    assert (out == x {op} 3).all(), out
+    try:
+        divide[(1,)](x, out, 0, BLOCK=32)
+    except metile.KernelFaultError as e:
+        print("line", e.line, "kernel", e.kernel, "thread", e.thread)
+        print(e)
+    divide[(1,)](x, out, 5, BLOCK=32)
+    assert (out == x {op} 5).all(), out
+    print("usable")
+""")
+
+
+@pytest.mark.parametrize("op", ["//", "%"])
+def test_integer_division_by_a_runtime_zero_is_a_kernel_fault(op, tmp_path):
+    script = tmp_path / "divide.py"
+    script.write_text(RUNTIME_ZERO_DIVISOR.format(op=op))
+    run = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=300)
+    assert run.returncode == 0, run.stderr
+    line = RUNTIME_ZERO_DIVISOR.splitlines().index(f"    metile.store(out + offs, x {{op}} d)") + 1
+    assert f"line {line} kernel divide thread 0" in run.stdout
+    assert "arithmetic fault in kernel 'divide' (threadgroup (0,0,0), thread 0): an integer " \
+           "division or remainder by zero" in run.stdout
+    assert run.stdout.rstrip().endswith("usable")
+
+
+@metile.kernel
+def reverse_through_shared(x_ptr, out, SYNC: metile.constexpr, BLOCK: metile.constexpr):
+    offs = metile.arange(0, BLOCK)
+    staged = metile.shared(BLOCK)
+    metile.store(staged + offs, metile.load(x_ptr + offs))
+    if SYNC:
+        metile.barrier()
+    metile.store(out + offs, metile.load(staged + (BLOCK - 1 - offs)))
+
+
+@pytest.mark.skipif(os.environ.get("METILE_HOST_RACECHECK") != "1",
+                    reason="race checks are on in tests (conftest.py), opt-in otherwise")
+def test_a_threadgroup_memory_race_names_the_threads_offset_and_line():
+    x = np.arange(64, dtype=np.float32)
+    out = np.zeros_like(x)
+    reverse_through_shared[(1,)](x, out, SYNC=True, BLOCK=64)
+    np.testing.assert_array_equal(out, x[::-1])
+    with pytest.raises(metile.KernelFaultError,
+                       match="threadgroup memory race in kernel 'reverse_through_shared' "
+                             "\\(threadgroup \\(0,0,0\\), thread \\d+\\): thread \\d+ writes byte "
+                             "offset \\d+ of threadgroup memory, which thread \\d+ read since the "
+                             "last threadgroup barrier") as info:
+        reverse_through_shared[(1,)](x, out, SYNC=False, BLOCK=64)
+    error = info.value
+    assert error.line == line_of(reverse_through_shared.fn, "metile.store(staged + offs")
+    assert error.kernel == "reverse_through_shared" and error.buffer is None
+    assert error.offset is not None and error.thread is not None
