@@ -106,9 +106,13 @@ class RangeCheck {
       case OpKind::Arange:
         set(op, {op.int_attr("start"), op.int_attr("end") - 1});
         return;
+      // They move or copy values without changing any: the same interval.
       case OpKind::Splat:
       case OpKind::ExpandDims:
       case OpKind::Broadcast:
+      case OpKind::Reshape:
+      case OpKind::Trans:
+      case OpKind::ConvertLayout:
         if (const Interval* i = get(op.operands[0])) set(op, *i);
         return;
       case OpKind::Cast:
@@ -148,6 +152,13 @@ class RangeCheck {
       case OpKind::Exp2:
       case OpKind::Log:
       case OpKind::Sqrt:
+      case OpKind::Floor:
+      case OpKind::Ceil:
+      case OpKind::ReduceAxis:
+      case OpKind::PackedLoad:
+      case OpKind::PackedStore:
+      case OpKind::Extract:
+      case OpKind::IsAligned:
       case OpKind::Rsqrt:
       case OpKind::Tanh:
       case OpKind::Sin:

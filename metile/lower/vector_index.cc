@@ -132,6 +132,11 @@ class Reader {
       case K::Tanh:
       case K::Sin:
       case K::Cos:
+      case K::Floor:
+      case K::Ceil:
+      case K::Reshape:
+      case K::Trans:
+      case K::ReduceAxis:
       case K::PtrAdd:
       case K::Load:
       case K::Store:

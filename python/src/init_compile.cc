@@ -73,9 +73,8 @@ void init_compile(nb::module_& m) {
       .def(
           "launch",
           [](const CompiledHandle& h, std::array<int64_t, 3> grid, const nb::list& args,
-             uintptr_t stream, bool wait) {
-            return launch_on_stream(h.kernel->device_kernel(), grid, args, stream, wait);
-          },
+             uintptr_t stream,
+             bool wait) { return launch_on_stream(*h.kernel, grid, args, stream, wait); },
           "grid"_a, "args"_a, "stream"_a = 0, "wait"_a = true, kLaunchDoc);
 
   m.def(

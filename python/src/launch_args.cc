@@ -105,15 +105,38 @@ std::vector<KernelArg> launch_args(const nb::list& args) {
   return r;
 }
 
-nb::object launch_on_stream(const runtime::CompiledKernel& kernel, std::array<int64_t, 3> grid,
-                            const nb::list& args, uintptr_t stream, bool wait) {
+namespace {
+runtime::LaunchTiming run(const CompiledKernel& kernel, std::array<int64_t, 3> grid,
+                          std::span<const KernelArg> args, const runtime::LaunchOptions& options) {
+  return kernel.launch(grid, args, options);
+}
+
+runtime::LaunchTiming run(const runtime::CompiledKernel& kernel, std::array<int64_t, 3> grid,
+                          std::span<const KernelArg> args, const runtime::LaunchOptions& options) {
+  return metile::launch(kernel, grid, args, options);
+}
+
+template <class Kernel>
+nb::object launch_converted(const Kernel& kernel, std::array<int64_t, 3> grid, const nb::list& args,
+                            uintptr_t stream, bool wait) {
   std::vector<KernelArg> converted = launch_args(args);
   runtime::LaunchTiming timing;
   {
     nb::gil_scoped_release release;
-    timing = metile::launch(kernel, grid, converted, runtime::LaunchOptions{stream, wait});
+    timing = run(kernel, grid, converted, runtime::LaunchOptions{stream, wait});
   }
   return wait ? nb::cast(timing.elapsed_ms) : nb::none();
+}
+}  // namespace
+
+nb::object launch_on_stream(const CompiledKernel& kernel, std::array<int64_t, 3> grid,
+                            const nb::list& args, uintptr_t stream, bool wait) {
+  return launch_converted(kernel, grid, args, stream, wait);
+}
+
+nb::object launch_on_stream(const runtime::CompiledKernel& kernel, std::array<int64_t, 3> grid,
+                            const nb::list& args, uintptr_t stream, bool wait) {
+  return launch_converted(kernel, grid, args, stream, wait);
 }
 
 }  // namespace metile::python

@@ -24,7 +24,11 @@ codegen::KernelABI abi_from_dict(const nanobind::dict& abi);
 std::vector<KernelArg> launch_args(const nanobind::list& args);
 
 // Launches `kernel` on `stream`, waiting or not, with the GIL released: the device's time in
-// milliseconds when it waited, else None.
+// milliseconds when it waited, else None. A compiled kernel's launch also refuses address
+// offsets that would wrap (check_offset_ranges.h); a device build of a bare source has no
+// Tile IR to check.
+nanobind::object launch_on_stream(const CompiledKernel& kernel, std::array<int64_t, 3> grid,
+                                  const nanobind::list& args, uintptr_t stream, bool wait);
 nanobind::object launch_on_stream(const runtime::CompiledKernel& kernel,
                                   std::array<int64_t, 3> grid, const nanobind::list& args,
                                   uintptr_t stream, bool wait);
