@@ -124,6 +124,7 @@ TEST(ExecutionReport, SoftmaxRecordsGeometryAllocationsPassesAndLoops) {
                                              "check_ownership",
                                              "plan_threads",
                                              "check_resources",
+                                             "lower_to_metal",
                                              "verify_scratch",
                                              "canonicalize",
                                              "cse",
