@@ -30,13 +30,19 @@ def main(build, scratch):
             (programs / f"{block.name}.cc").write_text(
                 f'#line {block.line + 1} "{block.path}"\n{block.code}', encoding="utf-8")
             names.append(block.name)
-    compiler = subprocess.run(["cmake", "-LA", "-N", build], capture_output=True, text=True,
-                              check=True).stdout
-    cxx = next(line.split("=", 1)[1] for line in compiler.splitlines()
-               if line.startswith("CMAKE_CXX_COMPILER:"))
+    listing = subprocess.run(["cmake", "-LA", "-N", build], capture_output=True, text=True,
+                             check=True).stdout
+    cache = dict((line.split(":", 1)[0], line.split("=", 1)[1]) for line in listing.splitlines()
+                 if ":" in line and "=" in line)
+    # The consumer finds meTile's dependencies where the build found them (a machine with
+    # them outside the system prefixes names them with CMAKE_PREFIX_PATH or <pkg>_DIR).
+    prefixes = ";".join(p for p in [str(prefix), cache.get("CMAKE_PREFIX_PATH", "")] if p)
+    found = [f"-D{name}={cache[name]}" for name in ("Boost_DIR", "nlohmann_json_DIR")
+             if cache.get(name, "").strip() and not cache[name].endswith("-NOTFOUND")]
     configure = ["cmake", "-S", doc_blocks.REPO / "tests/docs/consumer", "-B", consumer,
-                 "-G", "Ninja", "-DCMAKE_BUILD_TYPE=", f"-DCMAKE_CXX_COMPILER={cxx}",
-                 f"-DCMAKE_PREFIX_PATH={prefix}", f"-DDOC_PROGRAMS={programs}",
+                 "-G", "Ninja", "-DCMAKE_BUILD_TYPE=",
+                 f"-DCMAKE_CXX_COMPILER={cache['CMAKE_CXX_COMPILER']}",
+                 f"-DCMAKE_PREFIX_PATH={prefixes}", *found, f"-DDOC_PROGRAMS={programs}",
                  f"-DVECTOR_ADD_SOURCE={doc_blocks.REPO / 'examples/cpp_vector_add/main.cc'}"]
     if shutil.which("ccache"):
         configure.append("-DCMAKE_CXX_COMPILER_LAUNCHER=ccache")

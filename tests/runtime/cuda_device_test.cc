@@ -336,21 +336,33 @@ TEST_F(OnTheGpu, ALaunchThatDoesNotWaitIsQueuedUntimedAndSynchronizeWaitsForIt) 
 }
 
 TEST_F(OnTheGpu, ABadLaunchConfigurationRaisesAtTheCallEvenWithoutWaiting) {
-  codegen::KernelABI abi = scale_add_abi();
-  abi.threads_per_threadgroup = {2048, 1, 1};  // above the 1024 threads a block may have
-  std::shared_ptr<const Module> module = gpu().compile(kScaleAdd, abi);
+  // 65536 blocks in y: one more than the driver allows (the module itself is fine, so only
+  // cuLaunchKernel can refuse it; metile::launch's own grid check is not on this path).
+  std::shared_ptr<const Module> module = gpu().compile(kScaleAdd, scale_add_abi());
   Buffer d = gpu().allocate(ir::DType::f32, {16});
   const KernelArg args[] = {d, d, 1.0f, uint32_t(16)};
   LaunchOptions queued;
   queued.wait = false;
   try {
-    gpu().launch(*module, {1, 1, 1}, args, queued);
-    FAIL() << "a block of 2048 threads was launched";
+    gpu().launch(*module, {1, 65536, 1}, args, queued);
+    FAIL() << "a grid of 65536 blocks in y was launched";
   } catch (const KernelFaultError& e) {
     FAIL() << "a configuration error is not a kernel fault: " << e.what();
   } catch (const UserError& e) {
     EXPECT_THAT(e.what(), HasSubstr("cuLaunchKernel failed: CUDA_ERROR_"));
     EXPECT_THAT(e.what(), HasSubstr("[kernel scale_add]"));
+  }
+}
+
+TEST_F(OnTheGpu, TooManyThreadsPerBlockIsOutOfResourcesBeforeAnyLaunch) {
+  codegen::KernelABI abi = scale_add_abi();
+  abi.threads_per_threadgroup = {2048, 1, 1};  // above the 1024 threads a block may have
+  try {
+    gpu().compile(kScaleAdd, abi);
+    FAIL() << "a module for blocks of 2048 threads was built";
+  } catch (const OutOfResources& e) {
+    EXPECT_THAT(e.what(), HasSubstr("kernel 'scale_add' runs 2048 threads per block"));
+    EXPECT_THAT(e.what(), HasSubstr("at most 1024"));
   }
 }
 
