@@ -30,10 +30,10 @@ def main(build, scratch):
             (programs / f"{block.name}.cc").write_text(
                 f'#line {block.line + 1} "{block.path}"\n{block.code}', encoding="utf-8")
             names.append(block.name)
-    listing = subprocess.run(["cmake", "-LA", "-N", build], capture_output=True, text=True,
-                             check=True).stdout
-    cache = dict((line.split(":", 1)[0], line.split("=", 1)[1]) for line in listing.splitlines()
-                 if ":" in line and "=" in line)
+    cache = {}  # build/CMakeCache.txt: NAME:TYPE=VALUE, including what -D set untyped
+    for line in (build / "CMakeCache.txt").read_text(encoding="utf-8").splitlines():
+        if line and not line.startswith(("#", "//")) and ":" in line and "=" in line:
+            cache[line.split(":", 1)[0]] = line.split("=", 1)[1]
     # The consumer finds meTile's dependencies where the build found them (a machine with
     # them outside the system prefixes names them with CMAKE_PREFIX_PATH or <pkg>_DIR).
     prefixes = ";".join(p for p in [str(prefix), cache.get("CMAKE_PREFIX_PATH", "")] if p)
