@@ -136,6 +136,11 @@ def buffer_array(value):
 def describe(value, name):
     """("buffer", dtype, Buffer, GpuArray or array) or ("scalar", dtype, value) for a runtime
     argument."""
+    # The common arguments first, each by one type test (bool is not int here).
+    if type(value) is np.ndarray and value.dtype in dtypes._FROM_NUMPY:
+        return "buffer", dtypes._FROM_NUMPY[value.dtype], value
+    if type(value) is int:
+        return "scalar", "i32", value
     if isinstance(value, Buffer):
         return "buffer", value.dtype, value
     gpu = gpu_array(value, name)
