@@ -223,11 +223,18 @@ def _from_torch(tensor, name):
     if not tensor.is_contiguous():
         raise ValueError(f"argument '{name}': a non-contiguous torch tensor; pass "
                          f"{name}.contiguous()")
-    _require_gpu0(tensor.device.index, name)
+    index = tensor.get_device()
+    _require_gpu0(index, name)
     import torch  # already imported: the caller made a torch tensor
 
+    # The CUstream handle without building a torch.cuda.Stream per launch (what Triton's
+    # launcher reads); the public spelling where a torch lacks it.
+    raw_stream = getattr(torch._C, "_cuda_getCurrentRawStream", None)
+
     def stream():
-        return torch.cuda.current_stream(tensor.device).cuda_stream
+        if raw_stream is not None:
+            return raw_stream(index)
+        return torch.cuda.current_stream(index).cuda_stream
 
     return GpuArray(tensor.data_ptr(), tensor.numel() * tensor.element_size(), dtype,
                     tuple(tensor.shape), tensor, "torch CUDA tensor", stream)
