@@ -4,7 +4,6 @@
 #include <map>
 #include <mutex>
 
-#include "metile/check_offset_ranges.h"
 #include "metile/check_resources.h"
 #include "metile/ir/printer.h"
 #include "metile/runtime/devices.h"
@@ -96,7 +95,7 @@ runtime::LaunchTiming CompiledKernel::launch(std::array<int64_t, 3> grid,
                                              const runtime::LaunchOptions& options) const {
   // Before anything is copied: an address offset that would wrap for this grid and these
   // scalars is refused (the free launch below has no Tile IR to check).
-  check_offset_ranges(tile_ir(), grid, abi().threads_per_threadgroup[0], integer_scalars(args));
+  offset_range_check_.check(grid, abi().threads_per_threadgroup[0], integer_scalars(args));
   return metile::launch(device_kernel_, grid, args, options);
 }
 

@@ -11,6 +11,7 @@
 #include <variant>
 #include <vector>
 
+#include "metile/check_offset_ranges.h"
 #include "metile/codegen/kernel_abi.h"
 #include "metile/dsl/trace.h"
 #include "metile/ir/ir.h"
@@ -48,7 +49,12 @@ struct CompileOptions {
 class CompiledKernel {
  public:
   CompiledKernel(PipelineResult result, runtime::CompiledKernel device_kernel)
-      : result_(std::move(result)), device_kernel_(std::move(device_kernel)) {}
+      : result_(std::move(result)),
+        device_kernel_(std::move(device_kernel)),
+        offset_range_check_(result_.tile_ir) {}
+  // offset_range_check_ refers to result_'s Tile IR.
+  CompiledKernel(const CompiledKernel&) = delete;
+  CompiledKernel& operator=(const CompiledKernel&) = delete;
 
   const std::string& name() const { return result_.report.kernel; }
   const std::string& source() const { return result_.emitted.source; }
@@ -75,6 +81,7 @@ class CompiledKernel {
 
   PipelineResult result_;
   runtime::CompiledKernel device_kernel_;
+  OffsetRangeCheck offset_range_check_;  // its analysis done once, not per launch
 };
 
 // CompiledKernel::launch for a device's build of any emitted source and its ABI

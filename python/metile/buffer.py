@@ -136,6 +136,11 @@ def buffer_array(value):
 def describe(value, name):
     """("buffer", dtype, Buffer, GpuArray or array) or ("scalar", dtype, value) for a runtime
     argument."""
+    # The common arguments first, each by one type test (bool is not int here).
+    if type(value) is np.ndarray and value.dtype in dtypes._FROM_NUMPY:
+        return "buffer", dtypes._FROM_NUMPY[value.dtype], value
+    if type(value) is int:
+        return "scalar", "i32", value
     if isinstance(value, Buffer):
         return "buffer", value.dtype, value
     gpu = gpu_array(value, name)
@@ -218,11 +223,18 @@ def _from_torch(tensor, name):
     if not tensor.is_contiguous():
         raise ValueError(f"argument '{name}': a non-contiguous torch tensor; pass "
                          f"{name}.contiguous()")
-    _require_gpu0(tensor.device.index, name)
+    index = tensor.get_device()
+    _require_gpu0(index, name)
     import torch  # already imported: the caller made a torch tensor
 
+    # The CUstream handle without building a torch.cuda.Stream per launch (what Triton's
+    # launcher reads); the public spelling where a torch lacks it.
+    raw_stream = getattr(torch._C, "_cuda_getCurrentRawStream", None)
+
     def stream():
-        return torch.cuda.current_stream(tensor.device).cuda_stream
+        if raw_stream is not None:
+            return raw_stream(index)
+        return torch.cuda.current_stream(index).cuda_stream
 
     return GpuArray(tensor.data_ptr(), tensor.numel() * tensor.element_size(), dtype,
                     tuple(tensor.shape), tensor, "torch CUDA tensor", stream)

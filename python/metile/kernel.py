@@ -137,6 +137,27 @@ def _captured_values(fn):
     return {name: v for name, v in values.items() if v is not _MISSING and _simple_value(v)}
 
 
+def _value_readers(fn, names):
+    """(name, read) per name: read() is _current_value(fn, name), with the closure cell or
+    the globals dict found once rather than on every launch (both are fixed for fn)."""
+    cells = dict(zip(fn.__code__.co_freevars, fn.__closure__ or ()))
+    readers = []
+    for name in names:
+        cell = cells.get(name)
+        if cell is None:
+            readers.append((name, functools.partial(fn.__globals__.get, name, _MISSING)))
+            continue
+
+        def read(cell=cell):
+            try:
+                return cell.cell_contents
+            except ValueError:  # an empty cell
+                return _MISSING
+
+        readers.append((name, read))
+    return readers
+
+
 class KernelFunction:
     """A kernel: launch it with ``kernel[grid](*args, **constexprs_and_options)``. Called
     from another kernel while it is traced, it runs inline as a helper (like a Triton
@@ -153,6 +174,7 @@ class KernelFunction:
         self.num_threads = num_threads
         self.name = fn.__name__
         self._captured = None  # the plain globals' values when first traced
+        self._captured_readers = ()  # (name, read its value now, its value then)
         self.params = []
         for p in inspect.signature(fn).parameters.values():
             if p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD):
@@ -163,6 +185,7 @@ class KernelFunction:
                                      p.kind == p.KEYWORD_ONLY,
                                      _MISSING if p.default is p.empty else p.default))
         self._index = {p.name: i for i, p in enumerate(self.params)}
+        self.runtime_names = tuple(p.name for p in self.params if not p.constexpr)
         self._positional = sum(not p.keyword_only for p in self.params)
         self._rewritten = None
         self._fingerprint = _MISSING
@@ -291,9 +314,11 @@ class KernelFunction:
         it was first compiled (as Triton does), instead of using the old value."""
         if self._captured is None:
             self._captured = _captured_values(self.fn)
+            self._captured_readers = [(name, read, self._captured[name]) for name, read in
+                                      _value_readers(self.fn, self._captured)]
             return
-        for name, before in self._captured.items():
-            now = _current_value(self.fn, name)
+        for name, read, before in self._captured_readers:
+            now = read()
             if now is before or (type(now) is type(before) and now == before):
                 continue
             now = "nothing (deleted)" if now is _MISSING else repr(now)
@@ -329,8 +354,8 @@ class KernelFunction:
         """The compiled specialisation for bound values, and the runtime arguments."""
         self._check_captured()
         signature, runtime = self.signature(values, options)
-        math = _math_mode(options)
-        vector_width = _vector_width(options)
+        math = _math_mode(options) if options else "default"
+        vector_width = _vector_width(options) if options else 0
         key = (signature, math, vector_width)
         found = self._cache.get(key)
         if found is not None:

@@ -22,6 +22,8 @@ from .buffer import Buffer, GpuArray
 
 
 def _grid(grid, kernel, values):
+    if type(grid) is tuple and len(grid) == 1 and type(grid[0]) is int and grid[0] >= 0:
+        return (grid[0], 1, 1)  # the common 1-D grid, without the general checks below
     if callable(grid):
         grid = grid({p.name: v for p, v in zip(kernel.params, values)})
     grid = (grid,) if isinstance(grid, (int, np.integer)) else tuple(grid)
@@ -53,7 +55,7 @@ class Dispatch:
         self._stream = None  # the GPU arguments' owner's current stream, read per launch
         device = specialisation.compiled.device
         owned_buffers = False
-        names = [p.name for p in kernel.params if not p.constexpr]
+        names = kernel.runtime_names
         on_gpu, in_host_memory = [], []
         for name, (kind, dtype, value), written in zip(names, runtime, specialisation.writes):
             if kind == "scalar":

@@ -99,15 +99,15 @@ TEST(CheckOffsetRanges, AnOffsetThatWouldWrapIsRefusedNamingTheExpression) {
   const ir::Kernel k = ir::parse(kBlockOffsets, "fill.ir");
   const ir::ValueId n = k.params[1].value;
   // The largest grid whose offsets fit: (2^23 - 1) * 256 + 255 = 2^31 - 1.
-  EXPECT_NO_THROW(check_offset_ranges(k, {1 << 23, 1, 1}, 64, {{n, 1 << 30}}));
+  EXPECT_NO_THROW(OffsetRangeCheck(k).check({1 << 23, 1, 1}, 64, {{n, 1 << 30}}));
   EXPECT_EQ(error_of<UserError>([&] {
-              check_offset_ranges(k, {(1 << 23) + 1, 1, 1}, 64, {{n, 1 << 30}});
+              OffsetRangeCheck(k).check({(1 << 23) + 1, 1, 1}, 64, {{n, 1 << 30}});
             }),
             "launch of fill with grid (8388609, 1, 1): the offset `program_id(0) * 256` reaches "
             "0..2147483648, beyond i32 (-2147483648..2147483647), so the address would wrap; "
             "launch a smaller grid or compute the offset in i64");
   EXPECT_EQ(error_of<UserError>([&] {
-              check_offset_ranges(k, {int64_t{1} << 31, 1, 1}, 64, {{n, 1 << 30}});
+              OffsetRangeCheck(k).check({int64_t{1} << 31, 1, 1}, 64, {{n, 1 << 30}});
             }),
             "launch of fill with grid (2147483648, 1, 1): the offset `program_id(0) * 256` "
             "reaches 0..549755813632, beyond i32 (-2147483648..2147483647), so the address "

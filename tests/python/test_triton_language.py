@@ -214,6 +214,33 @@ def test_a_changed_captured_global_raises():
     scaled[(1,)](out)
 
 
+def test_a_changed_closure_variable_or_deleted_global_raises_after_cached_launches():
+    # The check reads each captured value through the cell or globals dict it found on the
+    # first launch: a later change is still seen, however many launches came between.
+    scale = 2
+
+    @tl.jit
+    def closed(out_ptr):
+        tl.store(out_ptr + tl.arange(0, 32), tl.full([32], scale, tl.int32))
+
+    out = np.zeros(32, np.int32)
+    for _ in range(3):
+        closed[(1,)](out)
+    assert (out == 2).all()
+    scale = 5
+    with pytest.raises(tl.CompilationError, match="the global 'scale' changed from 2 to 5"):
+        closed[(1,)](out)
+    global SCALE
+    scaled[(1,)](out)
+    del SCALE
+    try:
+        with pytest.raises(tl.CompilationError,
+                           match="the global 'SCALE' changed from 2 to nothing"):
+            scaled[(1,)](out)
+    finally:
+        SCALE = 2
+
+
 def test_kernels_defined_in_python_c():
     source = """
 import numpy as np, metile
