@@ -3,7 +3,10 @@
 # machine: Ubuntu 24.04, GCC 13, CMake 4, Boost without context) and runs the C++ suites
 # (CTest: unit, lit, end-to-end) and the Python suite on one device. Run from the repo root:
 #
-#   scripts/h200_suite.sh [all|build|test]     # all (the default) = build, then test
+#   scripts/h200_suite.sh [all|build|test|sanitize]  # all (the default) = build, then test
+#
+# sanitize (optional, after build): a small CUDA subset under compute-sanitizer memcheck and
+# racecheck, failing when either reports an error (see run_sanitizers).
 #
 # .debs/  Debian 12 packages, unpacked with dpkg -x into build-deps/prefix, never into /:
 #         Boost 1.74 with context, GoogleTest, nlohmann-json, LEMON, FileCheck and its libz3.
@@ -12,14 +15,20 @@
 # SUITE_DEVICE  the device the suites run on (default cuda; host runs them on the host
 #               emulator; empty leaves METILE_DEVICE unset, so the default device is used).
 # PYTHON        the interpreter with numpy, pytest (and torch, Triton); default python3.
-# OUT           when set, the logs are written there (configure, build, ctest, pytest).
+# OUT           when set, the logs are written there (configure, build, ctest, pytest,
+#               sanitize-<tool>-<suite>.log).
+# COMPUTE_SANITIZER  the compute-sanitizer to run (default: the one on PATH, else
+#               /usr/local/cuda/bin/compute-sanitizer).
 #
 # Warnings are not errors here: a newer compiler's new warnings are reported (and counted in
 # the summary), not fatal. The exit status is non-zero when any step or any test fails.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 steps="${1:-all}"
-case "$steps" in all | build | test) ;; *) echo "usage: $0 [all|build|test]" >&2; exit 2 ;; esac
+case "$steps" in
+  all | build | test | sanitize) ;;
+  *) echo "usage: $0 [all|build|test|sanitize]" >&2; exit 2 ;;
+esac
 device="${SUITE_DEVICE-cuda}"
 python="$(command -v "${PYTHON:-python3}")"
 jobs="$(nproc)"
@@ -92,9 +101,61 @@ run_tests() {
   log "passed: ctest and pytest"
 }
 
+# The sanitized subset: the GPU tests of metile_cuda_tests but the two that fault on purpose
+# (a wild store, which memcheck would rightly report), and Python suites that launch many
+# kernels, reductions and threadgroup memory among them, on the cuda device.
+sanitize_gtest_filter="OnTheGpu.*:-OnTheGpu.AFaultNamesTheKernelAndDoesNotHang"
+sanitize_gtest_filter+=":OnTheGpu.AnAsynchronousFaultSurfacesAtSynchronizeNamingTheKernel"
+sanitize_pytests=(tests/python/test_vector_add.py tests/python/test_axis_ops.py
+  tests/python/test_rmsnorm_register.py)
+
+# sanitized TOOL SUITE COMMAND...: runs COMMAND under compute-sanitizer's TOOL, its output and
+# the tool's report in sanitize-TOOL-SUITE.log. Fails when the command fails or the tool
+# reports an error in any process: API errors are not counted (tests provoke them on
+# purpose), and racecheck's warnings (possible hazards) are logged but not fatal.
+sanitized() {
+  local tool="$1" suite="$2"
+  shift 2
+  local log_file="$logs/sanitize-$tool-$suite.log" status=0
+  "$sanitizer" --tool "$tool" --target-processes all --report-api-errors no \
+    --error-exitcode 86 "$@" >"$log_file" 2>&1 || status=$?
+  if [ "$status" -ne 0 ] ||
+    grep -Eq "ERROR SUMMARY: [1-9]|RACECHECK SUMMARY: .*\([1-9][0-9]* errors?" "$log_file"; then
+    log "FAILED: $tool on $suite (exit status $status; sanitize-$tool-$suite.log)"
+    return 1
+  fi
+  log "clean: $tool on $suite: $(grep -E "(ERROR|RACECHECK) SUMMARY" "$log_file" | sort -u |
+    sed 's/^=* *//' | paste -sd ';' -)"
+}
+
+# Runs every tool on every suite even when one fails, so one run reports everything.
+run_sanitizers() {
+  local failed=() tool
+  sanitizer="${COMPUTE_SANITIZER:-$(command -v compute-sanitizer ||
+    echo /usr/local/cuda/bin/compute-sanitizer)}"
+  if [ ! -x "$sanitizer" ]; then
+    log "FAILED: no compute-sanitizer at $sanitizer (set COMPUTE_SANITIZER)"
+    return 1
+  fi
+  export METILE_DEVICE=cuda
+  log "sanitizer: $("$sanitizer" --version | tail -1); python: $python"
+  for tool in memcheck racecheck; do
+    sanitized "$tool" gtest build/tests/runtime/metile_cuda_tests \
+      "--gtest_filter=$sanitize_gtest_filter" || failed+=("$tool-gtest")
+    sanitized "$tool" pytest "$python" -m pytest -q -p no:cacheprovider \
+      "${sanitize_pytests[@]}" || failed+=("$tool-pytest")
+  done
+  if [ ${#failed[@]} -gt 0 ]; then
+    log "FAILED under compute-sanitizer: ${failed[*]}"
+    return 1
+  fi
+  log "passed: memcheck and racecheck"
+}
+
 # Steps as plain commands: set -e does not apply inside a function run as `build && ...`.
 case "$steps" in
   all) build; run_tests ;;
   build) build ;;
   test) run_tests ;;
+  sanitize) run_sanitizers ;;
 esac

@@ -130,6 +130,8 @@ void CEmitter::emit_op_lines(const ir::Op& op) {
   require_vectors_if_used(op);
   switch (op.kind) {
     case K::Constant:
+      if (ir::is_integer(type(op.results[0]).dtype) && op.int_attr("value") > 0)
+        positive_constants_.insert(op.results[0]);
       return declare(op, constant(op));
     case K::ThreadgroupIndex:
       return declare(op, geometry(op, Geometry::ThreadgroupPosition));
@@ -320,6 +322,11 @@ void CEmitter::emit_for(const ir::Op& op) {
   for (size_t i = 0; i < carried; ++i)
     line(type_of(body.args[1 + i]) + " " + name(body.args[1 + i]) + " = " +
          name(op.operands[3 + i]) + ";");
+  // A step of zero or below never reaches the end. A constant one is refused when traced;
+  // one known only at run time is checked once, before the loop, and traps.
+  const ir::ValueId step = op.operands[2];
+  if (!positive_constants_.count(step))
+    line("if (" + name(step) + " <= 0) " + std::string(dialect_.table().trap_statement));
   line("for (" + type_of(iv) + " " + name(iv) + " = " + name(op.operands[0]) + "; " + name(iv) +
        " < " + name(op.operands[1]) + "; " + name(iv) + " += " + name(op.operands[2]) + ") {");
   ++indent_;

@@ -84,6 +84,7 @@ class CEmitter {
   ValueNames names_;
   Prelude prelude_;
   std::set<ir::ValueId> read_only_;
+  std::set<ir::ValueId> positive_constants_;  // integer constants > 0 emitted so far
   std::string out_;
   int indent_ = 1;
   const ir::Op* current_ = nullptr;  // the op whose lines are being written

@@ -111,6 +111,9 @@ struct DialectTable {
   // The unsigned integer a pointer converts to for an alignment test: "ulong".
   std::string_view pointer_integer_type;
   std::string_view helper_prefix;  // prefix of prelude helper names: "metile_"
+  // A statement that stops the kernel with a fault the runtime reports: "__trap();" on
+  // CUDA; in MSL "__builtin_trap();", which the host emulator reports as a KernelFaultError.
+  std::string_view trap_statement;
   // Words a local may not take beyond the C++ keywords and the names above (namespaces,
   // types and functions of the language's library), and prefixes no local may start with.
   std::span<const std::string_view> reserved_words;

@@ -102,6 +102,24 @@ TEST(CudaTypes, VectorValuesAreNotSupported) {
   EXPECT_THROW(cuda_dialect().vector_type(DType::f32, 4), NotSupported);
 }
 
+// A loop step known only at run time is checked once before the loop and traps when it is
+// not positive; a positive constant step needs no check.
+TEST(CudaEntry, ARuntimeLoopStepIsCheckedBeforeTheLoopAndTraps) {
+  ir::Kernel k = metal_kernel("strided", 32, 0);
+  MetalBuilder b(k);
+  auto out = b.add_param("out", Type::ptr(DType::f32), "write");
+  auto n = b.add_param("n", Type::scalar(DType::i32));
+  auto step = b.add_param("step", Type::scalar(DType::i32));
+  auto by_step = b.begin_for(b.i32(0), n, step, {b.f32(0.0)});
+  auto r = b.end_for({b.op(OpKind::Add, by_step.carried[0], b.f32(1.0))});
+  auto by_two = b.begin_for(b.i32(0), n, b.i32(2), {r[0]});
+  auto r2 = b.end_for({b.op(OpKind::Add, by_two.carried[0], b.f32(1.0))});
+  b.store(out, r2[0]);
+  const std::string s = cuda_of(k);
+  EXPECT_EQ(count(s, "if (step <= 0) __trap();\n  for ("), 1u) << s;
+  EXPECT_EQ(count(s, "__trap()"), 1u) << s;
+}
+
 TEST(CudaCollectives, ReductionsAreWarpButterfliesWrittenOncePerDtype) {
   ir::Kernel k = metal_kernel("reduce", 64, 0);
   MetalBuilder b(k);

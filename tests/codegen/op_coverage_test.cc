@@ -148,8 +148,10 @@ std::map<OpKind, Case> metal_cases() {
                       auto loop = b.begin_for(s.n, s.n, s.n, {s.x});
                       b.end_for({b.op(OpKind::Add, loop.carried[0], s.x)});
                     },
-                    "float v4 = x;\n  for (int i = n; i < n; i += n) {\n    const float v5 = v4 + "
-                    "x;\n    v4 = v5;\n  }\n  const float v6 = v4;\n"};
+                    // A step that is not a positive constant is checked before the loop.
+                    "float v4 = x;\n  if (n <= 0) __builtin_trap();\n  for (int i = n; i < n; i += "
+                    "n) {\n    const float v5 = v4 + x;\n    v4 = v5;\n  }\n  const float v6 = "
+                    "v4;\n"};
   c[OpKind::If] = {[](MetalBuilder& b, const Sample& s) {
                      b.begin_if(b.named(b.cmp("eq", s.n, s.n), "c"));
                      b.store(s.buf, s.x);

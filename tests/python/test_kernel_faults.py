@@ -105,6 +105,45 @@ def test_integer_division_by_a_runtime_zero_is_a_kernel_fault(op, tmp_path):
     assert run.stdout.rstrip().endswith("usable")
 
 
+
+# A loop whose step is zero or negative at run time used to run forever, so it runs in a
+# child process with a timeout.
+RUNTIME_LOOP_STEP = textwrap.dedent("""
+    import numpy as np
+    import metile
+
+    @metile.kernel
+    def strided_sum(x_ptr, out, n, step):
+        acc = 0
+        for i in metile.tile_range(0, n, step):
+            acc += metile.load(x_ptr + i)
+        metile.store(out, acc)
+
+    x = np.arange(1, 9, dtype=np.int32)
+    out = np.zeros(1, dtype=np.int32)
+    try:
+        strided_sum[(1,)](x, out, 8, {step})
+    except metile.KernelFaultError as e:
+        print("line", e.line, "kernel", e.kernel)
+        print(e)
+    strided_sum[(1,)](x, out, 8, 2)
+    assert out[0] == 1 + 3 + 5 + 7, out
+    print("usable")
+""")
+
+
+@pytest.mark.parametrize("step", [0, -1])
+def test_a_runtime_loop_step_that_is_not_positive_is_a_kernel_fault(step, tmp_path):
+    script = tmp_path / "loop_step.py"
+    script.write_text(RUNTIME_LOOP_STEP.format(step=step))
+    run = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=300)
+    assert run.returncode == 0, run.stderr
+    line = RUNTIME_LOOP_STEP.splitlines().index("    for i in metile.tile_range(0, n, step):") + 1
+    assert f"line {line} kernel strided_sum" in run.stdout
+    assert "arithmetic fault in kernel 'strided_sum'" in run.stdout
+    assert "or a loop whose step is zero or negative" in run.stdout
+    assert run.stdout.rstrip().endswith("usable")
+
 @metile.kernel
 def reverse_through_shared(x_ptr, out, SYNC: metile.constexpr, BLOCK: metile.constexpr):
     offs = metile.arange(0, BLOCK)

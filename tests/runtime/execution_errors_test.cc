@@ -167,8 +167,8 @@ TEST(ExecutionErrors, UndefinedIntegerOperationsAreFaultsAndTheProcessGoesOn) {
               "arithmetic fault in kernel 'checked_integer' (threadgroup (0,0,0), thread 0) "
               "(emitted line " +
                   std::to_string(line) +
-                  "): an integer division or remainder by zero, INT_MIN / -1, or a shift by "
-                  "at least the bit width of its operand")
+                  "): an integer division or remainder by zero, INT_MIN / -1, a shift by at "
+                  "least the bit width of its operand, or a loop whose step is zero or negative")
         << "op " << op;
   }
   checked_integer_kernel().launch({1}, {out, 0, 4});

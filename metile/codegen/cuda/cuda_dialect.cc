@@ -87,6 +87,7 @@ constexpr DialectTable kCuda{
     .vector_select = "",
     .pointer_integer_type = "unsigned long long",
     .helper_prefix = "metile_",
+    .trap_statement = "__trap();",
     .reserved_words = kCudaReserved,
     .reserved_prefixes = kCudaReservedPrefixes,
 };

@@ -66,6 +66,7 @@ constexpr DialectTable kMsl{
     .vector_select = "select",
     .pointer_integer_type = "ulong",
     .helper_prefix = "metile_",
+    .trap_statement = "__builtin_trap();",
     .reserved_words = kMslReserved,
     .reserved_prefixes = kMslReservedPrefixes,
 };

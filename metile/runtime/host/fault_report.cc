@@ -36,8 +36,8 @@ struct Description {
 Description describe(const FaultTrap& trap, std::span<const BufferArg> buffers, FaultSite& site) {
   if (trap.signal == SIGFPE || trap.signal == SIGILL)
     return {"arithmetic fault",
-            "an integer division or remainder by zero, INT_MIN / -1, or a shift by at least the "
-            "bit width of its operand"};
+            "an integer division or remainder by zero, INT_MIN / -1, a shift by at least the "
+            "bit width of its operand, or a loop whose step is zero or negative"};
   const std::uintptr_t address = trap.address;
   const auto region = find_guarded_region(address);
   if (region) {
