@@ -155,6 +155,7 @@ class RangeCheck {
       case OpKind::Floor:
       case OpKind::Ceil:
       case OpKind::ReduceAxis:
+      case OpKind::Scan:
       case OpKind::PackedLoad:
       case OpKind::PackedStore:
       case OpKind::Extract:
