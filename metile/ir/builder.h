@@ -119,6 +119,8 @@ class TileBuilder : public Builder {
   ValueId reduce(const std::string& kind, ValueId tile);  // sum | max | min
   // A 2-D tile combined along axis 0 or 1 into a 1-D tile of the other dimension.
   ValueId reduce_axis(const std::string& kind, ValueId tile, int64_t axis);
+  // The inclusive scan (kind sum or prod) of a 1-D or 2-D tile along axis.
+  ValueId scan(const std::string& kind, ValueId tile, int64_t axis, bool reverse);
   ValueId simd(OpKind kind, ValueId value, ValueId lane_or_mask = kNoValue);
   void barrier();
 

@@ -43,8 +43,8 @@ ValueId TileBuilder::constant_int(int64_t value, DType dtype) {
   if (dtype == DType::i1 && value != 0 && value != 1)
     fail("constant", "an i1 constant must be 0 or 1, got " + std::to_string(value));
   if (!integer_range(dtype).contains(value))
-    fail("constant", "value " + std::to_string(value) + " does not fit " +
-                         std::string(dtype_name(dtype)));
+    fail("constant",
+         "value " + std::to_string(value) + " does not fit " + std::string(dtype_name(dtype)));
   return create1(OpKind::Constant, {}, Type::scalar(dtype), {{"value", value}});
 }
 
@@ -444,6 +444,17 @@ ValueId TileBuilder::reduce_axis(const std::string& kind, ValueId tile, int64_t 
   return create1(OpKind::ReduceAxis, {tile},
                  Type::tile(t.dtype, std::vector<int64_t>(1, t.shape[1 - axis])),
                  {{"kind", kind}, {"axis", axis}});
+}
+
+ValueId TileBuilder::scan(const std::string& kind, ValueId tile, int64_t axis, bool reverse) {
+  if (kind != "sum" && kind != "prod") fail("scan", "kind must be sum or prod, got '" + kind + "'");
+  const Type t = type(tile);
+  if (!t.is_tile() || t.pointer || t.dtype == DType::i1 || t.shape.size() > 2)
+    fail("scan", "operand must be a 1-D or 2-D tile of numbers, got " + describe(tile));
+  if (axis < 0 || axis >= static_cast<int64_t>(t.shape.size()))
+    fail("scan", "axis " + std::to_string(axis) + " is out of range for " + describe(tile));
+  return create1(OpKind::Scan, {tile}, t,
+                 {{"kind", kind}, {"axis", axis}, {"reverse", int64_t{reverse ? 1 : 0}}});
 }
 
 ValueId TileBuilder::simd(OpKind kind, ValueId value, ValueId lane_or_mask) {

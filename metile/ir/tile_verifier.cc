@@ -57,6 +57,8 @@ class TileOpRules {
         return reduce();
       case R::ReduceAxis:
         return reduce_axis();
+      case R::Scan:
+        return scan();
       case R::Reshape:
         return reshape();
       case R::Trans:
@@ -206,6 +208,16 @@ class TileOpRules {
     if (axis != 0 && axis != 1) return fail("axis must be 0 or 1, got " + std::to_string(axis));
     const Type expected = Type::tile(t.dtype, std::vector<int64_t>(1, t.shape[1 - axis]));
     if (out() != expected) fail("the result must be " + expected.str(), {a(0), r()});
+  }
+
+  void scan() {
+    const Type& t = in(0);
+    if (!t.is_tile() || t.pointer || t.dtype == DType::i1 || t.shape.size() > 2)
+      return fail("the operand must be a 1-D or 2-D tile of numbers", {a(0)});
+    const int64_t axis = op_.int_attr("axis");
+    if (axis < 0 || axis >= static_cast<int64_t>(t.shape.size()))
+      return fail("axis " + std::to_string(axis) + " is out of range for " + t.str(), {a(0)});
+    if (out() != t) fail("the result must be " + t.str(), {a(0), r()});
   }
 
   void reshape() {

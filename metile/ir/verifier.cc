@@ -114,6 +114,7 @@ class CommonOpRules {
       case R::ThreadgroupBuffer:
       case R::Reduce:
       case R::ReduceAxis:
+      case R::Scan:
       case R::Reshape:
       case R::Trans:
       case R::ConvertLayout:

@@ -48,6 +48,8 @@ ir::ValueId combine_tree(Lowering& l, ir::OpKind combine, ir::Type type,
 
 // lower_reduce_axis.cc: a 2-D tile along one axis to a 1-D tile.
 void lower_reduce_axis(Lowering& l, const ir::Op& op);
+// lower_scan.cc: the inclusive scan of a tile along one axis.
+void lower_scan(Lowering& l, const ir::Op& op);
 
 // lower_trans.cc: reshape (no movement) and trans (forwarded, SIMD shuffles or scratch).
 void lower_reshape(Lowering& l, const ir::Op& op);

@@ -137,6 +137,7 @@ class Reader {
       case K::Reshape:
       case K::Trans:
       case K::ReduceAxis:
+      case K::Scan:
       case K::PtrAdd:
       case K::Load:
       case K::Store:

@@ -159,6 +159,7 @@ class OwnershipCheck {
       case OpKind::Reshape:
       case OpKind::Trans:
       case OpKind::ReduceAxis:
+      case OpKind::Scan:
         return set_results(op, map_.owner(op.operands[0]));
       // Their results are scalars, pointers or descriptors.
       case OpKind::Constant:

@@ -1,5 +1,6 @@
 """Reductions with Triton's signatures: ``sum(x, axis=None, keep_dims=False)``, ``max``,
-``min``, ``argmax``, ``argmin``; and the reductions and scans not built yet.
+``min``, ``argmax``, ``argmin``; the scans ``cumsum`` and ``cumprod``; and what is not built
+yet (``reduce`` with a combine_fn, ``associative_scan``).
 
 The second positional argument is the axis, as in Triton (``metile.max(x, 0)`` reduces a
 1-D tile over axis 0, i.e. all of it); the elementwise forms are ``maximum``/``minimum``.
@@ -16,8 +17,9 @@ from .values import Value, as_value, cast, compare, is_number, wrap
 _ELEMENTWISE = {"max": "maximum", "min": "minimum"}
 # As in Triton, sum adds booleans as i32 and narrow floats in (and to) f32.
 _SUM_WIDENS = {"i1": "i32", "f16": "f32", "bf16": "f32"}
-_SCANS = ("a scan passes partial results between threads in order, and Tile IR has no scan "
-          "op yet")
+# As in Triton, cumsum and cumprod keep the dtype except that booleans and 8-bit integers
+# scan in i32.
+_SCAN_WIDENS = {"i1": "i32", "i8": "i32", "u8": "i32"}
 
 
 def _fail(rule):
@@ -189,17 +191,34 @@ def reduce(x, axis, combine_fn, keep_dims=False):
                    "has no reduction with a body; use metile.sum, max, min, argmax or argmin")
 
 
-def _scan(name):
-    def scan(x, axis=0, *args, **kwargs):
-        _not_supported(f"metile.{name} is not built yet: {_SCANS}; carry a running value "
-                       "through a metile.tile_range loop over scalars instead, or scan on the "
-                       "host")
+def _scan(kind, x, axis, reverse, op):
+    x = _tile(x, op)
+    if axis is None:
+        _fail(f"metile.{op}: axis must be a Python int, got None")
+    axis = _axis(x, axis, op)
+    if len(x.shape) > 2:
+        _not_supported(f"metile.{op}: scans 1-D and 2-D tiles, got shape {x.shape}")
+    if x.dtype in _SCAN_WIDENS:
+        x = cast(x, _SCAN_WIDENS[x.dtype])
+    return wrap(x.trace, x.trace.at().scan(kind, x.id, axis, bool(reverse)))
 
-    scan.__name__ = name
-    scan.__doc__ = f"Triton's tl.{name} (not built yet: raises NotSupportedError)."
-    return scan
+
+def cumsum(x, axis=0, reverse=False, dtype=None):
+    """The inclusive running sum of a tile along ``axis``, from the last element when
+    ``reverse``; ``dtype`` converts the elements first (default, as in Triton: the tile's
+    dtype, booleans and 8-bit integers in i32)."""
+    if dtype is not None:
+        x = cast(_tile(x, "cumsum"), dtype)
+    return _scan("sum", x, axis, reverse, "cumsum")
 
 
-cumsum = _scan("cumsum")
-cumprod = _scan("cumprod")
-associative_scan = _scan("associative_scan")
+def cumprod(x, axis=0, reverse=False):
+    """The inclusive running product of a tile along ``axis``, from the last element when
+    ``reverse`` (the tile's dtype; booleans and 8-bit integers in i32)."""
+    return _scan("prod", x, axis, reverse, "cumprod")
+
+
+def associative_scan(x, axis, combine_fn, reverse=False):
+    """A scan with a user-defined ``combine_fn`` (not built yet)."""
+    _not_supported("metile.associative_scan with a user-defined combine_fn is not built yet: "
+                   "Tile IR has no scan with a body; use metile.cumsum or metile.cumprod")

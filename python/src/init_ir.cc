@@ -293,6 +293,13 @@ void bind_trace(nb::module_& m) {
           "kind"_a, "tile"_a, "axis"_a,
           "sum, max or min of a 2-D tile along axis, as the 1-D tile of the other dimension.")
       .def(
+          "scan",
+          [b](T& t, const std::string& kind, ir::ValueId v, int64_t axis, bool reverse) {
+            return b(t).scan(kind, v, axis, reverse);
+          },
+          "kind"_a, "tile"_a, "axis"_a, "reverse"_a,
+          "The inclusive scan (sum or prod) of a tile along axis, of the tile's type.")
+      .def(
           "reshape",
           [b](T& t, ir::ValueId v, std::vector<int64_t> shape) {
             return b(t).reshape(v, std::move(shape));

@@ -105,6 +105,8 @@ class Interpreter {
         return set(op, reduce(op));
       case OpKind::ReduceAxis:
         return set(op, reduce_axis(op));
+      case OpKind::Scan:
+        return set(op, scan(op));
       case OpKind::Trans:
         return set(op, trans(op));
       case OpKind::For:
@@ -264,6 +266,25 @@ class Interpreter {
                               : std::min(acc, v);
       }
       r.data.push_back(round_to(type(op.results[0]).dtype, acc));
+    }
+    return r;
+  }
+
+  RtValue scan(const ir::Op& op) {
+    const RtValue& t = at(op.operands[0]);
+    const std::vector<int64_t>& shape = type(op.operands[0]).shape;
+    const bool sum = op.str_attr("kind") == "sum", reverse = op.int_attr("reverse") != 0;
+    const int64_t axis = op.int_attr("axis"), n = shape[axis];
+    const int64_t stride = axis + 1 < static_cast<int64_t>(shape.size()) ? shape[1] : 1;
+    RtValue r{t.data, -1};
+    for (int64_t line = 0; line < static_cast<int64_t>(t.data.size()) / n; ++line) {
+      const int64_t base = stride == 1 ? line * n : line;
+      double acc = sum ? 0 : 1;
+      for (int64_t k = 0; k < n; ++k) {
+        const int64_t i = base + (reverse ? n - 1 - k : k) * stride;
+        acc = sum ? acc + t.data[i] : acc * t.data[i];
+        r.data[i] = round_to(type(op.results[0]).dtype, acc);
+      }
     }
     return r;
   }

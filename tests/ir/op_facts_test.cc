@@ -173,6 +173,7 @@ TEST(OpFacts, TypeRulesAgreeWithTheOtherFacts) {
       case TypeRule::ThreadgroupBuffer:
       case TypeRule::Reduce:
       case TypeRule::ReduceAxis:
+      case TypeRule::Scan:
       case TypeRule::Reshape:
       case TypeRule::Trans:
       case TypeRule::ConvertLayout:

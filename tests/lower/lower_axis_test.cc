@@ -89,6 +89,30 @@ TEST(LowerAxis, ReductionInsideOneSimdGroupUsesShufflesNotMemory) {
   EXPECT_TRUE(r.allocations.empty());
 }
 
+TEST(LowerAxis, ScanInsideOneSimdGroupUsesShufflesAcrossGroupsScratch) {
+  // A 1-D [32] cumsum on 32 threads: one logical bit per lane bit, five simd_shuffle_xor, no
+  // memory; on 64 threads the sixth bit is the SIMD group bit, exchanged through scratch.
+  const auto scan_kernel = [](int64_t n) {
+    ir::Kernel k;
+    k.name = "scan";
+    TileBuilder b(k);
+    const ValueId in = b.add_param("in", ir::Type::ptr(ir::DType::i32), "read");
+    const ValueId out = b.add_param("out", ir::Type::ptr(ir::DType::i32), "write");
+    const ValueId offs = b.arange(0, n);
+    b.store(b.ptr_add(out, offs), b.scan("sum", b.load(b.ptr_add(in, offs)), 0, false));
+    return k;
+  };
+  lower::LoweringResult r = lower_checked(scan_kernel(32), 32);
+  EXPECT_EQ(count_ops(r.metal, OpKind::SimdShuffleXor), 5);
+  EXPECT_EQ(count_ops(r.metal, OpKind::Barrier), 0);
+  EXPECT_TRUE(r.allocations.empty());
+  r = lower_checked(scan_kernel(64), 64);
+  EXPECT_EQ(count_ops(r.metal, OpKind::SimdShuffleXor), 5);
+  EXPECT_EQ(count_ops(r.metal, OpKind::Barrier), 2);
+  ASSERT_EQ(r.allocations.size(), 1u);
+  EXPECT_NE(r.allocations[0].purpose.find("scan.sum bit 5 scratch"), std::string::npos);
+}
+
 TEST(LowerAxis, ReductionAcrossSimdGroupsPublishesPartials) {
   // [32, 32] over axis 0 on 256 threads: rows span the 8 SIMD groups, whose partials meet in
   // scratch (32 outputs x 8 groups), published and released by two barriers.

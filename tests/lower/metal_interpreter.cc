@@ -223,6 +223,7 @@ class Runner {
       case K::SharedAlloc:
       case K::Reduce:
       case K::ReduceAxis:
+      case K::Scan:
       case K::Reshape:
       case K::Trans:
         fail(&op, -1, "a Tile IR op in Metal IR");

@@ -280,7 +280,7 @@ def rejected(x_ptr, FORM: tl.constexpr):
         "reduce a scalar": lambda: tl.sum(tl.program_id(0)),
         "sum of i1 along an axis": lambda: tl.max(square > 0, axis=0),
         "user combine": lambda: tl.reduce(x, 0, lambda a, b: a + b),
-        "cumsum": lambda: tl.cumsum(x, 0),
+        "cumsum axis out of range": lambda: tl.cumsum(x, 1),
         "associative_scan": lambda: tl.associative_scan(x, 0, lambda a, b: a + b),
         "trans of a 1-D tile": lambda: tl.trans(x),
         "permute not a permutation": lambda: tl.permute(square, (1, 1)),
@@ -310,8 +310,10 @@ REJECTED = {
     "sum of i1 along an axis": (tl.CompilationError, "cannot reduce i1 tiles; cast to an "
                                 "integer first"),
     "user combine": (tl.NotSupportedError, "user-defined combine_fn is not built yet"),
-    "cumsum": (tl.NotSupportedError, "metile.cumsum is not built yet"),
-    "associative_scan": (tl.NotSupportedError, "metile.associative_scan is not built yet"),
+    "cumsum axis out of range": (tl.CompilationError, "metile.cumsum: axis 1 is out of range "
+                                 "for a 1-D tile"),
+    "associative_scan": (tl.NotSupportedError, "metile.associative_scan with a user-defined "
+                         "combine_fn is not built yet"),
     "trans of a 1-D tile": (tl.CompilationError, "trans: without dims it transposes a 2-D "
                             "tile, got shape (32,)"),
     "permute not a permutation": (tl.CompilationError, "permute: dims (1, 1) are not a "
