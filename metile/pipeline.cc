@@ -57,7 +57,7 @@ PipelineResult compile_to_source(ir::Kernel kernel, const PipelineOptions& optio
   // 7. With METILE_REPLAY_DIR set, record the input and output for a replay diff.
   if (!replay.empty())
     write_replay_entry(replay, {kernel.name, target.name, std::string(math_mode_name(options.math)),
-                                input_text, emitted.source});
+                                input_text, emitted.source, options.vector_width});
 
   return steps.finish(std::move(kernel), std::move(metal), std::move(emitted));
 }

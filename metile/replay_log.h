@@ -17,6 +17,7 @@ struct ReplayEntry {
   std::string math;    // "default" | "strict" | "relaxed"
   std::string tile_ir;
   std::string source;
+  int vector_width = 0;  // PipelineOptions::vector_width (0 automatic; older entries lack it)
 };
 
 // The directory METILE_REPLAY_DIR names, or "" when recording is off.

@@ -81,6 +81,24 @@ TEST_F(Replay, AnUnchangedCompilerReplaysIdentically) {
       << run.output;
 }
 
+TEST_F(Replay, AVectorWidthOfOneIsRecordedAndReplayedWithIt) {
+  // Grouping off changes the source of vector add; a replay without the option would differ.
+  ::setenv("METILE_REPLAY_DIR", dir_.c_str(), 1);
+  PipelineOptions options;
+  options.vector_width = 1;
+  const std::string scalar =
+      compile_to_source(kernels::vector_add(ir::DType::f32), options).emitted.source;
+  ::unsetenv("METILE_REPLAY_DIR");
+  ASSERT_NE(scalar, source_);
+  int recorded = 0;
+  for (const auto& e : fs::directory_iterator(dir_))
+    recorded += read_replay_entry(e.path().string()).vector_width == 1;
+  EXPECT_EQ(recorded, 1);
+  const ToolRun run = run_replay(dir_);
+  EXPECT_NE(run.output.find("2 kernels replayed, 0 differ, 0 failed"), std::string::npos)
+      << run.output;
+}
+
 TEST_F(Replay, AChangedSourceIsReportedWithItsFirstDifferentLine) {
   rewrite_source(source_ + "// a line the compiler no longer writes\n");
   const ToolRun run = run_replay(dir_);

@@ -21,8 +21,8 @@ const char kUsage[] =
     "usage: metile-replay DIR [--show N]\n"
     "\n"
     "Compiles each kernel recorded in DIR (by METILE_REPLAY_DIR=DIR) with its recorded\n"
-    "target and math mode, and compares the emitted source with the recorded one. Prints\n"
-    "the first differing lines of up to N kernels (default 5).\n"
+    "target, math mode and vector width, and compares the emitted source with the recorded\n"
+    "one. Prints the first differing lines of up to N kernels (default 5).\n"
     "\n"
     "Exit status: 0 every kernel identical, 1 some differ or fail, 2 bad usage.\n";
 
@@ -79,6 +79,7 @@ int main(int argc, char** argv) {
       metile::PipelineOptions options;
       options.target = &metile::target::target_by_name(entry.target);
       options.math = metile::math_mode_from_name(entry.math);
+      options.vector_width = entry.vector_width;
       const std::string now =
           metile::compile_to_source(metile::ir::parse(entry.tile_ir, file.string()), options)
               .emitted.source;
