@@ -2,22 +2,13 @@
 
 #include <algorithm>
 
+#include "metile/support/bits.h"
 #include "metile/support/errors.h"
 
 namespace metile::ir {
 
 namespace {
 constexpr size_t kMaxBits = 30;
-
-bool is_power_of_two(int64_t n) {
-  return n > 0 && (n & (n - 1)) == 0;
-}
-
-int log2_exact(int64_t n) {
-  int bits = 0;
-  while ((int64_t{1} << bits) < n) ++bits;
-  return bits;
-}
 
 [[noreturn]] void fail(const std::string& rule) {
   throw UserError("ThreadLayout: " + rule);

@@ -2,14 +2,11 @@
 #include <cmath>
 
 #include "metile/ir/builder.h"
+#include "metile/support/bits.h"
 
 namespace metile::ir {
 
 namespace {
-bool is_power_of_two(int64_t n) {
-  return n > 0 && (n & (n - 1)) == 0;
-}
-
 std::string shape_str(const std::vector<int64_t>& shape) {
   std::string r = "[";
   for (size_t i = 0; i < shape.size(); ++i) r += (i ? ", " : "") + std::to_string(shape[i]);

@@ -1,14 +1,11 @@
 // Tile IR's own rules: tile shapes, the tile construction ops, layout conversions, tensor
 // descriptors, threadgroup allocations and reductions.
 #include "metile/ir/verifier.h"
+#include "metile/support/bits.h"
 
 namespace metile::ir::verifier_detail {
 
 namespace {
-
-bool is_power_of_two(int64_t n) {
-  return n > 0 && (n & (n - 1)) == 0;
-}
 
 std::string dims_text(const std::vector<int64_t>& shape) {
   std::string r = "[";

@@ -8,18 +8,13 @@
 #include <functional>
 
 #include "metile/lower/lowering_steps.h"
+#include "metile/support/bits.h"
 
 namespace metile::lower {
 
 namespace {
 
 using IndexMap = std::function<int64_t(int64_t)>;
-
-int log2_exact(int64_t n) {
-  int bits = 0;
-  while ((int64_t{1} << bits) < n) ++bits;
-  return bits;
-}
 
 // For each destination slot, the source slot holding its element in the same thread or, with
 // `same_group`, in a thread of the same SIMD group; empty when some element lives farther away

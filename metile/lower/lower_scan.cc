@@ -10,16 +10,11 @@
 // publishes its totals at their logical indices, a barrier, each loads its partner's, a
 // barrier releases). sum and prod are commutative, so only which values combine matters.
 #include "metile/lower/lowering_steps.h"
+#include "metile/support/bits.h"
 
 namespace metile::lower {
 
 namespace {
-
-int log2_exact(int64_t n) {
-  int bits = 0;
-  while ((int64_t{1} << bits) < n) ++bits;
-  return bits;
-}
 
 class Scan {
  public:

@@ -10,16 +10,11 @@
 #include <map>
 
 #include "metile/lower/lowering_steps.h"
+#include "metile/support/bits.h"
 
 namespace metile::lower {
 
 namespace {
-
-int log2_exact(int64_t n) {
-  int bits = 0;
-  while ((int64_t{1} << bits) < n) ++bits;
-  return bits;
-}
 
 class Transpose {
  public:

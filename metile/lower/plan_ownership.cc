@@ -1,4 +1,5 @@
 #include "metile/lower/plan_ownership.h"
+#include "metile/support/bits.h"
 
 #include <set>
 
@@ -15,12 +16,6 @@ const std::set<ir::OpKind> kThreadOps = {ir::OpKind::ThreadId,       ir::OpKind:
                                          ir::OpKind::SimdShuffleXor, ir::OpKind::SimdShuffleDown,
                                          ir::OpKind::SimdBroadcast,  ir::OpKind::SimdSum,
                                          ir::OpKind::SimdMax,        ir::OpKind::SimdMin};
-
-int log2_exact(int64_t n) {
-  int bits = 0;
-  while ((int64_t{1} << bits) < n) ++bits;
-  return bits;
-}
 
 // The first reason the kernel must keep striped ownership, or "" when it need not.
 std::string striped_because(const ir::Kernel& k) {

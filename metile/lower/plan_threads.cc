@@ -4,6 +4,7 @@
 #include <set>
 
 #include "metile/lower/plan_ownership.h"
+#include "metile/support/bits.h"
 #include "metile/support/errors.h"
 
 namespace metile::lower {
@@ -16,10 +17,6 @@ constexpr int64_t kElementsPerThread = 4;
 // Below the hardware maximum on purpose: smaller threadgroups leave room for several
 // threadgroups per core.
 constexpr int64_t kDefaultThreadCeiling = 256;
-
-bool is_power_of_two(int64_t n) {
-  return n > 0 && (n & (n - 1)) == 0;
-}
 
 int64_t largest_tile(const ir::Kernel& k) {
   int64_t largest = 0;
