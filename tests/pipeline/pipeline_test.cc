@@ -8,6 +8,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "expected_pipeline.h"
 #include "metile/ir/parser.h"
 #include "metile/ir/printer.h"
 #include "metile/kernels/kernels.h"
@@ -114,26 +115,7 @@ TEST(ExecutionReport, SoftmaxRecordsGeometryAllocationsPassesAndLoops) {
   }
   std::vector<std::string> passes;
   for (const auto& p : j["passes"]) passes.push_back(p["name"]);
-  const std::vector<std::string> expected = {"verify",
-                                             "apply_math_mode",
-                                             "canonicalize",
-                                             "expand_tensor_access",
-                                             "cse",
-                                             "dce",
-                                             "eliminate_redundant_conversions",
-                                             "check_ownership",
-                                             "plan_threads",
-                                             "check_resources",
-                                             "lower_to_metal",
-                                             "verify_scratch",
-                                             "canonicalize",
-                                             "cse",
-                                             "group_vector_accesses",
-                                             "cse",
-                                             "dce",
-                                             "verify_vector_accesses",
-                                             "emit_msl"};
-  EXPECT_EQ(passes, expected);
+  EXPECT_EQ(passes, kPipelineSteps);
   EXPECT_EQ(j["source_bytes"], static_cast<int64_t>(r.emitted.source.size()));
 }
 

@@ -1,0 +1,30 @@
+// The steps compile_to_source runs for an MSL target, in its order: one list for every test
+// that checks the order, so a new pipeline step changes one line here.
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace metile {
+
+inline const std::vector<std::string> kPipelineSteps = {"verify",
+                                                        "apply_math_mode",
+                                                        "canonicalize",
+                                                        "expand_tensor_access",
+                                                        "cse",
+                                                        "dce",
+                                                        "eliminate_redundant_conversions",
+                                                        "check_ownership",
+                                                        "plan_threads",
+                                                        "check_resources",
+                                                        "lower_to_metal",
+                                                        "verify_scratch",
+                                                        "canonicalize",
+                                                        "cse",
+                                                        "group_vector_accesses",
+                                                        "cse",
+                                                        "dce",
+                                                        "verify_vector_accesses",
+                                                        "emit_msl"};
+
+}  // namespace metile
