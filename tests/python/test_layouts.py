@@ -121,16 +121,8 @@ def test_bit_orders_are_integers():
 
 
 # ---- in kernels -------------------------------------------------------------------------
-@metile.kernel
-def transpose8(source, destination, batches, OUTPUT_LAYOUT: metile.constexpr):
-    inputs = metile.tensor(source, shape=(batches, 8, 8), access="read")
-    outputs = metile.tensor(destination, shape=(batches, 8, 8), access="write")
-    batch = metile.program_id(0)
-    positions = metile.arange(0, 64)
-    values = inputs.load((batch, positions // 8, positions % 8))
-    converted = metile.convert_layout(values, OUTPUT_LAYOUT)
-    owned = metile.arange(0, 64, layout=OUTPUT_LAYOUT)
-    outputs.store((batch, owned % 8, owned // 8), converted)
+# The seed's transpose8, as written there (test_layout_lowering runs it end to end).
+from test_layout_lowering import transpose8  # noqa: E402
 
 
 def test_the_seed_transpose_traces_with_its_layout():
