@@ -85,6 +85,7 @@ TEST_F(Replay, AVectorWidthOfOneIsRecordedAndReplayedWithIt) {
   // Grouping off changes the source of vector add; a replay without the option would differ.
   ::setenv("METILE_REPLAY_DIR", dir_.c_str(), 1);
   PipelineOptions options;
+  options.math = MathMode::Strict;  // as SetUp's compile: only the vector width differs
   options.vector_width = 1;
   const std::string scalar =
       compile_to_source(kernels::vector_add(ir::DType::f32), options).emitted.source;
