@@ -12,6 +12,7 @@ from dataclasses import dataclass
 
 from . import _core, disk_cache, loops, source_rewrite
 from .buffer import describe
+from .captured import CapturedValues
 from .errors import CompilationError, NotSupportedError, user_error
 from .frames import user_location
 from .schedule import Schedule
@@ -104,60 +105,6 @@ def _threads_of_warps(name, num_warps):
     return num_warps * SIMD_WIDTH
 
 
-def _simple_value(value):
-    """Whether a captured global is a plain value whose change the kernel must notice."""
-    if isinstance(value, (bool, int, float, str, bytes, type(None))):
-        return True
-    return isinstance(value, tuple) and all(_simple_value(v) for v in value)
-
-
-def _code_names(code):
-    names = set(code.co_names)
-    for const in code.co_consts:
-        if inspect.iscode(const):
-            names |= _code_names(const)
-    return names
-
-
-def _current_value(fn, name):
-    """The value ``name`` has for ``fn`` now: its closure cell, else its global."""
-    for free, cell in zip(fn.__code__.co_freevars, fn.__closure__ or ()):
-        if free == name:
-            try:
-                return cell.cell_contents
-            except ValueError:  # an empty cell
-                return _MISSING
-    return fn.__globals__.get(name, _MISSING)
-
-
-def _captured_values(fn):
-    """{name: value} of the plain globals and closure variables ``fn`` reads."""
-    names = _code_names(fn.__code__) | set(fn.__code__.co_freevars)
-    values = {name: _current_value(fn, name) for name in sorted(names)}
-    return {name: v for name, v in values.items() if v is not _MISSING and _simple_value(v)}
-
-
-def _value_readers(fn, names):
-    """(name, read) per name: read() is _current_value(fn, name), with the closure cell or
-    the globals dict found once rather than on every launch (both are fixed for fn)."""
-    cells = dict(zip(fn.__code__.co_freevars, fn.__closure__ or ()))
-    readers = []
-    for name in names:
-        cell = cells.get(name)
-        if cell is None:
-            readers.append((name, functools.partial(fn.__globals__.get, name, _MISSING)))
-            continue
-
-        def read(cell=cell):
-            try:
-                return cell.cell_contents
-            except ValueError:  # an empty cell
-                return _MISSING
-
-        readers.append((name, read))
-    return readers
-
-
 class KernelFunction:
     """A kernel: launch it with ``kernel[grid](*args, **constexprs_and_options)``. Called
     from another kernel while it is traced, it runs inline as a helper (like a Triton
@@ -173,8 +120,7 @@ class KernelFunction:
             num_threads = _threads_of_warps(fn.__name__, num_warps)
         self.num_threads = num_threads
         self.name = fn.__name__
-        self._captured = None  # the plain globals' values when first traced
-        self._captured_readers = ()  # (name, read its value now, its value then)
+        self._captured = None  # CapturedValues, recorded when first compiled
         self.params = []
         for p in inspect.signature(fn).parameters.values():
             if p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD):
@@ -311,22 +257,11 @@ class KernelFunction:
     # ---- specialisations ------------------------------------------------------------------
     def _check_captured(self):
         """Raises when a plain global or closure value the kernel read has changed since
-        it was first compiled (as Triton does), instead of using the old value."""
+        it was first compiled (captured.py)."""
         if self._captured is None:
-            self._captured = _captured_values(self.fn)
-            self._captured_readers = [(name, read, self._captured[name]) for name, read in
-                                      _value_readers(self.fn, self._captured)]
-            return
-        for name, read, before in self._captured_readers:
-            now = read()
-            if now is before or (type(now) is type(before) and now == before):
-                continue
-            now = "nothing (deleted)" if now is _MISSING else repr(now)
-            raise user_error(
-                f"{self.name}: the global '{name}' changed from {before!r} to {now} since the "
-                "kernel was compiled; a kernel reads its globals once, when it is traced. Pass "
-                "the value as an argument (a constexpr for a compile-time constant), or define "
-                "a new kernel", (self.fn.__code__.co_filename, self.fn.__code__.co_firstlineno))
+            self._captured = CapturedValues(self.fn)
+        else:
+            self._captured.check(self.name)
 
     def _traced_ir(self, signature, values):
         """The Tile IR for a signature: already traced, from the disk cache, or traced now."""
