@@ -1,4 +1,4 @@
-// METILE_DEBUG=tile_ir|metal_ir|msl|cuda|schedule|all (comma-separated): writes the IR after
+// METILE_DEBUG=tile_ir|metal_ir|msl|cuda|schedule|tune|all (comma-separated): writes the IR after
 // each named pipeline step under debug_output/<kernel>/ (DESIGN.md, "Pipeline").
 #pragma once
 
@@ -6,7 +6,7 @@
 
 namespace metile {
 
-enum class DumpKind { TileIR, MetalIR, MSL, CUDA, Schedule };
+enum class DumpKind { TileIR, MetalIR, MSL, CUDA, Schedule, Tune };
 
 class DebugDump {
  public:
