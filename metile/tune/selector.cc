@@ -247,7 +247,7 @@ std::string decision_json(const std::vector<Entrant>& entrants, const Decision& 
               {"verdict", verdict_name(e.verdict)},
               {"provisional_median_s", seconds(d.provisional.at(i))}};
     if (!e.detail.empty()) c["detail"] = e.detail;
-    if (i > 0 && e.verdict != Verdict::CompileFailed && e.verdict != Verdict::Unsupported)
+    if (e.gated)
       c["gate"] = {{"passed", e.gate.passed},
                    {"error", std::isfinite(e.gate.error) ? json(e.gate.error) : json("inf")},
                    {"tolerance", e.gate.tolerance},

@@ -43,7 +43,8 @@ struct Entrant {
   std::string name;
   Verdict verdict = Verdict::Ready;
   std::string detail;  // the compile or unsupported message
-  GateResult gate;     // the gate's result (passed with error 0 when there was none)
+  bool gated = false;  // whether the gate ran (autotuned configurations are not gated)
+  GateResult gate;     // its result
 };
 
 // Runs entrant `i` once, synchronised, and returns its seconds.

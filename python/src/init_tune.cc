@@ -24,9 +24,9 @@ namespace metile::python {
 
 namespace {
 using Values = nb::ndarray<const double, nb::ndim<1>, nb::c_contig, nb::device::cpu>;
-// name, verdict, detail, gate passed, gate error, gate tolerance, gate reason
+// name, verdict, detail, gated, gate passed, gate error, gate tolerance, gate reason
 using EntrantTuple =
-    std::tuple<std::string, std::string, std::string, bool, double, double, std::string>;
+    std::tuple<std::string, std::string, std::string, bool, bool, double, double, std::string>;
 
 tune::Verdict verdict_from_name(const std::string& name) {
   for (tune::Verdict v : {tune::Verdict::Ready, tune::Verdict::GateFailed,
@@ -71,11 +71,12 @@ void init_tune(nb::module_& m) {
       [](const std::vector<EntrantTuple>& rows, const std::function<double(size_t)>& timer,
          const std::string& boundary, double headroom, int warmup, int samples, size_t finalists) {
         std::vector<tune::Entrant> entrants;
-        for (const auto& [name, verdict, detail, passed, error, tolerance, reason] : rows) {
+        for (const auto& [name, verdict, detail, gated, passed, error, tolerance, reason] : rows) {
           tune::Entrant e;
           e.name = name;
           e.verdict = verdict_from_name(verdict);
           e.detail = detail;
+          e.gated = gated;
           e.gate = {passed, error, tolerance, reason};
           entrants.push_back(std::move(e));
         }
@@ -94,8 +95,9 @@ void init_tune(nb::module_& m) {
         return std::make_tuple(d.winner, tune::decision_json(entrants, d, options));
       },
       "entrants"_a, "timer"_a, "boundary"_a, "headroom"_a, "warmup"_a, "samples"_a, "finalists"_a,
-      "Runs the selector (metile/tune/selector.h): entrants are (name, verdict, detail, gate "
-      "passed, gate error, gate tolerance, gate reason), the first the reference; timer(i) runs "
+      "Runs the selector (metile/tune/selector.h): entrants are (name, verdict, detail, "
+      "gated, gate passed, gate error, gate tolerance, gate reason), the first the reference; "
+      "timer(i) runs "
       "entrant i once, synchronised, and returns seconds. The headroom is the boundary's "
       "('primitive', 'graph', 'quantized_mlp'), or `headroom` when boundary is ''. Returns "
       "(the winner's index, the decision's JSON report).");

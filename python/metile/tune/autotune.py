@@ -200,7 +200,7 @@ class Autotuner:
                 return float(self._timer(survivors[i], dispatches[i]))
             return dispatches[i].time() / 1e3
 
-        rows = [(repr(c), "ready", "", True, 0.0, 0.0, "") for c in survivors]
+        rows = [(repr(c), "ready", "", False, True, 0.0, 0.0, "") for c in survivors]
         index, selector_json = _core.select(rows, timer, "", 0.0, self._warmup, self._samples,
                                             2)
         selection = json.loads(selector_json)

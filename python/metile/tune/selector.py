@@ -154,28 +154,28 @@ class Selected:
         self.stats.decisions += 1
         native_result = self.native(*args)
         native_outputs = [host_values(v) for v in _outputs(native_result)]
-        rows = [(NATIVE, "ready", "", True, 0.0, 0.0, "")]
+        rows = [(NATIVE, "ready", "", False, True, 0.0, 0.0, "")]
         results, gates = [native_result], {}
         for c in self.candidates:
             try:
                 result = c.fn(*args)
             except NotSupportedError as e:
-                rows.append((c.name, "unsupported", str(e), True, 0.0, 0.0, ""))
+                rows.append((c.name, "unsupported", str(e), False, True, 0.0, 0.0, ""))
                 results.append(None)
                 continue
             except CompilationError as e:
-                rows.append((c.name, "compile_failed", str(e), True, 0.0, 0.0, ""))
+                rows.append((c.name, "compile_failed", str(e), False, True, 0.0, 0.0, ""))
                 results.append(None)
                 continue
             except KernelFaultError as e:
-                rows.append((c.name, "gate_failed", "", False, float("inf"), 0.0,
+                rows.append((c.name, "gate_failed", "", True, False, float("inf"), 0.0,
                              f"it faulted: {e}"))
                 results.append(None)
                 continue
             self.stats.gates += 1
             passed, error, tolerance, reason, records = _gate(native_outputs, result)
             gates[c.name] = records
-            rows.append((c.name, "ready" if passed else "gate_failed", "", passed, error,
+            rows.append((c.name, "ready" if passed else "gate_failed", "", True, passed, error,
                          tolerance, reason))
             results.append(result)
         fns = [self.native] + [c.fn for c in self.candidates]
