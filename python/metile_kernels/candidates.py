@@ -11,6 +11,7 @@ import metile
 
 from .rmsnorm import add_rms_norm_rows, rms_norm_rows
 from .softmax import softmax_rows
+from .vector_add import vector_add as vector_add_kernel
 
 
 def _empty_like(x):
@@ -65,3 +66,17 @@ def softmax(block):
         return y
 
     return metile.tune.Candidate(run, f"softmax_rows[BLOCK={block}]")
+
+
+def vector_add(block):
+    """x + y, elementwise."""
+
+    def run(x, y):
+        out = _empty_like(x)
+        n = 1
+        for extent in x.shape:
+            n *= extent
+        vector_add_kernel[(metile.cdiv(n, block),)](x, y, out, n, BLOCK=block)
+        return out
+
+    return metile.tune.Candidate(run, f"vector_add[BLOCK={block}]")
