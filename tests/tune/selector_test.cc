@@ -107,6 +107,7 @@ TEST(Selector, SplitRoundsAreInconclusiveAndKeepTheNativeOperation) {
 TEST(Selector, FailedCandidatesKeepTheNativeOperationAndSaySo) {
   std::vector<Entrant> entrants = ready(3);
   entrants[1].verdict = Verdict::GateFailed;
+  entrants[1].gated = true;
   entrants[1].gate = gate_output(std::vector<double>{1.0}, std::vector<double>{1.5}, "f32");
   entrants[2].verdict = Verdict::CompileFailed;
   entrants[2].detail = "BLOCK = 3 is not a power of two";

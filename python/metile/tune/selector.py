@@ -100,19 +100,19 @@ class Selected:
         self._timer = timer
         self._options = (int(warmup), int(samples), int(finalists))
         self._persist = persist
-        self._environment = None
+        self._constant = None  # the key's fields that do not depend on the arguments
         self._decided = {}  # entry -> (winner index, report)
         self._last = None
         self.stats = SelectStats()
 
     def _fields(self, args):
-        if self._environment is None:
-            self._environment = keys.environment()
-        entrants = [[NATIVE, keys.fingerprint(self.native)]]
-        entrants += [[c.name, keys.fingerprint(c.fn)] for c in self.candidates]
-        return {"family": self.family, "boundary": self.boundary,
-                "environment": self._environment, "arguments": [describe(a) for a in args],
-                "entrants": entrants, "policy": self.policy, "tolerances": keys.tolerances()}
+        if self._constant is None:  # once: a function's source is read when first called
+            entrants = [[NATIVE, keys.fingerprint(self.native)]]
+            entrants += [[c.name, keys.fingerprint(c.fn)] for c in self.candidates]
+            self._constant = {"family": self.family, "boundary": self.boundary,
+                              "environment": keys.environment(), "entrants": entrants,
+                              "policy": self.policy, "tolerances": keys.tolerances()}
+        return dict(self._constant, arguments=[describe(a) for a in args])
 
     def __call__(self, *args):
         fields = self._fields(args)
