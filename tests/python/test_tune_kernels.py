@@ -95,3 +95,25 @@ def test_a_slower_kernel_keeps_mlx_as_a_native_decision(rng):
         "native kept: no candidate has the 5% headroom in the provisional round: the fastest "
         "candidate rms_norm_rows[BLOCK=128] took 3e+04 ms against native 1000 ms (0.0333x)")
     assert isinstance(selected(*args), mx.array)
+
+
+def test_an_autotuned_kernel_is_one_candidate_whose_best_config_meets_the_native_op(rng):
+    from metile_kernels.rmsnorm import rms_norm_rows
+
+    config_seconds = {64: 2.0, 128: 1.0}
+    tuned = metile.autotune([metile.Config({"BLOCK": b}) for b in config_seconds], key=["n_cols"],
+                            timer=lambda config, d: config_seconds[config.kwargs["BLOCK"]],
+                            samples=1)(rms_norm_rows)
+
+    def autotuned(x, w):
+        y = np.empty_like(x)
+        tuned[(x.shape[0],)](x, w, y, x.shape[1], x.shape[1], EPS)
+        return y
+
+    args = arguments(2, np.float32, rng)
+    times = {"native": 2.0, "autotuned": 1.0}
+    selected = metile.select(native=numpy_rms_norm, candidates=[autotuned], family="rms_norm",
+                             timer=lambda name, fn, a: times[name], example_args=args)
+    assert repr(tuned.best_config) == "BLOCK: 128"
+    assert selected.report["decision"] == "generated"
+    assert selected.report["gate"]["autotuned"][0]["passed"]
