@@ -131,10 +131,9 @@ class Selected:
             else:
                 result, decided = self._decide(args, fields, entry, persistable)
                 self._decided[entry] = decided
-                self._last = decided[1]
+                self._last = (decided[1], "measured")
                 return result
-        self._last = dict(decided[1], source="memory") if decided[1]["source"] != "disk" else \
-            decided[1]
+        self._last = (decided[1], "disk" if decided[1]["source"] == "disk" else "memory")
         winner = decided[0]
         if winner == 0:
             self.stats.native_calls += 1
@@ -205,7 +204,10 @@ class Selected:
     @property
     def report(self):
         """The decision behind the latest call (a dict), or None before the first call."""
-        return self._last
+        if self._last is None:
+            return None
+        decision, source = self._last
+        return dict(decision, source=source)
 
     def explain(self):
         """The decision behind the latest call as formatted JSON: the candidates and their
@@ -215,7 +217,7 @@ class Selected:
             return json.dumps({"family": self.family, "decision": None,
                                "reason": "not called yet: a decision is made on the first call "
                                          "(or for example_args)"}, indent=2)
-        return json.dumps(self._last, indent=2)
+        return json.dumps(self.report, indent=2)
 
 
 def select(native, candidates, example_args=None, *, family, boundary="primitive", policy=None,

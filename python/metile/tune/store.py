@@ -46,7 +46,8 @@ def load(fields):
             record = json.loads(text)
         except ValueError:
             record = None
-    if not isinstance(record, dict) or record.get("key") != fields or "winner" not in record:
+    if not isinstance(record, dict) or record.get("key") != fields or not isinstance(
+            record.get("winner"), str) or not isinstance(record.get("report"), dict):
         try:
             os.remove(path)
         except OSError:
