@@ -4,6 +4,7 @@ winner directly (counted), persistence across processes, concurrent writers, a c
 a changed source fingerprint, another dtype, clearing, METILE_DEBUG=tune."""
 
 import json
+import multiprocessing
 import os
 import subprocess
 import sys
@@ -292,26 +293,30 @@ def test_decisions_persist_across_processes_until_the_source_changes(tmp_path, t
     assert len(os.listdir(tune_cache)) == 2
 
 
-WRITER = """
-import sys
-from metile.tune import store
-fields = {"family": "concurrent"}
-for i in range(200):
-    assert store.save(fields, {"winner": "native", "report": {"writer": sys.argv[1]}})
-    record = store.load(fields)
-    assert record is not None and record["winner"] == "native", record
-"""
+def write_and_read(writer, cache, start):
+    """One of the concurrent writers: once all are ready, stores and reads back the same key
+    again and again."""
+    os.environ["METILE_TUNE_CACHE"] = cache
+    fields = {"family": "concurrent"}
+    start.wait()
+    for _ in range(500):
+        assert store.save(fields, {"winner": "native", "report": {"writer": writer}})
+        record = store.load(fields)
+        assert record is not None and record["winner"] == "native", record
 
 
 def test_concurrent_writers_never_leave_a_damaged_entry(tune_cache):
-    env = dict(os.environ, METILE_TUNE_CACHE=str(tune_cache))
-    writers = [subprocess.Popen([sys.executable, "-c", WRITER, str(i)], env=env,
-                                stderr=subprocess.PIPE, text=True) for i in range(3)]
+    context = multiprocessing.get_context("spawn")
+    start = context.Barrier(3)
+    writers = [context.Process(target=write_and_read, args=(i, str(tune_cache), start))
+               for i in range(3)]
     for w in writers:
-        _, err = w.communicate(timeout=120)
-        assert w.returncode == 0, err
+        w.start()
+    for w in writers:
+        w.join(timeout=120)
+    assert [w.exitcode for w in writers] == [0, 0, 0]
     assert [n for n in os.listdir(tune_cache) if n.endswith(".tmp")] == []
-    assert store.load({"family": "concurrent"})["report"]["writer"] in "012"
+    assert store.load({"family": "concurrent"})["report"]["writer"] in (0, 1, 2)
 
 
 def test_metile_debug_tune_prints_and_saves_the_decision(tmp_path, monkeypatch, capsys):
