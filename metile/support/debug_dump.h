@@ -6,6 +6,8 @@
 
 namespace metile {
 
+// Tune: the guarded runtime's decisions, which python/metile/tune/report.py writes; known here
+// so that METILE_DEBUG=tune is a valid value for the compiler too.
 enum class DumpKind { TileIR, MetalIR, MSL, CUDA, Schedule, Tune };
 
 class DebugDump {
