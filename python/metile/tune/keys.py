@@ -5,6 +5,7 @@ candidate family and boundary and the gate's tolerances. A decision is reused on
 equal fields, so a winner for another dtype or numerical policy never is."""
 
 import functools
+import os
 import sys
 import types
 
@@ -14,13 +15,20 @@ from .. import _core, disk_cache
 from .arrays import describe
 
 
+# Settings that change what a measurement measures: the host target's compiler, its flags, its
+# worker threads and race checking; MLX's TF32 policy (seed 002).
+_RELEVANT_ENVIRONMENT = ("METILE_HOST_CXX", "METILE_HOST_CXXFLAGS", "METILE_HOST_THREADS",
+                         "METILE_HOST_RACECHECK", "MLX_ENABLE_TF32")
+
+
 def _version(module_name):
     module = sys.modules.get(module_name)
     return getattr(module, "__version__", None) if module is not None else None
 
 
 def environment():
-    """The device and the versions a measurement depends on (frameworks already imported)."""
+    """The device, the versions (of frameworks already imported) and the settings a
+    measurement depends on."""
     from .. import __version__, device
 
     fields = {"metile": __version__, "compiler": disk_cache._core_stamp(), "device": device(),
@@ -29,6 +37,7 @@ def environment():
         version = _version(name)
         if version is not None:
             fields[name] = version
+    fields["settings"] = {k: os.environ[k] for k in _RELEVANT_ENVIRONMENT if k in os.environ}
     torch = sys.modules.get("torch")
     if torch is not None and torch.cuda.is_available():
         fields["cuda_device"] = torch.cuda.get_device_name()
