@@ -3,8 +3,8 @@
 ``kernel[grid](*args)`` measures every configuration when the tuning key (the values of the
 `key` arguments and the dtypes of the buffers) is new in this process and no stored decision
 matches; later launches with that key use the winner. Configurations are canonicalised under
-the declared symmetries first (symmetry.py), those that fail to compile are reported on
-stderr and pruned, and the survivors enter the selector's tournament (metile/tune/selector.h)
+the declared symmetries first (symmetry.py), those that fail to compile or to launch
+(OutOfResources) are reported on stderr and pruned, and the survivors enter the selector's tournament (metile/tune/selector.h)
 with no headroom: the first surviving configuration is the reference, and a faster one must
 win two interleaved rounds to replace it. Progress is shown on stderr when tuning takes longer
 than a second.
@@ -181,12 +181,15 @@ class Autotuner:
                 raise ValueError(f"metile.autotune: {self.name}: {', '.join(clash)} is set by "
                                  f"the configurations and by the launch; pass it in one place")
             try:
-                dispatches.append(self.kernel[grid].prepare(*args, **kwargs, **options))
-                survivors.append(config)
-            except CompilationError as e:
+                dispatch = self.kernel[grid].prepare(*args, **kwargs, **options)
+                dispatch.time()  # a first launch: limits checked at launch prune it too
+            except CompilationError as e:  # OutOfResources included
                 pruned.append({"config": repr(config), "error": str(e)})
                 print(f"metile.autotune: {self.name}: config {config!r} pruned: it failed to "
                       f"compile: {e}", file=sys.stderr)
+                continue
+            dispatches.append(dispatch)
+            survivors.append(config)
         if not survivors:
             raise CompilationError(f"metile.autotune: {self.name}: every configuration failed "
                                    "to compile: " + "; ".join(
