@@ -4,10 +4,10 @@
 `key` arguments and the dtypes of the buffers) is new in this process and no stored decision
 matches; later launches with that key use the winner. Configurations are canonicalised under
 the declared symmetries first (symmetry.py), those that fail to compile or to launch
-(OutOfResources) are reported on stderr and pruned, and the survivors enter the selector's tournament (metile/tune/selector.h)
-with no headroom: the first surviving configuration is the reference, and a faster one must
-win two interleaved rounds to replace it. Progress is shown on stderr when tuning takes longer
-than a second.
+(OutOfResources) are reported on stderr and pruned, and the survivors enter the selector's
+tournament (metile/tune/selector.h) with no headroom: the first surviving configuration is the
+reference, and a faster one must win two interleaved rounds to replace it. Progress is shown
+on stderr when tuning takes longer than a second.
 """
 
 import json
