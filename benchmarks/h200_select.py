@@ -114,6 +114,26 @@ def machine(device):
     return info
 
 
+def summary(report):
+    """One line per case: the decision, the native and the fastest candidate's provisional
+    medians, and their ratio (native time over candidate time: above 1, the kernel is faster)."""
+    lines = [f"{'case':<36} {'decision':<10} {'native ms':>10} {'best ms':>10} {'ratio':>7}  "
+             "best candidate"]
+    for case in report["cases"]:
+        name = f"{case['family']} {case['shape_name']} {case['dtype']}"
+        entrants = case.get("report", {}).get("selector", {}).get("candidates", [])
+        timed = [e for e in entrants if e["provisional_median_s"] is not None]
+        if len(timed) < 2:
+            lines.append(f"{name:<36} {case['decision']:<10} {case['reason'][:80]}")
+            continue
+        native = timed[0]["provisional_median_s"]
+        best = min(timed[1:], key=lambda e: e["provisional_median_s"])
+        lines.append(f"{name:<36} {case['decision']:<10} {native * 1e3:>10.4f} "
+                     f"{best['provisional_median_s'] * 1e3:>10.4f} "
+                     f"{native / best['provisional_median_s']:>7.3f}  {best['name']}")
+    return "\n".join(lines)
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--device", choices=("cuda", "host"), default="cuda")
@@ -170,7 +190,7 @@ def main():
     os.makedirs(os.path.dirname(os.path.abspath(out)), exist_ok=True)
     with open(out, "w") as f:
         json.dump(report, f, indent=1)
-    print(f"raw figures: {out} ({report['elapsed_s']:.0f} s)")
+    print(f"raw figures: {out} ({report['elapsed_s']:.0f} s)\n\n{summary(report)}")
 
 
 if __name__ == "__main__":
