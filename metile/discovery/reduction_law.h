@@ -37,7 +37,9 @@ enum class Domain : uint8_t {
   FiniteOrNegInf,  // finite reals and -inf (masked scores); every list holds a finite one
   Extended,        // finite reals, -inf and +inf
 };
-std::string_view domain_name(Domain d);  // "finite", "finite or -inf", "extended"
+std::string_view domain_name(Domain d);  // "finite", "finite_or_neg_inf", "extended"
+// Throws UserError naming the accepted names.
+Domain parse_domain(std::string_view name);
 
 struct ElementComponent {
   std::string name;
