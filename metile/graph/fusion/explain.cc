@@ -64,13 +64,14 @@ Json discovery_json(const FusionPlan& plan) {
 std::string FusionPlan::explain() const {
   Json report;
   report["target"] = target;
-  report["summary"] = {
-      {"ops", op_labels.size()},
-      {"kernels", regions.size()},
-      {"fused_regions", std::count_if(regions.begin(), regions.end(),
-                                      [](const FusedRegion& r) { return r.candidate >= 0; })},
-      {"launches_saved", launches_saved()},
-      {"bytes_saved", bytes_saved()}};
+  report["summary"] = {{"ops", op_labels.size()},
+                       {"kernels", regions.size()},
+                       {"fused_regions", std::count_if(regions.begin(), regions.end(),
+                                                       [](const FusedRegion& r) {
+                                                         return r.candidate >= 0 || r.rewrite >= 0;
+                                                       })},
+                       {"launches_saved", launches_saved()},
+                       {"bytes_saved", bytes_saved()}};
   Json& region_list = report["regions"] = Json::array();
   for (const FusedRegion& r : regions) {
     region_list.push_back({{"id", r.id},
