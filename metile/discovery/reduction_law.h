@@ -116,7 +116,8 @@ struct Verification {
   bool verified() const { return certificate.has_value(); }
 };
 
-// Checks well-formedness (UserError when malformed), then every obligation in order.
+// Checks well-formedness (UserError when malformed), then every obligation in order. The
+// result is remembered per law (its text) and tolerance for the life of the process.
 Verification verify(const ReductionLaw& law, const Tolerance& tolerance = {});
 
 // The built-in laws; each verifies.

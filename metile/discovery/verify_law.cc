@@ -1,5 +1,7 @@
 // verify(law): every obligation symbolically when the normal forms decide it, otherwise on
 // the generated cases (law_cases.h).
+#include <map>
+#include <mutex>
 #include <sstream>
 
 #include "metile/discovery/law_cases.h"
@@ -295,10 +297,7 @@ class Checker {
   std::string failure_;
 };
 
-}  // namespace
-
-Verification verify(const ReductionLaw& law, const Tolerance& tolerance) {
-  law.check_well_formed();
+Verification verify_uncached(const ReductionLaw& law, const Tolerance& tolerance) {
   Checker checker(law, tolerance);
   Verification result;
   Certificate certificate{law.name, {}, tolerance};
@@ -309,6 +308,23 @@ Verification verify(const ReductionLaw& law, const Tolerance& tolerance) {
   }
   result.certificate = std::move(certificate);
   return result;
+}
+
+}  // namespace
+
+Verification verify(const ReductionLaw& law, const Tolerance& tolerance) {
+  law.check_well_formed();
+  // The cases take tens of milliseconds for a transcendental law; passes that verify the same
+  // law on every compile get the first answer.
+  static std::mutex mutex;
+  static std::map<std::string, Verification> cache;
+  std::ostringstream key;
+  key.precision(17);
+  key << law.str() << tolerance.rtol << " " << tolerance.atol;
+  std::lock_guard<std::mutex> lock(mutex);
+  auto it = cache.find(key.str());
+  if (it == cache.end()) it = cache.emplace(key.str(), verify_uncached(law, tolerance)).first;
+  return it->second;
 }
 
 }  // namespace metile::discovery

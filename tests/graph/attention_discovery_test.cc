@@ -87,6 +87,17 @@ TEST(AttentionDiscovery, RewritesTheChainUnderTheWeightedSoftmaxCertificate) {
   }
 }
 
+TEST(AttentionDiscovery, APlannedGraphPlansAgainUnchanged) {
+  Attention a;
+  a.causal = true;
+  FusionPlan first = plan_graph_fusion(a.build());
+  FusionPlan again = plan_graph_fusion(first.graph);
+  EXPECT_EQ(again.graph.str(), first.graph.str());
+  EXPECT_TRUE(again.rewrites.empty());
+  EXPECT_EQ(again.graph.certificates().size(), 1u);
+  EXPECT_EQ(again.regions.size(), 1u);
+}
+
 TEST(AttentionDiscovery, EscapingIntermediatesKeepTheGraph) {
   Attention a;
   a.probabilities_out = true;

@@ -1,7 +1,5 @@
 #include "metile/graph/discovery/discover_attention.h"
 
-#include <map>
-#include <mutex>
 #include <optional>
 
 #include "metile/discovery/symbolic.h"
@@ -99,17 +97,6 @@ std::optional<std::string> law_mismatch(const discovery::ReductionLaw& law, bool
   return std::nullopt;
 }
 
-// Verifying a law evaluates thousands of cases; a plan verifies each distinct law once.
-discovery::Verification verified(const discovery::ReductionLaw& law) {
-  static std::mutex mutex;
-  static std::map<std::string, discovery::Verification> cache;
-  std::string key = law.str();
-  std::lock_guard<std::mutex> lock(mutex);
-  auto it = cache.find(key);
-  if (it == cache.end()) it = cache.emplace(key, discovery::verify(law)).first;
-  return it->second;
-}
-
 std::vector<std::string> labels(const Graph& g, const std::vector<int>& ops) {
   std::vector<std::string> r;
   for (int o : ops) r.push_back(op_label(g, o));
@@ -145,7 +132,7 @@ DiscoveryResult discover_attention(const Graph& graph, const CostModel& cost,
     if (!why) why = law_mismatch(options.attention_law, causal);
     discovery::Verification proof;
     if (!why) {
-      proof = verified(options.attention_law);
+      proof = discovery::verify(options.attention_law);
       if (!proof.verified()) why = "failed obligation: " + proof.refutation->str();
     }
     if (!why)
