@@ -86,7 +86,7 @@ TEST(ReductionLaw, RejectsSubtractionAtItsIdentity) {
   law.merge = {v("a.s") - v("b.s")};
   Refutation r = refuted(law);
   EXPECT_EQ(r.obligation, Obligation::LeftIdentity);
-  EXPECT_EQ(r.counterexample, "a = (s=1): merge(identity, a) = (-1), a = (1)");
+  EXPECT_EQ(r.counterexample, "a = (s=1e-06): merge(identity, a) = (-1e-06), a = (1e-06)");
 }
 
 TEST(ReductionLaw, RejectsAWrongIdentity) {
