@@ -11,4 +11,5 @@ NB_MODULE(_core, m) {
   metile::python::init_runtime(m);
   metile::python::init_graph(m);
   metile::python::init_tune(m);
+  metile::python::init_discovery(m);
 }
