@@ -93,7 +93,10 @@ std::vector<std::string> obligations(const discovery::Certificate& c) {
 struct Plan {
   size_t first = 0, second = 0;
   bool per_element = false;           // tiles of running values, reduced after the loops
-  ValueId load = ir::kNoValue;        // the first loop's load of x
+  ValueId element = ir::kNoValue;     // what the first loop's maximum runs over: x or
+                                      // where(mask, x, c)
+  ValueId value = ir::kNoValue;       // x
+  ValueId mask = ir::kNoValue;        // the mask of where(mask, x, c), if any
   ValueId tile_max = ir::kNoValue;    // scalar accumulators: the first loop's max(x)
   ValueId next_max = ir::kNoValue;    // the first loop's m' = max(m, ...)
   ValueId max = ir::kNoValue;         // the first loop's carried m
@@ -258,17 +261,24 @@ class Merger {
     p.next_max = body1.ops.back().operands[0];
     p.max_result = first.results[0];
     p.per_element = k_.type(p.max).is_tile();
-    ValueId x = running->other;
+    // The elements the maximum runs over: x, or where(mask, x, c) for a constant c.
+    p.element = running->other;
     if (!p.per_element) {
-      const Op* r = def_of(x, OpKind::Reduce);
+      const Op* r = def_of(p.element, OpKind::Reduce);
       if (!r || r->str_attr("kind") != "max")
-        return reject("the first loop's running maximum is not of max(x) over a loaded tile");
-      x = r->operands[0];
+        return reject("the first loop's running maximum is not of max(x) over a tile");
+      p.element = r->operands[0];
     }
-    const Op* load = def_of(x, OpKind::Load);
-    if (!load || !defined_in(body1, x))
-      return reject("the first loop's running maximum is not taken over a load");
-    p.load = x;
+    p.value = p.element;
+    if (const Op* masked = def_of(p.element, OpKind::Select)) {
+      auto c = constant(masked->operands[2]);
+      if (c && !std::isnan(*c)) {
+        p.mask = masked->operands[0];
+        p.value = masked->operands[1];
+      }
+    }
+    if (!defined_in(body1, p.value))
+      return reject("the first loop's running maximum is not of values it computes");
 
     if (!p.per_element) p.tile_max = running->other;
 
@@ -284,6 +294,15 @@ class Merger {
         return reject("the second loop's sum is not of sum(exp(x - m))");
       term = r->operands[0];
     }
+    // where(mask, exp(x - m), 0) sums only the elements the maximum's mask keeps.
+    ValueId mask = ir::kNoValue;
+    if (const Op* masked = def_of(term, OpKind::Select)) {
+      auto zero = constant(masked->operands[2]);
+      if (zero && *zero == 0.0) {
+        mask = masked->operands[0];
+        term = masked->operands[1];
+      }
+    }
     const Op* exp = def_of(term, OpKind::Exp);
     const Op* sub = exp ? def_of(exp->operands[0], OpKind::Sub) : nullptr;
     const Op* splat = sub ? def_of(sub->operands[1], OpKind::Splat) : nullptr;
@@ -293,9 +312,13 @@ class Merger {
     p.maximum = splat->operands[0];
     if (!is_first_loops_maximum(p))
       return reject("the second loop's exp(x - m) does not subtract the first loop's maximum");
-    const ValueId x2 = sub->operands[0];
-    if (!def_of(x2, OpKind::Load) || !defined_in(body2, x2) || !same(x2, p.load))
+    if (!same(sub->operands[0], p.value))
       return reject("the loops load different data (the pointers, masks or other values differ)");
+    if ((mask == ir::kNoValue) != (p.mask == ir::kNoValue) ||
+        (mask != ir::kNoValue && !same(mask, p.mask)))
+      return reject(
+          "the loops mask the data differently (where(mask, x, c) in the maximum needs "
+          "where(mask, exp(x - m), 0) with the same mask in the sum)");
 
     if (writes_memory(first) || writes_memory(second))
       return reject("a loop writes memory, which the merged loop would reorder");
@@ -449,10 +472,15 @@ class Merger {
     return law.value(law_->merge[1]);
   }
 
-  // The lifts of a tile's elements: (x, lift_d(x)) per element.
-  ValueId lifted_sum(std::vector<Op>& out, const Plan& p, ValueId x) {
-    LawEmitter lift(*this, out, k_.type(x), p.exp_attrs, {{"x", x}});
-    return lift.value(law_->lift[1]);
+  // The d component of the lifts of the tile's elements; where a mask leaves an element out,
+  // the identity's d (the state (c, 0) of where(mask, x, c) then adds nothing).
+  ValueId lifted_sum(std::vector<Op>& out, const Plan& p) {
+    const Type type = k_.type(p.value);
+    LawEmitter lift(*this, out, type, p.exp_attrs, {{"x", p.value}});
+    const ValueId d = lift.value(law_->lift[1]);
+    if (p.mask == ir::kNoValue) return d;
+    const ValueId identity = constant_like(out, law_->identity[1].value(), type);
+    return emit(out, OpKind::Select, {p.mask, d, identity}, type);
   }
 
   // Where the original sum is NaN (an element equal to an infinite maximum: exp(inf - inf)),
@@ -476,7 +504,7 @@ class Merger {
     Op first = std::move(b.ops[p.first]);
     loc_ = p.loc;
     const Type state = k_.type(p.max);
-    const Type data = k_.type(p.load);
+    const Type data = k_.type(p.element);
 
     std::vector<Op> before;
     const ValueId sum_identity = constant_like(before, law_->identity[1].value(), state);
@@ -490,14 +518,14 @@ class Merger {
     std::vector<Op>& ops = body.ops;
     ValueId next_sum;
     if (p.per_element) {
-      next_sum = merged_sum(ops, p, p.max, sum, p.load, lifted_sum(ops, p, p.load), p.next_max);
+      next_sum = merged_sum(ops, p, p.max, sum, p.element, lifted_sum(ops, p), p.next_max);
     } else {
       // The tile's own state: its maximum (the first loop's), and its lanes' lifts merged at
       // that maximum, where states of one maximum merge by adding their sums.
       const ValueId tile_max = like(ops, p.tile_max, data);
       const ValueId zeros = constant_like(ops, law_->identity[1].value(), data);
       const ValueId lanes =
-          merged_sum(ops, p, p.load, lifted_sum(ops, p, p.load), tile_max, zeros, tile_max);
+          merged_sum(ops, p, p.element, lifted_sum(ops, p), tile_max, zeros, tile_max);
       const ValueId tile_sum =
           emit(ops, OpKind::Reduce, {lanes}, state, {{"kind", std::string("sum")}});
       next_sum = merged_sum(ops, p, p.max, sum, p.tile_max, tile_sum, p.next_max);

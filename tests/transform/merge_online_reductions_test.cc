@@ -46,7 +46,7 @@ int loops(const ir::Kernel& k) {
 }
 
 TEST(MergeOnlineReductions, BothFormsMergeUnderTheCertificate) {
-  for (const char* name : {"scalar_accumulators", "per_element_accumulators"}) {
+  for (const char* name : {"scalar_accumulators", "per_element_accumulators", "masked_elements"}) {
     SCOPED_TRACE(name);
     const OnlineReductionMerge done = merge(name);
     EXPECT_TRUE(done.result.changed);
@@ -72,6 +72,7 @@ TEST(MergeOnlineReductions, EachUnlicensedPairStaysWithItsReason) {
       {"other_term", "sums something other than exp(x - m)"},
       {"max_used_elsewhere", "sums something other than exp(x - m)"},
       {"different_data", "the loops load different data"},
+      {"mask_mismatch", "the loops mask the data differently"},
   };
   for (const auto& [name, reason] : cases) {
     SCOPED_TRACE(name);
@@ -109,9 +110,10 @@ TEST(MergeOnlineReductions, ALawOfAnotherComputationIsRefused) {
 
 // y[0] = m and y[64] = s of the lit kernels, run on one row x of n elements.
 std::pair<double, double> run(const ir::Kernel& k, const std::vector<double>& x) {
-  std::vector<test::HostBuffer> buffers = {{ir::DType::f32, x},
+  const ir::DType dtype = k.type(k.params[0].value).dtype;
+  std::vector<test::HostBuffer> buffers = {{dtype, x},
                                            {ir::DType::f32, std::vector<double>(65, 0.0)}};
-  for (double& v : buffers[0].data) v = test::round_to(ir::DType::f32, v);
+  for (double& v : buffers[0].data) v = test::round_to(dtype, v);
   if (buffers[0].data.empty()) buffers[0].data.push_back(0);  // nothing is read
   std::vector<test::Arg> args = {test::BufferArg{0}, test::BufferArg{1},
                                  static_cast<int64_t>(x.size())};
@@ -144,7 +146,7 @@ TEST(MergeOnlineReductions, TheMergedLoopComputesWhatTheTwoLoopsDid) {
   rows.push_back({-kInf});                         // a single -inf
   rows.push_back(std::vector<double>(70, -kInf));  // a row of only -inf
   rows.push_back({1.0, kInf, -2.0});               // +inf: the original sum is NaN
-  for (const char* name : {"scalar_accumulators", "per_element_accumulators"}) {
+  for (const char* name : {"scalar_accumulators", "per_element_accumulators", "masked_elements"}) {
     const ir::Kernel original = lit_input(name);
     const ir::Kernel merged = merge(name).result.kernel;
     for (const std::vector<double>& row : rows) {
