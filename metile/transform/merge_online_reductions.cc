@@ -59,10 +59,11 @@ std::optional<std::string> law_mismatch(const discovery::ReductionLaw& law) {
            reference;
   if (law.state != std::vector<std::string>{"m", "d"} || text(law.finalise) != state ||
       law.merge.size() != 2 || law.merge[0].str() != merged_max || law.lift.size() != 2 ||
-      law.lift[0].str() != "x" || law.identity.size() != 2)
+      law.lift[0].str() != "x" || law.identity.size() != 2 ||
+      law.identity[1].kind() != ExprKind::Const || law.identity[1].value() != 0.0)
     return "law '" + law.name +
            "' is not a state (m, d) finalised as itself, with m = " + merged_max +
-           " and x lifted to m";
+           ", x lifted to m and d starting at 0 as the loops' sum does";
   return std::nullopt;
 }
 
@@ -327,7 +328,8 @@ class Merger {
         return reject("the write at " + where(b.ops[between].loc) +
                       " between the loops may change the data the second loop reads");
     auto s0 = constant(second.operands[3]);
-    if (!s0 || *s0 != 0.0) return reject("the sum does not start at 0, the identity of a sum");
+    if (!s0 || *s0 != 0.0 || std::signbit(*s0))
+      return reject("the sum does not start at 0, the identity of a sum");
     auto m0 = constant(first.operands[3]);
     if (!m0 || std::isnan(*m0))
       return reject("the running maximum does not start at a constant (not NaN)");
@@ -495,6 +497,7 @@ class Merger {
     const ValueId infinite = emit(out, OpKind::Cmp, {magnitude, inf}, i1, {{"pred", "eq"}});
     const ValueId counted = emit(out, OpKind::Cmp, {sum, zero}, i1, {{"pred", "ne"}});
     const ValueId both = emit(out, OpKind::And, {infinite, counted}, i1);
+    // m - m is NaN exactly when m is infinite, the only case in which it is chosen.
     const ValueId nan = emit(out, OpKind::Sub, {maximum, maximum}, type);
     return emit(out, OpKind::Select, {both, nan, sum}, type, {}, result);
   }
