@@ -14,11 +14,18 @@ std::string_view domain_name(Domain d) {
     case Domain::Finite:
       return "finite";
     case Domain::FiniteOrNegInf:
-      return "finite or -inf";
+      return "finite_or_neg_inf";
     case Domain::Extended:
       return "extended";
   }
   throw InternalError("domain_name: unknown domain");
+}
+
+Domain parse_domain(std::string_view name) {
+  for (Domain d : {Domain::Finite, Domain::FiniteOrNegInf, Domain::Extended})
+    if (domain_name(d) == name) return d;
+  throw UserError("reduction law: unknown element domain '" + std::string(name) +
+                  "' (finite, finite_or_neg_inf, extended)");
 }
 
 std::string_view obligation_name(Obligation o) {

@@ -37,7 +37,9 @@ enum class Domain : uint8_t {
   FiniteOrNegInf,  // finite reals and -inf (masked scores); every list holds a finite one
   Extended,        // finite reals, -inf and +inf
 };
-std::string_view domain_name(Domain d);  // "finite", "finite or -inf", "extended"
+std::string_view domain_name(Domain d);  // "finite", "finite_or_neg_inf", "extended"
+// Throws UserError naming the accepted names.
+Domain parse_domain(std::string_view name);
 
 struct ElementComponent {
   std::string name;
@@ -114,7 +116,8 @@ struct Verification {
   bool verified() const { return certificate.has_value(); }
 };
 
-// Checks well-formedness (UserError when malformed), then every obligation in order.
+// Checks well-formedness (UserError when malformed), then every obligation in order. The
+// result is remembered per law (its text) and tolerance for the life of the process.
 Verification verify(const ReductionLaw& law, const Tolerance& tolerance = {});
 
 // The built-in laws; each verifies.

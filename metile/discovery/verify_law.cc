@@ -1,5 +1,9 @@
 // verify(law): every obligation symbolically when the normal forms decide it, otherwise on
 // the generated cases (law_cases.h).
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <mutex>
 #include <sstream>
 
 #include "metile/discovery/law_cases.h"
@@ -27,6 +31,13 @@ std::string number(double v) {
   return os.str();
 }
 
+// The largest |component|, NaN and infinities counting as infinite.
+double magnitude(const State& s) {
+  double m = 0;
+  for (double v : s) m = std::max(m, std::isnan(v) ? HUGE_VAL : std::abs(v));
+  return m;
+}
+
 class Checker {
  public:
   Checker(const ReductionLaw& law, const Tolerance& tolerance)
@@ -37,6 +48,10 @@ class Checker {
     size_t first_random = cases_.elements.size() * (cases_.elements.size() + 1);
     for (size_t i = 0; i < kPoolLists && first_random + i < cases_.lists.size(); ++i)
       pool_.push_back(fold(cases_.lists[first_random + i]));
+    // Smallest magnitudes first (the identity stays first), so the first counterexample found
+    // is a readable one rather than an overflow.
+    std::stable_sort(pool_.begin() + 1, pool_.end(),
+                     [](const State& x, const State& y) { return magnitude(x) < magnitude(y); });
   }
 
   // Returns the discharged obligation, or sets `refutation`.
@@ -55,14 +70,20 @@ class Checker {
 
  private:
   // ---- concrete evaluation
+  // The merge is evaluated most (associativity alone takes 4 per triple), so its bindings are
+  // made once and only their values change.
   State merge(const State& a, const State& b) const {
-    Env env;
+    if (merge_a_.empty())
+      for (const std::string& c : law_.state) {
+        merge_a_.push_back(&merge_env_.vars["a." + c]);
+        merge_b_.push_back(&merge_env_.vars["b." + c]);
+      }
     for (size_t i = 0; i < law_.state.size(); ++i) {
-      env.vars["a." + law_.state[i]] = a[i];
-      env.vars["b." + law_.state[i]] = b[i];
+      *merge_a_[i] = a[i];
+      *merge_b_[i] = b[i];
     }
     State out;
-    for (const Expr& e : law_.merge) out.push_back(evaluate(e, env));
+    for (const Expr& e : law_.merge) out.push_back(evaluate(e, merge_env_));
     return out;
   }
   State lift(const Element& x) const {
@@ -118,13 +139,15 @@ class Checker {
   }
 
   // Records the first disagreement; true when `l` and `r` agree.
-  bool agree(const std::vector<double>& l, const std::vector<double>& r,
-             const std::string& bindings, const char* lhs, const char* rhs) {
+  // `bindings` makes the counterexample's text, only when there is one.
+  template <typename Bindings>
+  bool agree(const std::vector<double>& l, const std::vector<double>& r, const Bindings& bindings,
+             const char* lhs, const char* rhs) {
     for (size_t i = 0; i < l.size(); ++i)
       if (!tolerance_.agree(l[i], r[i])) {
         if (failure_.empty())
-          failure_ =
-              bindings + ": " + lhs + " = " + values_text(l) + ", " + rhs + " = " + values_text(r);
+          failure_ = bindings() + ": " + lhs + " = " + values_text(l) + ", " + rhs + " = " +
+                     values_text(r);
         return false;
       }
     return true;
@@ -138,8 +161,9 @@ class Checker {
         for (const State& a : pool_) {
           ++checked;
           State got = left ? merge(identity_, a) : merge(a, identity_);
-          if (!agree(got, a, "a = " + state_text(a),
-                     left ? "merge(identity, a)" : "merge(a, identity)", "a"))
+          if (!agree(
+                  got, a, [&] { return "a = " + state_text(a); },
+                  left ? "merge(identity, a)" : "merge(a, identity)", "a"))
             break;
         }
         return "every state of the pool (" + std::to_string(pool_.size()) +
@@ -147,15 +171,24 @@ class Checker {
                " generated lists' states)";
       }
       case Obligation::Associativity: {
-        for (const State& a : pool_)
-          for (const State& b : pool_)
-            for (const State& c : pool_) {
-              if (!failure_.empty()) return "";
-              ++checked;
-              agree(merge(merge(a, b), c), merge(a, merge(b, c)),
-                    "a = " + state_text(a) + ", b = " + state_text(b) + ", c = " + state_text(c),
+        // Triples in order of their largest pool index, so small states are tried first.
+        const size_t n = pool_.size();
+        for (size_t k = 0; k < n; ++k)
+          for (size_t i = 0; i <= k; ++i)
+            for (size_t j = 0; j <= k; ++j)
+              for (size_t l = 0; l <= k; ++l) {
+                if (std::max({i, j, l}) != k) continue;
+                if (!failure_.empty()) return "";
+                const State &a = pool_[i], &b = pool_[j], &c = pool_[l];
+                ++checked;
+                agree(
+                    merge(merge(a, b), c), merge(a, merge(b, c)),
+                    [&] {
+                      return "a = " + state_text(a) + ", b = " + state_text(b) +
+                             ", c = " + state_text(c);
+                    },
                     "merge(merge(a, b), c)", "merge(a, merge(b, c))");
-            }
+              }
         return "every triple of pool states (" + std::to_string(pool_.size()) + " states)";
       }
       case Obligation::PairHomomorphism: {
@@ -164,9 +197,10 @@ class Checker {
             std::vector<Element> pair{x, y};
             if (!in_domain(law_, pair)) continue;
             ++checked;
-            if (!agree(finalise(merge(lift(x), lift(y))), reference(pair),
-                       "[x, y] = " + list_text(pair), "finalise(merge(lift(x), lift(y)))",
-                       "reference([x, y])"))
+            if (!agree(
+                    finalise(merge(lift(x), lift(y))), reference(pair),
+                    [&] { return "[x, y] = " + list_text(pair); },
+                    "finalise(merge(lift(x), lift(y)))", "reference([x, y])"))
               return "";
           }
         return "every ordered pair of the " + std::to_string(cases_.elements.size()) +
@@ -178,15 +212,17 @@ class Checker {
           for (size_t k = 1; k < xs.size(); ++k) {
             std::vector<Element> ys(xs.begin(), xs.begin() + k), zs(xs.begin() + k, xs.end());
             ++checked;
-            if (!agree(merge(fold(ys), fold(zs)), whole,
-                       "ys = " + list_text(ys) + ", zs = " + list_text(zs),
-                       "merge(state(ys), state(zs))", "state(ys ++ zs)"))
+            if (!agree(
+                    merge(fold(ys), fold(zs)), whole,
+                    [&] { return "ys = " + list_text(ys) + ", zs = " + list_text(zs); },
+                    "merge(state(ys), state(zs))", "state(ys ++ zs)"))
               return "";
           }
           if (!in_domain(law_, xs)) continue;
           ++checked;
-          if (!agree(finalise(whole), reference(xs), "xs = " + list_text(xs), "finalise(state(xs))",
-                     "reference(xs)"))
+          if (!agree(
+                  finalise(whole), reference(xs), [&] { return "xs = " + list_text(xs); },
+                  "finalise(state(xs))", "reference(xs)"))
             return "";
         }
         return std::to_string(cases_.lists.size()) + " lists (each element, each ordered pair, " +
@@ -292,13 +328,12 @@ class Checker {
   LawCases cases_;
   State identity_;
   std::vector<State> pool_;  // pool_[0] is the identity
+  mutable Env merge_env_;
+  mutable std::vector<double*> merge_a_, merge_b_;  // into merge_env_.vars (nodes are stable)
   std::string failure_;
 };
 
-}  // namespace
-
-Verification verify(const ReductionLaw& law, const Tolerance& tolerance) {
-  law.check_well_formed();
+Verification verify_uncached(const ReductionLaw& law, const Tolerance& tolerance) {
   Checker checker(law, tolerance);
   Verification result;
   Certificate certificate{law.name, {}, tolerance};
@@ -309,6 +344,23 @@ Verification verify(const ReductionLaw& law, const Tolerance& tolerance) {
   }
   result.certificate = std::move(certificate);
   return result;
+}
+
+}  // namespace
+
+Verification verify(const ReductionLaw& law, const Tolerance& tolerance) {
+  law.check_well_formed();
+  // The cases take tens of milliseconds for a transcendental law; passes that verify the same
+  // law on every compile get the first answer.
+  static std::mutex mutex;
+  static std::map<std::string, Verification> cache;
+  std::ostringstream key;
+  key.precision(17);
+  key << law.str() << tolerance.rtol << " " << tolerance.atol;
+  std::lock_guard<std::mutex> lock(mutex);
+  auto it = cache.find(key.str());
+  if (it == cache.end()) it = cache.emplace(key.str(), verify_uncached(law, tolerance)).first;
+  return it->second;
 }
 
 }  // namespace metile::discovery

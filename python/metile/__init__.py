@@ -45,6 +45,7 @@ from .tensor import Tensor, tensor
 from .values import Value, cast
 
 from ._core import GraphBuilder, TensorSpec, plan_graph_fusion  # noqa: E402
+from ._core import Certificate, LawRefuted, ReductionLaw  # noqa: E402
 
 range = tile_range  # Triton's tl.range: a device loop (kept out of __all__: it shadows range)
 

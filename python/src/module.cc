@@ -10,4 +10,5 @@ NB_MODULE(_core, m) {
   metile::python::init_compile(m);
   metile::python::init_runtime(m);
   metile::python::init_graph(m);
+  metile::python::init_discovery(m);
 }
