@@ -4,7 +4,6 @@
 #include <filesystem>
 #include <limits>
 #include <map>
-#include <mutex>
 #include <optional>
 #include <utility>
 
@@ -65,17 +64,6 @@ std::optional<std::string> law_mismatch(const discovery::ReductionLaw& law) {
            "' is not a state (m, d) finalised as itself, with m = " + merged_max +
            ", x lifted to m and d starting at 0 as the loops' sum does";
   return std::nullopt;
-}
-
-// verify(law) evaluates thousands of cases (tens of milliseconds); a law's verdict never
-// changes, so it is kept per law (by its text) for the process.
-const discovery::Verification& verification_of(const discovery::ReductionLaw& law) {
-  static std::mutex mutex;
-  static std::map<std::string, discovery::Verification> verdicts;
-  std::lock_guard<std::mutex> lock(mutex);
-  auto [it, inserted] = verdicts.try_emplace(law.str());
-  if (inserted) it->second = discovery::verify(law);
-  return it->second;
 }
 
 std::vector<std::string> obligations(const discovery::Certificate& c) {
@@ -345,10 +333,11 @@ class Merger {
     return r && r->str_attr("kind") == "max" && r->operands[0] == p.max_result;
   }
 
-  // "" when the law describes the loops and verifies (verified once per kernel), else why not.
+  // "" when the law describes the loops and verifies, else why not (verify remembers its
+  // verdict per law for the process).
   std::string license() {
     if (auto mismatch = law_mismatch(*law_)) return *mismatch;
-    if (!verification_) verification_ = &verification_of(*law_);
+    if (!verification_) verification_ = discovery::verify(*law_);
     if (!verification_->verified())
       return "the law did not verify: " + verification_->refutation->str();
     return "";
@@ -566,7 +555,7 @@ class Merger {
 
   ir::Kernel& k_;
   const discovery::ReductionLaw* law_;
-  const discovery::Verification* verification_ = nullptr;
+  std::optional<discovery::Verification> verification_;
   std::map<ValueId, const Op*> defs_;
   std::map<std::pair<ValueId, ValueId>, bool> same_;
   ValueId iv_first_ = ir::kNoValue, iv_second_ = ir::kNoValue;
