@@ -133,7 +133,7 @@ const std::vector<Pass>& registry() {
        }},
       {"merge_online_reductions",
        "merges a running-maximum loop and the sum-of-exp(x - max) loop after it into one online "
-       "pass, licensed by the verified log-sum-exp law",
+       "pass, licensed by the verified online softmax law",
        run_merge_online_reductions},
       {"dce", "removes ops whose results are unused and that have no effects",
        [](Kernel k, PassContext&) { return transform::eliminate_dead_code(std::move(k)); }},

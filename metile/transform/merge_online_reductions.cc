@@ -568,6 +568,8 @@ class Merger {
 
 OnlineReductionMerge merge_online_reductions(ir::Kernel kernel,
                                              const discovery::ReductionLaw& law) {
+  if (kernel.dialect != ir::Dialect::Tile)
+    throw UserError("merge_online_reductions: kernel '" + kernel.name + "' is not Tile IR");
   Merger merger(kernel, law);
   merger.block(kernel.body);
   const bool changed = merger.changed();

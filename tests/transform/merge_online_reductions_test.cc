@@ -108,6 +108,17 @@ TEST(MergeOnlineReductions, ALawOfAnotherComputationIsRefused) {
       << done.records[0].detail;
 }
 
+TEST(MergeOnlineReductions, RunsOnTileIrOnly) {
+  ir::Kernel k = lit_input("scalar_accumulators");
+  k.dialect = ir::Dialect::Metal;
+  try {
+    merge_online_reductions(std::move(k));
+    FAIL() << "no error";
+  } catch (const UserError& e) {
+    EXPECT_STREQ(e.what(), "merge_online_reductions: kernel 'scalar_accumulators' is not Tile IR");
+  }
+}
+
 // y[0] = m and y[64] = s of the lit kernels, run on one row x of n elements.
 std::pair<double, double> run(const ir::Kernel& k, const std::vector<double>& x) {
   const ir::DType dtype = k.type(k.params[0].value).dtype;
