@@ -82,11 +82,12 @@ std::vector<std::string> obligations(const discovery::Certificate& c) {
 struct Plan {
   size_t first = 0, second = 0;
   bool per_element = false;           // tiles of running values, reduced after the loops
+  std::optional<int64_t> axis;        // reduced per iteration along this axis (reduce_axis)
   ValueId element = ir::kNoValue;     // what the first loop's maximum runs over: x or
                                       // where(mask, x, c)
   ValueId value = ir::kNoValue;       // x
   ValueId mask = ir::kNoValue;        // the mask of where(mask, x, c), if any
-  ValueId tile_max = ir::kNoValue;    // scalar accumulators: the first loop's max(x)
+  ValueId tile_max = ir::kNoValue;    // reduced forms: the first loop's max(x)
   ValueId next_max = ir::kNoValue;    // the first loop's m' = max(m, ...)
   ValueId max = ir::kNoValue;         // the first loop's carried m
   ValueId max_result = ir::kNoValue;  // the first loop's final m
@@ -179,6 +180,28 @@ class Merger {
     return c->float_attr("value");
   }
 
+  // The reduce or reduce_axis of `kind` defining v, or nullptr.
+  const Op* reduction(ValueId v, const std::string& kind) const {
+    const Op* op = def(v);
+    if (!op || (op->kind != OpKind::Reduce && op->kind != OpKind::ReduceAxis)) return nullptr;
+    return op->str_attr("kind") == kind ? op : nullptr;
+  }
+  static std::optional<int64_t> axis_of(const Op& reduction) {
+    if (reduction.kind == OpKind::Reduce) return std::nullopt;
+    return reduction.int_attr("axis");
+  }
+  // The value v repeats: s of splat(s), or t of broadcast(expand_dims(t, axis)).
+  std::optional<ValueId> spread_of(ValueId v, std::optional<int64_t> axis) const {
+    if (!axis) {
+      const Op* splat = def_of(v, OpKind::Splat);
+      return splat ? std::optional(splat->operands[0]) : std::nullopt;
+    }
+    const Op* broadcast = def_of(v, OpKind::Broadcast);
+    const Op* expand = broadcast ? def_of(broadcast->operands[0], OpKind::ExpandDims) : nullptr;
+    if (!expand || expand->int_attr("axis") != *axis) return std::nullopt;
+    return expand->operands[0];
+  }
+
   // The carried slot whose yield is `kind`(carried, something), with that something.
   struct Accumulator {
     size_t slot;
@@ -249,14 +272,15 @@ class Merger {
     p.max = body1.args[1];
     p.next_max = body1.ops.back().operands[0];
     p.max_result = first.results[0];
-    p.per_element = k_.type(p.max).is_tile();
-    // The elements the maximum runs over: x, or where(mask, x, c) for a constant c.
+    // The elements the maximum runs over: x, or where(mask, x, c) for a constant c; reduced
+    // per iteration (max(x), max(x, axis)) or kept per element.
     p.element = running->other;
-    if (!p.per_element) {
-      const Op* r = def_of(p.element, OpKind::Reduce);
-      if (!r || r->str_attr("kind") != "max")
-        return reject("the first loop's running maximum is not of max(x) over a tile");
-      p.element = r->operands[0];
+    const Op* max_reduction = reduction(p.element, "max");
+    p.per_element = max_reduction == nullptr;
+    if (max_reduction) {
+      p.axis = axis_of(*max_reduction);
+      p.tile_max = p.element;
+      p.element = max_reduction->operands[0];
     }
     p.value = p.element;
     if (const Op* masked = def_of(p.element, OpKind::Select)) {
@@ -269,20 +293,15 @@ class Merger {
     if (!defined_in(body1, p.value))
       return reject("the first loop's running maximum is not of values it computes");
 
-    if (!p.per_element) p.tile_max = running->other;
-
-    // The sum's term: exp(x - m), summed per element or over the tile.
+    // The sum's term: exp(x - m), summed per element or reduced as the maximum is.
     ValueId term = sum->other;
-    if (k_.type(term).is_tile() != p.per_element)
+    const Op* sum_reduction = reduction(term, "sum");
+    if ((sum_reduction == nullptr) != p.per_element ||
+        (sum_reduction && axis_of(*sum_reduction) != p.axis))
       return reject(
-          "the maximum and the sum accumulate differently (one per element, the other over "
-          "the whole tile)");
-    if (!p.per_element) {
-      const Op* r = def_of(term, OpKind::Reduce);
-      if (!r || r->str_attr("kind") != "sum")
-        return reject("the second loop's sum is not of sum(exp(x - m))");
-      term = r->operands[0];
-    }
+          "the maximum and the sum accumulate differently (per element, over the whole tile "
+          "or along an axis)");
+    if (sum_reduction) term = sum_reduction->operands[0];
     // where(mask, exp(x - m), 0) sums only the elements the maximum's mask keeps.
     ValueId mask = ir::kNoValue;
     if (const Op* masked = def_of(term, OpKind::Select)) {
@@ -294,11 +313,11 @@ class Merger {
     }
     const Op* exp = def_of(term, OpKind::Exp);
     const Op* sub = exp ? def_of(exp->operands[0], OpKind::Sub) : nullptr;
-    const Op* splat = sub ? def_of(sub->operands[1], OpKind::Splat) : nullptr;
-    if (!splat) return reject("the second loop sums something other than exp(x - m)");
+    auto maximum = sub ? spread_of(sub->operands[1], p.axis) : std::nullopt;
+    if (!maximum) return reject("the second loop sums something other than exp(x - m)");
     p.exp_attrs = exp->attrs;
     p.loc = exp->loc;
-    p.maximum = splat->operands[0];
+    p.maximum = *maximum;
     if (!is_first_loops_maximum(p))
       return reject("the second loop's exp(x - m) does not subtract the first loop's maximum");
     if (!same(sub->operands[0], p.value))
@@ -325,8 +344,8 @@ class Merger {
     return Match{p, ""};
   }
 
-  // Scalar accumulators: the sum subtracts the first loop's result; per-element ones: the
-  // max reduction of it.
+  // Reduced forms: the sum subtracts the first loop's result; per-element ones: the max
+  // reduction of it.
   bool is_first_loops_maximum(const Plan& p) const {
     if (!p.per_element) return p.maximum == p.max_result;
     const Op* r = def_of(p.maximum, OpKind::Reduce);
@@ -348,8 +367,10 @@ class Merger {
       return "one loop carries per-element (m, d) = merge((m, d), lift(x)); after it each "
              "element's d is merged to the row maximum and the tile is summed: the data is read "
              "once instead of twice";
-    return "one loop carries (m, d) = merge((m, d), state of the tile); the data is read once "
-           "instead of twice";
+    const std::string along =
+        p.axis ? " per slice along axis " + std::to_string(*p.axis) + " of the tile" : "";
+    return "one loop carries (m, d) = merge((m, d), state of the tile)" + along +
+           "; the data is read once instead of twice";
   }
 
   ValueId emit(std::vector<Op>& out, OpKind kind, std::vector<ValueId> operands, Type type,
@@ -364,6 +385,15 @@ class Merger {
   }
   ValueId like(std::vector<Op>& out, ValueId scalar, const Type& type) {
     return type.is_tile() ? emit(out, OpKind::Splat, {scalar}, type) : scalar;
+  }
+  // v, a scalar or a tile reduced along `axis`, repeated to `type`.
+  ValueId spread(std::vector<Op>& out, ValueId v, const Type& type, std::optional<int64_t> axis) {
+    if (!axis) return like(out, v, type);
+    std::vector<int64_t> shape = k_.type(v).shape;
+    shape.insert(shape.begin() + *axis, 1);
+    const ValueId expanded =
+        emit(out, OpKind::ExpandDims, {v}, Type::tile(type.dtype, shape), {{"axis", *axis}});
+    return emit(out, OpKind::Broadcast, {expanded}, type);
   }
 
   // The law's expression as ops of one type (a tile or a scalar) over the bound variables;
@@ -514,12 +544,14 @@ class Merger {
     } else {
       // The tile's own state: its maximum (the first loop's), and its lanes' lifts merged at
       // that maximum, where states of one maximum merge by adding their sums.
-      const ValueId tile_max = like(ops, p.tile_max, data);
+      const ValueId tile_max = spread(ops, p.tile_max, data, p.axis);
       const ValueId zeros = constant_like(ops, law_->identity[1].value(), data);
       const ValueId lanes =
           merged_sum(ops, p, p.element, lifted_sum(ops, p), tile_max, zeros, tile_max);
+      ir::Attrs sum_attrs = {{"kind", std::string("sum")}};
+      if (p.axis) sum_attrs["axis"] = *p.axis;
       const ValueId tile_sum =
-          emit(ops, OpKind::Reduce, {lanes}, state, {{"kind", std::string("sum")}});
+          emit(ops, p.axis ? OpKind::ReduceAxis : OpKind::Reduce, {lanes}, state, sum_attrs);
       next_sum = merged_sum(ops, p, p.max, sum, p.tile_max, tile_sum, p.next_max);
     }
     yield.operands.push_back(next_sum);
@@ -532,7 +564,7 @@ class Merger {
     // row's maximum (reducing the tile then adds them).
     std::vector<Op> after;
     ValueId final_sum = loop_sum;
-    ValueId maximum = like(after, p.maximum, state);
+    const ValueId maximum = p.per_element ? like(after, p.maximum, state) : p.maximum;
     if (p.per_element) {
       const ValueId zeros = constant_like(after, law_->identity[1].value(), state);
       final_sum = merged_sum(after, p, p.max_result, loop_sum, maximum, zeros, maximum);

@@ -32,14 +32,16 @@ struct OnlineReductionMerge {
 //   and exactly 1 when p == q (so -inf states do not give exp(-inf - -inf) = NaN).
 // The merge happens only when `law` describes the two loops (its reference is the maximum
 // and the sum of exp(x - maximum)) and verify(law) returns a certificate.
-// Both forms are recognised: scalar accumulators (m = max(m, max(x)), s = s + sum(exp(x - m)))
-// and tiles of per-element running values reduced after the loops (m = max(m, x) and
+// Three forms are recognised: scalar accumulators (m = max(m, max(x)), s = s + sum(exp(x - m))),
+// the same per slice of a 2-D tile (max(x, axis), sum(exp(x - m[:, None]), axis)), and tiles
+// of per-element running values reduced after the loops (m = max(m, x) and
 // s = s + exp(x - max(m))), whose per-element sums are merged to the row's maximum after the
-// loop. Where the original sum is NaN (an element equal to an infinite maximum) the merged
-// one is made NaN too, so the kernel computes what it did outside the law's domain as well.
-// Every other pair of a running maximum (or minimum) loop and a summing loop is left
-// unchanged and recorded with the reason: another reduction, different ranges or loads, a
-// write between or inside the loops, another term than exp(x - m), extra carried values,
+// loop. The maximum may run over where(mask, x, c) when the sum is of
+// where(mask, exp(x - m), 0) with the same mask. Where the original sum is NaN (an element equal to
+// an infinite maximum) the merged one is made NaN too, so the kernel computes what it did outside
+// the law's domain as well. Every other pair of a running maximum (or minimum) loop and a summing
+// loop is left unchanged and recorded with the reason: another reduction, different ranges or
+// loads, a write between or inside the loops, another term than exp(x - m), extra carried values,
 // initial values other than the identities, a law that does not fit or does not verify.
 OnlineReductionMerge merge_online_reductions(
     ir::Kernel kernel, const discovery::ReductionLaw& law = discovery::laws::online_softmax());

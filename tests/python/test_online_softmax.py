@@ -68,6 +68,30 @@ def softmax_per_element_state(x_ptr, out_ptr, n_cols, BLOCK: metile.constexpr):
 
 
 @metile.kernel
+def softmax_row_blocks(x_ptr, out_ptr, n_rows, n_cols, BM: metile.constexpr,
+                       BN: metile.constexpr):
+    rows = metile.program_id(0) * BM + metile.arange(0, BM)
+    m = metile.full((BM,), NEG_INF, metile.float32)
+    for start in metile.tile_range(0, n_cols, BN):
+        cols = start + metile.arange(0, BN)
+        mask = (rows[:, None] < n_rows) & (cols[None, :] < n_cols)
+        x = metile.load(x_ptr + rows[:, None] * n_cols + cols[None, :], mask=mask, other=NEG_INF)
+        m = metile.maximum(m, metile.max(x, axis=1))
+    s = metile.zeros((BM,), metile.float32)
+    for start in metile.tile_range(0, n_cols, BN):
+        cols = start + metile.arange(0, BN)
+        mask = (rows[:, None] < n_rows) & (cols[None, :] < n_cols)
+        x = metile.load(x_ptr + rows[:, None] * n_cols + cols[None, :], mask=mask, other=NEG_INF)
+        s = s + metile.sum(metile.exp(x - m[:, None]), axis=1)
+    for start in metile.tile_range(0, n_cols, BN):
+        cols = start + metile.arange(0, BN)
+        mask = (rows[:, None] < n_rows) & (cols[None, :] < n_cols)
+        x = metile.load(x_ptr + rows[:, None] * n_cols + cols[None, :], mask=mask)
+        metile.store(out_ptr + rows[:, None] * n_cols + cols[None, :],
+                     metile.exp(x - m[:, None]) / s[:, None], mask=mask)
+
+
+@metile.kernel
 def min_then_sum(x_ptr, out_ptr, n_cols, BLOCK: metile.constexpr):
     row = metile.program_id(0)
     x_row = x_ptr + row * n_cols
@@ -143,6 +167,19 @@ def test_kernels_from_neg_inf_keep_nan_rows(kernel, n, rng):
     expected = numpy_softmax(a)
     assert np.isnan(expected[3]).all()
     np.testing.assert_allclose(out, expected, rtol=1e-5, atol=1e-7, equal_nan=True)
+
+
+@pytest.mark.parametrize("n", RAGGED)
+def test_row_blocks_merge_row_by_row(n, rng):
+    # Five rows in blocks of four: the second block's last three rows are masked.
+    a = np.concatenate([rows(rng, n, only_neg_inf=True),
+                        rng.standard_normal((1, n)).astype(np.float32)])
+    out = np.zeros_like(a)
+    dispatch = softmax_row_blocks[(metile.cdiv(5, 4),)].prepare(a, out, 5, n, BM=4, BN=64)
+    dispatch()
+    check_merged(dispatch)
+    assert "along axis 1" in dispatch.execution_report["discoveries"][0]["result"]
+    np.testing.assert_allclose(out, numpy_softmax(a), rtol=1e-5, atol=1e-7, equal_nan=True)
 
 
 def test_a_running_minimum_keeps_three_passes_and_says_why(rng):

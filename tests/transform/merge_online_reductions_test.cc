@@ -46,7 +46,8 @@ int loops(const ir::Kernel& k) {
 }
 
 TEST(MergeOnlineReductions, BothFormsMergeUnderTheCertificate) {
-  for (const char* name : {"scalar_accumulators", "per_element_accumulators", "masked_elements"}) {
+  for (const char* name :
+       {"scalar_accumulators", "per_element_accumulators", "masked_elements", "row_blocks"}) {
     SCOPED_TRACE(name);
     const OnlineReductionMerge done = merge(name);
     EXPECT_TRUE(done.result.changed);
@@ -119,26 +120,26 @@ TEST(MergeOnlineReductions, RunsOnTileIrOnly) {
   }
 }
 
-// y[0] = m and y[64] = s of the lit kernels, run on one row x of n elements.
-std::pair<double, double> run(const ir::Kernel& k, const std::vector<double>& x) {
+// The lit kernels store m at y[0] and s at y[64] (row_blocks: four rows' at y[0..3] and
+// y[64..67]); y of `rows` rows of n elements.
+std::vector<double> run(const ir::Kernel& k, const std::vector<double>& x, size_t n) {
   const ir::DType dtype = k.type(k.params[0].value).dtype;
   std::vector<test::HostBuffer> buffers = {{dtype, x},
-                                           {ir::DType::f32, std::vector<double>(65, 0.0)}};
+                                           {ir::DType::f32, std::vector<double>(128, 0.0)}};
   for (double& v : buffers[0].data) v = test::round_to(dtype, v);
   if (buffers[0].data.empty()) buffers[0].data.push_back(0);  // nothing is read
-  std::vector<test::Arg> args = {test::BufferArg{0}, test::BufferArg{1},
-                                 static_cast<int64_t>(x.size())};
-  if (k.params.size() == 4) args.push_back(static_cast<int64_t>(x.size()));
+  std::vector<test::Arg> args = {test::BufferArg{0}, test::BufferArg{1}, static_cast<int64_t>(n)};
+  if (k.params.size() == 4) args.push_back(static_cast<int64_t>(n));
   test::run_tile_ir(k, 1, args, buffers);
-  return {buffers[1].data[0], buffers[1].data[64]};
+  return buffers[1].data;
 }
 
-void expect_same(double original, double merged, const char* what) {
+void expect_same(double original, double merged, size_t at) {
   if (std::isnan(original) || std::isinf(original)) {
     EXPECT_TRUE(std::isnan(merged) ? std::isnan(original) : merged == original)
-        << what << ": " << merged << ", not " << original;
+        << "y[" << at << "]: " << merged << ", not " << original;
   } else {
-    EXPECT_NEAR(merged, original, 1e-5 * std::abs(original)) << what;
+    EXPECT_NEAR(merged, original, 1e-5 * std::abs(original)) << "y[" << at << "]";
   }
 }
 
@@ -157,15 +158,21 @@ TEST(MergeOnlineReductions, TheMergedLoopComputesWhatTheTwoLoopsDid) {
   rows.push_back({-kInf});                         // a single -inf
   rows.push_back(std::vector<double>(70, -kInf));  // a row of only -inf
   rows.push_back({1.0, kInf, -2.0});               // +inf: the original sum is NaN
-  for (const char* name : {"scalar_accumulators", "per_element_accumulators", "masked_elements"}) {
+  for (const char* name :
+       {"scalar_accumulators", "per_element_accumulators", "masked_elements", "row_blocks"}) {
     const ir::Kernel original = lit_input(name);
     const ir::Kernel merged = merge(name).result.kernel;
     for (const std::vector<double>& row : rows) {
       SCOPED_TRACE(std::string(name) + ", a row of " + std::to_string(row.size()));
-      const auto [m0, s0] = run(original, row);
-      const auto [m1, s1] = run(merged, row);
-      expect_same(m0, m1, "maximum");
-      expect_same(s0, s1, "sum");
+      std::vector<double> x = row;
+      if (std::string(name) == "row_blocks") {  // then a scaled, a reversed and an -inf row
+        for (double v : row) x.push_back(v * 0.5);
+        x.insert(x.end(), row.rbegin(), row.rend());
+        x.insert(x.end(), row.size(), -kInf);
+      }
+      const std::vector<double> expected = run(original, x, row.size());
+      const std::vector<double> got = run(merged, x, row.size());
+      for (size_t i = 0; i < expected.size(); ++i) expect_same(expected[i], got[i], i);
     }
   }
 }
