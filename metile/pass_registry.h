@@ -15,6 +15,7 @@
 #include "metile/pipeline.h"
 #include "metile/target/target.h"
 #include "metile/transform/eliminate_redundant_conversions.h"
+#include "metile/transform/merge_online_reductions.h"
 
 namespace metile {
 
@@ -28,7 +29,8 @@ struct PassContext {
   MathMode math = MathMode::Default;
   std::optional<ir::OwnershipMap> ownership;  // set by check_ownership, read by lowering
   std::vector<transform::LayoutOptimization>
-      layout_optimizations;                      // by eliminate_redundant_conversions
+      layout_optimizations;  // by eliminate_redundant_conversions
+  std::vector<transform::OnlineReductionRecord> online_reductions;  // by merge_online_reductions
   std::optional<lower::ThreadPlan> thread_plan;  // set by plan_threads, read by lower_to_metal
   // Schedule(vector_width=...): 0 automatic, 1 no grouped vector accesses.
   int vector_width = 0;

@@ -85,6 +85,9 @@ PipelineResult PipelineSteps::finish(ir::Kernel tile, ir::Kernel metal,
     report_.layout_conversions.push_back({c.conversion, c.mechanism, c.scratch});
   for (const transform::LayoutOptimization& o : context_.layout_optimizations)
     report_.layout_optimizations.push_back({o.rule, o.conversion, o.proof});
+  for (const transform::OnlineReductionRecord& r : context_.online_reductions)
+    report_.discoveries.push_back(
+        {"online softmax", r.loops, r.merged, r.law, r.obligations, r.cases_checked, r.detail});
   report_.grouped_loads = context_.vector_groups.loads;
   report_.grouped_stores = context_.vector_groups.stores;
   report_.threadgroup_bytes = emitted.abi.threadgroup_bytes;
