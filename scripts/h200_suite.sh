@@ -18,9 +18,10 @@
 # OUT           when set, the logs are written there (configure, build, ctest, pytest,
 #               sanitize-<tool>-<suite>.log).
 # SUITE_CXX, SUITE_CC  the compilers (default: the system's /usr/bin/g++ and gcc). The Python
-#               extension must be built by the compiler whose libstdc++ the interpreter loads:
-#               built by the image's newer CXX (/opt/gcc) against the system's older
-#               libstdc++.so.6, it crashed in std::ostream at run time.
+#               extension must share the interpreter's libstdc++: the image's CXX
+#               (/opt/gcc/bin/g++, a wrapper of the same GCC 13) linked parts of libstdc++
+#               (std::ostream, codecvt) into _core.so beside the shared libstdc++.so.6, and
+#               formatting a double crashed there.
 # COMPUTE_SANITIZER  the compute-sanitizer to run (default: the one on PATH, else
 #               /usr/local/cuda/bin/compute-sanitizer).
 #
