@@ -90,6 +90,8 @@ void lower_block(Lowering& l, const ir::Block& block) {
       case K::Scan:
         lower_scan(l, op);
         break;
+      case K::Dot:
+        l.not_supported(op, "the dot lowering is not built yet");
       case K::Reshape:
         lower_reshape(l, op);
         break;
