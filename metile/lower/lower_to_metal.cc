@@ -91,7 +91,8 @@ void lower_block(Lowering& l, const ir::Block& block) {
         lower_scan(l, op);
         break;
       case K::Dot:
-        l.not_supported(op, "the dot lowering is not built yet");
+        lower_dot(l, op);
+        break;
       case K::Reshape:
         lower_reshape(l, op);
         break;

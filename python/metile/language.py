@@ -8,6 +8,8 @@ to them; with numbers only, the result is computed in Python.
 import builtins
 import math
 
+import numpy as np
+
 from . import dtypes, layouts
 from .errors import NotSupportedError, user_error
 from .frames import user_location
@@ -190,6 +192,19 @@ def _memory_options(op, boundary_check=(), padding_option="", cache_modifier="",
                          NotSupportedError)
 
 
+def _broadcast_mask(mask, pointer, op):
+    """The mask broadcast to the pointer's shape, as Triton's loads and stores do; a mask that
+    does not broadcast is left for the builder to reject."""
+    mask = as_value(mask, op)
+    if mask.shape == pointer.shape or not pointer.shape:
+        return mask
+    try:
+        shape = np.broadcast_shapes(mask.shape, pointer.shape)
+    except ValueError:
+        return mask
+    return broadcast_to(mask, shape) if shape == pointer.shape else mask
+
+
 def load(pointer, mask=None, other=None, **options):
     """``*pointer``; where ``mask`` is false the element is ``other`` (default 0, converted
     to the pointee dtype) and memory is not touched. Triton's cache_modifier and
@@ -199,7 +214,7 @@ def load(pointer, mask=None, other=None, **options):
     trace = pointer.trace
     mask_id = other_id = -1
     if mask is not None:
-        mask_id = as_value(mask, "load").id
+        mask_id = _broadcast_mask(mask, pointer, "load").id
         if other is not None:
             other_id = _stored_value(other, pointer.dtype, "load").id
     elif other is not None:
@@ -214,7 +229,7 @@ def store(pointer, value, mask=None, **options):
     pointer = as_value(pointer, "store")
     trace = pointer.trace
     value = _stored_value(value, pointer.dtype, "store")
-    mask_id = -1 if mask is None else as_value(mask, "store").id
+    mask_id = -1 if mask is None else _broadcast_mask(mask, pointer, "store").id
     trace.at().store(pointer.id, value.id, mask_id)
 
 
