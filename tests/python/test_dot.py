@@ -228,3 +228,13 @@ def test_fragments_under_a_permuted_emulator_lane_map(tmp_path):
     result = subprocess.run([sys.executable, "-c", program], env=env, capture_output=True,
                             text=True, timeout=600)
     assert result.returncode == 0 and result.stdout.strip() == "ok", result.stderr
+
+
+@pytest.mark.parametrize("options", [dict(RELAXED_PRECISION=True), dict(STRICT_MATH=True)])
+def test_f32_math_modes(options, rng):
+    """RELAXED_PRECISION allows TF32 products (exact values stay exact: they fit TF32's
+    mantissa); STRICT_MATH keeps them IEEE."""
+    a, b = _inputs(rng, (64, 32), np.float32), _inputs(rng, (32, 64), np.float32)
+    c = np.zeros((64, 64), np.float32)
+    product[(1,)](a, b, c, M=64, N=64, K=32, **options)
+    np.testing.assert_array_equal(c, a @ b)
