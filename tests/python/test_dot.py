@@ -211,13 +211,19 @@ for dtype in (np.float32, np.float16):
     c = np.zeros((64, 64), np.float32)
     t.product[(1,)](a, b, c, M=64, N=64, K=32)
     np.testing.assert_array_equal(c, a.astype(np.float32) @ b.astype(np.float32))
+from metile_kernels.gemm import grid, matmul
+rows, columns, inner = 70, 45, 37  # ragged: the library GEMM, its K loop in fragments
+a, b = t._inputs(rng, (rows, inner), np.float16), t._inputs(rng, (inner, columns), np.float16)
+c = np.zeros((rows, columns), np.float32)
+matmul[grid(rows, columns, 32, 32)](a, b, c, rows, columns, inner, BLOCK_M=32, BLOCK_N=32)
+np.testing.assert_array_equal(c, a.astype(np.float32) @ b.astype(np.float32))
 print("ok")
 """
 
 
 def test_fragments_under_a_permuted_emulator_lane_map(tmp_path):
-    """The compiler never relies on which lane holds which fragment element: the same kernel
-    is exact when the host emulator permutes the simdgroup_matrix lane map."""
+    """The compiler never relies on which lane holds which fragment element: a dot and the
+    library GEMM are exact when the host emulator permutes the simdgroup_matrix lane map."""
     import os
     import subprocess
     import sys
