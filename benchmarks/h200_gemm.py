@@ -427,6 +427,9 @@ def main():
     parser.add_argument("--out", help="the raw JSON (default: results/h200-gemm.json, on the "
                         "host device results/host-gemm-quick.json)")
     parser.add_argument("--rounds", type=int, default=10, help="ABBA rounds per case")
+    parser.add_argument("--blocks", metavar="M,N,K",
+                        help="meTile's BLOCK_M,BLOCK_N,BLOCK_K for the non-decode shapes "
+                        f"(default {BLOCKS['BLOCK_M']},{BLOCKS['BLOCK_N']},{BLOCKS['BLOCK_K']})")
     parser.add_argument("--table", metavar="FILE.json", help="print the table of a result file")
     args = parser.parse_args()
     if args.table:
@@ -435,6 +438,9 @@ def main():
         return 0
     if args.device:
         os.environ["METILE_DEVICE"] = args.device
+    if args.blocks:
+        BLOCKS.update(zip(("BLOCK_M", "BLOCK_N", "BLOCK_K"),
+                          (int(b) for b in args.blocks.split(","))))
     return measure(args)
 
 
