@@ -90,6 +90,9 @@ void lower_block(Lowering& l, const ir::Block& block) {
       case K::Scan:
         lower_scan(l, op);
         break;
+      case K::Dot:
+        lower_dot(l, op);
+        break;
       case K::Reshape:
         lower_reshape(l, op);
         break;
@@ -129,6 +132,10 @@ void lower_block(Lowering& l, const ir::Block& block) {
       case K::PackedStore:
       case K::Extract:
       case K::IsAligned:
+      case K::MatrixFill:
+      case K::MatrixLoad:
+      case K::MatrixStore:
+      case K::MatrixMma:
         l.not_supported(op, "is a Metal IR op, not a Tile IR op");
     }
   }

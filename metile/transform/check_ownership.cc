@@ -161,6 +161,9 @@ class OwnershipCheck {
       case OpKind::ReduceAxis:
       case OpKind::Scan:
         return set_results(op, map_.owner(op.operands[0]));
+      // Each thread computes the accumulator elements it owns.
+      case OpKind::Dot:
+        return set_results(op, map_.owner(op.operands[2]));
       // Their results are scalars, pointers or descriptors.
       case OpKind::Constant:
       case OpKind::ProgramId:
@@ -197,6 +200,10 @@ class OwnershipCheck {
       case OpKind::PackedStore:
       case OpKind::Extract:
       case OpKind::IsAligned:
+      case OpKind::MatrixFill:
+      case OpKind::MatrixLoad:
+      case OpKind::MatrixStore:
+      case OpKind::MatrixMma:
         throw InternalError("check_ownership: Metal IR op " + std::string(ir::op_name(op.kind)) +
                             " in Tile IR kernel " + k_.name);
     }

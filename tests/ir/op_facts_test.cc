@@ -174,6 +174,7 @@ TEST(OpFacts, TypeRulesAgreeWithTheOtherFacts) {
       case TypeRule::Reduce:
       case TypeRule::ReduceAxis:
       case TypeRule::Scan:
+      case TypeRule::Dot:
       case TypeRule::Reshape:
       case TypeRule::Trans:
       case TypeRule::ConvertLayout:
@@ -182,6 +183,10 @@ TEST(OpFacts, TypeRulesAgreeWithTheOtherFacts) {
       case TypeRule::PackedStore:
       case TypeRule::Extract:
       case TypeRule::IsAligned:
+      case TypeRule::MatrixFill:
+      case TypeRule::MatrixLoad:
+      case TypeRule::MatrixStore:
+      case TypeRule::MatrixMma:
         break;
     }
     if (info.regions.max > 0) {
