@@ -32,6 +32,7 @@ void ThreadgroupRunner::run(const LaunchPlan& plan, const Dim3& position,
   plan_ = &plan;
   position_ = position;
   threadgroup_memory_ = threadgroup_memory;
+  in_workgroup_ = false;
   const unsigned n = plan.thread_count;
   threads_.assign(n, EmulatedThread{});
   simd_groups_.resize((n + kWidth - 1) / kWidth);
@@ -73,6 +74,29 @@ void ThreadgroupRunner::run(const LaunchPlan& plan, const Dim3& position,
     abandon();
     throw DivergentBarrierError(report);
   }
+}
+
+void ThreadgroupRunner::run_workgroup(const LaunchPlan& plan, const Dim3& position,
+                                      unsigned char* threadgroup_memory) {
+  plan_ = &plan;
+  position_ = position;
+  threadgroup_memory_ = threadgroup_memory;
+  in_workgroup_ = true;
+  active_runner = this;
+  MetileHostThreadCoords coords{};
+  for (int i = 0; i < 3; ++i) {
+    coords.threadgroup_position_in_grid[i] = position[i];
+    coords.threadgroups_per_grid[i] = plan.grid[i];
+    coords.threads_per_threadgroup[i] = plan.threadgroup_size[i];
+  }
+  struct Reset {
+    ThreadgroupRunner& runner;
+    ~Reset() {
+      runner.in_workgroup_ = false;
+      active_runner = nullptr;
+    }
+  } reset{*this};
+  plan.run_threadgroup(plan.args, threadgroup_memory, &coords);
 }
 
 void ThreadgroupRunner::abandon() {
@@ -252,6 +276,12 @@ void ThreadgroupRunner::fail(const char* message) {
   abort_threadgroup(PendingError::Fault, "in kernel '" + plan_->kernel_name + "', " + where() +
                                              ", thread " + std::to_string(current_) + ": " +
                                              message);
+}
+
+void ThreadgroupRunner::fail_thread(unsigned thread, const char* message) {
+  throw KernelFaultError("in kernel '" + plan_->kernel_name + "', " + where() + ", thread " +
+                             std::to_string(thread) + ": " + message,
+                         {}, FaultSite{plan_->kernel_name, position_, thread, "", std::nullopt});
 }
 
 void ThreadgroupRunner::abort_threadgroup(PendingError kind, std::string message) {
