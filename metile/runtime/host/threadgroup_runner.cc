@@ -16,6 +16,8 @@ thread_local ThreadgroupRunner* active_runner = nullptr;
 constexpr const char* kThreadgroupBarrier = "threadgroup_barrier";
 constexpr std::size_t kSlotBytes = METILE_HOST_SIMD_SLOT_BYTES;
 constexpr unsigned kWidth = METILE_HOST_SIMD_WIDTH;
+// Above the work-group emitter's 2 MiB of per-thread arrays, with room for the frame.
+constexpr std::size_t kWorkgroupStackBytes = std::size_t{8} << 20;
 }  // namespace
 
 bool ThreadgroupRunner::WaitSite::operator==(const WaitSite& o) const {
@@ -83,20 +85,34 @@ void ThreadgroupRunner::run_workgroup(const LaunchPlan& plan, const Dim3& positi
   threadgroup_memory_ = threadgroup_memory;
   in_workgroup_ = true;
   active_runner = this;
-  MetileHostThreadCoords coords{};
+  workgroup_coords_ = {};
   for (int i = 0; i < 3; ++i) {
-    coords.threadgroup_position_in_grid[i] = position[i];
-    coords.threadgroups_per_grid[i] = plan.grid[i];
-    coords.threads_per_threadgroup[i] = plan.threadgroup_size[i];
+    workgroup_coords_.threadgroup_position_in_grid[i] = position[i];
+    workgroup_coords_.threadgroups_per_grid[i] = plan.grid[i];
+    workgroup_coords_.threads_per_threadgroup[i] = plan.threadgroup_size[i];
   }
-  struct Reset {
-    ThreadgroupRunner& runner;
-    ~Reset() {
-      runner.in_workgroup_ = false;
-      active_runner = nullptr;
-    }
-  } reset{*this};
-  plan.run_threadgroup(plan.args, threadgroup_memory, &coords);
+  // The function keeps its per-thread arrays on its stack: one of a known size, with a guard
+  // page, rather than whatever stack the calling OS thread has.
+  if (!workgroup_stack_.data())
+    workgroup_stack_ = GuardedRegion(kWorkgroupStackBytes, RegionKind::FiberStack);
+  workgroup_error_ = nullptr;
+  ctx::jump_fcontext(ctx::make_fcontext(workgroup_stack_.data() + workgroup_stack_.size(),
+                                        workgroup_stack_.size(), &workgroup_main),
+                     this);
+  in_workgroup_ = false;
+  active_runner = nullptr;
+  if (workgroup_error_) std::rethrow_exception(std::exchange(workgroup_error_, nullptr));
+}
+
+void ThreadgroupRunner::workgroup_main(ctx::transfer_t from_runner) {
+  auto* self = static_cast<ThreadgroupRunner*>(from_runner.data);
+  try {
+    self->plan_->run_threadgroup(self->plan_->args, self->threadgroup_memory_,
+                                 &self->workgroup_coords_);
+  } catch (...) {  // carried back to the worker's stack: exceptions cannot cross contexts
+    self->workgroup_error_ = std::current_exception();
+  }
+  ctx::jump_fcontext(from_runner.fctx, nullptr);  // never resumed
 }
 
 void ThreadgroupRunner::abandon() {

@@ -8,11 +8,13 @@
 #include <array>
 #include <boost/context/detail/fcontext.hpp>
 #include <cstdint>
+#include <exception>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "metile/runtime/host/fiber_stack_pool.h"
+#include "metile/runtime/host/guarded_memory.h"
 #include "metile/runtime/host/launch_plan.h"
 
 namespace metile::runtime::host {
@@ -82,6 +84,7 @@ class ThreadgroupRunner {
   };
 
   static void fiber_main(boost::context::detail::transfer_t from_scheduler);
+  static void workgroup_main(boost::context::detail::transfer_t from_runner);
   void resume(unsigned thread);
   void run_current_thread();
   void block();  // parks the current thread until a rendezvous releases it
@@ -118,6 +121,9 @@ class ThreadgroupRunner {
   uint32_t epoch_ = 0;                       // barrier intervals, never reset
   std::vector<ByteHistory> history_;         // per byte of threadgroup memory (race checks)
   bool in_workgroup_ = false;                // run_workgroup is executing
+  GuardedRegion workgroup_stack_;            // where the work-group function runs
+  MetileHostThreadCoords workgroup_coords_{};
+  std::exception_ptr workgroup_error_;
 };
 
 }  // namespace metile::runtime::host
