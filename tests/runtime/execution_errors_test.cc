@@ -44,6 +44,8 @@ TEST(ExecutionErrors, ThreadsReturningBeforeABarrierAreADivergentBarrier) {
 // barrier from the compiler) runs on fibers, so it cannot be forced onto the other strategy.
 TEST(ExecutionErrors, ForcingTheWorkgroupStrategyOnAnIneligibleKernelNamesWhy) {
   Buffer out = get_device("host").allocate(DType::f32, {3 * 64});
+  const char* outer = std::getenv("METILE_HOST_EXECUTION");
+  const std::string restore = outer ? outer : "";
   setenv("METILE_HOST_EXECUTION", "workgroup", 1);
   std::string msg;
   try {
@@ -51,14 +53,16 @@ TEST(ExecutionErrors, ForcingTheWorkgroupStrategyOnAnIneligibleKernelNamesWhy) {
   } catch (const UserError& e) {
     msg = e.what();
   }
-  unsetenv("METILE_HOST_EXECUTION");
   EXPECT_THAT(msg, HasSubstr("METILE_HOST_EXECUTION=workgroup: kernel 'divergent' cannot run as "
                              "a work-group function; it runs on fibers ("));
   setenv("METILE_HOST_EXECUTION", "fibers", 1);
   EXPECT_THAT(
       error_of<DivergentBarrierError>([&] { divergent_barrier_kernel().launch({3}, {out}); }),
       HasSubstr("divergent barrier in kernel 'divergent', threadgroup (1,0,0)"));
-  unsetenv("METILE_HOST_EXECUTION");
+  if (outer)
+    setenv("METILE_HOST_EXECUTION", restore.c_str(), 1);
+  else
+    unsetenv("METILE_HOST_EXECUTION");
 }
 
 TEST(ExecutionErrors, DivergenceIsReportedForTheLowestFailingThreadgroup) {
