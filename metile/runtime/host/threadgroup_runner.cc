@@ -6,6 +6,7 @@
 
 #include "metile/runtime/host/fault_report.h"
 #include "metile/runtime/kernel_errors.h"
+#include "metile/support/errors.h"
 
 namespace metile::runtime::host {
 
@@ -193,7 +194,17 @@ void ThreadgroupRunner::release(unsigned first, unsigned count) {
   }
 }
 
+void ThreadgroupRunner::require_fibers(const char* op, int line) const {
+  // The work-group emitter turns every rendezvous it accepts into loop boundaries.
+  if (in_workgroup_)
+    throw InternalError("kernel '" + plan_->kernel_name + "': its work-group function reached " +
+                        op + " (line " + std::to_string(line) +
+                        "), a rendezvous that needs fibers; the work-group emitter must leave "
+                        "such kernels on fibers");
+}
+
 void ThreadgroupRunner::threadgroup_barrier(int line) {
+  require_fibers(kThreadgroupBarrier, line);
   EmulatedThread& me = threads_[current_];
   me.site = {kThreadgroupBarrier, line};
   if (++barrier_arrived_ < plan_->thread_count) {
@@ -210,6 +221,7 @@ void ThreadgroupRunner::threadgroup_barrier(int line) {
 
 MetileHostSimdView ThreadgroupRunner::simd_rendezvous(const void* value, unsigned bytes,
                                                       const char* op, int line) {
+  require_fibers(op, line);
   const unsigned group_index = current_ / kWidth, lane = current_ % kWidth;
   SimdGroup& group = simd_groups_[group_index];
   const unsigned parity = group.generation & 1;

@@ -85,6 +85,8 @@ class ThreadgroupRunner {
 
   static void fiber_main(boost::context::detail::transfer_t from_scheduler);
   static void workgroup_main(boost::context::detail::transfer_t from_runner);
+  // InternalError when a work-group function calls a rendezvous (it has no fibers to block).
+  void require_fibers(const char* op, int line) const;
   void resume(unsigned thread);
   void run_current_thread();
   void block();  // parks the current thread until a rendezvous releases it
