@@ -167,24 +167,39 @@ class WorkgroupEmitter : public CEmitter {
     storage_[v] = s;
   }
 
-  bool hoistable(const ir::Op& op) const {
+  // A uniform op computed once, before the thread loop. A load qualifies only before any
+  // write of its run: every thread would read the same bytes, which no other thread of a
+  // race-free kernel writes until the next barrier.
+  bool hoistable(const ir::Op& op, bool after_a_write) const {
     const ir::OpInfo& info = ir::op_info(op.kind);
-    if (!op.regions.empty() || !info.has(ir::Trait::Pure) || info.has(ir::Trait::Varying) ||
-        op.results.size() != 1 || !uniform_[op.results[0]])
+    const bool uniform_load = op.kind == K::Load && !after_a_write;
+    if (!op.regions.empty() || !(info.has(ir::Trait::Pure) || uniform_load) ||
+        info.has(ir::Trait::Varying) || op.results.size() != 1 || !uniform_[op.results[0]])
       return false;
     return std::all_of(op.operands.begin(), op.operands.end(),
                        [&](ir::ValueId v) { return storage_[v] == Storage::Scalar; });
+  }
+
+  static bool writes_memory(const ir::Op& op) {
+    bool writes = ir::op_info(op.kind).has(ir::Trait::WritesMemory);
+    for (const ir::Block& region : op.regions)
+      ir::walk(region, [&](const ir::Op& inner) {
+        writes = writes || ir::op_info(inner.kind).has(ir::Trait::WritesMemory);
+      });
+    return writes;
   }
 
   void plan_block(const ir::Block& block) {
     for (const Step& step : steps_of(block)) {
       const int segment = segments_++;
       if (!step.rendezvous) {
+        bool after_a_write = false;
         for (const ir::Op* op : step.run) {
-          if (hoistable(*op)) {
+          if (hoistable(*op, after_a_write)) {
             hoisted_.insert(op);
             continue;
           }
+          after_a_write = after_a_write || writes_memory(*op);
           for (ir::ValueId v : op->operands) use(v, segment);
           for (const ir::Block& region : op->regions)
             ir::walk(region, [&](const ir::Op& inner) {
