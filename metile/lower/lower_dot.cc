@@ -154,6 +154,7 @@ class GenericDot {
 }  // namespace
 
 void lower_dot(Lowering& l, const ir::Op& op) {
+  if (l.tile_type(op.operands[0]).is_matrix()) return lower_fragment_dot(l, op);
   GenericDot(l, op).lower();
 }
 

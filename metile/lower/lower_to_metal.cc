@@ -108,6 +108,11 @@ void lower_block(Lowering& l, const ir::Block& block) {
       case K::SimdMin:
         lower_simd_collective(l, op);
         break;
+      case K::MatrixFill:
+      case K::MatrixLoad:
+      case K::MatrixStore:
+        lower_fragment_op(l, op);
+        break;
       case K::For:
         lower_for(l, op);
         break;
@@ -132,9 +137,6 @@ void lower_block(Lowering& l, const ir::Block& block) {
       case K::PackedStore:
       case K::Extract:
       case K::IsAligned:
-      case K::MatrixFill:
-      case K::MatrixLoad:
-      case K::MatrixStore:
       case K::MatrixMma:
         l.not_supported(op, "is a Metal IR op, not a Tile IR op");
     }
