@@ -2,6 +2,7 @@
 
 #include "metile/ir/printer.h"
 #include "metile/ir/verifier.h"
+#include "metile/schedule/schedule_debug.h"
 #include "metile/support/errors.h"
 
 namespace metile {
@@ -99,7 +100,7 @@ PipelineResult PipelineSteps::finish(ir::Kernel tile, ir::Kernel metal,
   report_.source_bytes = static_cast<int64_t>(emitted.source.size());
   report_.math_mode = std::string(math_mode_name(context_.math));
   if (debug_.enabled(DumpKind::Schedule))
-    debug_.write(DumpKind::Schedule, "execution_report", report_.str());
+    schedule::write_schedule_debug(report_, debug_.dir(), emitted.source);
   return {std::move(tile), std::move(metal), std::move(emitted), std::move(report_)};
 }
 
