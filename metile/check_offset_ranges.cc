@@ -161,6 +161,7 @@ std::optional<Interval> OffsetRangeCheck::visit(const ir::Op& op, std::array<int
     case OpKind::Ceil:
     case OpKind::ReduceAxis:
     case OpKind::Scan:
+    case OpKind::Dot:
     case OpKind::PackedLoad:
     case OpKind::PackedStore:
     case OpKind::Extract:

@@ -251,6 +251,7 @@ void CEmitter::emit_op_lines(const ir::Op& op) {
     case K::Reduce:
     case K::ReduceAxis:
     case K::Scan:
+    case K::Dot:
     case K::Reshape:
     case K::Trans:
       fail(op, "is a Tile IR op and has no rendering; lower the kernel to Metal IR first");

@@ -124,6 +124,10 @@ class TileBuilder : public Builder {
   ValueId simd(OpKind kind, ValueId value, ValueId lane_or_mask = kNoValue);
   void barrier();
 
+  // Matrix product: acc + a @ b (ops.def). precision "ieee" or "tf32"; "" leaves it to the
+  // kernel's math mode (apply_math_mode).
+  ValueId dot(ValueId a, ValueId b, ValueId acc, const std::string& precision = "");
+
   // The shape two operands broadcast to; fails naming `op` when they do not.
   std::vector<int64_t> broadcast_shape(const std::string& op, const Type& a, const Type& b) const;
 

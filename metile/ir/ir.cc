@@ -46,6 +46,9 @@ constexpr AttrSpec required(std::string_view name, const char* choices) {
 constexpr AttrSpec optional(std::string_view name, AttrKind kind) {
   return {name, kind, false, ""};
 }
+constexpr AttrSpec optional(std::string_view name, const char* choices) {
+  return {name, String, false, choices};
+}
 template <typename... Specs>
 constexpr AttrSchema attrs(Specs... specs) {
   static_assert(sizeof...(specs) <= AttrSchema::kCapacity, "raise AttrSchema::kCapacity");

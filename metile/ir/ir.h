@@ -94,6 +94,7 @@ enum class TypeRule : uint8_t {
   Reduce,
   ReduceAxis,
   Scan,
+  Dot,
   Reshape,
   Trans,
   ConvertLayout,

@@ -2,6 +2,7 @@
 #include <cmath>
 
 #include "metile/ir/builder.h"
+#include "metile/ir/verifier.h"
 #include "metile/support/bits.h"
 
 namespace metile::ir {
@@ -452,6 +453,17 @@ ValueId TileBuilder::scan(const std::string& kind, ValueId tile, int64_t axis, b
     fail("scan", "axis " + std::to_string(axis) + " is out of range for " + describe(tile));
   return create1(OpKind::Scan, {tile}, t,
                  {{"kind", kind}, {"axis", axis}, {"reverse", int64_t{reverse ? 1 : 0}}});
+}
+
+ValueId TileBuilder::dot(ValueId a, ValueId b, ValueId acc, const std::string& precision) {
+  if (!precision.empty() && precision != "ieee" && precision != "tf32")
+    fail("dot", "precision must be ieee or tf32, got '" + precision + "'");
+  const std::string rule =
+      dot_rule_violation(type(a), type(b), type(acc), precision.empty() ? "ieee" : precision);
+  if (!rule.empty()) fail("dot", rule);
+  Attrs attrs;
+  if (!precision.empty()) attrs["precision"] = precision;
+  return create1(OpKind::Dot, {a, b, acc}, type(acc), std::move(attrs));
 }
 
 ValueId TileBuilder::simd(OpKind kind, ValueId value, ValueId lane_or_mask) {

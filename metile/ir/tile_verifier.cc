@@ -56,6 +56,8 @@ class TileOpRules {
         return reduce_axis();
       case R::Scan:
         return scan();
+      case R::Dot:
+        return dot();
       case R::Reshape:
         return reshape();
       case R::Trans:
@@ -217,6 +219,13 @@ class TileOpRules {
     if (out() != t) fail("the result must be " + t.str(), {a(0), r()});
   }
 
+  void dot() {
+    const std::string rule = dot_rule_violation(in(0), in(1), in(2), dot_precision(op_));
+    if (!rule.empty()) return fail(rule, {a(0), a(1), a(2)});
+    if (out() != in(2))
+      fail("the result must have the accumulator's type " + in(2).str(), {a(2), r()});
+  }
+
   void reshape() {
     const Type &t = in(0), &res = out();
     if (!t.is_tile() || !res.is_tile() || t.element() != res.element() ||
@@ -248,3 +257,38 @@ std::vector<Diagnostic> verify_tile(const Kernel& k) {
 }
 
 }  // namespace metile::ir::verifier_detail
+
+namespace metile::ir {
+
+std::string dot_precision(const Op& dot) {
+  return dot.has_attr("precision") ? dot.str_attr("precision") : "ieee";
+}
+
+std::string dot_rule_violation(const Type& a, const Type& b, const Type& acc,
+                               const std::string& precision) {
+  const auto matrix = [](const Type& t) {
+    return t.is_tile() && t.shape.size() == 2 && !t.pointer;
+  };
+  if (!matrix(a) || !matrix(b))
+    return "a and b must be 2-D tiles, got " + a.str() + " and " + b.str();
+  if (a.dtype != b.dtype)
+    return "a and b must have one dtype, got " + a.str() + " and " + b.str() +
+           "; cast one of them first";
+  if (a.dtype != DType::f16 && a.dtype != DType::bf16 && a.dtype != DType::f32)
+    return "a and b must be f16, bf16 or f32 tiles, got " + a.str();
+  if (a.shape[1] != b.shape[0])
+    return "the inner dimensions differ: a is " + a.str() + " ([M, K]) and b is " + b.str() +
+           " ([K, N])";
+  const int64_t m = a.shape[0], n = b.shape[1], k = a.shape[1];
+  if (m < 8 || n < 8 || k < 8)
+    return "M, N and K must be at least 8, got M=" + std::to_string(m) +
+           ", N=" + std::to_string(n) + ", K=" + std::to_string(k);
+  const Type expected = Type::tile(DType::f32, {m, n});
+  if (acc != expected)
+    return "the accumulator must be " + expected.str() + " (f32, [M, N]), got " + acc.str();
+  if (precision == "tf32" && a.dtype != DType::f32)
+    return "precision tf32 applies to f32 inputs only, got " + a.str();
+  return "";
+}
+
+}  // namespace metile::ir

@@ -115,6 +115,7 @@ class CommonOpRules {
       case R::Reduce:
       case R::ReduceAxis:
       case R::Scan:
+      case R::Dot:
       case R::Reshape:
       case R::Trans:
       case R::ConvertLayout:

@@ -31,6 +31,14 @@ std::vector<Diagnostic> verify(const Kernel& k);
 // also carries print(k)).
 void verify_or_throw(const Kernel& k, const std::string& after_pass);
 
+// dot's operand rule, shared by TileBuilder::dot and the Tile IR verifier: a [M, K] and b
+// [K, N] tiles of one dtype (f16, bf16 or f32), acc tile<MxNxf32>, M, N, K >= 8, tf32 only
+// for f32 inputs. The broken rule, or "" when the operands are valid.
+std::string dot_rule_violation(const Type& a, const Type& b, const Type& acc,
+                               const std::string& precision);
+// A dot's precision attribute: "ieee" (also when absent) or "tf32".
+std::string dot_precision(const Op& dot);
+
 // The machinery the dialect verifiers share (verifier.cc); tile_verifier.cc and
 // metal_verifier.cc add the dialect's own rules through these hooks.
 namespace verifier_detail {

@@ -90,6 +90,9 @@ void lower_block(Lowering& l, const ir::Block& block) {
       case K::Scan:
         lower_scan(l, op);
         break;
+      case K::Dot:
+        lower_dot(l, op);
+        break;
       case K::Reshape:
         lower_reshape(l, op);
         break;

@@ -51,6 +51,9 @@ void lower_reduce_axis(Lowering& l, const ir::Op& op);
 // lower_scan.cc: the inclusive scan of a tile along one axis.
 void lower_scan(Lowering& l, const ir::Op& op);
 
+// lower_dot.cc: acc + a @ b through a threadgroup exchange, in the accumulator's layout.
+void lower_dot(Lowering& l, const ir::Op& op);
+
 // lower_trans.cc: reshape (no movement) and trans (forwarded, SIMD shuffles or scratch).
 void lower_reshape(Lowering& l, const ir::Op& op);
 void lower_trans(Lowering& l, const ir::Op& op);

@@ -138,6 +138,7 @@ class Reader {
       case K::Trans:
       case K::ReduceAxis:
       case K::Scan:
+      case K::Dot:
       case K::PtrAdd:
       case K::Load:
       case K::Store:

@@ -161,6 +161,9 @@ class OwnershipCheck {
       case OpKind::ReduceAxis:
       case OpKind::Scan:
         return set_results(op, map_.owner(op.operands[0]));
+      // Each thread computes the accumulator elements it owns.
+      case OpKind::Dot:
+        return set_results(op, map_.owner(op.operands[2]));
       // Their results are scalars, pointers or descriptors.
       case OpKind::Constant:
       case OpKind::ProgramId:

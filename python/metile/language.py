@@ -8,6 +8,8 @@ to them; with numbers only, the result is computed in Python.
 import builtins
 import math
 
+import numpy as np
+
 from . import dtypes, layouts
 from .errors import NotSupportedError, user_error
 from .frames import user_location
@@ -190,6 +192,19 @@ def _memory_options(op, boundary_check=(), padding_option="", cache_modifier="",
                          NotSupportedError)
 
 
+def _broadcast_mask(mask, pointer, op):
+    """The mask broadcast to the pointer's shape, as Triton's loads and stores do; a mask that
+    does not broadcast is left for the builder to reject."""
+    mask = as_value(mask, op)
+    if mask.shape == pointer.shape or not pointer.shape:
+        return mask
+    try:
+        shape = np.broadcast_shapes(mask.shape, pointer.shape)
+    except ValueError:
+        return mask
+    return broadcast_to(mask, shape) if shape == pointer.shape else mask
+
+
 def load(pointer, mask=None, other=None, **options):
     """``*pointer``; where ``mask`` is false the element is ``other`` (default 0, converted
     to the pointee dtype) and memory is not touched. Triton's cache_modifier and
@@ -199,7 +214,7 @@ def load(pointer, mask=None, other=None, **options):
     trace = pointer.trace
     mask_id = other_id = -1
     if mask is not None:
-        mask_id = as_value(mask, "load").id
+        mask_id = _broadcast_mask(mask, pointer, "load").id
         if other is not None:
             other_id = _stored_value(other, pointer.dtype, "load").id
     elif other is not None:
@@ -214,7 +229,7 @@ def store(pointer, value, mask=None, **options):
     pointer = as_value(pointer, "store")
     trace = pointer.trace
     value = _stored_value(value, pointer.dtype, "store")
-    mask_id = -1 if mask is None else as_value(mask, "store").id
+    mask_id = -1 if mask is None else _broadcast_mask(mask, pointer, "store").id
     trace.at().store(pointer.id, value.id, mask_id)
 
 
@@ -275,12 +290,49 @@ def barrier():
     trace.at().barrier()
 
 
+# ---- matrix product -------------------------------------------------------------------------
+def _dot_precision(input_precision, allow_tf32):
+    """Triton's input_precision / allow_tf32 as the dot's precision attribute: "" leaves it to
+    the kernel's math mode (tf32 for f32 under RELAXED_PRECISION, else ieee)."""
+    if input_precision is not None and allow_tf32 is not None:
+        raise user_error("dot: give input_precision or allow_tf32, not both", user_location())
+    if allow_tf32 is not None:
+        return "tf32" if allow_tf32 else "ieee"
+    if input_precision is None:
+        return ""
+    if input_precision in ("ieee", "tf32"):
+        return input_precision
+    if input_precision in ("tf32x3", "bf16x3", "bf16x6", "bf16", "hf32"):
+        raise user_error(f"dot: input_precision='{input_precision}' is not supported; use "
+                         "'ieee' or 'tf32'", user_location(), NotSupportedError)
+    raise user_error(f"dot: input_precision must be 'ieee' or 'tf32', got {input_precision!r}",
+                     user_location())
+
+
+def dot(input, other, acc=None, input_precision=None, allow_tf32=None,
+        max_num_imprecise_acc=None, out_dtype="f32"):
+    """``acc + input @ other`` for 2-D tiles ``input`` [M, K] and ``other`` [K, N] of one
+    float dtype (f16, bf16, f32), accumulated in f32 (``acc`` f32 [M, N], zeros when None).
+    M, N, K are powers of two of at least 8. ``input_precision="tf32"`` (or
+    RELAXED_PRECISION=True) allows TF32 products for f32 inputs; the default is exact f32."""
+    if dtypes.dtype_name(out_dtype) != "f32":
+        raise user_error(f"dot: out_dtype={dtypes.dtype_name(out_dtype)} is not supported: the "
+                         "accumulator is f32; cast the result (.to(...)) instead",
+                         user_location(), NotSupportedError)
+    if max_num_imprecise_acc is not None:
+        raise user_error("dot: max_num_imprecise_acc applies to fp8 products, which meTile "
+                         "does not have", user_location(), NotSupportedError)
+    precision = _dot_precision(input_precision, allow_tf32)
+    a, b = as_value(input, "dot"), as_value(other, "dot")
+    if len(a.shape) != 2 or len(b.shape) != 2:
+        raise user_error(f"dot: input and other must be 2-D tiles, got shapes {a.shape} and "
+                         f"{b.shape}", user_location())
+    acc = zeros((a.shape[0], b.shape[1])) if acc is None else as_value(acc, "dot")
+    trace = a.trace
+    return wrap(trace, trace.at().dot(a.id, b.id, acc.id, precision))
+
+
 # ---- specified, not built yet ----------------------------------------------------------------
-def dot(a, b, accumulator=None):
-    """Matrix product of 8x8 fragments (not built yet)."""
-    _not_built("metile.dot", ": matrix fragments need Schedule(backend='simdgroup_inline')")
-
-
 def tile_load(*args, **kwargs):
     """Loads a tile through a descriptor (not built yet; use tensor(...).load)."""
     _not_built("metile.tile_load", "; use metile.tensor(...).load(coords)")

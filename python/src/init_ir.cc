@@ -300,6 +300,12 @@ void bind_trace(nb::module_& m) {
           "kind"_a, "tile"_a, "axis"_a, "reverse"_a,
           "The inclusive scan (sum or prod) of a tile along axis, of the tile's type.")
       .def(
+          "dot",
+          [b](T& t, ir::ValueId a, ir::ValueId other, ir::ValueId acc,
+              const std::string& precision) { return b(t).dot(a, other, acc, precision); },
+          "a"_a, "b"_a, "acc"_a, "precision"_a,
+          "acc + a @ b (f32 accumulator); precision ieee, tf32 or '' for the math mode's choice.")
+      .def(
           "reshape",
           [b](T& t, ir::ValueId v, std::vector<int64_t> shape) {
             return b(t).reshape(v, std::move(shape));

@@ -1,6 +1,7 @@
 #include "tests/dsl/tile_interpreter.h"
 
 #include <algorithm>
+#include <cmath>
 #include <stdexcept>
 #include <string>
 
@@ -107,6 +108,8 @@ class Interpreter {
         return set(op, reduce_axis(op));
       case OpKind::Scan:
         return set(op, scan(op));
+      case OpKind::Dot:
+        return set(op, dot(op));
       case OpKind::Trans:
         return set(op, trans(op));
       case OpKind::For:
@@ -286,6 +289,23 @@ class Interpreter {
         r.data[i] = round_to(type(op.results[0]).dtype, acc);
       }
     }
+    return r;
+  }
+
+  // acc + a @ b, every product and sum rounded to f32 as the lowerings compute them.
+  RtValue dot(const ir::Op& op) {
+    const RtValue &a = at(op.operands[0]), &b = at(op.operands[1]), &acc = at(op.operands[2]);
+    const std::vector<int64_t>& a_shape = type(op.operands[0]).shape;
+    const int64_t m = a_shape[0], k = a_shape[1], n = type(op.operands[1]).shape[1];
+    RtValue r{acc.data, -1};
+    for (int64_t i = 0; i < m; ++i)
+      for (int64_t j = 0; j < n; ++j) {
+        float sum = static_cast<float>(acc.data[i * n + j]);
+        for (int64_t p = 0; p < k; ++p)
+          sum = std::fma(static_cast<float>(a.data[i * k + p]),
+                         static_cast<float>(b.data[p * n + j]), sum);
+        r.data[i * n + j] = sum;
+      }
     return r;
   }
 

@@ -174,6 +174,7 @@ TEST(OpFacts, TypeRulesAgreeWithTheOtherFacts) {
       case TypeRule::Reduce:
       case TypeRule::ReduceAxis:
       case TypeRule::Scan:
+      case TypeRule::Dot:
       case TypeRule::Reshape:
       case TypeRule::Trans:
       case TypeRule::ConvertLayout:

@@ -189,12 +189,12 @@ TEST(LowerControlFlow, DescriptorsMustBeExpandedFirst) {
 }
 
 // Every convergent Tile IR op (ops.def) is rejected in a per-thread branch; reduce,
-// reduce_axis, scan, trans and convert_layout are left out because their tile operand alone
+// reduce_axis, scan, dot, trans and convert_layout are left out because their tile operand alone
 // already rejects them (PerThreadIfMayNotHoldTileOps).
 TEST(LowerControlFlow, PerThreadIfMayNotHoldConvergentOps) {
   for (const ir::OpInfo& info : ir::all_ops()) {
     if (!info.in_tile || !info.has(ir::Trait::Convergent) || info.kind == OpKind::Reduce ||
-        info.kind == OpKind::ReduceAxis || info.kind == OpKind::Scan ||
+        info.kind == OpKind::ReduceAxis || info.kind == OpKind::Scan || info.kind == OpKind::Dot ||
         info.kind == OpKind::Trans || info.kind == OpKind::ConvertLayout)
       continue;
     ir::Kernel k;

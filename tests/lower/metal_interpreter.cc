@@ -224,6 +224,7 @@ class Runner {
       case K::Reduce:
       case K::ReduceAxis:
       case K::Scan:
+      case K::Dot:
       case K::Reshape:
       case K::Trans:
         fail(&op, -1, "a Tile IR op in Metal IR");

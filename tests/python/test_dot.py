@@ -1,0 +1,183 @@
+"""metile.dot (Tile IR dot): Triton's tl.dot on 2-D tiles, its rules and errors."""
+
+import ml_dtypes
+import numpy as np
+import pytest
+
+import metile
+
+F32 = np.zeros(64 * 64, np.float32)
+F16 = np.zeros(64 * 64, np.float16)
+
+
+def _tile(ptr, rows, columns):
+    return metile.load(ptr + metile.arange(0, rows)[:, None] * columns +
+                       metile.arange(0, columns)[None, :])
+
+
+@metile.kernel
+def product(a_ptr, b_ptr, c_ptr, M: metile.constexpr, N: metile.constexpr,
+            K: metile.constexpr, PRECISION: metile.constexpr = None):
+    a = _tile(a_ptr, M, K)
+    b = _tile(b_ptr, K, N)
+    c = metile.dot(a, b, input_precision=PRECISION)
+    metile.store(c_ptr + metile.arange(0, M)[:, None] * N + metile.arange(0, N)[None, :], c)
+
+
+def _dot_lines(ir):
+    return [line for line in str(ir).splitlines() if "= dot " in line]
+
+
+def test_dot_records_a_tile_ir_dot_with_an_f32_accumulator():
+    lines = _dot_lines(product.trace(F16, F16, F32, M=16, N=32, K=64))
+    assert len(lines) == 1
+    assert "tile<16x32xf32>" in lines[0]
+    assert "precision" not in lines[0]  # left to the kernel's math mode
+
+
+def test_input_precision_is_recorded():
+    (line,) = _dot_lines(product.trace(F32, F32, F32, M=16, N=16, K=16, PRECISION="tf32"))
+    assert 'precision = "tf32"' in line
+
+
+@metile.kernel
+def with_options(a_ptr, b_ptr, OUT: metile.constexpr = "f32", TF32: metile.constexpr = None,
+                 PRECISION: metile.constexpr = None, IMPRECISE: metile.constexpr = None):
+    a = _tile(a_ptr, 16, 16)
+    b = _tile(b_ptr, 16, 16)
+    metile.dot(a, b, out_dtype=OUT, allow_tf32=TF32, input_precision=PRECISION,
+               max_num_imprecise_acc=IMPRECISE)
+
+
+@pytest.mark.parametrize("options,error,message", [
+    (dict(OUT="f16"), metile.NotSupportedError, "dot: out_dtype=f16 is not supported"),
+    (dict(PRECISION="tf32x3"), metile.NotSupportedError, "input_precision='tf32x3'"),
+    (dict(PRECISION="fast"), metile.CompilationError, "input_precision must be 'ieee' or 'tf32'"),
+    (dict(PRECISION="ieee", TF32=True), metile.CompilationError,
+     "give input_precision or allow_tf32, not both"),
+    (dict(IMPRECISE=4), metile.NotSupportedError, "max_num_imprecise_acc"),
+    (dict(TF32=True), metile.CompilationError, "precision tf32 applies to f32 inputs only"),
+])
+def test_option_errors(options, error, message):
+    with pytest.raises(error, match=message.replace("(", r"\(").replace("[", r"\[")):
+        with_options.trace(F16, F16, **options)
+
+
+@metile.kernel
+def mismatched(a_ptr, b_ptr, acc_ptr, M: metile.constexpr, K: metile.constexpr,
+               K2: metile.constexpr, N: metile.constexpr, ACC: metile.constexpr = False):
+    a = _tile(a_ptr, M, K)
+    b = _tile(b_ptr, K2, N)
+    acc = _tile(acc_ptr, M, N) if ACC else None
+    metile.dot(a, b, acc)
+
+
+@pytest.mark.parametrize("args,shapes,message", [
+    ((F32, F16, F32), dict(M=16, K=16, K2=16, N=16), "a and b must have one dtype"),
+    ((F32, F32, F32), dict(M=16, K=16, K2=32, N=16), "the inner dimensions differ"),
+    ((F32, F32, F32), dict(M=4, K=16, K2=16, N=16), "M, N and K must be at least 8, got M=4"),
+    ((F32, F32, F16), dict(M=16, K=16, K2=16, N=16, ACC=True),
+     "the accumulator must be tile<16x16xf32>"),
+])
+def test_operand_errors_name_the_rule(args, shapes, message):
+    with pytest.raises(metile.CompilationError, match=message):
+        mismatched.trace(*args, **shapes)
+
+
+@metile.kernel
+def one_dimensional(a_ptr):
+    a = metile.load(a_ptr + metile.arange(0, 16))
+    metile.dot(a, a)
+
+
+def test_one_dimensional_operands_are_rejected():
+    with pytest.raises(metile.CompilationError, match="input and other must be 2-D tiles"):
+        one_dimensional.trace(F32)
+
+
+# ---- end to end, the generic lowering (threadgroup exchange, f32 multiply-adds) ------------
+BF16 = ml_dtypes.bfloat16
+
+
+def _inputs(rng, shape, dtype):
+    # Small integers and halves keep every product and sum exact in f16/bf16 and f32.
+    return (rng.integers(-4, 5, shape) * 0.5).astype(dtype)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float16, BF16])
+@pytest.mark.parametrize("m,n,k", [(16, 16, 16), (32, 8, 64), (64, 64, 32), (8, 32, 8)])
+def test_dot_matches_numpy(m, n, k, dtype, rng):
+    a, b = _inputs(rng, (m, k), dtype), _inputs(rng, (k, n), dtype)
+    c = np.zeros((m, n), np.float32)
+    product[(1,)](a, b, c, M=m, N=n, K=k)
+    np.testing.assert_array_equal(c, a.astype(np.float32) @ b.astype(np.float32))
+
+
+@metile.kernel
+def chained(a_ptr, b_ptr, c_ptr, K, M: metile.constexpr, N: metile.constexpr,
+            BLOCK_K: metile.constexpr):
+    """acc += a[:, k:k+BLOCK_K] @ b[k:k+BLOCK_K, :] over a tile_range K loop, then relu."""
+    rows, columns = metile.arange(0, M), metile.arange(0, N)
+    inner = metile.arange(0, BLOCK_K)
+    acc = metile.zeros((M, N), dtype="f32")
+    for k in metile.tile_range(0, K, BLOCK_K):
+        a = metile.load(a_ptr + rows[:, None] * K + (k + inner)[None, :])
+        b = metile.load(b_ptr + (k + inner)[:, None] * N + columns[None, :])
+        acc = metile.dot(a, b, acc)
+    metile.store(c_ptr + rows[:, None] * N + columns[None, :], metile.maximum(acc, 0.0))
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float16])
+def test_accumulator_chains_through_a_k_loop(dtype, rng):
+    m, n, k = 32, 16, 96
+    a, b = _inputs(rng, (m, k), dtype), _inputs(rng, (k, n), dtype)
+    c = np.zeros((m, n), np.float32)
+    chained[(1,)](a, b, c, k, M=m, N=n, BLOCK_K=16)
+    np.testing.assert_array_equal(c, np.maximum(a.astype(np.float32) @ b.astype(np.float32), 0))
+
+
+# Triton's matmul tutorial, with its 2-D pointer idiom, masks and grouped program order.
+@metile.kernel
+def tutorial_matmul(a_ptr, b_ptr, c_ptr, M, N, K, stride_am, stride_ak, stride_bk, stride_bn,
+                    stride_cm, stride_cn, BLOCK_SIZE_M: metile.constexpr,
+                    BLOCK_SIZE_N: metile.constexpr, BLOCK_SIZE_K: metile.constexpr,
+                    GROUP_SIZE_M: metile.constexpr):
+    pid = metile.program_id(axis=0)
+    num_pid_m = metile.cdiv(M, BLOCK_SIZE_M)
+    num_pid_n = metile.cdiv(N, BLOCK_SIZE_N)
+    num_pid_in_group = GROUP_SIZE_M * num_pid_n
+    group_id = pid // num_pid_in_group
+    first_pid_m = group_id * GROUP_SIZE_M
+    group_size_m = metile.minimum(num_pid_m - first_pid_m, GROUP_SIZE_M)
+    pid_m = first_pid_m + ((pid % num_pid_in_group) % group_size_m)
+    pid_n = (pid % num_pid_in_group) // group_size_m
+    offs_am = (pid_m * BLOCK_SIZE_M + metile.arange(0, BLOCK_SIZE_M)) % M
+    offs_bn = (pid_n * BLOCK_SIZE_N + metile.arange(0, BLOCK_SIZE_N)) % N
+    offs_k = metile.arange(0, BLOCK_SIZE_K)
+    a_ptrs = a_ptr + (offs_am[:, None] * stride_am + offs_k[None, :] * stride_ak)
+    b_ptrs = b_ptr + (offs_k[:, None] * stride_bk + offs_bn[None, :] * stride_bn)
+    accumulator = metile.zeros((BLOCK_SIZE_M, BLOCK_SIZE_N), dtype=metile.float32)
+    for k in range(0, metile.cdiv(K, BLOCK_SIZE_K)):
+        a = metile.load(a_ptrs, mask=offs_k[None, :] < K - k * BLOCK_SIZE_K, other=0.0)
+        b = metile.load(b_ptrs, mask=offs_k[:, None] < K - k * BLOCK_SIZE_K, other=0.0)
+        accumulator = metile.dot(a, b, accumulator)
+        a_ptrs += BLOCK_SIZE_K * stride_ak
+        b_ptrs += BLOCK_SIZE_K * stride_bk
+    c = accumulator.to(metile.float16)
+    offs_cm = pid_m * BLOCK_SIZE_M + metile.arange(0, BLOCK_SIZE_M)
+    offs_cn = pid_n * BLOCK_SIZE_N + metile.arange(0, BLOCK_SIZE_N)
+    c_ptrs = c_ptr + stride_cm * offs_cm[:, None] + stride_cn * offs_cn[None, :]
+    c_mask = (offs_cm[:, None] < M) & (offs_cn[None, :] < N)
+    metile.store(c_ptrs, c, mask=c_mask)
+
+
+@pytest.mark.parametrize("m,n,k", [(64, 64, 64), (45, 37, 29), (9, 70, 100)])
+def test_triton_matmul_tutorial_with_ragged_shapes(m, n, k, rng):
+    a, b = _inputs(rng, (m, k), np.float16), _inputs(rng, (k, n), np.float16)
+    c = np.zeros((m, n), np.float16)
+    bm, bn, bk = 32, 32, 16
+    grid = (metile.cdiv(m, bm) * metile.cdiv(n, bn),)
+    tutorial_matmul[grid](a, b, c, m, n, k, k, 1, n, 1, n, 1, BLOCK_SIZE_M=bm, BLOCK_SIZE_N=bn,
+                          BLOCK_SIZE_K=bk, GROUP_SIZE_M=2)
+    expected = (a.astype(np.float32) @ b.astype(np.float32)).astype(np.float16)
+    np.testing.assert_array_equal(c, expected)
