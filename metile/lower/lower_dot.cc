@@ -154,6 +154,13 @@ class GenericDot {
 }  // namespace
 
 void lower_dot(Lowering& l, const ir::Op& op) {
+  // The generic lowering is the elementwise backend's; a matrix backend needs its own.
+  if (l.schedule_plan.matrix())
+    l.not_supported(op, "the " + std::string(schedule::backend_name(l.schedule_plan.backend)) +
+                            " backend's lowering of dot (" +
+                            std::string(schedule::matrix_strategy_name(l.schedule_plan.strategy)) +
+                            ") is not built yet; omit SCHEDULE's backend, vector_width and "
+                            "double_buffer for the generic lowering");
   GenericDot(l, op).lower();
 }
 
