@@ -166,6 +166,10 @@ std::optional<Interval> OffsetRangeCheck::visit(const ir::Op& op, std::array<int
     case OpKind::PackedStore:
     case OpKind::Extract:
     case OpKind::IsAligned:
+    case OpKind::MatrixFill:
+    case OpKind::MatrixLoad:
+    case OpKind::MatrixStore:
+    case OpKind::MatrixMma:
     case OpKind::Rsqrt:
     case OpKind::Tanh:
     case OpKind::Sin:

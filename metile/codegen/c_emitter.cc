@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <iterator>
+#include <optional>
 #include <utility>
 
 #include "metile/codegen/c_types.h"
@@ -60,6 +61,14 @@ CEmitter::CEmitter(const ir::Kernel& kernel, const CDialect& dialect, const targ
   for (const ir::Type& t : kernel.types) {
     dialect.require_dtype(t.dtype, target);
     dialect.declare_dtype(t.dtype, prelude_);
+    if (t.is_matrix()) {
+      if (!target.matrix_facilities.has(target::MatrixFacility::SimdgroupMatrix8x8) &&
+          !target.matrix_facilities.has(target::MatrixFacility::MmaSync))
+        throw NotSupported("emit " + std::string(dialect.table().language) + ": kernel '" +
+                           kernel.name + "' holds matrix fragments (" + t.str() + "), but target " +
+                           target.name + " has no SIMD-group matrix facility");
+      dialect.declare_matrix(t.dtype, prelude_);
+    }
   }
 }
 
@@ -98,6 +107,7 @@ void CEmitter::emit_block(const ir::Block& block) {
 
 void CEmitter::declare(const ir::Op& op, const std::string& expr) {
   METILE_ASSERT(op.results.size() == 1, std::string(ir::op_name(op.kind)) + " has one result");
+  if (!element_types_.empty()) return declare_matrix_elements(op, expr);
   const ir::ValueId r = op.results[0];
   // Pointers are declared without a top-level const: "device const float* const p" reads
   // worse and buys nothing in SSA form.
@@ -128,6 +138,8 @@ void CEmitter::emit_op(const ir::Op& op) {
 void CEmitter::emit_op_lines(const ir::Op& op) {
   using K = ir::OpKind;
   require_vectors_if_used(op);
+  std::optional<MatrixElements> elements;
+  if (is_matrix_elementwise(op)) elements.emplace(*this, op);
   switch (op.kind) {
     case K::Constant:
       if (ir::is_integer(type(op.results[0]).dtype) && op.int_attr("value") > 0)
@@ -230,6 +242,14 @@ void CEmitter::emit_op_lines(const ir::Op& op) {
       return declare(op, dialect_.address_is_aligned(name(op.operands[0]), op.int_attr("bytes")));
     case K::Barrier:
       return emit_barrier(op);
+    case K::MatrixFill:
+      return emit_matrix_fill(op);
+    case K::MatrixLoad:
+      return emit_matrix_load(op);
+    case K::MatrixStore:
+      return emit_matrix_store(op);
+    case K::MatrixMma:
+      return emit_matrix_mma(op);
     case K::For:
       return emit_for(op);
     case K::If:

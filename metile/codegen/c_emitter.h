@@ -5,6 +5,7 @@
 // either rendered or rejected with an error naming it.
 #pragma once
 
+#include <map>
 #include <set>
 #include <string>
 #include <string_view>
@@ -46,6 +47,27 @@ class CEmitter {
   // NotSupported when op touches a vector value and the dialect has none.
   void require_vectors_if_used(const ir::Op& op) const;
 
+  // Matrix fragments (matrix_statements.cc). An elementwise op on fragments renders its
+  // scalar expression once per element of the lane's share: while `elements` lives, name()
+  // and type() give each fragment operand's element and element type, and declare() writes
+  // the loop over the elements.
+  class MatrixElements {
+   public:
+    MatrixElements(CEmitter& emitter, const ir::Op& op);
+    ~MatrixElements();
+
+   private:
+    CEmitter& emitter_;
+  };
+  bool is_matrix_elementwise(const ir::Op& op) const;
+  void declare_matrix_elements(const ir::Op& op, const std::string& expr);
+  void emit_matrix_fill(const ir::Op& op);
+  void emit_matrix_load(const ir::Op& op);
+  void emit_matrix_store(const ir::Op& op);
+  void emit_matrix_mma(const ir::Op& op);
+  // "p + offset": the address a matrix access starts at.
+  std::string matrix_address(ir::ValueId ptr, ir::ValueId offset) const;
+
   // Expressions (op_expressions.cc): language-neutral structure; every word and call shape
   // comes from the dialect's hooks.
   std::string constant(const ir::Op& op) const;
@@ -73,8 +95,14 @@ class CEmitter {
   // `p[0]`, or the element at p viewed as the vector type of `value_type`.
   std::string access(ir::ValueId ptr, const ir::Type& value_type) const;
 
-  const std::string& name(ir::ValueId v) const { return names_[v]; }
-  const ir::Type& type(ir::ValueId v) const { return kernel_.type(v); }
+  const std::string& name(ir::ValueId v) const {
+    auto it = element_names_.find(v);
+    return it == element_names_.end() ? names_[v] : it->second;
+  }
+  const ir::Type& type(ir::ValueId v) const {
+    auto it = element_types_.find(v);
+    return it == element_types_.end() ? kernel_.type(v) : it->second;
+  }
   // The declared type of v: pointers derived from read-only buffers point to const.
   std::string type_of(ir::ValueId v) const;
   [[noreturn]] void fail(const ir::Op& op, const std::string& rule) const;
@@ -85,6 +113,9 @@ class CEmitter {
   Prelude prelude_;
   std::set<ir::ValueId> read_only_;
   std::set<ir::ValueId> positive_constants_;  // integer constants > 0 emitted so far
+  // Set by MatrixElements: a fragment's element and its scalar type.
+  std::map<ir::ValueId, std::string> element_names_;
+  std::map<ir::ValueId, ir::Type> element_types_;
   std::string out_;
   int indent_ = 1;
   const ir::Op* current_ = nullptr;  // the op whose lines are being written

@@ -8,7 +8,7 @@
 
 namespace metile::codegen {
 
-// "float", "half4", "device const float*", "threadgroup int*". Tiles and descriptors are a
+// "float", "half4", "device const float*", "threadgroup int*", "simdgroup_float8x8". Tiles and descriptors are a
 // UserError (they do not exist in Metal IR). read_only adds const to a pointee.
 std::string type_name(const ir::Type& t, const CDialect& dialect, bool read_only = false);
 

@@ -193,6 +193,12 @@ Scalar min(const Value& tile, Here here) {
   return reduce("min", tile, here);
 }
 
+Tile dot(const Value& a, const Value& b, const Value& acc, const std::string& precision,
+         Here here) {
+  const ir::ValueId x = use(a, "dot", here), y = use(b, "dot", here), z = use(acc, "dot", here);
+  return wrap(builder_at(here).dot(x, y, z, precision));
+}
+
 Scalar simd_sum(const Value& x, Here here) {
   return simd(OpKind::SimdSum, x, Operand(), here);
 }

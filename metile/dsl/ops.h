@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "metile/dsl/value.h"
@@ -82,6 +83,11 @@ Ptr shared(int64_t size, DType dtype, Here here = Here::current());
 Scalar sum(const Value& tile, Here here = Here::current());
 Scalar max(const Value& tile, Here here = Here::current());
 Scalar min(const Value& tile, Here here = Here::current());
+
+// acc + a @ b: a [M, K], b [K, N] of one float dtype, acc f32 [M, N] (ops.def `dot`);
+// precision "ieee", "tf32" or "" (the kernel's math mode decides).
+Tile dot(const Value& a, const Value& b, const Value& acc, const std::string& precision = "",
+         Here here = Here::current());
 
 // Per-thread scalars across the SIMD group.
 Scalar simd_sum(const Value& x, Here here = Here::current());

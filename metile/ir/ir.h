@@ -103,6 +103,10 @@ enum class TypeRule : uint8_t {
   PackedStore,
   Extract,
   IsAligned,
+  MatrixFill,
+  MatrixLoad,
+  MatrixStore,
+  MatrixMma,
 };
 
 // How many operands, results or regions an op takes; kMany: no upper bound.

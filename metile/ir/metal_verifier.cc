@@ -1,6 +1,6 @@
 // Metal IR's own rules: per-thread types only (no tiles, no descriptors), the kernel's
-// threadgroup geometry, threadgroup buffers inside the threadgroup block, and the packed
-// vector accesses' types.
+// threadgroup geometry, threadgroup buffers inside the threadgroup block, the packed
+// vector accesses' types and the matrix fragment ops' types.
 #include "metile/ir/verifier.h"
 
 namespace metile::ir::verifier_detail {
@@ -13,6 +13,8 @@ void check_type(Checker& c, const Op* definer, ValueId v) {
   if (t.is_desc()) return c.report(definer, "tensor descriptors do not exist in Metal IR", {v});
   if (t.is_vector() && t.shape[0] != 2 && t.shape[0] != 4)
     c.report(definer, "vectors have 2 or 4 elements", {v});
+  if (t.is_matrix() && (t.shape != std::vector<int64_t>{8, 8} || t.pointer || is_integer(t.dtype)))
+    c.report(definer, "matrix fragments are 8x8 of f16, bf16, f32 or i1", {v});
 }
 
 const int64_t* kernel_int(const Kernel& k, const std::string& name) {
@@ -105,6 +107,51 @@ void check_is_aligned(Checker& c, const Op& op) {
     c.report(&op, "bytes must be a positive power of two, got " + std::to_string(bytes));
 }
 
+bool is_integer_scalar(const Type& t) {
+  return t.is_scalar() && is_integer(t.dtype);
+}
+
+void check_matrix_fill(Checker& c, const Op& op) {
+  const Type& m = c.type(op.results[0]);
+  if (!m.is_matrix()) return c.report(&op, "the result must be a matrix fragment", op.results);
+  if (c.type(op.operands[0]) != Type::scalar(m.dtype))
+    c.report(
+        &op,
+        "the value must be a scalar of the fragment's dtype " + std::string(dtype_name(m.dtype)),
+        {op.operands[0], op.results[0]});
+}
+
+// matrix_load's (p, offset, stride) or matrix_store's (m, p, offset, stride) against the
+// fragment m.
+void check_matrix_access(Checker& c, const Op& op, ValueId matrix, size_t first) {
+  const Type& m = c.type(matrix);
+  if (!m.is_matrix()) return c.report(&op, "the fragment must be a matrix", {matrix});
+  if (m.dtype == DType::i1) return c.report(&op, "i1 fragments have no memory form", {matrix});
+  const ValueId p = op.operands[first];
+  if (!c.type(p).is_pointer() || c.type(p).dtype != m.dtype)
+    return c.report(
+        &op,
+        "the address must be a pointer to the fragment's dtype " + std::string(dtype_name(m.dtype)),
+        {p, matrix});
+  for (size_t i = first + 1; i < first + 3; ++i)
+    if (!is_integer_scalar(c.type(op.operands[i])))
+      c.report(&op, "the offset and the row stride must be integer scalars", {op.operands[i]});
+}
+
+void check_matrix_mma(Checker& c, const Op& op) {
+  const Type& a = c.type(op.operands[0]);
+  const Type& b = c.type(op.operands[1]);
+  if (!a.is_matrix() || a != b || !is_float(a.dtype))
+    return c.report(&op, "a and b must be floating-point fragments of one dtype",
+                    {op.operands[0], op.operands[1]});
+  const Type accumulator = Type::matrix(DType::f32);
+  if (c.type(op.operands[2]) != accumulator || c.type(op.results[0]) != accumulator)
+    return c.report(&op, "the accumulator c and the result must be f32 fragments",
+                    {op.operands[2], op.results[0]});
+  if (op.has_attr("precision") && op.str_attr("precision") == "tf32" && a.dtype != DType::f32)
+    c.report(&op, "tf32 precision applies to f32 operands only", {op.operands[0]});
+}
+
 }  // namespace
 
 std::vector<Diagnostic> verify_metal(const Kernel& k) {
@@ -116,6 +163,10 @@ std::vector<Diagnostic> verify_metal(const Kernel& k) {
     if (op.kind == OpKind::PackedStore) check_packed_store(c, op);
     if (op.kind == OpKind::Extract) check_extract(c, op);
     if (op.kind == OpKind::IsAligned) check_is_aligned(c, op);
+    if (op.kind == OpKind::MatrixFill) check_matrix_fill(c, op);
+    if (op.kind == OpKind::MatrixLoad) check_matrix_access(c, op, op.results[0], 0);
+    if (op.kind == OpKind::MatrixStore) check_matrix_access(c, op, op.operands[0], 1);
+    if (op.kind == OpKind::MatrixMma) check_matrix_mma(c, op);
   };
   rules.check_kernel = check_kernel;
   return verify_with(k, rules);

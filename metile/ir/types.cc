@@ -63,7 +63,7 @@ IntegerRange integer_range(DType t) {
 }
 
 int64_t Type::num_elements() const {
-  if (kind != TypeKind::Tile && kind != TypeKind::Vector) return 1;
+  if (kind != TypeKind::Tile && kind != TypeKind::Vector && kind != TypeKind::Matrix) return 1;
   int64_t n = 1;
   for (int64_t d : shape) n *= d;
   return n;
@@ -106,6 +106,8 @@ std::string Type::str() const {
       return "vec<" + dims_str(shape) + std::string(dtype_name(dtype)) + ">";
     case TypeKind::TensorDesc:
       return "desc<" + dims_str(shape) + std::string(dtype_name(dtype)) + ">";
+    case TypeKind::Matrix:
+      return "matrix<" + dims_str(shape) + std::string(dtype_name(dtype)) + ">";
   }
   return "?";
 }
@@ -159,7 +161,8 @@ std::optional<std::vector<int64_t>> parse_dims(std::string_view& s) {
 std::optional<Type> parse_type(std::string_view s) {
   for (auto [prefix, kind] : {std::pair{std::string_view("tile<"), TypeKind::Tile},
                               std::pair{std::string_view("vec<"), TypeKind::Vector},
-                              std::pair{std::string_view("desc<"), TypeKind::TensorDesc}}) {
+                              std::pair{std::string_view("desc<"), TypeKind::TensorDesc},
+                              std::pair{std::string_view("matrix<"), TypeKind::Matrix}}) {
     if (!consume(s, prefix)) continue;
     if (s.empty() || s.back() != '>') return std::nullopt;
     s.remove_suffix(1);

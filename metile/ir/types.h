@@ -5,6 +5,8 @@
 //   tile<256xf32>            1-D tile (Tile IR only); tile<16x64xf32> 2-D; tile<256xptr<f32>>
 //   vec<4xf32>               short vector held by one thread (Metal IR only)
 //   desc<2xf32>              tensor descriptor of rank 2 (Tile IR only)
+//   matrix<8x8xf32>          an 8x8 matrix fragment held by one SIMD group; which lane holds
+//                            which element is opaque (docs/fragments.md); f16, bf16, f32, i1
 #pragma once
 
 #include <cstdint>
@@ -30,7 +32,7 @@ struct IntegerRange {
 };
 IntegerRange integer_range(DType t);  // InternalError for a float dtype
 
-enum class TypeKind : uint8_t { Scalar, Tile, Vector, TensorDesc };
+enum class TypeKind : uint8_t { Scalar, Tile, Vector, TensorDesc, Matrix };
 enum class AddressSpace : uint8_t { Device, Threadgroup };
 
 struct Type {
@@ -58,13 +60,18 @@ struct Type {
   static Type desc(DType t, int64_t rank) {
     return {TypeKind::TensorDesc, t, false, AddressSpace::Device, std::vector<int64_t>(1, rank)};
   }
+  // The one fragment shape: 8x8 (simdgroup_matrix on Metal).
+  static Type matrix(DType t) {
+    return {TypeKind::Matrix, t, false, AddressSpace::Device, std::vector<int64_t>(2, 8)};
+  }
 
   bool is_scalar() const { return kind == TypeKind::Scalar && !pointer; }
   bool is_pointer() const { return kind == TypeKind::Scalar && pointer; }
   bool is_tile() const { return kind == TypeKind::Tile; }
   bool is_vector() const { return kind == TypeKind::Vector; }
   bool is_desc() const { return kind == TypeKind::TensorDesc; }
-  // Number of logical elements (1 for scalars and pointers).
+  bool is_matrix() const { return kind == TypeKind::Matrix; }
+  // Number of logical elements (1 for scalars and pointers, 64 for an 8x8 matrix).
   int64_t num_elements() const;
   // The same shape with another element dtype (pointer-ness dropped).
   Type with_dtype(DType t) const;

@@ -124,6 +124,10 @@ class CommonOpRules {
       case R::PackedStore:
       case R::Extract:
       case R::IsAligned:
+      case R::MatrixFill:
+      case R::MatrixLoad:
+      case R::MatrixStore:
+      case R::MatrixMma:
       case R::Yield:
         return;
     }
@@ -271,7 +275,7 @@ class CommonOpRules {
 
   void simd() {
     const Type& v = in(0);
-    if (!is_number(v) || v.is_tile())
+    if (!is_number(v) || v.is_tile() || v.is_matrix())
       return fail("operates on per-thread scalars or vectors", {a(0)});
     if (out() != v) fail("the result must have the operand's type", {a(0), r()});
     if (op_.operands.size() == 2 && !is_int_scalar(in(1)))

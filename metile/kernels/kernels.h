@@ -1,6 +1,7 @@
 // The kernel library, written with metile::dsl: each function traces one kernel.
 #pragma once
 
+#include "metile/kernels/gemm.h"
 #include "metile/kernels/rms_norm.h"
 #include "metile/kernels/row_sum.h"
 #include "metile/kernels/softmax.h"
@@ -19,6 +20,7 @@ inline std::vector<ir::Kernel> library(const std::vector<ir::DType>& dtypes) {
     all.push_back(softmax(dtype));
     all.push_back(rms_norm(dtype));
     all.push_back(row_sum(dtype));
+    all.push_back(gemm(dtype, dtype));
   }
   return all;
 }

@@ -132,6 +132,10 @@ void lower_block(Lowering& l, const ir::Block& block) {
       case K::PackedStore:
       case K::Extract:
       case K::IsAligned:
+      case K::MatrixFill:
+      case K::MatrixLoad:
+      case K::MatrixStore:
+      case K::MatrixMma:
         l.not_supported(op, "is a Metal IR op, not a Tile IR op");
     }
   }

@@ -146,6 +146,10 @@ class Reader {
       case K::PackedStore:
       case K::Extract:
       case K::IsAligned:
+      case K::MatrixFill:
+      case K::MatrixLoad:
+      case K::MatrixStore:
+      case K::MatrixMma:
       case K::ThreadgroupBuffer:
       case K::SimdShuffle:
       case K::SimdShuffleXor:

@@ -88,6 +88,11 @@ bool is_matrix_op(ir::OpKind kind) {
     case K::Yield:
       return false;
     case K::Dot:
+    // Metal IR's fragments: what a matrix lowering emits (and a Tile IR kernel never holds).
+    case K::MatrixFill:
+    case K::MatrixLoad:
+    case K::MatrixStore:
+    case K::MatrixMma:
       return true;
   }
   throw InternalError("plan_schedule: unknown op kind");

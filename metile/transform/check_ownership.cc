@@ -200,6 +200,10 @@ class OwnershipCheck {
       case OpKind::PackedStore:
       case OpKind::Extract:
       case OpKind::IsAligned:
+      case OpKind::MatrixFill:
+      case OpKind::MatrixLoad:
+      case OpKind::MatrixStore:
+      case OpKind::MatrixMma:
         throw InternalError("check_ownership: Metal IR op " + std::string(ir::op_name(op.kind)) +
                             " in Tile IR kernel " + k_.name);
     }

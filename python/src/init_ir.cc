@@ -40,6 +40,8 @@ std::string kind_name(ir::TypeKind k) {
       return "vector";
     case ir::TypeKind::TensorDesc:
       return "desc";
+    case ir::TypeKind::Matrix:
+      return "matrix";
   }
   return "?";
 }

@@ -10,7 +10,9 @@
 
 #include "golden_util.h"
 #include "metile/codegen/cuda/cuda_dialect.h"
+#include "metile/codegen/emit.h"
 #include "metile/dsl/dsl.h"
+#include "metile/ir/parser.h"
 #include "metile/kernels/kernels.h"
 #include "metile/pipeline.h"
 #include "metile/runtime/cuda/nvrtc.h"
@@ -109,6 +111,53 @@ TEST(CudaCompile, GroupedAccessesBecomeVectorInstructions) {
     EXPECT_NE(ptx.find("ld.global" + width), std::string::npos) << ptx;
     EXPECT_NE(ptx.find("st.global" + width), std::string::npos) << ptx;
   }
+}
+
+// Matrix fragments in every operand dtype: mma.sync for f16 and bf16, the exact shuffle path
+// for f32, and mma.sync on TF32 for f32 with tf32 precision.
+TEST(CudaCompile, MatrixFragmentsUseMmaSyncOrTheExactPath) {
+  for (const char* dtype : {"f16", "bf16", "f32"})
+    for (bool tf32 : {false, true}) {
+      if (tf32 && std::string(dtype) != "f32") continue;
+      const std::string m = std::string("matrix<8x8x") + dtype + ">";
+      ir::Kernel kernel =
+          ir::parse(std::string("metal.kernel @fragments(%a: ptr<") + dtype +
+                    "> {access = \"read\"}, %out: ptr<f32> {access = \"write\"}, %n: i32)\n"
+                    "    attributes {threadgroup_bytes = 256, threads_per_threadgroup = 32} {\n"
+                    "  %zero = constant {value = 0} : i32\n"
+                    "  %f_zero = constant {value = 0.0} : f32\n"
+                    "  %tile = threadgroup_buffer {offset = 0, size = 64} : ptr<f32, threadgroup>\n"
+                    "  %x = matrix_load %a, %zero, %n : " +
+                    m +
+                    "\n"
+                    "  %y = matrix_load %a, %n, %n {transpose = 1} : " +
+                    m +
+                    "\n"
+                    "  %acc = matrix_fill %f_zero : matrix<8x8xf32>\n"
+                    "  %d = matrix_mma %x, %y, %acc : matrix<8x8xf32>\n"
+                    "  %relu = max %d, %acc : matrix<8x8xf32>\n"
+                    "  %narrow = cast %relu : " +
+                    m +
+                    "\n"
+                    "  %e = matrix_mma %narrow, %y, %d" +
+                    std::string(tf32 ? " {precision = \"tf32\"}" : "") +
+                    " : matrix<8x8xf32>\n"
+                    "  matrix_store %e, %tile, %zero, %n {transpose = 1}\n"
+                    "  barrier {mem = \"threadgroup\", scope = \"simdgroup\"}\n"
+                    "  matrix_store %e, %out, %zero, %n\n"
+                    "}\n");
+      SCOPED_TRACE(std::string(dtype) + (tf32 ? " tf32" : ""));
+      const EmittedKernel e = emit(kernel, target::target_by_name("sm90"));
+      const std::string ptx = compile_to_ptx(e.source, "fragments");
+      expect_entry(ptx, "fragments");
+      const std::string mma = std::string(dtype) == "f32" ? (tf32 ? "tf32" : "") : dtype;
+      if (mma.empty()) {
+        EXPECT_EQ(ptx.find("mma.sync"), std::string::npos) << "strict f32 must not round";
+        EXPECT_NE(ptx.find("fma.rn.f32"), std::string::npos);
+      } else {
+        EXPECT_NE(ptx.find("mma.sync.aligned.m16n8k8.row.col.f32." + mma), std::string::npos);
+      }
+    }
 }
 
 // A broken source fails with NVRTC's log, so the two tests above can fail.

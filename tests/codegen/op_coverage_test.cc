@@ -127,6 +127,25 @@ std::map<OpKind, Case> metal_cases() {
         f(b, OpKind::IsAligned, {s.buf}, Type::scalar(DType::i1), {{"bytes", int64_t{16}}});
       },
       "= (reinterpret_cast<ulong>(buf) & 15) == 0;"};
+  const Type matrix = Type::matrix(DType::f32);
+  c[OpKind::MatrixFill] = {
+      [=](MetalBuilder& b, const Sample& s) { f(b, OpKind::MatrixFill, {s.x}, matrix); },
+      "= make_filled_simdgroup_matrix<float, 8, 8>(x);"};
+  c[OpKind::MatrixLoad] = {
+      [=](MetalBuilder& b, const Sample& s) {
+        f(b, OpKind::MatrixLoad, {s.buf, s.n, s.n}, matrix, {{"transpose", int64_t{1}}});
+      },
+      "simdgroup_load(v3, buf + n, ulong(n), ulong2(0, 0), true);"};
+  c[OpKind::MatrixStore] = {[=](MetalBuilder& b, const Sample& s) {
+                              const ir::ValueId m = f(b, OpKind::MatrixFill, {s.x}, matrix);
+                              b.create(OpKind::MatrixStore, {m, s.buf, s.n, s.n}, {});
+                            },
+                            "simdgroup_store(v3, buf + n, ulong(n), ulong2(0, 0), false);"};
+  c[OpKind::MatrixMma] = {[=](MetalBuilder& b, const Sample& s) {
+                            const ir::ValueId m = f(b, OpKind::MatrixFill, {s.x}, matrix);
+                            f(b, OpKind::MatrixMma, {m, m, m}, matrix);
+                          },
+                          "simdgroup_multiply_accumulate(v4, v3, v3, v3);"};
   c[OpKind::ThreadgroupBuffer] = {[](MetalBuilder& b, const Sample&) {
                                     f(b, OpKind::ThreadgroupBuffer, {},
                                       Type::ptr(DType::f32, ir::AddressSpace::Threadgroup),

@@ -165,6 +165,10 @@ class Interpreter {
       case OpKind::PackedStore:
       case OpKind::Extract:
       case OpKind::IsAligned:
+      case OpKind::MatrixFill:
+      case OpKind::MatrixLoad:
+      case OpKind::MatrixStore:
+      case OpKind::MatrixMma:
       case OpKind::SimdShuffle:
       case OpKind::SimdShuffleXor:
       case OpKind::SimdShuffleDown:

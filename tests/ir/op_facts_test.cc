@@ -183,6 +183,10 @@ TEST(OpFacts, TypeRulesAgreeWithTheOtherFacts) {
       case TypeRule::PackedStore:
       case TypeRule::Extract:
       case TypeRule::IsAligned:
+      case TypeRule::MatrixFill:
+      case TypeRule::MatrixLoad:
+      case TypeRule::MatrixStore:
+      case TypeRule::MatrixMma:
         break;
     }
     if (info.regions.max > 0) {

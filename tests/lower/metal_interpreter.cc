@@ -233,6 +233,12 @@ class Runner {
       case K::Extract:
       case K::IsAligned:
         fail(&op, -1, "the test interpreter holds no vectors (the host emulator runs these)");
+      case K::MatrixFill:
+      case K::MatrixLoad:
+      case K::MatrixStore:
+      case K::MatrixMma:
+        fail(&op, -1,
+             "the test interpreter holds no matrix fragments (the host emulator runs these)");
     }
     fail(&op, -1, "an op kind outside ops.def");
   }

@@ -1,6 +1,7 @@
 #include "metile/codegen/cuda/cuda_dialect.h"
 
 #include "metile/codegen/c_types.h"
+#include "metile/codegen/cuda/cuda_matrix.h"
 #include "metile/support/errors.h"
 
 namespace metile::codegen {
@@ -88,6 +89,7 @@ constexpr DialectTable kCuda{
     .pointer_integer_type = "unsigned long long",
     .helper_prefix = "metile_",
     .trap_statement = "__trap();",
+    .matrix_lane_elements = 2,
     .reserved_words = kCudaReserved,
     .reserved_prefixes = kCudaReservedPrefixes,
 };
@@ -184,6 +186,32 @@ class CudaDialect final : public CDialect {
       add_warp_reduction(c, widen ? ir::DType::f32 : t.dtype, prelude);
     }
     return CDialect::collective(c, t, value, lane, prelude);
+  }
+
+  // Matrix fragments: cuda_matrix.h.
+  std::string matrix_type(ir::DType t) const override { return cuda_matrix::type(t, *this); }
+  void declare_matrix(ir::DType, Prelude& prelude) const override { cuda_matrix::declare(prelude); }
+  std::string matrix_element(const std::string& value, ir::DType,
+                             const std::string& index) const override {
+    return cuda_matrix::element(value, index);
+  }
+  std::string matrix_fill(ir::DType t, const std::string& value) const override {
+    return cuda_matrix::fill(t, value, *this);
+  }
+  std::string matrix_load(const std::string& result, ir::DType t, const std::string& address,
+                          const std::string& stride, bool transpose,
+                          Prelude& prelude) const override {
+    return cuda_matrix::access(false, t, result, address, stride, transpose, *this, prelude);
+  }
+  std::string matrix_store(const std::string& value, ir::DType t, const std::string& address,
+                           const std::string& stride, bool transpose,
+                           Prelude& prelude) const override {
+    return cuda_matrix::access(true, t, value, address, stride, transpose, *this, prelude);
+  }
+  std::string matrix_mma(const std::string& result, const std::string& a, const std::string& b,
+                         const std::string& c, ir::DType t, bool tf32,
+                         Prelude& prelude) const override {
+    return cuda_matrix::mma(result, a, b, c, t, tf32, *this, prelude);
   }
 
  private:

@@ -67,6 +67,7 @@ constexpr DialectTable kMsl{
     .pointer_integer_type = "ulong",
     .helper_prefix = "metile_",
     .trap_statement = "__builtin_trap();",
+    .matrix_lane_elements = 2,
     .reserved_words = kMslReserved,
     .reserved_prefixes = kMslReservedPrefixes,
 };

@@ -1,7 +1,10 @@
 #include "metile/runtime/host/runtime_table.h"
 
 #include <algorithm>
+#include <cstdlib>
+#include <mutex>
 #include <numeric>
+#include <string>
 
 #include "metile/runtime/host/threadgroup_runner.h"
 #include "metile/support/errors.h"
@@ -38,9 +41,24 @@ const MetileHostRuntime table{
     METILE_HOST_ABI_VERSION, &threadgroup_barrier, &simd_rendezvous, &simd_lane, &fail,
     matrix_lane_map.data(),  &memory_access};
 
+// METILE_HOST_MATRIX_LANE_MAP=permuted: lane l holds what Apple's mapping gives lane
+// (13 * l + 7) % 32, a fixed permutation (13 is odd, so it is one) that moves every lane.
+void apply_lane_map_from_environment() {
+  const char* env = std::getenv("METILE_HOST_MATRIX_LANE_MAP");
+  const std::string choice = env ? env : "";
+  if (choice.empty() || choice == "apple") return;
+  if (choice != "permuted")
+    throw UserError("METILE_HOST_MATRIX_LANE_MAP must be apple or permuted, got '" + choice + "'");
+  std::array<unsigned char, 32> permuted;
+  for (unsigned l = 0; l < 32; ++l) permuted[l] = static_cast<unsigned char>((13 * l + 7) % 32);
+  set_simdgroup_matrix_lane_map(permuted);
+}
+
 }  // namespace
 
 const MetileHostRuntime& host_runtime_table() {
+  static std::once_flag environment_read;
+  std::call_once(environment_read, apply_lane_map_from_environment);
   return table;
 }
 

@@ -7,6 +7,8 @@
 
 namespace metile::runtime::host {
 
+// The first call applies METILE_HOST_MATRIX_LANE_MAP (apple, the default, or permuted: a
+// fixed permutation of the lanes); UserError for another value.
 const MetileHostRuntime& host_runtime_table();
 
 // Test hook: lane l of a simdgroup_matrix holds the elements Apple's mapping gives lane

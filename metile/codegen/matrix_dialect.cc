@@ -1,0 +1,61 @@
+// The default renderings of matrix fragments: MSL's simdgroup_matrix 8x8, whose lane mapping
+// the emitted code never names (it reaches elements only through thread_elements()).
+#include "metile/codegen/dialect.h"
+#include "metile/support/errors.h"
+
+namespace metile::codegen {
+
+std::string CDialect::matrix_type(ir::DType t) const {
+  switch (t) {
+    case ir::DType::f16:
+      return "simdgroup_half8x8";
+    case ir::DType::bf16:
+      return "simdgroup_bfloat8x8";
+    case ir::DType::f32:
+      return "simdgroup_float8x8";
+    // A comparison's result has no simdgroup_matrix type: a lane keeps its own conditions,
+    // which line up with the elements thread_elements() gives it.
+    case ir::DType::i1:
+      return "bool" + std::to_string(table_.matrix_lane_elements);
+    case ir::DType::i32:
+    case ir::DType::u32:
+    case ir::DType::i64:
+      break;
+  }
+  throw InternalError("emit " + std::string(table_.language) + ": a matrix fragment of " +
+                      std::string(ir::dtype_name(t)) + " (the verifier allows floats and i1)");
+}
+
+void CDialect::declare_matrix(ir::DType, Prelude&) const {}
+
+std::string CDialect::matrix_element(const std::string& value, ir::DType t,
+                                     const std::string& index) const {
+  if (t == ir::DType::i1) return value + "[" + index + "]";
+  return value + ".thread_elements()[" + index + "]";
+}
+
+std::string CDialect::matrix_fill(ir::DType t, const std::string& value) const {
+  if (t == ir::DType::i1) return matrix_type(t) + "(" + value + ")";
+  return "make_filled_simdgroup_matrix<" + std::string(scalar_type(t)) + ", 8, 8>(" + value + ")";
+}
+
+std::string CDialect::matrix_load(const std::string& result, ir::DType, const std::string& address,
+                                  const std::string& stride, bool transpose, Prelude&) const {
+  return "simdgroup_load(" + result + ", " + address + ", " + convert("ulong", stride) +
+         ", ulong2(0, 0), " + (transpose ? "true" : "false") + ");";
+}
+
+std::string CDialect::matrix_store(const std::string& value, ir::DType, const std::string& address,
+                                   const std::string& stride, bool transpose, Prelude&) const {
+  return "simdgroup_store(" + value + ", " + address + ", " + convert("ulong", stride) +
+         ", ulong2(0, 0), " + (transpose ? "true" : "false") + ");";
+}
+
+// Apple's matrix multiply has no TF32 mode: tf32 allows rounding, it does not require it.
+std::string CDialect::matrix_mma(const std::string& result, const std::string& a,
+                                 const std::string& b, const std::string& c, ir::DType, bool,
+                                 Prelude&) const {
+  return "simdgroup_multiply_accumulate(" + result + ", " + a + ", " + b + ", " + c + ");";
+}
+
+}  // namespace metile::codegen
