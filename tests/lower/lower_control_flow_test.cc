@@ -181,7 +181,7 @@ TEST(LowerControlFlow, ThreadgroupMemoryLimitIsAUserError) {
 TEST(LowerControlFlow, DescriptorsMustBeExpandedFirst) {
   lower::ThreadPlan plan{64, "test"};
   try {
-    lower::lower_to_metal(tensor_copy(16, 16, 0), plan, test_target());
+    lower::lower_to_metal(tensor_copy(16, 16, 0), plan, test_target(), schedule::SchedulePlan{});
     FAIL();
   } catch (const NotSupported& e) {
     EXPECT_NE(std::string(e.what()).find("expand_tensor_access"), std::string::npos) << e.what();

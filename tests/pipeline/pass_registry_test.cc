@@ -45,6 +45,7 @@ TEST(PassRegistry, OneNamePerStepInPipelineOrder) {
                                              "eliminate_redundant_conversions",
                                              "check_ownership",
                                              "plan_threads",
+                                             "plan_schedule",
                                              "check_resources",
                                              "lower_to_metal",
                                              "verify_scratch",
@@ -102,12 +103,12 @@ TEST(PassRegistry, UnknownPassListsTheKnownOnes) {
     find_pass("lower");
     FAIL() << "no error";
   } catch (const UserError& e) {
-    EXPECT_EQ(
-        std::string(e.what()),
-        "unknown pass 'lower'; known passes: verify, apply_math_mode, canonicalize, "
-        "expand_tensor_access, cse, dce, eliminate_redundant_conversions, check_ownership, "
-        "plan_threads, check_resources, lower_to_metal, verify_scratch, group_vector_accesses, "
-        "verify_vector_accesses, emit_msl, emit_cuda");
+    EXPECT_EQ(std::string(e.what()),
+              "unknown pass 'lower'; known passes: verify, apply_math_mode, canonicalize, "
+              "expand_tensor_access, cse, dce, eliminate_redundant_conversions, check_ownership, "
+              "plan_threads, plan_schedule, check_resources, lower_to_metal, verify_scratch, "
+              "group_vector_accesses, "
+              "verify_vector_accesses, emit_msl, emit_cuda");
   }
 }
 
