@@ -13,6 +13,7 @@
 #include "metile/support/errors.h"
 #include "metile/transform/apply_math_mode.h"
 #include "metile/transform/canonicalize.h"
+#include "metile/transform/check_matrix_barriers.h"
 #include "metile/transform/check_ownership.h"
 #include "metile/transform/cse.h"
 #include "metile/transform/dce.h"
@@ -153,6 +154,13 @@ const std::vector<Pass>& registry() {
        "computes which thread owns each tile element (thread layouts) and checks the "
        "ownership rules",
        run_check_ownership},
+      {"check_matrix_barriers",
+       "checks that barriers order the scalar and matrix fragment accesses of each shared "
+       "allocation",
+       [](Kernel k, PassContext&) {
+         transform::check_matrix_barriers(k);
+         return PassResult{std::move(k), false};
+       }},
       {"plan_threads", "picks the threads per threadgroup for the target (--target)",
        run_plan_threads},
       {"plan_schedule",

@@ -30,6 +30,8 @@ PipelineResult compile_to_source(ir::Kernel kernel, const PipelineOptions& optio
   //    element of the final kernel is computed and checked; lowering reads that map.
   kernel = steps.run("eliminate_redundant_conversions", std::move(kernel));
   steps.analyze("check_ownership", kernel);
+  //    Barriers must order the scalar and matrix fragment accesses of shared memory.
+  steps.analyze("check_matrix_barriers", kernel);
 
   // 3. Schedule: how many threads share a tile (the lane geometry), then the backend,
   //    SIMD-group geometry, staging, vector width and buffering, each with its reason; an

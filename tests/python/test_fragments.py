@@ -1,7 +1,7 @@
 """Seed 002's two_products: matrix fragments in shared memory, two products and a ReLU,
 against numpy, in f32 and f16 shared storage, under Apple's lane map and a permuted one. The
-second copy loop names its coordinates `place`: the tracer does not yet let a tuple variable
-of one loop be reassigned in another."""
+kernel is the seed's, with STORAGE for the operands' shared dtype (f16 needs the ReLU cast to
+it, as both inputs of a dot share one dtype)."""
 
 import os
 import subprocess
@@ -40,8 +40,8 @@ def two_products(A, B, Output, *, BLOCK: metile.constexpr = 32, STORAGE: metile.
     result_matrix.store((0, 0), second)
     metile.barrier()
     for index in metile.tile_range(metile.thread_id(), 64, BLOCK):
-        place = (index // 8, index % 8)
-        output.store(place, result_values.load(place))
+        position = (index // 8, index % 8)
+        output.store(position, result_values.load(position))
 
 
 @pytest.mark.parametrize("storage", ["f32", "f16"])
@@ -50,7 +50,8 @@ def test_two_products_matches_numpy(storage):
     a = (rng.integers(-4, 5, (8, 8)) / 4).astype(np.float32)
     b = (rng.integers(-4, 5, (8, 8)) / 4).astype(np.float32)
     out = np.zeros((8, 8), np.float32)
-    two_products[(1,)](a, b, out, STRICT_MATH=True, STORAGE=storage)
+    two_products[(1,)](a, b, out, STRICT_MATH=True, STORAGE=storage,
+                       SCHEDULE=metile.Schedule(backend="simdgroup_inline"))
     np.testing.assert_allclose(out, np.maximum(a @ b, 0) @ b, rtol=1e-6, atol=1e-6)
 
 
@@ -69,3 +70,47 @@ def test_device_fragment_views_name_scratch():
 
     with pytest.raises(metile.NotSupportedError, match="scratch="):
         device_view[(1,)](np.zeros((8, 8), np.float32))
+
+
+def test_fragments_without_the_inline_backend_name_the_schedule():
+    a = np.eye(8, dtype=np.float32)
+    with pytest.raises(metile.CompilationError, match=r'SCHEDULE=metile.Schedule\(backend="simdgroup_inline"\)'):
+        two_products[(1,)](a, a, np.zeros((8, 8), np.float32), STRICT_MATH=True)
+
+
+@metile.kernel
+def publish(A, Output, *, BARRIERS: metile.constexpr = (True, True)):
+    memory = metile.shared(64, dtype="f32")
+    source = metile.tensor(A, shape=(8, 8), access="read")
+    output = metile.tensor(Output, shape=(8, 8), access="write")
+    values = metile.tensor(memory, shape=(8, 8))
+    matrix = metile.tensor(memory, shape=(8, 8), block_shape=(8, 8))
+    for index in metile.tile_range(metile.thread_id(), 64, 32):
+        position = (index // 8, index % 8)
+        values.store(position, source.load(position))
+    if BARRIERS[0]:
+        metile.barrier()
+    doubled = matrix.load((0, 0)) * 2.0
+    metile.barrier()
+    matrix.store((0, 0), doubled)
+    if BARRIERS[1]:
+        metile.barrier()
+    for index in metile.tile_range(metile.thread_id(), 64, 32):
+        position = (index // 8, index % 8)
+        output.store(position, values.load(position))
+
+
+@pytest.mark.parametrize("barriers, rule", [
+    ((False, True), "a matrix load of shared allocation .* follows a scalar store .*"
+                    "a barrier must publish scalar writes before a matrix load reads them"),
+    ((True, False), "a scalar load of shared allocation .* follows a matrix store .*"
+                    "a barrier must publish a matrix store before scalar loads read it"),
+])
+def test_a_missing_barrier_is_named(barriers, rule):
+    a = np.arange(64, dtype=np.float32).reshape(8, 8)
+    with pytest.raises(metile.CompilationError, match=rule):
+        publish[(1,)](a, np.zeros((8, 8), np.float32), BARRIERS=barriers,
+                      SCHEDULE=metile.Schedule(backend="simdgroup_inline"))
+    out = np.zeros((8, 8), np.float32)
+    publish[(1,)](a, out, SCHEDULE=metile.Schedule(backend="simdgroup_inline"))
+    np.testing.assert_array_equal(out, 2 * a)
