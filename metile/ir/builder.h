@@ -135,6 +135,9 @@ class TileBuilder : public Builder {
   // it; the fragment at ptr + offset with row stride `stride` (element (r, c) at offset +
   // r * stride + c, or c * stride + r when transposed); its store.
   ValueId matrix_fill(ValueId scalar);
+  // A fragment as itself; a uniform float 8x8 tile (a splat, such as zeros((8, 8))) as the
+  // fragment of its value; anything else fails naming `op`.
+  ValueId fragment_of(ValueId value, const std::string& op);
   ValueId matrix_load(ValueId ptr, ValueId offset, ValueId stride, bool transpose);
   void matrix_store(ValueId fragment, ValueId ptr, ValueId offset, ValueId stride, bool transpose);
 

@@ -482,6 +482,18 @@ ValueId TileBuilder::matrix_fill(ValueId scalar) {
   return create1(OpKind::MatrixFill, {scalar}, Type::matrix(type(scalar).dtype));
 }
 
+ValueId TileBuilder::fragment_of(ValueId value, const std::string& op) {
+  if (type(value).is_matrix()) return value;
+  const Op* splat = type(value).is_tile() ? definer(value) : nullptr;
+  if (!splat || splat->kind != OpKind::Splat || type(value).shape != std::vector<int64_t>{8, 8} ||
+      !is_float(type(value).dtype))
+    fail(op,
+         "a matrix fragment, or a uniform float 8x8 tile such as metile.zeros((8, 8)) to "
+         "start one, got " +
+             describe(value));
+  return matrix_fill(splat->operands[0]);
+}
+
 ValueId TileBuilder::matrix_load(ValueId ptr, ValueId offset, ValueId stride, bool transpose) {
   if (!type(ptr).is_pointer())
     fail("matrix_load", "the address must be a pointer, got " + describe(ptr));
@@ -508,13 +520,12 @@ ValueId TileBuilder::dot(ValueId a, ValueId b, ValueId acc, const std::string& p
     fail("dot", "precision must be ieee or tf32, got '" + precision + "'");
   // metile.zeros((8, 8)) as a fragment product's accumulator: the fragment of its value.
   if (type(a).is_matrix() && type(acc).is_tile()) {
-    const Op* splat = definer(acc);
-    if (!splat || splat->kind != OpKind::Splat || type(acc) != Type::tile(DType::f32, {8, 8}))
+    if (type(acc).dtype != DType::f32)
       fail("dot",
            "the accumulator of a fragment product is an f32 fragment or a uniform f32 "
            "8x8 tile such as metile.zeros((8, 8)), got " +
                describe(acc));
-    acc = matrix_fill(splat->operands[0]);
+    acc = fragment_of(acc, "dot");
   }
   const std::string rule =
       dot_rule_violation(type(a), type(b), type(acc), precision.empty() ? "ieee" : precision);

@@ -346,9 +346,13 @@ def tile_store(*args, **kwargs):
     _not_built("metile.tile_store", "; use metile.tensor(...).store(coords, value)")
 
 
-def loop_state(*args, **kwargs):
-    """Explicit loop state for fragments (not built yet; tile_range carries variables)."""
-    _not_built("metile.loop_state", "; tile_range carries reassigned variables automatically")
+def loop_state(value):
+    """A matrix fragment that a tile_range loop carries: ``acc = metile.loop_state(
+    metile.zeros((8, 8)))`` before the loop, ``acc = metile.dot(a, b, acc)`` in it. A fragment
+    is returned as it is; a uniform float 8x8 tile becomes the fragment of its value. Other
+    values need no marking: tile_range carries every reassigned variable."""
+    v = as_value(value, "loop_state")
+    return wrap(v.trace, v.trace.at().fragment_of(v.id, "loop_state"))
 
 
 def scalar(*args, **kwargs):

@@ -311,6 +311,11 @@ void bind_trace(nb::module_& m) {
           "matrix_fill", [b](T& t, ir::ValueId s) { return b(t).matrix_fill(s); }, "value"_a,
           "An 8x8 matrix fragment of the scalar's dtype, every element the scalar.")
       .def(
+          "fragment_of",
+          [b](T& t, ir::ValueId v, const std::string& op) { return b(t).fragment_of(v, op); },
+          "value"_a, "op"_a,
+          "A fragment as itself; a uniform float 8x8 tile as the fragment of its value.")
+      .def(
           "matrix_load",
           [b](T& t, ir::ValueId p, ir::ValueId offset, ir::ValueId stride, bool transpose) {
             return b(t).matrix_load(p, offset, stride, transpose);

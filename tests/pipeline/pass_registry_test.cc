@@ -44,6 +44,7 @@ TEST(PassRegistry, OneNamePerStepInPipelineOrder) {
                                              "dce",
                                              "eliminate_redundant_conversions",
                                              "check_ownership",
+                                             "check_matrix_barriers",
                                              "plan_threads",
                                              "plan_schedule",
                                              "check_resources",
@@ -106,7 +107,8 @@ TEST(PassRegistry, UnknownPassListsTheKnownOnes) {
     EXPECT_EQ(std::string(e.what()),
               "unknown pass 'lower'; known passes: verify, apply_math_mode, canonicalize, "
               "expand_tensor_access, cse, dce, eliminate_redundant_conversions, check_ownership, "
-              "plan_threads, plan_schedule, check_resources, lower_to_metal, verify_scratch, "
+              "check_matrix_barriers, plan_threads, plan_schedule, check_resources, "
+              "lower_to_metal, verify_scratch, "
               "group_vector_accesses, "
               "verify_vector_accesses, emit_msl, emit_cuda");
   }

@@ -114,3 +114,47 @@ def test_a_missing_barrier_is_named(barriers, rule):
     out = np.zeros((8, 8), np.float32)
     publish[(1,)](a, out, SCHEDULE=metile.Schedule(backend="simdgroup_inline"))
     np.testing.assert_array_equal(out, 2 * a)
+
+
+@metile.kernel
+def carried(A, Output, *, STEPS: metile.constexpr = 3):
+    memory = metile.shared(64, dtype="f32")
+    source = metile.tensor(A, shape=(8, 8), access="read")
+    output = metile.tensor(Output, shape=(8, 8), access="write")
+    values = metile.tensor(memory, shape=(8, 8))
+    matrix = metile.tensor(memory, shape=(8, 8), block_shape=(8, 8))
+    for index in metile.tile_range(metile.thread_id(), 64, 32):
+        position = (index // 8, index % 8)
+        values.store(position, source.load(position))
+    metile.barrier()
+    a = matrix.load((0, 0))
+    total = metile.loop_state(metile.zeros((8, 8)))
+    power = a
+    for step in metile.tile_range(0, STEPS, 1):
+        power = metile.dot(power, a, metile.zeros((8, 8)))
+        total = metile.dot(a, a, total) + 1.0
+    metile.barrier()
+    matrix.store((0, 0), power + total)
+    metile.barrier()
+    for index in metile.tile_range(metile.thread_id(), 64, 32):
+        position = (index // 8, index % 8)
+        output.store(position, values.load(position))
+
+
+def test_loops_carry_fragments():
+    rng = np.random.default_rng(5)
+    a = (rng.integers(-2, 3, (8, 8)) / 2).astype(np.float32)
+    out = np.zeros((8, 8), np.float32)
+    carried[(1,)](a, out, STRICT_MATH=True, SCHEDULE=metile.Schedule(backend="simdgroup_inline"))
+    expected = np.linalg.matrix_power(a, 4) + 3 * (a @ a) + 3
+    np.testing.assert_allclose(out, expected, rtol=1e-6, atol=1e-6)
+
+
+def test_loop_state_takes_fragments_or_uniform_tiles():
+    @metile.kernel
+    def ramp(Output):
+        metile.loop_state(metile.arange(0, 8).to("f32"))
+
+    with pytest.raises(metile.CompilationError,
+                       match=r"loop_state: a matrix fragment, or a uniform float 8x8 tile"):
+        ramp[(1,)](np.zeros(8, np.float32), SCHEDULE=metile.Schedule(backend="simdgroup_inline"))
