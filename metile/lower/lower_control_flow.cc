@@ -89,9 +89,13 @@ const ir::Op* first_collective(const Lowering& l, const ir::Block& region) {
   const ir::Op* found = nullptr;
   ir::walk(region, [&](const ir::Op& op) {
     if (found) return;
+    // A matrix fragment belongs to its whole SIMD group, so its ops need every lane too.
+    auto shared_by_threads = [&](ir::ValueId v) {
+      return l.tile_type(v).is_tile() || l.tile_type(v).is_matrix();
+    };
     bool needs_all = ir::op_info(op.kind).has(ir::Trait::Convergent);
-    for (ir::ValueId v : op.operands) needs_all = needs_all || l.tile_type(v).is_tile();
-    for (ir::ValueId v : op.results) needs_all = needs_all || l.tile_type(v).is_tile();
+    for (ir::ValueId v : op.operands) needs_all = needs_all || shared_by_threads(v);
+    for (ir::ValueId v : op.results) needs_all = needs_all || shared_by_threads(v);
     if (needs_all) found = &op;
   });
   return found;
@@ -106,11 +110,12 @@ bool uniform_bounds(const Lowering& l, const ir::Op& loop) {
     const ir::ValueId bound = loop.operands[static_cast<size_t>(i)];
     if (l.get(bound).uniform) continue;
     if (const ir::Op* inner = first_collective(l, loop.regions[0]))
-      l.user_error(loop, "the loop " + std::string(roles[i]) + " " + l.name(bound) +
-                             " differs between threads (it derives from thread_id), so the "
-                             "loop body may hold only per-thread scalar code, but it holds " +
-                             std::string(ir::op_name(inner->kind)) +
-                             "; barriers, SIMD collectives and tile operations need every thread");
+      l.user_error(
+          loop, "the loop " + std::string(roles[i]) + " " + l.name(bound) +
+                    " differs between threads (it derives from thread_id), so the "
+                    "loop body may hold only per-thread scalar code, but it holds " +
+                    std::string(ir::op_name(inner->kind)) +
+                    "; barriers, SIMD collectives, tile and fragment operations need every thread");
     return false;
   }
   return true;
@@ -151,11 +156,13 @@ void lower_if(Lowering& l, const ir::Op& op) {
   if (!l.is_uniform(op.operands[0]))
     for (const ir::Block& region : op.regions)
       if (const ir::Op* inner = first_collective(l, region))
-        l.user_error(op, "the condition " + l.name(op.operands[0]) +
-                             " differs between threads (it derives from thread_id), so the "
-                             "branches may hold only per-thread scalar code, but they hold " +
-                             std::string(ir::op_name(inner->kind)) +
-                             "; barriers, SIMD collectives and tile operations need every thread");
+        l.user_error(op,
+                     "the condition " + l.name(op.operands[0]) +
+                         " differs between threads (it derives from thread_id), so the "
+                         "branches may hold only per-thread scalar code, but they hold " +
+                         std::string(ir::op_name(inner->kind)) +
+                         "; barriers, SIMD collectives, tile and fragment operations need every "
+                         "thread");
   l.builder.begin_if(l.scalar(op.operands[0]));
   ++l.nesting;
   lower_block(l, op.regions[0]);
