@@ -6,7 +6,9 @@
 // and converted to f32; a barrier releases the exchange. The K loop is unrolled so every
 // scratch address is a compile-time function of the thread (verify_scratch). Slots whose row
 // (or column) differs from slot 0's by one constant in every thread share slot 0's index
-// arithmetic, so their reads are one SSA value that cse merges.
+// arithmetic, so their reads are one SSA value that cse merges. lower_dot takes the SIMD-group
+// path (lower_dot_simdgroup.cc) instead where the target has matrix fragments, the plan allows
+// them and the SIMD groups tile the output.
 #include <algorithm>
 #include <optional>
 
