@@ -41,6 +41,7 @@ TEST(PassRegistry, OneNamePerStepInPipelineOrder) {
                                              "canonicalize",
                                              "expand_tensor_access",
                                              "cse",
+                                             "merge_online_reductions",
                                              "dce",
                                              "eliminate_redundant_conversions",
                                              "check_ownership",
@@ -105,7 +106,8 @@ TEST(PassRegistry, UnknownPassListsTheKnownOnes) {
   } catch (const UserError& e) {
     EXPECT_EQ(std::string(e.what()),
               "unknown pass 'lower'; known passes: verify, apply_math_mode, canonicalize, "
-              "expand_tensor_access, cse, dce, eliminate_redundant_conversions, check_ownership, "
+              "expand_tensor_access, cse, merge_online_reductions, dce, "
+              "eliminate_redundant_conversions, check_ownership, "
               "plan_threads, plan_schedule, check_resources, lower_to_metal, verify_scratch, "
               "group_vector_accesses, "
               "verify_vector_accesses, emit_msl, emit_cuda");
