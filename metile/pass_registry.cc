@@ -18,6 +18,7 @@
 #include "metile/transform/cse.h"
 #include "metile/transform/dce.h"
 #include "metile/transform/eliminate_redundant_conversions.h"
+#include "metile/transform/merge_online_reductions.h"
 
 namespace metile {
 
@@ -34,6 +35,12 @@ PassResult run_apply_math_mode(Kernel k, PassContext& context) {
 PassResult run_eliminate_redundant_conversions(Kernel k, PassContext& context) {
   transform::ConversionElimination done = transform::eliminate_redundant_conversions(std::move(k));
   context.layout_optimizations = std::move(done.optimizations);
+  return std::move(done.result);
+}
+
+PassResult run_merge_online_reductions(Kernel k, PassContext& context) {
+  transform::OnlineReductionMerge done = transform::merge_online_reductions(std::move(k));
+  context.online_reductions = std::move(done.records);
   return std::move(done.result);
 }
 
@@ -144,6 +151,10 @@ const std::vector<Pass>& registry() {
        [](Kernel k, PassContext&) {
          return transform::eliminate_common_subexpressions(std::move(k));
        }},
+      {"merge_online_reductions",
+       "merges a running-maximum loop and the sum-of-exp(x - max) loop after it into one online "
+       "pass, licensed by the verified online softmax law",
+       run_merge_online_reductions},
       {"dce", "removes ops whose results are unused and that have no effects",
        [](Kernel k, PassContext&) { return transform::eliminate_dead_code(std::move(k)); }},
       {"eliminate_redundant_conversions",

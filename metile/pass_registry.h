@@ -16,6 +16,7 @@
 #include "metile/schedule/schedule_plan.h"
 #include "metile/target/target.h"
 #include "metile/transform/eliminate_redundant_conversions.h"
+#include "metile/transform/merge_online_reductions.h"
 
 namespace metile {
 
@@ -29,7 +30,8 @@ struct PassContext {
   MathMode math = MathMode::Default;
   std::optional<ir::OwnershipMap> ownership;  // set by check_ownership, read by lowering
   std::vector<transform::LayoutOptimization>
-      layout_optimizations;                      // by eliminate_redundant_conversions
+      layout_optimizations;  // by eliminate_redundant_conversions
+  std::vector<transform::OnlineReductionRecord> online_reductions;  // by merge_online_reductions
   std::optional<lower::ThreadPlan> thread_plan;  // set by plan_threads, read by lower_to_metal
   std::optional<schedule::Schedule> schedule;    // the caller's SCHEDULE (nullopt: omitted)
   std::optional<schedule::SchedulePlan> schedule_plan;  // set by plan_schedule

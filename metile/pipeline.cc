@@ -25,6 +25,9 @@ PipelineResult compile_to_source(ir::Kernel kernel, const PipelineOptions& optio
   kernel = steps.run("canonicalize", std::move(kernel));
   kernel = steps.run("expand_tensor_access", std::move(kernel));
   kernel = steps.run("cse", std::move(kernel));
+  //    Discovery: a max pass and a sum-of-exp pass over the same data become one online pass
+  //    where the online softmax law verifies.
+  kernel = steps.run("merge_online_reductions", std::move(kernel));
   kernel = steps.run("dce", std::move(kernel));
   //    Ownership (thread layouts): redundant conversions go, then the owner of every tile
   //    element of the final kernel is computed and checked; lowering reads that map.

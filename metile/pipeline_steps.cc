@@ -92,6 +92,9 @@ PipelineResult PipelineSteps::finish(ir::Kernel tile, ir::Kernel metal,
     report_.buffering.push_back({b.loop, b.allocation, b.stages, b.bytes});
   for (const lower::FusedEpilogue& e : context_.lowering.fused_epilogues)
     report_.fused_epilogues.push_back({e.store, e.ops, e.scalar_parameters});
+  for (const transform::OnlineReductionRecord& r : context_.online_reductions)
+    report_.discoveries.push_back(
+        {"online softmax", r.loops, r.merged, r.law, r.obligations, r.cases_checked, r.detail});
   report_.grouped_loads = context_.vector_groups.loads;
   report_.grouped_stores = context_.vector_groups.stores;
   report_.threadgroup_bytes = emitted.abi.threadgroup_bytes;

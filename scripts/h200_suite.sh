@@ -17,6 +17,11 @@
 # PYTHON        the interpreter with numpy, pytest (and torch, Triton); default python3.
 # OUT           when set, the logs are written there (configure, build, ctest, pytest,
 #               sanitize-<tool>-<suite>.log).
+# SUITE_CXX, SUITE_CC  the compilers (default: the system's /usr/bin/g++ and gcc). The Python
+#               extension must share the interpreter's libstdc++: the image's CXX
+#               (/opt/gcc/bin/g++, a wrapper of the same GCC 13) linked parts of libstdc++
+#               (std::ostream, codecvt) into _core.so beside the shared libstdc++.so.6, and
+#               formatting a double crashed there.
 # COMPUTE_SANITIZER  the compute-sanitizer to run (default: the one on PATH, else
 #               /usr/local/cuda/bin/compute-sanitizer).
 #
@@ -37,6 +42,8 @@ deps="$PWD/build-deps"
 prefix="$deps/prefix"
 lib="$prefix/usr/lib/x86_64-linux-gnu"
 site="$deps/site"
+cxx="${SUITE_CXX:-/usr/bin/g++}"
+cc="${SUITE_CC:-/usr/bin/gcc}"
 mkdir -p "$logs"
 : >"$logs/summary.txt"
 
@@ -63,6 +70,7 @@ unpack_dependencies() {
 # (its libgmock.a does not match Debian's GoogleTest headers).
 configure() {
   cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+    "-DCMAKE_CXX_COMPILER=$cxx" "-DCMAKE_C_COMPILER=$cc" \
     "-DCMAKE_PREFIX_PATH=$prefix/usr" \
     "-DBoost_DIR=$lib/cmake/Boost-1.74.0" \
     "-DGTest_DIR=$lib/cmake/GTest" \

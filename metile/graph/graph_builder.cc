@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <iterator>
 #include <sstream>
 
 #include "metile/support/errors.h"
@@ -209,6 +210,81 @@ Value GraphBuilder::transpose(Value x) {
     throw UserError("transpose: expects rank >= 2, got shape " + shape_str(s.shape));
   std::swap(s.shape[s.rank() - 1], s.shape[s.rank() - 2]);
   return record(OpKind::Transpose, {x}, s);
+}
+
+Value GraphBuilder::flash_attention(Value q, Value kt, Value v, double scale, bool causal,
+                                    discovery::Certificate certificate) {
+  const TensorSpec& sq = graph_.values_[checked(q, "flash_attention")].spec;
+  const TensorSpec& sk = graph_.values_[checked(kt, "flash_attention")].spec;
+  const TensorSpec& sv = graph_.values_[checked(v, "flash_attention")].spec;
+  std::string shapes =
+      "q " + shape_str(sq.shape) + ", kt " + shape_str(sk.shape) + ", v " + shape_str(sv.shape);
+  if (sq.rank() < 2 || sk.rank() != sq.rank() || sv.rank() != sq.rank())
+    throw UserError("flash_attention: q, kt and v need one rank >= 2, got " + shapes);
+  if (sq.dtype != sk.dtype || sq.dtype != sv.dtype)
+    throw UserError("flash_attention: q, kt and v need one dtype (" + shapes + ")");
+  require_float(OpKind::FlashAttention, sq);
+  int r = sq.rank();
+  Shape batch(sq.shape.begin(), sq.shape.end() - 2);
+  if (Shape(sk.shape.begin(), sk.shape.end() - 2) != batch ||
+      Shape(sv.shape.begin(), sv.shape.end() - 2) != batch || sk.shape[r - 2] != sq.shape[r - 1] ||
+      sv.shape[r - 2] != sk.shape[r - 1])
+    throw UserError(
+        "flash_attention: expects q (..., L, D), kt (..., D, S), v (..., S, E) with equal batch "
+        "dimensions, got " +
+        shapes);
+  if (certificate.obligations.size() != std::size(discovery::kObligations))
+    throw UserError("flash_attention: the certificate of law '" + certificate.law +
+                    "' does not discharge every obligation");
+  Shape out = batch;
+  out.push_back(sq.shape[r - 2]);
+  out.push_back(sv.shape[r - 1]);
+  int64_t index = static_cast<int64_t>(graph_.certificates_.size());
+  graph_.certificates_.push_back(std::move(certificate));
+  return record(OpKind::FlashAttention, {q, kt, v}, TensorSpec(out, sq.dtype),
+                {{"scale", scale}, {"causal", int64_t{causal}}, {"certificate", index}});
+}
+
+Value GraphBuilder::copy_op(const Graph& source, const Op& op, const std::vector<Value>& in) {
+  auto axis = [&] { return static_cast<int>(op.int_attr("axis")); };
+  auto keepdims = [&] { return op.int_attr("keepdims") != 0; };
+  switch (op.kind) {
+    case OpKind::Add:
+      return add(in[0], in[1]);
+    case OpKind::Subtract:
+      return subtract(in[0], in[1]);
+    case OpKind::Multiply:
+      return multiply(in[0], in[1]);
+    case OpKind::Divide:
+      return divide(in[0], in[1]);
+    case OpKind::Scale:
+      return scale(in[0], op.float_attr("factor"));
+    case OpKind::Exp:
+      return exp(in[0]);
+    case OpKind::Silu:
+      return silu(in[0]);
+    case OpKind::CausalMask:
+      return causal_mask(in[0]);
+    case OpKind::RmsNorm:
+      return rms_norm(in[0], in[1], op.float_attr("eps"));
+    case OpKind::Softmax:
+      return softmax(in[0], axis());
+    case OpKind::Sum:
+      return sum(in[0], axis(), keepdims());
+    case OpKind::Max:
+      return max(in[0], axis(), keepdims());
+    case OpKind::Mean:
+      return mean(in[0], axis(), keepdims());
+    case OpKind::Matmul:
+      return matmul(in[0], in[1]);
+    case OpKind::Transpose:
+      return transpose(in[0]);
+    case OpKind::FlashAttention:
+      return flash_attention(in[0], in[1], in[2], op.float_attr("scale"),
+                             op.int_attr("causal") != 0,
+                             source.certificates().at(op.int_attr("certificate")));
+  }
+  throw InternalError("copy_op: unknown op kind");
 }
 
 Graph GraphBuilder::build(const std::vector<Value>& outputs) const {

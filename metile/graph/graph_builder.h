@@ -49,6 +49,17 @@ class GraphBuilder {
   // Swaps the last two axes (rank >= 2).
   Value transpose(Value x);
 
+  // softmax(scale * q @ kt [causal mask]) @ v as one node: q (..., L, D), kt (..., D, S),
+  // v (..., S, E), equal batch dimensions, one float dtype. Made by discovery
+  // (graph/discovery/discover_attention.h), which passes the weighted-softmax certificate
+  // that licenses it; an incomplete certificate is a user error.
+  Value flash_attention(Value q, Value kt, Value v, double scale, bool causal,
+                        discovery::Certificate certificate);
+
+  // Records `op` of `source` again over `inputs` (this builder's values for its operands),
+  // with its attributes (and certificate): the step of a rewrite that keeps an op.
+  Value copy_op(const Graph& source, const Op& op, const std::vector<Value>& inputs);
+
   const TensorSpec& spec(Value v) const;
 
   // The graph computing `outputs` (op results, distinct). Every op must contribute to an

@@ -11,6 +11,7 @@
 #include <variant>
 #include <vector>
 
+#include "metile/discovery/reduction_law.h"
 #include "metile/graph/tensor_spec.h"
 
 namespace metile::graph {
@@ -34,7 +35,8 @@ struct Op {
   OpKind kind = OpKind::Add;
   std::vector<int> inputs;  // value ids, in operand order
   int output = -1;          // value id of the result
-  // Named attributes: "factor", "eps" (double); "axis" (normalised, >= 0), "keepdims" (0/1).
+  // Named attributes: "factor", "eps", "scale" (double); "axis" (normalised, >= 0),
+  // "keepdims", "causal" (0/1), "certificate" (index into Graph::certificates()).
   std::map<std::string, AttrValue> attrs;
 
   std::string_view name() const { return op_kind_name(kind); }
@@ -67,6 +69,8 @@ class Graph {
   const std::vector<int>& consumers(int op_id) const { return value(op(op_id).output).users; }
   // Ops producing the operands of `op_id` (graph inputs skipped), ascending, without repeats.
   std::vector<int> producers(int op_id) const;
+  // The reduction-law certificates that license discovered ops (flash_attention).
+  const std::vector<discovery::Certificate>& certificates() const { return certificates_; }
 
   // Text form, one op per line:
   //   %2 = add(%values, %residual) : (1, 2048) f16
@@ -78,6 +82,7 @@ class Graph {
   std::vector<Op> ops_;
   std::vector<int> inputs_;
   std::vector<int> outputs_;
+  std::vector<discovery::Certificate> certificates_;
 };
 
 }  // namespace metile::graph

@@ -62,6 +62,15 @@ nlohmann::json ExecutionReport::to_json() const {
   for (const FusedEpilogueRecord& e : fused_epilogues)
     j["fused_epilogues"].push_back(
         {{"store", e.store}, {"ops", e.ops}, {"scalar_parameters", e.scalar_parameters}});
+  j["discoveries"] = nlohmann::json::array();
+  for (const DiscoveryRecord& d : discoveries) {
+    nlohmann::json record = {
+        {"rewrite", d.rewrite}, {"where", d.where}, {"applied", d.applied}, {"law", d.law}};
+    if (d.applied)
+      record["certificate"] = {{"obligations", d.obligations}, {"cases_checked", d.cases_checked}};
+    record[d.applied ? "result" : "reason"] = d.detail;
+    j["discoveries"].push_back(std::move(record));
+  }
   j["grouped_loads"] = grouped_loads;
   j["grouped_stores"] = grouped_stores;
   j["math_mode"] = math_mode;

@@ -72,6 +72,18 @@ struct FusedEpilogueRecord {
   std::vector<std::string> scalar_parameters;
 };
 
+// One algorithm rewrite a pass considered (merge_online_reductions): applied under its law's
+// certificate, or left out with the reason.
+struct DiscoveryRecord {
+  std::string rewrite;  // "online softmax"
+  std::string where;    // the loops' lines
+  bool applied = false;
+  std::string law;
+  std::vector<std::string> obligations;  // applied: the certificate's verified obligations
+  int64_t cases_checked = 0;
+  std::string detail;  // applied: what the code became; otherwise why not
+};
+
 struct ExecutionReport {
   std::string kernel;
   std::string target;
@@ -87,6 +99,7 @@ struct ExecutionReport {
   std::vector<RegisterReductionRecord> register_reductions;
   std::vector<LayoutOptimizationRecord> layout_optimizations;
   std::vector<LayoutConversionRecord> layout_conversions;
+  std::vector<DiscoveryRecord> discoveries;
   // Guarded packed vector accesses emitted (group_vector_accesses): groups in the source,
   // not a count of the GPU's vector instructions (its compiler may still split them).
   int64_t grouped_loads = 0;

@@ -19,7 +19,7 @@ struct KindInfo {
 constexpr KindInfo kKinds[] = {
     {DumpKind::TileIR, "tile_ir", "tir"}, {DumpKind::MetalIR, "metal_ir", "mir"},
     {DumpKind::MSL, "msl", "metal"},      {DumpKind::CUDA, "cuda", "cu"},
-    {DumpKind::Schedule, "schedule", "json"},
+    {DumpKind::Schedule, "schedule", "json"}, {DumpKind::Tune, "tune", "json"},
 };
 
 unsigned bit(DumpKind k) { return 1u << static_cast<unsigned>(k); }
@@ -37,7 +37,7 @@ unsigned parse_mask(const char* env) {
       if (item == k.name) mask |= bit(k.kind), known = true;
     if (!known)
       throw UserError("METILE_DEBUG: unknown value '" + item +
-                      "' (expected tile_ir, metal_ir, msl, cuda, schedule or all)");
+                      "' (expected tile_ir, metal_ir, msl, cuda, schedule, tune or all)");
   }
   return mask;
 }

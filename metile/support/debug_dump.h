@@ -1,4 +1,4 @@
-// METILE_DEBUG=tile_ir|metal_ir|msl|cuda|schedule|all (comma-separated): writes the IR after
+// METILE_DEBUG=tile_ir|metal_ir|msl|cuda|schedule|tune|all (comma-separated): writes the IR after
 // each named pipeline step under debug_output/<kernel>/ (DESIGN.md, "Pipeline").
 #pragma once
 
@@ -6,7 +6,9 @@
 
 namespace metile {
 
-enum class DumpKind { TileIR, MetalIR, MSL, CUDA, Schedule };
+// Tune: the guarded runtime's decisions, which python/metile/tune/report.py writes; known here
+// so that METILE_DEBUG=tune is a valid value for the compiler too.
+enum class DumpKind { TileIR, MetalIR, MSL, CUDA, Schedule, Tune };
 
 class DebugDump {
  public:

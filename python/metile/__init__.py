@@ -46,6 +46,9 @@ from .tensor import Tensor, tensor
 from .values import Value, cast
 
 from ._core import GraphBuilder, TensorSpec, plan_graph_fusion  # noqa: E402
+from ._core import Certificate, LawRefuted, ReductionLaw  # noqa: E402
+from . import tune  # noqa: E402
+from .tune import Config, autotune, select  # noqa: E402
 
 range = tile_range  # Triton's tl.range: a device loop (kept out of __all__: it shadows range)
 

@@ -2,7 +2,7 @@
 values it reads from its globals and closure, the argument signature and the compiler
 build. A new process that launches the same kernel with the same signature parses the IR
 instead of tracing (compiled objects are cached on disk by the C++ core). Each entry
-carries its key and a checksum of its text, verified on load (see _body).
+carries its key and a checksum of its text, verified on load (see checked_body).
 
 The cache lives in <cache root>/python-ir, beside the C++ core's compiled objects: the root
 is METILE_CACHE_DIR, else $XDG_CACHE_HOME/metile, else ~/.cache/metile. METILE_TRACE_CACHE=off
@@ -12,6 +12,7 @@ turns it off.
 import hashlib
 import inspect
 import os
+import threading
 import types
 
 from . import _core
@@ -19,14 +20,19 @@ from . import _core
 _SIMPLE = (int, float, str, bool, bytes, type(None))
 
 
+def cache_root():
+    """METILE_CACHE_DIR, else $XDG_CACHE_HOME/metile, else ~/.cache/metile."""
+    root = os.environ.get("METILE_CACHE_DIR")
+    if root:
+        return root
+    xdg = os.environ.get("XDG_CACHE_HOME")
+    return os.path.join(xdg, "metile") if xdg else os.path.join(os.path.expanduser("~"), ".cache", "metile")
+
+
 def directory():
     if os.environ.get("METILE_TRACE_CACHE") == "off":
         return None
-    root = os.environ.get("METILE_CACHE_DIR")
-    if not root:
-        xdg = os.environ.get("XDG_CACHE_HOME")
-        root = os.path.join(xdg, "metile") if xdg else os.path.join(os.path.expanduser("~"), ".cache", "metile")
-    return os.path.join(root, "python-ir")
+    return os.path.join(cache_root(), "python-ir")
 
 
 def _core_stamp():
@@ -114,11 +120,12 @@ def _remove(path):
         pass
 
 
-def _body(data, entry):
-    """The IR text of an entry's bytes, or None when they are not that entry intact."""
+def checked_body(data, magic, entry):
+    """The text of an entry's bytes ("<magic> <entry> <sha256 of the body>", a newline, the
+    body), or None when they are not that entry intact."""
     header, newline, body = data.partition(b"\n")
     words = header.split(b" ")
-    if not newline or len(words) != 3 or words[0] != _MAGIC.encode():
+    if not newline or len(words) != 3 or words[0] != magic.encode():
         return None
     if words[1] != entry.encode() or words[2] != hashlib.sha256(body).hexdigest().encode():
         return None
@@ -126,6 +133,21 @@ def _body(data, entry):
         return body.decode("utf-8")
     except UnicodeDecodeError:
         return None
+
+
+def checked_bytes(magic, entry, text):
+    """What checked_body reads back: the header line with the checksum, then the text."""
+    body = text.encode("utf-8")
+    return f"{magic} {entry} {hashlib.sha256(body).hexdigest()}\n".encode() + body
+
+
+def write_atomic(path, data):
+    """Writes through a temporary file of this process and thread, then renames it: readers
+    (other processes too) see the old file or the new one, never half of one."""
+    temporary = f"{path}.{os.getpid()}.{threading.get_ident()}.tmp"
+    with open(temporary, "wb") as f:
+        f.write(data)
+    os.replace(temporary, path)
 
 
 def load(entry):
@@ -139,7 +161,7 @@ def load(entry):
             data = f.read()
     except OSError:
         return None  # missing or unreadable
-    text = _body(data, entry)
+    text = checked_body(data, _MAGIC, entry)
     kernel = None
     if text is not None:
         try:
@@ -156,14 +178,8 @@ def store(entry, kernel):
     folder = directory()
     if folder is None:
         return
-    body = kernel.print().encode("utf-8")
-    header = f"{_MAGIC} {entry} {hashlib.sha256(body).hexdigest()}\n".encode()
     try:
         os.makedirs(folder, exist_ok=True)
-        path = _path(folder, entry)
-        temporary = f"{path}.{os.getpid()}.tmp"
-        with open(temporary, "wb") as f:
-            f.write(header + body)
-        os.replace(temporary, path)  # atomic: readers never see half a file
+        write_atomic(_path(folder, entry), checked_bytes(_MAGIC, entry, kernel.print()))
     except OSError:
         pass  # a read-only cache directory only costs the next process a trace

@@ -1,9 +1,9 @@
 """@metile.kernel: a Python function traced into Tile IR, specialised per signature.
 
 A specialisation is keyed by the runtime arguments' kinds and dtypes, the constexpr values
-and the compile options (under a SCHEDULE, integer scalar values too); each is traced and compiled once per process (and its traced IR
-is reused across processes through disk_cache). ``stats`` counts traces, compiles and
-cache hits.
+and the compile options (under a SCHEDULE, integer scalar values too); each is traced and
+compiled once per process (and its traced IR is reused across processes through
+disk_cache). ``stats`` counts traces, compiles and cache hits.
 """
 
 import functools

@@ -11,5 +11,8 @@ void init_ir(nanobind::module_& m);       // Tile IR kernels and the tracer's bu
 void init_compile(nanobind::module_& m);  // compile(), CompiledKernel, launch
 void init_runtime(nanobind::module_& m);  // device buffers
 void init_graph(nanobind::module_& m);    // GraphBuilder, plan_graph_fusion
+void init_tune(nanobind::module_& m);     // the guarded runtime's gate and selector
+// ReductionLaw, Certificate, LawRefuted
+void init_discovery(nanobind::module_& m);
 
 }  // namespace metile::python

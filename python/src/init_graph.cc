@@ -1,6 +1,9 @@
 // Graph planning for Python: TensorSpec, GraphBuilder (records a compute DAG, checking
-// shapes and dtypes where ops are added), and plan_graph_fusion (chooses the kernels).
+// shapes and dtypes where ops are added), and plan_graph_fusion (discovers certified
+// rewrites, then chooses the kernels).
 #include <nanobind/nanobind.h>
+#include <nanobind/stl/map.h>
+#include <nanobind/stl/optional.h>
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/string_view.h>
 #include <nanobind/stl/vector.h>
@@ -16,12 +19,15 @@ using namespace nb::literals;
 namespace metile::python {
 
 namespace {
-// A region as Python sees it: value ids resolved to names ("%values", "%3").
+// A region as Python sees it: value ids resolved to names ("%values", "%3"), roles to op
+// labels ("%4 = matmul").
 struct Region {
   int id;
   std::vector<std::string> ops, inputs, outputs;
   int64_t bytes_saved;
   int launches_saved;
+  std::string rule, form, schedule;
+  std::map<std::string, std::string> roles;
 };
 
 std::vector<std::string> names(const graph::FusionPlan& plan, const std::vector<int>& ids) {
@@ -32,9 +38,12 @@ std::vector<std::string> names(const graph::FusionPlan& plan, const std::vector<
 
 std::vector<Region> regions(const graph::FusionPlan& plan) {
   std::vector<Region> r;
-  for (const graph::FusedRegion& g : plan.regions)
+  for (const graph::FusedRegion& g : plan.regions) {
+    std::map<std::string, std::string> roles;
+    for (const auto& [role, op] : g.roles) roles[role] = plan.op_labels.at(op);
     r.push_back({g.id, g.ops, names(plan, g.inputs), names(plan, g.outputs), g.bytes_saved,
-                 g.launches_saved});
+                 g.launches_saved, g.rule, g.form, g.schedule, roles});
+  }
   return r;
 }
 
@@ -96,12 +105,38 @@ void bind_plan(nb::module_& m) {
       .def_ro("outputs", &Region::outputs, "Values the region writes ('%2').")
       .def_ro("bytes_saved", &Region::bytes_saved, "Estimated device traffic avoided by fusing.")
       .def_ro("launches_saved", &Region::launches_saved, "Kernel launches avoided by fusing.")
+      .def_ro("rule", &Region::rule,
+              "'parallel_epilogue' or 'flash_attention' when a rule or rewrite formed the region, "
+              "else ''.")
+      .def_ro("roles", &Region::roles, "A rule region's ops by role: {'gate': '%4 = matmul', ...}.")
+      .def_ro("form", &Region::form, "The epilogue's form: 'silu(gate) * up' or 'up * silu(gate)'.")
+      .def_ro("schedule", &Region::schedule,
+              "The rule region's schedule that fits the target: 'register-fused' or "
+              "'scratch-spilled'.")
       .def("__repr__", [](const Region& r) {
         std::string s = "FusedRegion(ops=[";
         for (size_t i = 0; i < r.ops.size(); ++i) s += (i ? ", " : "") + r.ops[i];
         return s + "])";
       });
+  using RW = graph::AttentionRewrite;
+  nb::class_<RW>(m, "AttentionRewrite", "A flash_attention rewrite discovery applied.")
+      .def_ro("replaced", &RW::replaced_labels, "The chain's ops in the input graph.")
+      .def_ro("scale", &RW::scale, "The scale factor.")
+      .def_ro("causal", &RW::causal, "Whether the chain was causally masked.")
+      .def_ro("bytes_saved", &RW::bytes_saved, "Intermediate traffic no longer materialised.")
+      .def_ro("launches_saved", &RW::launches_saved, "Kernel launches avoided.")
+      .def_ro("certificate", &RW::certificate, "The weighted-softmax certificate licensing it.");
+  using RR = graph::RejectedRewrite;
+  nb::class_<RR>(m, "RejectedRewrite", "An attention chain discovery kept, and why.")
+      .def_ro("rewrite", &RR::rewrite, "'flash_attention'.")
+      .def_ro("ops", &RR::op_labels, "The chain's ops in the input graph.")
+      .def_ro("reason", &RR::reason, "Why the graph was kept.");
   nb::class_<graph::FusionPlan>(m, "FusionPlan", "The kernels chosen for a graph.")
+      .def_ro("graph", &graph::FusionPlan::graph,
+              "The planned graph: the input after discovery's rewrites.")
+      .def_ro("rewrites", &graph::FusionPlan::rewrites, "The rewrites applied.")
+      .def_ro("rejected_rewrites", &graph::FusionPlan::rejected_rewrites,
+              "The attention chains kept, with their reasons.")
       .def_prop_ro("regions", &regions, "The regions (kernels) in dependency order.")
       .def_prop_ro(
           "target", [](const graph::FusionPlan& p) { return p.target; }, "The target's name.")
@@ -111,14 +146,21 @@ void bind_plan(nb::module_& m) {
            "JSON: each region with its savings, and why every rejected alternative lost.");
   m.def(
       "plan_graph_fusion",
-      [](const graph::Graph& g, const std::string& target) {
+      [](const graph::Graph& g, const std::string& target,
+         const std::optional<discovery::ReductionLaw>& attention_law, bool parallel_epilogue) {
         const target::Target& t =
             target == "default" ? target::default_target() : target::target_by_name(target);
+        graph::FusionOptions options;
+        if (attention_law) options.discovery.attention_law = *attention_law;
+        options.parallel_epilogue = parallel_epilogue;
         nb::gil_scoped_release release;
-        return graph::plan_graph_fusion(g, t);
+        return graph::plan_graph_fusion(g, t, options);
       },
-      "graph"_a, "target"_a = "default",
-      "Chooses the kernels of a graph: legal multi-output regions selected by exact min cuts.");
+      "graph"_a, "target"_a = "default", "attention_law"_a = nb::none(),
+      "parallel_epilogue"_a = true,
+      "Chooses the kernels of a graph: certified rewrites first (attention_law licenses "
+      "flash_attention, weighted_softmax by default), then legal multi-output regions selected "
+      "by exact min cuts, and the SwiGLU block by ParallelEpilogueRule unless turned off.");
 }
 }  // namespace
 

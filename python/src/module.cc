@@ -10,4 +10,6 @@ NB_MODULE(_core, m) {
   metile::python::init_compile(m);
   metile::python::init_runtime(m);
   metile::python::init_graph(m);
+  metile::python::init_tune(m);
+  metile::python::init_discovery(m);
 }

@@ -41,6 +41,7 @@ TEST(PassRegistry, OneNamePerStepInPipelineOrder) {
                                              "canonicalize",
                                              "expand_tensor_access",
                                              "cse",
+                                             "merge_online_reductions",
                                              "dce",
                                              "eliminate_redundant_conversions",
                                              "check_ownership",
@@ -106,9 +107,9 @@ TEST(PassRegistry, UnknownPassListsTheKnownOnes) {
   } catch (const UserError& e) {
     EXPECT_EQ(std::string(e.what()),
               "unknown pass 'lower'; known passes: verify, apply_math_mode, canonicalize, "
-              "expand_tensor_access, cse, dce, eliminate_redundant_conversions, check_ownership, "
-              "check_matrix_barriers, plan_threads, plan_schedule, check_resources, "
-              "lower_to_metal, verify_scratch, "
+              "expand_tensor_access, cse, merge_online_reductions, dce, "
+              "eliminate_redundant_conversions, check_ownership, check_matrix_barriers, "
+              "plan_threads, plan_schedule, check_resources, lower_to_metal, verify_scratch, "
               "group_vector_accesses, "
               "verify_vector_accesses, emit_msl, emit_cuda");
   }

@@ -107,8 +107,13 @@ TEST(ExecutionReport, SoftmaxRecordsGeometryAllocationsPassesAndLoops) {
   }
   EXPECT_LE(end, j["threadgroup_bytes"].get<int64_t>());
   EXPECT_EQ(j["threadgroup_bytes"], r.emitted.abi.threadgroup_bytes);
-  // Three tile_range loops, each 512 elements wide.
-  ASSERT_EQ(j["loops"].size(), 3u);
+  // Two tile_range loops, each 512 elements wide: the maximum and sum-of-exp loops are one
+  // online loop (merge_online_reductions), under the online softmax law's certificate.
+  ASSERT_EQ(j["loops"].size(), 2u);
+  ASSERT_EQ(j["discoveries"].size(), 1u);
+  EXPECT_EQ(j["discoveries"][0]["applied"], true);
+  EXPECT_EQ(j["discoveries"][0]["law"], "online_softmax");
+  EXPECT_EQ(j["discoveries"][0]["certificate"]["obligations"].size(), 5u);
   for (const auto& l : j["loops"]) {
     EXPECT_EQ(l["tile_elements"], 512);
     EXPECT_EQ(l["elements_per_thread"], 512 / threads);
@@ -148,7 +153,7 @@ TEST(DebugDump, WritesEveryStepAndTheFilesReadBackUnchanged) {
       EXPECT_EQ(ir::print(ir::parse(text, entry.path().string())), text) << entry.path();
     }
   }
-  EXPECT_EQ(by_extension[".tir"], 7);  // input + six Tile IR passes
+  EXPECT_EQ(by_extension[".tir"], 8);  // input + seven Tile IR passes
   EXPECT_EQ(by_extension[".mir"], 7);  // lowering, verify_scratch + five Metal IR passes
   EXPECT_EQ(by_extension[".metal"], 1);
   EXPECT_EQ(by_extension[".json"], 0);  // the schedule's JSON has a folder of its own

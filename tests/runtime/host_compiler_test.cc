@@ -143,6 +143,32 @@ TEST_F(HostCompilerCache, ATruncatedStandardLibraryHeaderIsRepaired) {
   EXPECT_EQ(second.stats().compiler_runs, 1);
 }
 
+// Processes that start together on an empty cache each find the headers missing; none may
+// move aside the good copy another has just put in place (ctest -j16 on a fresh machine did).
+TEST_F(HostCompilerCache, ProcessesStartingTogetherAllFindTheHeaders) {
+  constexpr int kProcesses = 6;
+  std::vector<pid_t> children;
+  for (int i = 0; i < kProcesses; ++i) {
+    const pid_t child = fork();
+    if (child == 0) {
+      try {
+        fresh_compiler().compile(vector_add_msl(), vector_add_abi());
+        _exit(0);
+      } catch (const std::exception& e) {
+        std::fprintf(stderr, "process %d: %s\n", i, e.what());
+        _exit(1);
+      }
+    }
+    ASSERT_GT(child, 0);
+    children.push_back(child);
+  }
+  for (pid_t child : children) {
+    int status = 0;
+    waitpid(child, &status, 0);
+    EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+  }
+}
+
 TEST_F(HostCompilerCache, LeftoversOfDeadProcessesAreRemoved) {
   const pid_t dead = fork();
   if (dead == 0) _exit(0);

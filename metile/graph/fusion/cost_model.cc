@@ -18,7 +18,10 @@ OpResources CostModel::resources(const Graph& graph, int op_id) const {
   const Op& op = graph.op(op_id);
   switch (fusion_class(op.kind)) {
     case FusionClass::Elementwise:
+      return {kElementwiseRegisters, 0};
     case FusionClass::Opaque:
+      if (op.kind == OpKind::FlashAttention)
+        return flash_attention_resources(graph.spec(op.inputs[0]), graph.spec(op.inputs[2]));
       return {kElementwiseRegisters, 0};
     case FusionClass::RowReduction: {
       // The row stays in registers (f32) because it is read again after the reduction; the
@@ -39,6 +42,17 @@ OpResources CostModel::resources(const Graph& graph, int op_id) const {
     }
   }
   return {};
+}
+
+// One query tile of kMatmulTileM rows: its f32 output accumulator and two row statistics
+// (maximum, normaliser) in registers; double-buffered key and value tiles of kMatmulTileN
+// rows in threadgroup memory.
+OpResources CostModel::flash_attention_resources(const TensorSpec& q, const TensorSpec& v) const {
+  int64_t head = q.shape.back(), value_head = v.shape.back();
+  int accumulators =
+      static_cast<int>((kMatmulTileM * value_head + kMatmulThreads - 1) / kMatmulThreads);
+  int64_t staging = int64_t{2} * kMatmulTileN * (head + value_head) * dtype_bytes(q.dtype);
+  return {accumulators + 2 + kMatmulOperandRegisters, staging};
 }
 
 int64_t CostModel::pressure_ns(const OpResources& r) const {

@@ -1,4 +1,5 @@
 // FusionPlan::explain: the plan as a JSON report.
+#include <algorithm>
 #include <nlohmann/json.hpp>
 
 #include "metile/graph/fusion/fusion_plan.h"
@@ -13,18 +14,64 @@ Json labels(const std::vector<std::string>& table, const std::vector<int>& ids) 
   for (int i : ids) list.push_back(table[i]);
   return list;
 }
+
+Json roles(const std::vector<std::string>& op_labels,
+           const std::vector<std::pair<std::string, int>>& roles) {
+  Json r = Json::object();
+  for (const auto& [role, op] : roles) r[role] = op_labels[op];
+  return r;
+}
+
+Json certificate_json(const discovery::Certificate& c) {
+  Json obligations = Json::array();
+  for (const discovery::DischargedObligation& d : c.obligations)
+    obligations.push_back({{"obligation", discovery::obligation_name(d.obligation)},
+                           {"statement", discovery::obligation_statement(d.obligation)},
+                           {"method", discovery::proof_method_name(d.method)},
+                           {"cases", d.cases},
+                           {"detail", d.detail}});
+  return {{"law", c.law},
+          {"obligations", obligations},
+          {"cases", c.cases()},
+          {"rtol", c.tolerance.rtol},
+          {"atol", c.tolerance.atol}};
+}
+
+// The laws that licensed rewrites, each certificate once, and every rewrite applied or kept.
+Json discovery_json(const FusionPlan& plan) {
+  Json laws = Json::array(), rewrites = Json::array(), kept = Json::array();
+  std::vector<std::string> seen;
+  for (const AttentionRewrite& rw : plan.rewrites) {
+    if (std::find(seen.begin(), seen.end(), rw.certificate.law) == seen.end()) {
+      seen.push_back(rw.certificate.law);
+      laws.push_back(certificate_json(rw.certificate));
+    }
+    rewrites.push_back({{"rewrite", "flash_attention"},
+                        {"replaced", rw.replaced_labels},
+                        {"node", plan.op_labels[rw.node]},
+                        {"scale", rw.scale},
+                        {"causal", rw.causal},
+                        {"law", rw.certificate.law},
+                        {"bytes_saved", rw.bytes_saved},
+                        {"launches_saved", rw.launches_saved}});
+  }
+  for (const RejectedRewrite& r : plan.rejected_rewrites)
+    kept.push_back({{"rewrite", r.rewrite}, {"ops", r.op_labels}, {"reason", r.reason}});
+  return {{"laws", laws}, {"rewrites", rewrites}, {"rejected", kept}};
+}
 }  // namespace
 
 std::string FusionPlan::explain() const {
   Json report;
   report["target"] = target;
-  report["summary"] = {
-      {"ops", op_labels.size()},
-      {"kernels", regions.size()},
-      {"fused_regions", std::count_if(regions.begin(), regions.end(),
-                                      [](const FusedRegion& r) { return r.candidate >= 0; })},
-      {"launches_saved", launches_saved()},
-      {"bytes_saved", bytes_saved()}};
+  report["summary"] = {{"ops", op_labels.size()},
+                       {"kernels", regions.size()},
+                       {"fused_regions", std::count_if(regions.begin(), regions.end(),
+                                                       [](const FusedRegion& r) {
+                                                         return r.candidate >= 0 || r.rewrite >= 0;
+                                                       })},
+                       {"launches_saved", launches_saved()},
+                       {"bytes_saved", bytes_saved()}};
   Json& region_list = report["regions"] = Json::array();
   for (const FusedRegion& r : regions) {
     region_list.push_back({{"id", r.id},
@@ -36,6 +83,13 @@ std::string FusionPlan::explain() const {
                            {"launches_saved", r.launches_saved},
                            {"benefit_ns", r.benefit_ns},
                            {"candidate", r.candidate}});
+    if (!r.rule.empty()) region_list.back()["rule"] = r.rule;
+    if (!r.roles.empty()) {
+      region_list.back()["roles"] = roles(op_labels, r.roles);
+      region_list.back()["form"] = r.form;
+      region_list.back()["schedule"] = r.schedule;
+    }
+    if (r.rewrite >= 0) region_list.back()["rewrite"] = r.rewrite;
   }
   Json& candidate_list = report["candidates"] = Json::array();
   Json rejected_list = Json::array();
@@ -60,6 +114,10 @@ std::string FusionPlan::explain() const {
                                 {"solves", c.solves}}},
                               {"excluded", excluded},
                               {"selected", selected}});
+    if (!c.rule.empty()) {
+      candidate_list.back()["rule"] = c.rule;
+      candidate_list.back()["roles"] = roles(op_labels, c.roles);
+    }
     if (!selected)
       rejected_list.push_back({{"stage", "selection"},
                                {"candidate", c.id},
@@ -77,7 +135,18 @@ std::string FusionPlan::explain() const {
                              {"anchor", op_labels[r.anchor]},
                              {"ops", labels(op_labels, r.ops)},
                              {"reason", r.reason}});
+  for (const RejectedRegion& r : rule_rejected)
+    rejected_list.push_back({{"stage", "rule"},
+                             {"anchor", op_labels[r.anchor]},
+                             {"ops", labels(op_labels, r.ops)},
+                             {"reason", r.reason}});
+  for (const RejectedRewrite& r : rejected_rewrites)
+    rejected_list.push_back({{"stage", "discovery"},
+                             {"rewrite", r.rewrite},
+                             {"ops", r.op_labels},
+                             {"reason", r.reason}});
   report["rejected"] = rejected_list;
+  report["discovery"] = discovery_json(*this);
   return report.dump(2);
 }
 

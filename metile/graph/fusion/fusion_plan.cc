@@ -7,6 +7,7 @@
 
 #include "metile/graph/fusion/cost_model.h"
 #include "metile/graph/fusion/fusion_rules.h"
+#include "metile/graph/fusion/parallel_epilogue_rule.h"
 #include "metile/graph/reachability.h"
 #include "metile/support/errors.h"
 
@@ -17,6 +18,20 @@ namespace {
 bool shares_op(const std::vector<int>& a, const std::vector<int>& b) {
   return std::any_of(a.begin(), a.end(),
                      [&](int o) { return std::binary_search(b.begin(), b.end(), o); });
+}
+
+// A single-op region holding a flash_attention node carries its rewrite's savings: the
+// chain's launches and the intermediates it no longer materialises.
+void describe_rewrite(const FusionPlan& plan, const CostModel& cost, FusedRegion& r) {
+  for (size_t k = 0; k < plan.rewrites.size(); ++k) {
+    const AttentionRewrite& rw = plan.rewrites[k];
+    if (r.op_ids != std::vector<int>{rw.node}) continue;
+    r.rule = "flash_attention";
+    r.rewrite = static_cast<int>(k);
+    r.bytes_saved = rw.bytes_saved;
+    r.launches_saved = rw.launches_saved;
+    r.benefit_ns = rw.launches_saved * cost.launch_ns() + cost.transfer_ns(rw.bytes_saved);
+  }
 }
 
 // Kernel order for a grouping of ops (op -> group); empty when the groups form a cycle.
@@ -66,6 +81,29 @@ FusedRegion make_region(const Graph& graph, const std::vector<int>& ops,
   return r;
 }
 
+// The pattern rules' regions join the cut candidates, to be selected like them.
+void add_rule_candidates(const Graph& graph, const CostModel& cost, CandidateSet& found,
+                         FusionPlan& plan) {
+  RuleMatches matches = ParallelEpilogueRule().match(graph, cost);
+  plan.rule_rejected = std::move(matches.rejected);
+  for (RuleRegion& r : matches.regions) {
+    CandidateRegion c;
+    c.id = static_cast<int>(found.candidates.size());
+    c.anchor = r.anchor;
+    c.ops = r.ops;
+    c.benefit_ns = r.benefit_ns;
+    c.bytes_saved = r.bytes_saved;
+    c.launches_saved = r.launches_saved;
+    c.resources = r.resources;
+    c.solver = "rule";
+    c.rule = std::move(r.rule);
+    c.roles = std::move(r.roles);
+    c.form = std::move(r.form);
+    c.schedule = std::move(r.schedule);
+    found.candidates.push_back(std::move(c));
+  }
+}
+
 }  // namespace
 
 int64_t FusionPlan::bytes_saved() const {
@@ -80,14 +118,21 @@ int FusionPlan::launches_saved() const {
   return total;
 }
 
-FusionPlan plan_graph_fusion(const Graph& graph, const target::Target& target,
+FusionPlan plan_graph_fusion(const Graph& input, const target::Target& target,
                              const FusionOptions& options) {
-  Reachability reach(graph);
   CostModel cost(target);
-  CandidateSet found = enumerate_candidate_regions(graph, reach, cost, options.neighbourhood);
-
   FusionPlan plan;
   plan.target = target.name;
+  DiscoveryResult discovered = discover_attention(input, cost, options.discovery);
+  plan.graph = std::move(discovered.graph);
+  plan.rewrites = std::move(discovered.rewrites);
+  plan.rejected_rewrites = std::move(discovered.rejected);
+  const Graph& graph = plan.graph;
+
+  Reachability reach(graph);
+  CandidateSet found = enumerate_candidate_regions(graph, reach, cost, options.neighbourhood);
+  if (options.parallel_epilogue) add_rule_candidates(graph, cost, found, plan);
+
   for (int o = 0; o < static_cast<int>(graph.ops().size()); ++o)
     plan.op_labels.push_back(op_label(graph, o));
   for (const ValueInfo& v : graph.values()) plan.value_names.push_back(v.ref());
@@ -151,6 +196,12 @@ FusionPlan plan_graph_fusion(const Graph& graph, const target::Target& target,
         r.bytes_saved = c.bytes_saved;
         r.launches_saved = c.launches_saved;
         r.benefit_ns = c.benefit_ns;
+        r.rule = c.rule;
+        r.roles = c.roles;
+        r.form = c.form;
+        r.schedule = c.schedule;
+      } else {
+        describe_rewrite(plan, cost, r);
       }
       plan.regions.push_back(std::move(r));
     }

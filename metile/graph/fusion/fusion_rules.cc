@@ -49,7 +49,8 @@ std::optional<std::string> path_violation(const Graph& graph, int up, int down) 
   const Shape& q_out = graph.spec(q.output).shape;
   auto both = op_label(graph, up) + " and " + op_label(graph, down);
   if (pc == FusionClass::Opaque || qc == FusionClass::Opaque)
-    return "transpose is a region boundary (" + both + ")";
+    return std::string(pc == FusionClass::Opaque ? p.name() : q.name()) +
+           " is a region boundary (" + both + ")";
   if (qc == FusionClass::Matmul) return "matmul does not fuse its producers (" + both + ")";
   if (pc == FusionClass::Matmul &&
       (qc != FusionClass::Elementwise || q_out != graph.spec(p.output).shape))

@@ -1,6 +1,7 @@
 // Which ops may share one kernel. Deliberately simple; the rules are:
 //
-//  1. transpose (Opaque) is a region boundary: it changes the layout, so it runs alone.
+//  1. transpose and flash_attention (Opaque) are region boundaries: a layout change, or a
+//     discovered composite op with its own kernel, runs alone.
 //  2. matmul never absorbs producers: its operands are loaded by the GEMM mainloop.
 //  3. matmul absorbs consumers only as an epilogue: elementwise ops whose output has the
 //     matmul's output shape (the tile the kernel holds). Several matmuls of one output shape

@@ -41,6 +41,10 @@ struct CandidateRegion {
   int solves = 0;      // networks solved for this anchor
   // Producers in the cone that legality kept out, with the broken rule.
   std::vector<std::pair<int, std::string>> excluded;
+  // Set when a pattern rule (parallel_epilogue_rule.h) proposed the region instead of a cut.
+  std::string rule;
+  std::vector<std::pair<std::string, int>> roles;  // role -> op id
+  std::string form, schedule;
 };
 
 // A region the planner considered and did not propose, with why.

@@ -148,7 +148,9 @@ const fs::path& HostCompiler::stdlib_dir() {
         write_file_atomically(scratch / f.path, f.contents);
       }
       std::error_code ignored;
-      if (fs::exists(dir)) {
+      // Checked again: another process may have renamed its good copy in since the first
+      // check, and moving that aside would leave its readers without headers.
+      if (fs::exists(dir) && !stdlib_intact(dir)) {
         const fs::path damaged = cache_.make_scratch_dir();
         fs::rename(dir, damaged / "stdlib", ignored);
         fs::remove_all(damaged, ignored);
