@@ -103,10 +103,10 @@ std::shared_ptr<const CompiledKernel> compile(ir::Kernel kernel, const CompileOp
   runtime::Device& device =
       options.device.empty() ? runtime::default_device() : runtime::get_device(options.device);
   const target::Target& target = device.target();
-  // Same device, Target, math mode, vector width and Tile IR text: the same compiled kernel.
-  const std::string key = device.name() + "\n" + target.name + "\n" +
-                          std::string(math_mode_name(options.math)) + "\n" +
-                          std::to_string(options.vector_width) + "\n" + ir::print(kernel);
+  // Same device, Target, math mode, schedule and Tile IR text: the same compiled kernel.
+  const std::string key =
+      device.name() + "\n" + target.name + "\n" + std::string(math_mode_name(options.math)) + "\n" +
+      (options.schedule ? options.schedule->key() : "automatic") + "\n" + ir::print(kernel);
   static std::mutex mutex;
   static std::map<std::string, std::shared_ptr<const CompiledKernel>> cache;
   {
@@ -115,7 +115,7 @@ std::shared_ptr<const CompiledKernel> compile(ir::Kernel kernel, const CompileOp
   }
   PipelineOptions pipeline_options;
   pipeline_options.math = options.math;
-  pipeline_options.vector_width = options.vector_width;
+  pipeline_options.schedule = options.schedule;
   pipeline_options.target = &target;
   PipelineResult result = compile_to_source(std::move(kernel), pipeline_options);
   runtime::CompiledKernel device_kernel =

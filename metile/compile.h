@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <optional>
 #include <span>
 #include <string>
 #include <variant>
@@ -20,6 +21,8 @@
 #include "metile/runtime/compiled_kernel.h"
 #include "metile/runtime/device.h"
 #include "metile/schedule/execution_report.h"
+#include "metile/schedule/schedule.h"
+#include "metile/schedule/schedule_plan.h"
 
 namespace metile {
 
@@ -42,8 +45,9 @@ struct CompileOptions {
   // the one the pipeline compiles for.
   std::string device;
   MathMode math = MathMode::Default;
-  // Schedule(vector_width=...): 0 automatic, 1 no grouped vector accesses.
-  int vector_width = 0;
+  // The kernel's execution requirements (metile::Schedule); nullopt: every control
+  // automatic. plan_schedule rejects a requirement it cannot meet.
+  std::optional<Schedule> schedule;
 };
 
 class CompiledKernel {
@@ -60,6 +64,10 @@ class CompiledKernel {
   const std::string& source() const { return result_.emitted.source; }
   const codegen::KernelABI& abi() const { return result_.emitted.abi; }
   const schedule::ExecutionReport& report() const { return result_.report; }
+  // plan_schedule's decisions and reasons (also the report's "schedule_plan").
+  const schedule::SchedulePlan& schedule_plan() const { return result_.report.schedule_plan; }
+  // The execution report as formatted JSON.
+  std::string explain() const { return result_.report.str(); }
   const ir::Kernel& tile_ir() const { return result_.tile_ir; }
   const ir::Kernel& metal_ir() const { return result_.metal_ir; }
   runtime::Device& device() const { return *device_kernel_.device; }

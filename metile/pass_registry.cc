@@ -9,9 +9,11 @@
 #include "metile/lower/plan_threads.h"
 #include "metile/lower/verify_scratch.h"
 #include "metile/lower/verify_vector_accesses.h"
+#include "metile/schedule/plan_schedule.h"
 #include "metile/support/errors.h"
 #include "metile/transform/apply_math_mode.h"
 #include "metile/transform/canonicalize.h"
+#include "metile/transform/check_matrix_barriers.h"
 #include "metile/transform/check_ownership.h"
 #include "metile/transform/cse.h"
 #include "metile/transform/dce.h"
@@ -52,6 +54,23 @@ PassResult run_plan_threads(Kernel k, PassContext& context) {
   return {std::move(k), false};
 }
 
+PassResult run_plan_schedule(Kernel k, PassContext& context) {
+  if (!context.thread_plan)
+    throw UserError("plan_schedule: kernel '" + k.name +
+                    "' has no lane geometry; run plan_threads before plan_schedule");
+  context.schedule_plan =
+      schedule::plan_schedule(k, context.target, *context.thread_plan, context.schedule);
+  // A whole-tile matrix geometry sets the threadgroup's lanes: the kernel's other tiles are
+  // lowered on the same threads (plan_schedule checked that the kernel fixes no other count).
+  const int threads = context.schedule_plan->threads_per_threadgroup;
+  if (threads != context.thread_plan->threads_per_threadgroup) {
+    Kernel on_plan = k;
+    on_plan.attrs["num_threads"] = int64_t{threads};
+    context.thread_plan = lower::plan_threads(on_plan, context.target);
+  }
+  return {std::move(k), false};
+}
+
 PassResult run_check_resources(Kernel k, PassContext& context) {
   if (!context.thread_plan)
     throw UserError("check_resources: kernel '" + k.name +
@@ -64,7 +83,12 @@ PassResult run_lower_to_metal(Kernel k, PassContext& context) {
   if (!context.thread_plan)
     throw UserError("lower_to_metal: kernel '" + k.name +
                     "' has no thread plan; run plan_threads before lower_to_metal");
-  lower::LoweringResult lowered = lower::lower_to_metal(k, *context.thread_plan, context.target);
+  // metile-opt may lower without planning a schedule: the automatic plan is the one.
+  if (!context.schedule_plan)
+    context.schedule_plan =
+        schedule::plan_schedule(k, context.target, *context.thread_plan, std::nullopt);
+  lower::LoweringResult lowered =
+      lower::lower_to_metal(k, *context.thread_plan, context.target, *context.schedule_plan);
   Kernel metal = std::move(lowered.metal);
   context.lowering = std::move(static_cast<lower::LoweringFacts&>(lowered));
   return {std::move(metal), true};
@@ -75,14 +99,10 @@ PassResult run_verify_scratch(Kernel k, PassContext& context) {
   return {std::move(k), false};
 }
 
-// vector_width 1 turns grouping off; 4 cannot be forced, since every group needs its proof.
+// The plan's vector_width 1 turns grouping off (plan_schedule rejects a forced 4).
 PassResult run_group_vector_accesses(Kernel k, PassContext& context) {
-  if (context.vector_width == 4)
-    throw NotSupported(
-        "group_vector_accesses: vector_width=4 cannot be forced: accesses are grouped only "
-        "where four consecutive addresses are proven, so leave vector_width unset (automatic) "
-        "or set it to 1 (no grouping)");
-  if (context.vector_width == 1) return {std::move(k), false};
+  if (context.schedule_plan && context.schedule_plan->vector_width == 1)
+    return {std::move(k), false};
   return lower::group_vector_accesses(std::move(k), context.target, context.vector_groups);
 }
 
@@ -145,8 +165,19 @@ const std::vector<Pass>& registry() {
        "computes which thread owns each tile element (thread layouts) and checks the "
        "ownership rules",
        run_check_ownership},
+      {"check_matrix_barriers",
+       "checks that barriers order the scalar and matrix fragment accesses of each shared "
+       "allocation",
+       [](Kernel k, PassContext&) {
+         transform::check_matrix_barriers(k);
+         return PassResult{std::move(k), false};
+       }},
       {"plan_threads", "picks the threads per threadgroup for the target (--target)",
        run_plan_threads},
+      {"plan_schedule",
+       "picks the backend, SIMD-group geometry, staging, vector width and buffering (with "
+       "reasons) and checks the Schedule's requirements against the kernel and the target",
+       run_plan_schedule},
       {"check_resources",
        "checks tile elements, registers per thread and threads per threadgroup against the "
        "target's limits (OutOfResources)",

@@ -13,6 +13,7 @@
 #include "metile/lower/group_vector_accesses.h"
 #include "metile/lower/lower.h"
 #include "metile/pipeline.h"
+#include "metile/schedule/schedule_plan.h"
 #include "metile/target/target.h"
 #include "metile/transform/eliminate_redundant_conversions.h"
 #include "metile/transform/merge_online_reductions.h"
@@ -32,11 +33,11 @@ struct PassContext {
       layout_optimizations;  // by eliminate_redundant_conversions
   std::vector<transform::OnlineReductionRecord> online_reductions;  // by merge_online_reductions
   std::optional<lower::ThreadPlan> thread_plan;  // set by plan_threads, read by lower_to_metal
-  // Schedule(vector_width=...): 0 automatic, 1 no grouped vector accesses.
-  int vector_width = 0;
-  lower::LoweringFacts lowering;                  // set by lower_to_metal
-  lower::VectorGroups vector_groups;              // counted by group_vector_accesses
-  std::optional<codegen::EmittedKernel> emitted;  // set by emit_msl and emit_cuda
+  std::optional<schedule::Schedule> schedule;    // the caller's SCHEDULE (nullopt: omitted)
+  std::optional<schedule::SchedulePlan> schedule_plan;  // set by plan_schedule
+  lower::LoweringFacts lowering;                        // set by lower_to_metal
+  lower::VectorGroups vector_groups;                    // counted by group_vector_accesses
+  std::optional<codegen::EmittedKernel> emitted;        // set by emit_msl and emit_cuda
 };
 
 struct Pass {

@@ -33,9 +33,14 @@ PipelineResult compile_to_source(ir::Kernel kernel, const PipelineOptions& optio
   //    element of the final kernel is computed and checked; lowering reads that map.
   kernel = steps.run("eliminate_redundant_conversions", std::move(kernel));
   steps.analyze("check_ownership", kernel);
+  //    Barriers must order the scalar and matrix fragment accesses of shared memory.
+  steps.analyze("check_matrix_barriers", kernel);
 
-  // 3. Geometry: how many threads share a tile. plan_schedule will take this step's place.
+  // 3. Schedule: how many threads share a tile (the lane geometry), then the backend,
+  //    SIMD-group geometry, staging, vector width and buffering, each with its reason; an
+  //    explicit Schedule requirement the kernel or target cannot meet stops here.
   steps.analyze("plan_threads", kernel);
+  steps.analyze("plan_schedule", kernel);
   //    The geometry must fit the target before lowering does work that grows with it.
   steps.analyze("check_resources", kernel);
 
@@ -60,7 +65,7 @@ PipelineResult compile_to_source(ir::Kernel kernel, const PipelineOptions& optio
   // 7. With METILE_REPLAY_DIR set, record the input and output for a replay diff.
   if (!replay.empty())
     write_replay_entry(replay, {kernel.name, target.name, std::string(math_mode_name(options.math)),
-                                input_text, emitted.source, options.vector_width});
+                                input_text, emitted.source, options.schedule});
 
   return steps.finish(std::move(kernel), std::move(metal), std::move(emitted));
 }

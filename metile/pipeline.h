@@ -2,12 +2,14 @@
 // pipeline.cc is the table of contents of meTile; read it top to bottom.
 #pragma once
 
+#include <optional>
 #include <string>
 
 #include "metile/codegen/emit.h"
 #include "metile/ir/ir.h"
 #include "metile/math_mode.h"
 #include "metile/schedule/execution_report.h"
+#include "metile/schedule/schedule.h"
 #include "metile/target/target.h"
 
 namespace metile {
@@ -15,9 +17,8 @@ namespace metile {
 struct PipelineOptions {
   const target::Target* target = nullptr;  // null: the default target (host)
   MathMode math = MathMode::Default;
-  // Schedule(vector_width=...): 0 automatic, 1 no grouped vector accesses (4 is rejected:
-  // grouping needs its proof).
-  int vector_width = 0;
+  // The caller's SCHEDULE; nullopt: omitted (every control automatic).
+  std::optional<schedule::Schedule> schedule;
 };
 
 struct PipelineResult {

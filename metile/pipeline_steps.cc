@@ -2,6 +2,7 @@
 
 #include "metile/ir/printer.h"
 #include "metile/ir/verifier.h"
+#include "metile/schedule/schedule_debug.h"
 #include "metile/support/errors.h"
 
 namespace metile {
@@ -15,7 +16,7 @@ std::string dialect_label(ir::Dialect d) {
 PipelineSteps::PipelineSteps(const std::string& kernel_name, const target::Target& target,
                              const PipelineOptions& options)
     : context_(target, options.math), debug_(kernel_name) {
-  context_.vector_width = options.vector_width;
+  context_.schedule = options.schedule;
   report_.kernel = kernel_name;
   report_.target = target.name;
 }
@@ -85,6 +86,12 @@ PipelineResult PipelineSteps::finish(ir::Kernel tile, ir::Kernel metal,
     report_.layout_conversions.push_back({c.conversion, c.mechanism, c.scratch});
   for (const transform::LayoutOptimization& o : context_.layout_optimizations)
     report_.layout_optimizations.push_back({o.rule, o.conversion, o.proof});
+  METILE_ASSERT(context_.schedule_plan, "the pipeline finished without a schedule plan");
+  report_.schedule_plan = *context_.schedule_plan;
+  for (const lower::Buffering& b : context_.lowering.buffering)
+    report_.buffering.push_back({b.loop, b.allocation, b.stages, b.bytes});
+  for (const lower::FusedEpilogue& e : context_.lowering.fused_epilogues)
+    report_.fused_epilogues.push_back({e.store, e.ops, e.scalar_parameters});
   for (const transform::OnlineReductionRecord& r : context_.online_reductions)
     report_.discoveries.push_back(
         {"online softmax", r.loops, r.merged, r.law, r.obligations, r.cases_checked, r.detail});
@@ -96,7 +103,7 @@ PipelineResult PipelineSteps::finish(ir::Kernel tile, ir::Kernel metal,
   report_.source_bytes = static_cast<int64_t>(emitted.source.size());
   report_.math_mode = std::string(math_mode_name(context_.math));
   if (debug_.enabled(DumpKind::Schedule))
-    debug_.write(DumpKind::Schedule, "execution_report", report_.str());
+    schedule::write_schedule_debug(report_, debug_.dir(), emitted.source);
   return {std::move(tile), std::move(metal), std::move(emitted), std::move(report_)};
 }
 

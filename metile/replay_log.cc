@@ -20,11 +20,12 @@ std::string replay_dir() {
 
 void write_replay_entry(const std::string& dir, const ReplayEntry& e) {
   namespace fs = std::filesystem;
-  const nlohmann::json j = {{"kernel", e.kernel}, {"target", e.target},
-                            {"math", e.math},     {"tile_ir", e.tile_ir},
-                            {"source", e.source}, {"vector_width", e.vector_width}};
+  const nlohmann::json j = {
+      {"kernel", e.kernel}, {"target", e.target},
+      {"math", e.math},     {"tile_ir", e.tile_ir},
+      {"source", e.source}, {"schedule", e.schedule ? e.schedule->to_json() : nlohmann::json()}};
   const std::string key = content_hash(e.target + "\n" + e.math + "\n" +
-                                       std::to_string(e.vector_width) + "\n" + e.tile_ir);
+                                       (e.schedule ? e.schedule->key() : "") + "\n" + e.tile_ir);
   std::error_code ec;
   fs::create_directories(dir, ec);
   std::ostringstream tmp_name;
@@ -45,8 +46,13 @@ ReplayEntry read_replay_entry(const std::string& path) {
   if (!in) throw UserError("cannot read replay entry " + path);
   try {
     const nlohmann::json j = nlohmann::json::parse(in);
-    return {j.at("kernel"),  j.at("target"), j.at("math"),
-            j.at("tile_ir"), j.at("source"), j.value("vector_width", 0)};
+    ReplayEntry e{j.at("kernel"),  j.at("target"), j.at("math"),
+                  j.at("tile_ir"), j.at("source"), std::nullopt};
+    if (j.contains("schedule") && !j.at("schedule").is_null())
+      e.schedule = schedule::Schedule::from_json(j.at("schedule"));
+    else if (const int width = j.value("vector_width", 0); width != 0)
+      e.schedule.emplace().vector_width = width;
+    return e;
   } catch (const nlohmann::json::exception& e) {
     throw UserError("replay entry " + path + " is malformed: " + e.what());
   }

@@ -4,6 +4,7 @@
 // metile-replay compiles the inputs again and diffs the sources.
 #pragma once
 
+#include <optional>
 #include <string>
 
 #include "metile/pipeline.h"
@@ -17,7 +18,8 @@ struct ReplayEntry {
   std::string math;    // "default" | "strict" | "relaxed"
   std::string tile_ir;
   std::string source;
-  int vector_width = 0;  // PipelineOptions::vector_width (0 automatic; older entries lack it)
+  // PipelineOptions::schedule (older entries hold only a vector_width, 0 for none).
+  std::optional<schedule::Schedule> schedule;
 };
 
 // The directory METILE_REPLAY_DIR names, or "" when recording is off.

@@ -10,6 +10,20 @@ void Builder::fail(const std::string& op, const std::string& rule) const {
   throw UserError(op + ": " + rule, loc_);
 }
 
+const Op* Builder::definer(ValueId v) const {
+  const Op* found = nullptr;
+  auto search = [&](const Block& block) {
+    walk(block, [&](const Op& op) {
+      for (ValueId r : op.results)
+        if (r == v) found = &op;
+    });
+  };
+  search(kernel_.body);
+  for (const OpenRegion& open : open_)
+    for (const Block& region : open.op.regions) search(region);
+  return found;
+}
+
 Block& Builder::insertion_block() {
   return open_.empty() ? kernel_.body : open_.back().op.regions.back();
 }

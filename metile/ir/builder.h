@@ -57,6 +57,9 @@ class Builder {
 
  protected:
   [[noreturn]] void fail(const std::string& op, const std::string& rule) const;
+  // The op that defined v, among the ops built so far (open regions included); nullptr for
+  // a parameter or region argument.
+  const Op* definer(ValueId v) const;
 
   Kernel& kernel_;
   SourceLocation loc_;
@@ -128,6 +131,16 @@ class TileBuilder : public Builder {
   // kernel's math mode (apply_math_mode).
   ValueId dot(ValueId a, ValueId b, ValueId acc, const std::string& precision = "");
 
+  // Matrix fragments (docs/fragments.md): an 8x8 fragment of the scalar's dtype filled with
+  // it; the fragment at ptr + offset with row stride `stride` (element (r, c) at offset +
+  // r * stride + c, or c * stride + r when transposed); its store.
+  ValueId matrix_fill(ValueId scalar);
+  // A fragment as itself; a uniform float 8x8 tile (a splat, such as zeros((8, 8))) as the
+  // fragment of its value; anything else fails naming `op`.
+  ValueId fragment_of(ValueId value, const std::string& op);
+  ValueId matrix_load(ValueId ptr, ValueId offset, ValueId stride, bool transpose);
+  void matrix_store(ValueId fragment, ValueId ptr, ValueId offset, ValueId stride, bool transpose);
+
   // The shape two operands broadcast to; fails naming `op` when they do not.
   std::vector<int64_t> broadcast_shape(const std::string& op, const Type& a, const Type& b) const;
 
@@ -135,6 +148,9 @@ class TileBuilder : public Builder {
   // Brings a scalar or tile to `shape` (splat / expand / broadcast as needed).
   ValueId to_shape(const std::string& op, ValueId v, const std::vector<int64_t>& shape);
   std::string describe(ValueId v) const;  // "%3: tile<256xf32>"
+  // When an operand is a fragment: fills every scalar operand into a fragment and returns
+  // true (a tile operand fails naming `op`); false when none is.
+  bool as_fragments(const std::string& op, std::vector<ValueId>& operands);
 };
 
 }  // namespace metile::ir

@@ -13,8 +13,7 @@ void check_type(Checker& c, const Op* definer, ValueId v) {
   if (t.is_desc()) return c.report(definer, "tensor descriptors do not exist in Metal IR", {v});
   if (t.is_vector() && t.shape[0] != 2 && t.shape[0] != 4)
     c.report(definer, "vectors have 2 or 4 elements", {v});
-  if (t.is_matrix() && (t.shape != std::vector<int64_t>{8, 8} || t.pointer || is_integer(t.dtype)))
-    c.report(definer, "matrix fragments are 8x8 of f16, bf16, f32 or i1", {v});
+  check_matrix_type(c, definer, v);
 }
 
 const int64_t* kernel_int(const Kernel& k, const std::string& name) {
@@ -154,6 +153,19 @@ void check_matrix_mma(Checker& c, const Op& op) {
 
 }  // namespace
 
+void check_matrix_type(Checker& c, const Op* definer, ValueId v) {
+  const Type& t = c.type(v);
+  if (t.is_matrix() && (t.shape != std::vector<int64_t>{8, 8} || t.pointer || is_integer(t.dtype)))
+    c.report(definer, "matrix fragments are 8x8 of f16, bf16, f32 or i1", {v});
+}
+
+void check_matrix_op(Checker& c, const Op& op) {
+  if (op.kind == OpKind::MatrixFill) check_matrix_fill(c, op);
+  if (op.kind == OpKind::MatrixLoad) check_matrix_access(c, op, op.results[0], 0);
+  if (op.kind == OpKind::MatrixStore) check_matrix_access(c, op, op.operands[0], 1);
+  if (op.kind == OpKind::MatrixMma) check_matrix_mma(c, op);
+}
+
 std::vector<Diagnostic> verify_metal(const Kernel& k) {
   DialectRules rules;
   rules.check_type = check_type;
@@ -163,10 +175,7 @@ std::vector<Diagnostic> verify_metal(const Kernel& k) {
     if (op.kind == OpKind::PackedStore) check_packed_store(c, op);
     if (op.kind == OpKind::Extract) check_extract(c, op);
     if (op.kind == OpKind::IsAligned) check_is_aligned(c, op);
-    if (op.kind == OpKind::MatrixFill) check_matrix_fill(c, op);
-    if (op.kind == OpKind::MatrixLoad) check_matrix_access(c, op, op.results[0], 0);
-    if (op.kind == OpKind::MatrixStore) check_matrix_access(c, op, op.operands[0], 1);
-    if (op.kind == OpKind::MatrixMma) check_matrix_mma(c, op);
+    check_matrix_op(c, op);
   };
   rules.check_kernel = check_kernel;
   return verify_with(k, rules);

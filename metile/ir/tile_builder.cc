@@ -206,6 +206,8 @@ ValueId TileBuilder::binary(OpKind kind, ValueId a, ValueId b) {
     fail(op, "shifts need integer operands, got " + describe(a));
   if (!is_bitwise(kind) && kind != OpKind::Min && kind != OpKind::Max && ta.dtype == DType::i1)
     fail(op, "arithmetic on i1 values is not defined; cast to an integer first");
+  std::vector<ValueId> operands{a, b};
+  if (as_fragments(op, operands)) return create1(kind, operands, Type::matrix(ta.dtype));
   std::vector<int64_t> shape = broadcast_shape(op, ta, tb);
   DType dtype = ta.dtype;
   a = to_shape(op, a, shape);
@@ -222,6 +224,9 @@ ValueId TileBuilder::cmp(const std::string& pred, ValueId a, ValueId b) {
   if (ta.pointer || tb.pointer) fail("cmp", "cannot compare pointers");
   if (ta.dtype != tb.dtype)
     fail("cmp", "operand dtypes differ: " + describe(a) + " and " + describe(b));
+  std::vector<ValueId> operands{a, b};
+  if (as_fragments("cmp", operands))
+    return create1(OpKind::Cmp, operands, Type::matrix(DType::i1), {{"pred", pred}});
   std::vector<int64_t> shape = broadcast_shape("cmp", ta, tb);
   a = to_shape("cmp", a, shape);
   b = to_shape("cmp", b, shape);
@@ -235,6 +240,9 @@ ValueId TileBuilder::select(ValueId cond, ValueId a, ValueId b) {
     fail("select", "the condition must be i1, got " + describe(cond));
   if (ta.dtype != tb.dtype || ta.pointer != tb.pointer)
     fail("select", "the two choices differ in dtype: " + describe(a) + " and " + describe(b));
+  std::vector<ValueId> operands{cond, a, b};
+  if (as_fragments("select", operands))
+    return create1(OpKind::Select, operands, Type::matrix(ta.dtype));
   std::vector<int64_t> shape = broadcast_shape("select", tc, ta);
   shape = broadcast_shape(
       "select", shape.empty() ? Type::scalar(DType::i1) : Type::tile(DType::i1, shape), tb);
@@ -455,9 +463,70 @@ ValueId TileBuilder::scan(const std::string& kind, ValueId tile, int64_t axis, b
                  {{"kind", kind}, {"axis", axis}, {"reverse", int64_t{reverse ? 1 : 0}}});
 }
 
+bool TileBuilder::as_fragments(const std::string& op, std::vector<ValueId>& operands) {
+  if (std::none_of(operands.begin(), operands.end(),
+                   [&](ValueId v) { return type(v).is_matrix(); }))
+    return false;
+  for (ValueId& v : operands) {
+    if (type(v).is_matrix()) continue;
+    if (!type(v).is_scalar())
+      fail(op, "a matrix fragment combines with fragments and scalars only, got " + describe(v));
+    v = matrix_fill(v);
+  }
+  return true;
+}
+
+ValueId TileBuilder::matrix_fill(ValueId scalar) {
+  if (!type(scalar).is_scalar() || !is_float(type(scalar).dtype))
+    fail("matrix_fill", "the value must be a float scalar, got " + describe(scalar));
+  return create1(OpKind::MatrixFill, {scalar}, Type::matrix(type(scalar).dtype));
+}
+
+ValueId TileBuilder::fragment_of(ValueId value, const std::string& op) {
+  if (type(value).is_matrix()) return value;
+  const Op* splat = type(value).is_tile() ? definer(value) : nullptr;
+  if (!splat || splat->kind != OpKind::Splat || type(value).shape != std::vector<int64_t>{8, 8} ||
+      !is_float(type(value).dtype))
+    fail(op,
+         "a matrix fragment, or a uniform float 8x8 tile such as metile.zeros((8, 8)) to "
+         "start one, got " +
+             describe(value));
+  return matrix_fill(splat->operands[0]);
+}
+
+ValueId TileBuilder::matrix_load(ValueId ptr, ValueId offset, ValueId stride, bool transpose) {
+  if (!type(ptr).is_pointer())
+    fail("matrix_load", "the address must be a pointer, got " + describe(ptr));
+  Attrs attrs;
+  if (transpose) attrs["transpose"] = int64_t{1};
+  return create1(OpKind::MatrixLoad, {ptr, offset, stride}, Type::matrix(type(ptr).dtype),
+                 std::move(attrs));
+}
+
+void TileBuilder::matrix_store(ValueId fragment, ValueId ptr, ValueId offset, ValueId stride,
+                               bool transpose) {
+  if (!type(fragment).is_matrix())
+    fail("matrix_store", "the value must be a matrix fragment, got " + describe(fragment));
+  if (!type(ptr).is_pointer() || type(ptr).dtype != type(fragment).dtype)
+    fail("matrix_store", "the address must point to the fragment's dtype, got " + describe(ptr) +
+                             " for " + describe(fragment) + "; cast the fragment first");
+  Attrs attrs;
+  if (transpose) attrs["transpose"] = int64_t{1};
+  create(OpKind::MatrixStore, {fragment, ptr, offset, stride}, {}, std::move(attrs));
+}
+
 ValueId TileBuilder::dot(ValueId a, ValueId b, ValueId acc, const std::string& precision) {
   if (!precision.empty() && precision != "ieee" && precision != "tf32")
     fail("dot", "precision must be ieee or tf32, got '" + precision + "'");
+  // metile.zeros((8, 8)) as a fragment product's accumulator: the fragment of its value.
+  if (type(a).is_matrix() && type(acc).is_tile()) {
+    if (type(acc).dtype != DType::f32)
+      fail("dot",
+           "the accumulator of a fragment product is an f32 fragment or a uniform f32 "
+           "8x8 tile such as metile.zeros((8, 8)), got " +
+               describe(acc));
+    acc = fragment_of(acc, "dot");
+  }
   const std::string rule =
       dot_rule_violation(type(a), type(b), type(acc), precision.empty() ? "ieee" : precision);
   if (!rule.empty()) fail("dot", rule);

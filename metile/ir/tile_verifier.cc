@@ -16,7 +16,7 @@ std::string dims_text(const std::vector<int64_t>& shape) {
 void check_type(Checker& c, const Op* definer, ValueId v) {
   const Type& t = c.type(v);
   if (t.is_vector()) return c.report(definer, "vectors are Metal IR types", {v});
-  if (t.is_matrix()) return c.report(definer, "matrix fragments are Metal IR types", {v});
+  if (t.is_matrix()) return check_matrix_type(c, definer, v);
   if (t.is_desc() && (t.shape.size() != 1 || t.shape[0] < 1 || t.shape[0] > 3))
     return c.report(definer, "a tensor descriptor has rank 1, 2 or 3", {v});
   if (!t.is_tile()) return;
@@ -89,6 +89,7 @@ class TileOpRules {
       case R::MatrixLoad:
       case R::MatrixStore:
       case R::MatrixMma:
+        return check_matrix_op(c_, op_);
       case R::For:
       case R::If:
       case R::Yield:
@@ -271,6 +272,17 @@ std::string dot_precision(const Op& dot) {
 
 std::string dot_rule_violation(const Type& a, const Type& b, const Type& acc,
                                const std::string& precision) {
+  // Fragments (docs/fragments.md): 8x8 by 8x8 into an f32 fragment.
+  if (a.is_matrix() || b.is_matrix()) {
+    if (a != b || !is_float(a.dtype))
+      return "fragment operands a and b must be float fragments of one dtype, got " + a.str() +
+             " and " + b.str() + "; cast one of them first";
+    if (acc != Type::matrix(DType::f32))
+      return "the accumulator of a fragment dot must be an f32 fragment, got " + acc.str();
+    if (precision == "tf32" && a.dtype != DType::f32)
+      return "precision tf32 applies to f32 inputs only, got " + a.str();
+    return "";
+  }
   const auto matrix = [](const Type& t) {
     return t.is_tile() && t.shape.size() == 2 && !t.pointer;
   };

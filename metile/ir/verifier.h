@@ -79,6 +79,11 @@ struct DialectRules {
 // per-op type rules both dialects have in common.
 std::vector<Diagnostic> verify_with(const Kernel& k, const DialectRules& rules);
 
+// The matrix fragment rules both dialects share (metal_verifier.cc): the fragment type, and
+// the types of matrix_fill, matrix_load, matrix_store and matrix_mma.
+void check_matrix_type(Checker& c, const Op* definer, ValueId v);
+void check_matrix_op(Checker& c, const Op& op);
+
 std::vector<Diagnostic> verify_tile(const Kernel& k);
 std::vector<Diagnostic> verify_metal(const Kernel& k);
 

@@ -49,6 +49,21 @@ struct LayoutConversion {
   std::string scratch;     // "shared scratch at offset 0, 256 bytes" or "none"
 };
 
+// One software buffer a matrix lowering materialised (double_buffer: stages == 2).
+struct Buffering {
+  std::string loop;        // "for %7 (line 12)"
+  std::string allocation;  // the threadgroup allocation's purpose, as in Allocation
+  int stages = 2;
+  int64_t bytes = 0;  // all stages together
+};
+
+// One pointwise epilogue a matrix lowering fused into the store of a product.
+struct FusedEpilogue {
+  std::string store;                           // "tensor_store %21"
+  std::vector<std::string> ops;                // "mul", "add", "select", ... in order
+  std::vector<std::string> scalar_parameters;  // runtime scalars captured at kernel entry
+};
+
 // What lowering decided besides the Metal IR; the execution report lists it.
 struct LoweringFacts {
   std::vector<Allocation> allocations;
@@ -57,6 +72,8 @@ struct LoweringFacts {
       value_layouts;  // "%5: identity(1024 elements, 256 threads, 4 per thread)"
   std::vector<RegisterReduction> register_reductions;
   std::vector<LayoutConversion> layout_conversions;
+  std::vector<Buffering> buffering;            // empty: nothing is software-buffered
+  std::vector<FusedEpilogue> fused_epilogues;  // empty: no epilogue fused
 };
 
 struct LoweringResult : LoweringFacts {

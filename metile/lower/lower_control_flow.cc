@@ -1,9 +1,10 @@
-// Structured control flow. A loop's bounds are uniform; each carried tile becomes one carried
-// scalar per register slot, except a dot accumulator the loop keeps in SIMD-group matrix
-// fragments (fragment_carries, lower_dot_simdgroup.cc). An if with a uniform condition may hold
-// anything; one whose condition differs between threads may hold only per-thread scalar code,
-// because convergent ops (ops.def: barriers, reductions, SIMD collectives) and tile operations need
-// every thread.
+// Structured control flow. A loop whose bounds are uniform may hold anything; one whose bounds
+// differ between threads runs per thread and may hold only per-thread scalar code. Each carried
+// tile becomes one carried scalar per register slot, except a dot accumulator the loop keeps in
+// SIMD-group matrix fragments (fragment_carries, lower_dot_simdgroup.cc). An if with a uniform
+// condition may hold anything; one whose condition differs between threads may hold only per-thread
+// scalar code, because convergent ops (ops.def: barriers, reductions, SIMD collectives) and tile
+// operations need every thread.
 #include <algorithm>
 
 #include "metile/lower/lowering_steps.h"
@@ -88,12 +89,36 @@ const ir::Op* first_collective(const Lowering& l, const ir::Block& region) {
   const ir::Op* found = nullptr;
   ir::walk(region, [&](const ir::Op& op) {
     if (found) return;
+    // A matrix fragment belongs to its whole SIMD group, so its ops need every lane too.
+    auto shared_by_threads = [&](ir::ValueId v) {
+      return l.tile_type(v).is_tile() || l.tile_type(v).is_matrix();
+    };
     bool needs_all = ir::op_info(op.kind).has(ir::Trait::Convergent);
-    for (ir::ValueId v : op.operands) needs_all = needs_all || l.tile_type(v).is_tile();
-    for (ir::ValueId v : op.results) needs_all = needs_all || l.tile_type(v).is_tile();
+    for (ir::ValueId v : op.operands) needs_all = needs_all || shared_by_threads(v);
+    for (ir::ValueId v : op.results) needs_all = needs_all || shared_by_threads(v);
     if (needs_all) found = &op;
   });
   return found;
+}
+
+// Whether every thread runs the loop's iterations together. Bounds that differ between threads
+// (tile_range(thread_id(), n, step)) give each thread its own trip count: allowed for a loop of
+// per-thread scalar code only, since a convergent op or tile op inside would need every thread.
+bool uniform_bounds(const Lowering& l, const ir::Op& loop) {
+  const char* roles[] = {"start", "end", "step"};
+  for (int i = 0; i < 3; ++i) {
+    const ir::ValueId bound = loop.operands[static_cast<size_t>(i)];
+    if (l.get(bound).uniform) continue;
+    if (const ir::Op* inner = first_collective(l, loop.regions[0]))
+      l.user_error(
+          loop, "the loop " + std::string(roles[i]) + " " + l.name(bound) +
+                    " differs between threads (it derives from thread_id), so the "
+                    "loop body may hold only per-thread scalar code, but it holds " +
+                    std::string(ir::op_name(inner->kind)) +
+                    "; barriers, SIMD collectives, tile and fragment operations need every thread");
+    return false;
+  }
+  return true;
 }
 
 }  // namespace
@@ -101,9 +126,10 @@ const ir::Op* first_collective(const Lowering& l, const ir::Block& region) {
 void lower_for(Lowering& l, const ir::Op& op) {
   const ir::Block& body = op.regions[0];
   const std::vector<ir::ValueId> inits(op.operands.begin() + 3, op.operands.end());
-  const ir::ValueId start = l.uniform_scalar(op, op.operands[0], "the loop start");
-  const ir::ValueId end = l.uniform_scalar(op, op.operands[1], "the loop end");
-  const ir::ValueId step = l.uniform_scalar(op, op.operands[2], "the loop step");
+  const bool per_thread = !uniform_bounds(l, op);
+  const ir::ValueId start = l.scalar(op.operands[0]);
+  const ir::ValueId end = l.scalar(op.operands[1]);
+  const ir::ValueId step = l.scalar(op.operands[2]);
   // Dot accumulators kept in fragments enter them before the loop.
   const std::vector<std::optional<FragmentCarry>> carries = fragment_carries(l, op);
   std::vector<ir::ValueId> init_flat;
@@ -113,7 +139,7 @@ void lower_for(Lowering& l, const ir::Op& op) {
     init_flat.insert(init_flat.end(), values.begin(), values.end());
   }
   ir::Builder::ForScope scope = l.builder.begin_for(start, end, step, init_flat);
-  l.bind(body.args[0], {{scope.induction_var}, false, true});
+  l.bind(body.args[0], {{scope.induction_var}, false, !per_thread});
   bind_carried(l, {body.args.begin() + 1, body.args.end()}, scope.carried, carries, false);
   ++l.nesting;
   lower_block(l, body);
@@ -130,11 +156,13 @@ void lower_if(Lowering& l, const ir::Op& op) {
   if (!l.is_uniform(op.operands[0]))
     for (const ir::Block& region : op.regions)
       if (const ir::Op* inner = first_collective(l, region))
-        l.user_error(op, "the condition " + l.name(op.operands[0]) +
-                             " differs between threads (it derives from thread_id), so the "
-                             "branches may hold only per-thread scalar code, but they hold " +
-                             std::string(ir::op_name(inner->kind)) +
-                             "; barriers, SIMD collectives and tile operations need every thread");
+        l.user_error(op,
+                     "the condition " + l.name(op.operands[0]) +
+                         " differs between threads (it derives from thread_id), so the "
+                         "branches may hold only per-thread scalar code, but they hold " +
+                         std::string(ir::op_name(inner->kind)) +
+                         "; barriers, SIMD collectives, tile and fragment operations need every "
+                         "thread");
   l.builder.begin_if(l.scalar(op.operands[0]));
   ++l.nesting;
   lower_block(l, op.regions[0]);

@@ -176,6 +176,14 @@ std::vector<ir::ValueId> read_tile(Lowering& l, const ir::Type& type,
 }
 
 void lower_dot(Lowering& l, const ir::Op& op) {
+  if (l.tile_type(op.operands[0]).is_matrix()) return lower_fragment_dot(l, op);
+  // The generic lowering is the elementwise backend's; a matrix backend needs its own.
+  if (l.schedule_plan.matrix())
+    l.not_supported(op, "the " + std::string(schedule::backend_name(l.schedule_plan.backend)) +
+                            " backend's lowering of dot (" +
+                            std::string(schedule::matrix_strategy_name(l.schedule_plan.strategy)) +
+                            ") is not built yet; omit SCHEDULE's backend, vector_width and "
+                            "double_buffer for the generic lowering");
   if (l.plan.dot_matrix_fragments) {
     if (const std::optional<DotGeometry> geometry = simdgroup_dot_geometry(l, op))
       return lower_dot_simdgroup(l, op, *geometry);

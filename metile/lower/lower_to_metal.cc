@@ -108,6 +108,11 @@ void lower_block(Lowering& l, const ir::Block& block) {
       case K::SimdMin:
         lower_simd_collective(l, op);
         break;
+      case K::MatrixFill:
+      case K::MatrixLoad:
+      case K::MatrixStore:
+        lower_fragment_op(l, op);
+        break;
       case K::For:
         lower_for(l, op);
         break;
@@ -132,9 +137,6 @@ void lower_block(Lowering& l, const ir::Block& block) {
       case K::PackedStore:
       case K::Extract:
       case K::IsAligned:
-      case K::MatrixFill:
-      case K::MatrixLoad:
-      case K::MatrixStore:
       case K::MatrixMma:
         l.not_supported(op, "is a Metal IR op, not a Tile IR op");
     }
@@ -142,11 +144,12 @@ void lower_block(Lowering& l, const ir::Block& block) {
 }
 
 LoweringResult lower_to_metal(const ir::Kernel& tile, const ThreadPlan& plan,
-                              const target::Target& target) {
+                              const target::Target& target,
+                              const schedule::SchedulePlan& schedule) {
   if (tile.dialect != ir::Dialect::Tile)
     throw UserError("lower_to_metal: kernel '" + tile.name + "' is not Tile IR");
   check_thread_plan(plan, target);
-  Lowering l(tile, plan, target, ThreadgroupAllocator::user_bytes(tile),
+  Lowering l(tile, plan, schedule, target, ThreadgroupAllocator::user_bytes(tile),
              register_reduction_bytes(tile, plan, target));
   lower_block(l, tile.body);
   const int64_t bytes = l.allocator.total_bytes();
@@ -168,6 +171,8 @@ LoweringResult lower_to_metal(const ir::Kernel& tile, const ThreadPlan& plan,
   result.value_layouts = std::move(l.value_layouts);
   result.register_reductions = std::move(l.register_reductions);
   result.layout_conversions = std::move(l.layout_conversions);
+  result.buffering = std::move(l.buffering);
+  result.fused_epilogues = std::move(l.fused_epilogues);
   result.metal = std::move(l.metal);
   return result;
 }

@@ -6,10 +6,13 @@
 #pragma once
 
 #include "metile/lower/lower.h"
+#include "metile/schedule/schedule_plan.h"
 
 namespace metile::lower {
 
+// `schedule` is plan_schedule's plan (metile/schedule/schedule_plan.h); the matrix lowerings
+// read it through Lowering::schedule_plan.
 LoweringResult lower_to_metal(const ir::Kernel& tile, const ThreadPlan& plan,
-                              const target::Target& target);
+                              const target::Target& target, const schedule::SchedulePlan& schedule);
 
 }  // namespace metile::lower

@@ -9,11 +9,12 @@
 namespace metile::lower {
 
 Lowering::Lowering(const ir::Kernel& tile_kernel, const ThreadPlan& plan,
-                   const target::Target& target_desc, int64_t user_shared_bytes,
-                   int64_t private_scratch_bytes)
+                   const schedule::SchedulePlan& schedule, const target::Target& target_desc,
+                   int64_t user_shared_bytes, int64_t private_scratch_bytes)
     : tile(tile_kernel),
       target(target_desc),
       plan(plan),
+      schedule_plan(schedule),
       threads(plan.threads_per_threadgroup),
       builder(metal),
       allocator(user_shared_bytes, private_scratch_bytes),

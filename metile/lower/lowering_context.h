@@ -16,6 +16,7 @@
 #include "metile/ir/thread_layout.h"
 #include "metile/lower/lower.h"
 #include "metile/lower/threadgroup_allocator.h"
+#include "metile/schedule/schedule_plan.h"
 
 namespace metile::lower {
 
@@ -38,12 +39,14 @@ struct LoweredValue {
 
 class Lowering {
  public:
-  Lowering(const ir::Kernel& tile, const ThreadPlan& plan, const target::Target& target,
-           int64_t user_shared_bytes, int64_t private_scratch_bytes);
+  Lowering(const ir::Kernel& tile, const ThreadPlan& plan, const schedule::SchedulePlan& schedule,
+           const target::Target& target, int64_t user_shared_bytes, int64_t private_scratch_bytes);
 
   const ir::Kernel& tile;
   const target::Target& target;
   const ThreadPlan& plan;
+  // plan_schedule's backend, SIMD-group geometry, staging, vector width and buffering.
+  const schedule::SchedulePlan& schedule_plan;
   const int64_t threads;
   ir::Kernel metal;
   ir::Builder builder;
@@ -52,6 +55,8 @@ class Lowering {
   std::vector<std::string> value_layouts;
   std::vector<RegisterReduction> register_reductions;
   std::vector<LayoutConversion> layout_conversions;
+  std::vector<Buffering> buffering;
+  std::vector<FusedEpilogue> fused_epilogues;
   // How many for/if regions enclose the op being lowered (0: the kernel's top level).
   int nesting = 0;
 

@@ -100,6 +100,11 @@ void lower_trans(Lowering& l, const ir::Op& op);
 int64_t register_reduction_bytes(const ir::Kernel& tile, const ThreadPlan& plan,
                                  const target::Target& target);
 
+// lower_fragment.cc: matrix fragment ops, as the same Metal IR ops, and a dot of fragments
+// as matrix_mma.
+void lower_fragment_op(Lowering& l, const ir::Op& op);
+void lower_fragment_dot(Lowering& l, const ir::Op& op);
+
 // lower_control_flow.cc: for and if.
 void lower_for(Lowering& l, const ir::Op& op);
 void lower_if(Lowering& l, const ir::Op& op);

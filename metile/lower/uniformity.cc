@@ -65,12 +65,14 @@ class Analysis {
     const ir::Block& body = op.regions[0];
     if (body.ops.empty()) return;
     const std::vector<ir::ValueId>& yields = body.ops.back().operands;
-    set(body.args[0], all({op.operands[0], op.operands[1], op.operands[2]}));
+    // Per-thread bounds give per-thread trip counts, so the carried values differ too.
+    const bool bounds = all({op.operands[0], op.operands[1], op.operands[2]});
+    set(body.args[0], bounds);
     for (size_t i = 0; i + 1 < body.args.size(); ++i)
-      set(body.args[i + 1], uniform_[op.operands[3 + i]] && uniform_[yields[i]]);
+      set(body.args[i + 1], bounds && uniform_[op.operands[3 + i]] && uniform_[yields[i]]);
     block(body);
     for (size_t i = 0; i < op.results.size(); ++i)
-      set(op.results[i], uniform_[body.args[i + 1]] && uniform_[yields[i]]);
+      set(op.results[i], bounds && uniform_[body.args[i + 1]] && uniform_[yields[i]]);
   }
 
   const ir::Kernel& k_;

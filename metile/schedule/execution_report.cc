@@ -51,6 +51,17 @@ nlohmann::json ExecutionReport::to_json() const {
   for (const LayoutConversionRecord& c : layout_conversions)
     j["layout_conversions"].push_back(
         {{"conversion", c.conversion}, {"mechanism", c.mechanism}, {"scratch", c.scratch}});
+  j["schedule_plan"] = schedule_plan.to_json();
+  j["matrix_lane_map"] =
+      schedule_plan.matrix() ? "opaque" : "none: the kernel has no matrix fragments";
+  j["buffering"] = nlohmann::json::array();
+  for (const BufferingRecord& b : buffering)
+    j["buffering"].push_back(
+        {{"loop", b.loop}, {"allocation", b.allocation}, {"stages", b.stages}, {"bytes", b.bytes}});
+  j["fused_epilogues"] = nlohmann::json::array();
+  for (const FusedEpilogueRecord& e : fused_epilogues)
+    j["fused_epilogues"].push_back(
+        {{"store", e.store}, {"ops", e.ops}, {"scalar_parameters", e.scalar_parameters}});
   j["discoveries"] = nlohmann::json::array();
   for (const DiscoveryRecord& d : discoveries) {
     nlohmann::json record = {

@@ -1,6 +1,8 @@
-// What the compiler did to one kernel, as JSON: geometry, threadgroup allocations with byte
-// counts, the passes that ran (and whether each changed the IR), loop widths, value layouts
-// and the layout conversions the compiler removed.
+// What the compiler did to one kernel, as JSON: the schedule plan, geometry, threadgroup
+// allocations with byte counts, the passes that ran (and whether each changed the IR), loop
+// widths, value layouts, the layout conversions the compiler removed, software buffering and
+// fused epilogue regions (empty lists when none). Matrix fragments' lane maps are reported
+// as "opaque": the compiler never relies on them.
 // Every figure here is what the generated code does, not what was asked for.
 #pragma once
 
@@ -10,6 +12,8 @@
 #include <vector>
 
 #include <nlohmann/json.hpp>
+
+#include "metile/schedule/schedule_plan.h"
 
 namespace metile::schedule {
 
@@ -55,6 +59,19 @@ struct LayoutConversionRecord {
   std::string scratch;
 };
 
+struct BufferingRecord {
+  std::string loop;
+  std::string allocation;
+  int stages = 2;
+  int64_t bytes = 0;
+};
+
+struct FusedEpilogueRecord {
+  std::string store;
+  std::vector<std::string> ops;
+  std::vector<std::string> scalar_parameters;
+};
+
 // One algorithm rewrite a pass considered (merge_online_reductions): applied under its law's
 // certificate, or left out with the reason.
 struct DiscoveryRecord {
@@ -87,6 +104,10 @@ struct ExecutionReport {
   // not a count of the GPU's vector instructions (its compiler may still split them).
   int64_t grouped_loads = 0;
   int64_t grouped_stores = 0;
+  // plan_schedule's decisions and reasons, which lowering implemented.
+  SchedulePlan schedule_plan;
+  std::vector<BufferingRecord> buffering;
+  std::vector<FusedEpilogueRecord> fused_epilogues;
   std::string math_mode;  // "default" | "strict" | "relaxed"
   int64_t source_bytes = 0;
 

@@ -16,6 +16,8 @@ class DebugDump {
   explicit DebugDump(std::string kernel_name);
 
   bool enabled(DumpKind kind) const;
+  // The folder every dump goes under (METILE_DEBUG_DIR, default "debug_output").
+  const std::string& dir() const { return dir_; }
   // Writes <dir>/<kernel>/<NN>_<step>.<ext> when `kind` is enabled; NN counts the files
   // written for this kernel so a directory listing reads in pipeline order.
   void write(DumpKind kind, const std::string& step, const std::string& text);

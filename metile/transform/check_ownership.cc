@@ -164,7 +164,10 @@ class OwnershipCheck {
       // Each thread computes the accumulator elements it owns.
       case OpKind::Dot:
         return set_results(op, map_.owner(op.operands[2]));
-      // Their results are scalars, pointers or descriptors.
+      // Their results are scalars, pointers, descriptors or fragments (which no thread owns).
+      case OpKind::MatrixFill:
+      case OpKind::MatrixLoad:
+      case OpKind::MatrixStore:
       case OpKind::Constant:
       case OpKind::ProgramId:
       case OpKind::NumPrograms:
@@ -200,9 +203,6 @@ class OwnershipCheck {
       case OpKind::PackedStore:
       case OpKind::Extract:
       case OpKind::IsAligned:
-      case OpKind::MatrixFill:
-      case OpKind::MatrixLoad:
-      case OpKind::MatrixStore:
       case OpKind::MatrixMma:
         throw InternalError("check_ownership: Metal IR op " + std::string(ir::op_name(op.kind)) +
                             " in Tile IR kernel " + k_.name);

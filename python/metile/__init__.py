@@ -37,6 +37,7 @@ from .loops import tile_range
 from .random import rand, randint, randint4x, randn
 from .reductions import (argmax, argmin, associative_scan, cumprod, cumsum, max, min, reduce,
                          sum)
+from .reports import CompiledKernel
 from .schedule import Schedule
 from .shapes import interleave, join, permute, reshape, split, trans, view
 from .static import (device_assert, device_print, max_constancy, max_contiguous, multiple_of,

@@ -1,9 +1,9 @@
 """@metile.kernel: a Python function traced into Tile IR, specialised per signature.
 
 A specialisation is keyed by the runtime arguments' kinds and dtypes, the constexpr values
-and the compile options; each is traced and compiled once per process (and its traced IR
-is reused across processes through disk_cache). ``stats`` counts traces, compiles and
-cache hits.
+and the compile options (under a SCHEDULE, integer scalar values too); each is traced and
+compiled once per process (and its traced IR is reused across processes through
+disk_cache). ``stats`` counts traces, compiles and cache hits.
 """
 
 import functools
@@ -13,8 +13,7 @@ from dataclasses import dataclass
 from . import _core, disk_cache, loops, source_rewrite
 from .buffer import describe
 from .captured import CapturedValues
-from .errors import CompilationError, NotSupportedError, user_error
-from .frames import user_location
+from .errors import CompilationError, user_error
 from .schedule import Schedule
 from .tracing import Trace, activate, active_trace
 from .values import Value
@@ -73,20 +72,16 @@ def _math_mode(options):
     return "strict" if strict else ("relaxed" if relaxed else "default")
 
 
-def _vector_width(options):
-    """SCHEDULE's vector_width for the compiler (0: automatic); of a Schedule only
-    vector_width is built, so any other control is NotSupported."""
-    schedule = options.get("SCHEDULE")
-    if schedule is None:
-        return 0
-    if not isinstance(schedule, Schedule):
+def _schedule(options):
+    """The launch's SCHEDULE (a metile.Schedule), or None when it is omitted."""
+    schedule = (options or {}).get("SCHEDULE")
+    if schedule is not None and not isinstance(schedule, Schedule):
         raise TypeError(f"SCHEDULE must be a metile.Schedule or None, got {type(schedule).__name__}")
-    if schedule != Schedule(vector_width=schedule.vector_width):
-        raise user_error(
-            "SCHEDULE: explicit schedules (metile.Schedule) are not built yet beyond "
-            "vector_width; omit the other controls (or SCHEDULE) for the compiler's automatic "
-            "thread plan", user_location(), NotSupportedError)
-    return schedule.vector_width or 0
+    return schedule
+
+
+def _is_integer_scalar(spec):
+    return spec[0] == "scalar" and spec[1][0] in "iu"
 
 
 def _constexpr_key(name, value):
@@ -135,7 +130,7 @@ class KernelFunction:
         self._positional = sum(not p.keyword_only for p in self.params)
         self._rewritten = None
         self._fingerprint = _MISSING
-        self._cache = {}  # (signature, math mode, vector width) -> Specialisation
+        self._cache = {}  # (signature, math mode, Schedule or None) -> Specialisation
         self._traced = {}  # signature -> traced Tile IR (shared by the math modes)
         self.stats = CacheStats()
 
@@ -187,12 +182,16 @@ class KernelFunction:
     def signature(self, values, options=None):
         """The specialisation signature and the runtime arguments as (kind, dtype, value)."""
         signature, runtime = [], []
+        # Any Schedule specialises integer scalars to their values (the shape proofs' inputs).
+        specialise = _schedule(options) is not None
         for p, value in zip(self.params, values):
             if p.constexpr:
                 signature.append(_constexpr_key(p.name, value))
             else:
                 kind, dtype, value = describe(value, p.name)
-                signature.append((kind, dtype))
+                spec = (kind, dtype)
+                signature.append(spec + ("specialised", int(value))
+                                 if specialise and _is_integer_scalar(spec) else spec)
                 runtime.append((kind, dtype, value))
         warps = (options or {}).get("num_warps")
         if warps is not None:  # after the parameters' entries, which _trace zips with them
@@ -243,6 +242,8 @@ class KernelFunction:
                     runtime_index += 1
                 else:
                     proxy = Value(trace, trace.core.add_scalar(p.name, spec[1]))
+                    if len(spec) == 4:  # ("scalar", dtype, "specialised", value)
+                        proxy = Value(trace, trace.core.constant_int(spec[3], spec[1]))
                     runtime_index += 1
                 if p.keyword_only:
                     kwargs[p.name] = proxy
@@ -253,6 +254,16 @@ class KernelFunction:
                 raise user_error(f"{self.name}: a kernel returns nothing; store its results "
                                  "into buffers", (code.co_filename, code.co_firstlineno))
             return trace.finish()
+
+    def compile(self, *args, **kwargs):
+        """Compiles (or finds in the cache) the specialisation for these arguments, as a
+        launch would, without launching: a metile.CompiledKernel with source, abi,
+        schedule_plan, execution_report and explain()."""
+        from .reports import CompiledKernel
+
+        values, options = self.bind(args, kwargs)
+        specialisation, _ = self.specialise(values, options)
+        return CompiledKernel(specialisation.compiled)
 
     # ---- specialisations ------------------------------------------------------------------
     def _check_captured(self):
@@ -290,8 +301,8 @@ class KernelFunction:
         self._check_captured()
         signature, runtime = self.signature(values, options)
         math = _math_mode(options) if options else "default"
-        vector_width = _vector_width(options) if options else 0
-        key = (signature, math, vector_width)
+        schedule = _schedule(options)
+        key = (signature, math, schedule)
         found = self._cache.get(key)
         if found is not None:
             self.stats.hits += 1
@@ -299,7 +310,8 @@ class KernelFunction:
         tile_ir = self._traced_ir(signature, values)
         self.stats.compiles += 1
         try:
-            compiled = _core.compile(tile_ir, _core.default_device(), math, vector_width)
+            compiled = _core.compile(tile_ir, _core.default_device(), math,
+                                     schedule._checked if schedule else None)
         except CompilationError as e:
             warps = options.get("num_warps")
             if warps is None or "num_threads =" not in str(e):

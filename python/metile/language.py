@@ -324,10 +324,13 @@ def dot(input, other, acc=None, input_precision=None, allow_tf32=None,
                          "does not have", user_location(), NotSupportedError)
     precision = _dot_precision(input_precision, allow_tf32)
     a, b = as_value(input, "dot"), as_value(other, "dot")
-    if len(a.shape) != 2 or len(b.shape) != 2:
+    if a.type.kind != "matrix" and (len(a.shape) != 2 or len(b.shape) != 2):
         raise user_error(f"dot: input and other must be 2-D tiles, got shapes {a.shape} and "
                          f"{b.shape}", user_location())
-    acc = zeros((a.shape[0], b.shape[1])) if acc is None else as_value(acc, "dot")
+    if acc is None:
+        acc = zeros((8, 8) if a.type.kind == "matrix" else (a.shape[0], b.shape[1]))
+    else:
+        acc = as_value(acc, "dot")
     trace = a.trace
     return wrap(trace, trace.at().dot(a.id, b.id, acc.id, precision))
 
@@ -343,9 +346,13 @@ def tile_store(*args, **kwargs):
     _not_built("metile.tile_store", "; use metile.tensor(...).store(coords, value)")
 
 
-def loop_state(*args, **kwargs):
-    """Explicit loop state for fragments (not built yet; tile_range carries variables)."""
-    _not_built("metile.loop_state", "; tile_range carries reassigned variables automatically")
+def loop_state(value):
+    """A matrix fragment that a tile_range loop carries: ``acc = metile.loop_state(
+    metile.zeros((8, 8)))`` before the loop, ``acc = metile.dot(a, b, acc)`` in it. A fragment
+    is returned as it is; a uniform float 8x8 tile becomes the fragment of its value. Other
+    values need no marking: tile_range carries every reassigned variable."""
+    v = as_value(value, "loop_state")
+    return wrap(v.trace, v.trace.at().fragment_of(v.id, "loop_state"))
 
 
 def scalar(*args, **kwargs):

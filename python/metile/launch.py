@@ -13,12 +13,12 @@ waits for the device and raises the fault of a launch that did not wait.
 """
 
 import copy
-import json
 
 import numpy as np
 
 from . import _core
 from .buffer import Buffer, GpuArray
+from .reports import Reports
 
 
 def _grid(grid, kernel, values):
@@ -43,14 +43,16 @@ class _Staged:
         self.contiguous = np.ascontiguousarray(original)
 
 
-class Dispatch:
-    """A kernel bound to its grid and arguments. Call it to launch (again and again)."""
+class Dispatch(Reports):
+    """A kernel bound to its grid and arguments. Call it to launch (again and again).
+    schedule_plan, execution_report and explain() report what it runs (reports.py)."""
 
     def __init__(self, kernel, specialisation, grid, runtime):
         self.kernel_name = kernel.name
         self._specialisation = specialisation
         self.grid = grid
         self._compiled = specialisation.compiled  # what a launch runs
+        self._reported = specialisation.compiled  # what the reports describe
         self._args, self._staged, self._keep = [], [], []
         self._stream = None  # the GPU arguments' owner's current stream, read per launch
         device = specialisation.compiled.device
@@ -137,21 +139,6 @@ class Dispatch:
         other = copy.copy(self)
         other._compiled = built
         return other
-
-    @property
-    def execution_report(self):
-        """What the compiler did: geometry, allocations, passes, loops (a dict)."""
-        return json.loads(self._specialisation.compiled.report_json)
-
-    @property
-    def schedule_plan(self):
-        """None: no explicit schedule was planned (metile.Schedule is not built yet); the
-        compiler's automatic thread plan is in execution_report['thread_plan_reason']."""
-        return None
-
-    def explain(self):
-        """The execution report as formatted JSON text."""
-        return json.dumps(self.execution_report, indent=2)
 
     @property
     def source(self):

@@ -111,14 +111,24 @@ def _type_change(name, before, after):
         "metile.full(shape, value, dtype), or cast with .to(dtype))", user_location())
 
 
+def _stale(trace, value):
+    """Whether ``value`` holds a traced value of a loop body that has ended."""
+    if isinstance(value, Value):
+        return not trace.usable(value)
+    if isinstance(value, (tuple, list)):
+        return any(_stale(trace, v) for v in value)
+    return False
+
+
 def run_tile_loop(rng, body, names, inits, line):
     """Traces ``body(i, *values)`` as a loop over ``rng``; returns the variables' values after it."""
     if not isinstance(rng, TileRange):
         raise user_error("tile_range: internal rewrite mismatch, the iterable is not a tile_range",
                          user_location())
     trace = current("tile_range")
-    # A variable still holding a value of an earlier loop body is body-local here, not carried.
-    inits = [UNBOUND if isinstance(v, Value) and not trace.usable(v) else v for v in inits]
+    # A variable still holding a value of an earlier loop body (alone or inside a tuple or list,
+    # such as coordinates) is body-local here, not carried.
+    inits = [UNBOUND if _stale(trace, v) else v for v in inits]
     numbers = {k: v for k, v in enumerate(inits) if is_number(v)}  # carried numbers' Python start
     for _ in range(_MAX_TRACES):
         bounds = _bounds(trace, rng)

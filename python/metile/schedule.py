@@ -1,16 +1,24 @@
 """metile.Schedule: execution requirements (seed 002, "Execution Schedules and Fusion").
 
-The constructor checks each control against its contract. Of a launch's SCHEDULE= only
-vector_width is built: None groups four adjacent accesses of a thread into one packed vector
-access where the compiler proves it safe, 1 keeps every access scalar, and 4 raises
-NotSupportedError (grouping needs its proof and cannot be forced). Any other control raises
-NotSupportedError; omit SCHEDULE (or pass None) for the compiler's automatic choices.
+Pass one as SCHEDULE= to a launch or to prepare(). Each control left automatic is the
+compiler's choice; each explicit one is a requirement that plan_schedule meets or rejects
+with an error naming the control, the kernel and why (docs/schedules.md):
+
+    backend         "auto" | "elementwise" | "simdgroup" | "simdgroup_inline" | "tensor_ops"
+                    | "nax"
+    num_simdgroups  None, or 1 through 32 SIMD groups per threadgroup
+    staging         "auto" | "device" | "threadgroup"
+    vector_width    None (automatic), 1 (no compiler vectorization) or 4 (required)
+    double_buffer   None (automatic), True (required) or False (prohibited)
+
+The constructor checks each control's contract (ValueError). Any Schedule, Schedule()
+included, also specialises the launch's integer scalar arguments to constants, so that
+shape proofs can use their values: each value compiles its own kernel.
 """
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
-_BACKENDS = ("auto", "simdgroup", "simdgroup_inline", "tensor_ops", "nax", "elementwise")
-_STAGING = ("auto", "device", "threadgroup")
+from . import _core
 
 
 @dataclass(frozen=True)
@@ -20,22 +28,17 @@ class Schedule:
     staging: str = "auto"
     vector_width: int = None
     double_buffer: bool = None
+    _checked: object = field(init=False, repr=False, compare=False)  # _core.Schedule
 
     def __post_init__(self):
-        if self.backend not in _BACKENDS:
-            raise ValueError(f"Schedule: backend must be one of {', '.join(_BACKENDS)}, "
-                             f"got {self.backend!r}")
-        if self.num_simdgroups is not None and not (
-                isinstance(self.num_simdgroups, int) and 1 <= self.num_simdgroups <= 32):
-            raise ValueError("Schedule: num_simdgroups is an integer from 1 through 32, "
-                             f"got {self.num_simdgroups!r}")
-        if self.staging not in _STAGING:
-            raise ValueError(f"Schedule: staging must be one of {', '.join(_STAGING)}, "
-                             f"got {self.staging!r}")
-        if self.vector_width not in (None, 1, 4):
-            raise ValueError(f"Schedule: vector_width is None, 1 or 4, got {self.vector_width!r}")
-        if self.double_buffer not in (None, True, False):
-            raise ValueError(f"Schedule: double_buffer is None, True or False, "
-                             f"got {self.double_buffer!r}")
-        if self.vector_width == 4 and self.double_buffer is True:
-            raise ValueError("Schedule: vector_width=4 and double_buffer=True cannot be combined")
+        for name, value, kinds in (("backend", self.backend, (str,)),
+                                   ("staging", self.staging, (str,)),
+                                   ("num_simdgroups", self.num_simdgroups, (int, type(None))),
+                                   ("vector_width", self.vector_width, (int, type(None))),
+                                   ("double_buffer", self.double_buffer, (bool, type(None)))):
+            if not isinstance(value, kinds) or (isinstance(value, bool) and bool not in kinds):
+                raise TypeError(f"Schedule: {name} must be "
+                                f"{' or '.join(k.__name__ for k in kinds)}, got {value!r}")
+        object.__setattr__(self, "_checked", _core.Schedule(
+            self.backend, self.num_simdgroups, self.staging, self.vector_width,
+            self.double_buffer))

@@ -4,6 +4,7 @@ coordinates (scalars and tiles broadcast); out-of-bounds elements read 0 and are
 written or read in memory."""
 
 from .errors import user_error
+from .fragments import fragment_view, shared_view
 from .frames import user_location
 from .language import _not_built, _stored_value
 from .tracing import current
@@ -61,9 +62,11 @@ def tensor(ptr, shape, strides=None, block_shape=None, access=None):
     ``access`` is "read", "write" or "read_write"; by default it follows what the kernel
     does with the buffer."""
     if block_shape is not None:
-        _not_built("tensor(block_shape=...)", ": matrix fragment tiles are not implemented")
+        return fragment_view(ptr, shape, strides, block_shape)
     trace = current("tensor")
     base = as_value(ptr, "tensor")
+    if base.pointer and base.type.threadgroup:
+        return shared_view(base, shape, strides)
     shape = tuple(shape) if isinstance(shape, (tuple, list)) else (shape,)
     if strides is None:
         if all(isinstance(d, int) for d in shape):

@@ -3,6 +3,7 @@
 // released while compiling and while a launch runs.
 #include <nanobind/nanobind.h>
 #include <nanobind/stl/array.h>
+#include <nanobind/stl/optional.h>
 #include <nanobind/stl/string.h>
 
 #include <memory>
@@ -33,6 +34,24 @@ MathMode math_from_name(const std::string& name) {
     throw nb::value_error(e.what());
   }
 }
+// Builds a checked Schedule; a control outside its contract is the caller's argument error
+// (ValueError), as a bad math mode is.
+void init_schedule(schedule::Schedule* s, const std::string& backend,
+                   std::optional<int> num_simdgroups, const std::string& staging,
+                   std::optional<int> vector_width, std::optional<bool> double_buffer) {
+  try {
+    schedule::Schedule checked;
+    checked.backend = schedule::backend_from_name(backend);
+    checked.num_simdgroups = num_simdgroups;
+    checked.staging = schedule::staging_from_name(staging);
+    checked.vector_width = vector_width;
+    checked.double_buffer = double_buffer;
+    schedule::check_schedule(checked);
+    new (s) schedule::Schedule(checked);
+  } catch (const UserError& e) {
+    throw nb::value_error(e.what());
+  }
+}
 }  // namespace
 
 void init_compile(nb::module_& m) {
@@ -49,6 +68,16 @@ void init_compile(nb::module_& m) {
       .def_prop_ro(
           "bytes", [](const BufferView& v) { return v.bytes; }, "The length in bytes.");
 
+  nb::class_<schedule::Schedule>(m, "Schedule",
+                                 "metile::Schedule: the execution requirements of a compile "
+                                 "(python/metile/schedule.py is the user's constructor).")
+      .def("__init__", &init_schedule, "backend"_a = "auto", "num_simdgroups"_a = nb::none(),
+           "staging"_a = "auto", "vector_width"_a = nb::none(), "double_buffer"_a = nb::none(),
+           "Checks each control against its contract (ValueError naming it).")
+      .def(
+          "key", [](const schedule::Schedule& s) { return s.key(); },
+          "The schedule's part of the compilation cache key.");
+
   nb::class_<CompiledHandle>(m, "CompiledKernel", "A kernel compiled for a device.")
       .def_prop_ro(
           "name", [](const CompiledHandle& h) { return h.kernel->name(); }, "The kernel's name.")
@@ -61,6 +90,10 @@ void init_compile(nb::module_& m) {
       .def_prop_ro(
           "report_json", [](const CompiledHandle& h) { return h.kernel->report().str(); },
           "The ExecutionReport as JSON text.")
+      .def_prop_ro(
+          "schedule_plan_json",
+          [](const CompiledHandle& h) { return h.kernel->schedule_plan().to_json().dump(); },
+          "plan_schedule's SchedulePlan (decisions and reasons) as JSON text.")
       .def_prop_ro(
           "tile_ir", [](const CompiledHandle& h) { return ir::print(h.kernel->tile_ir()); },
           "The Tile IR after the target-independent passes, as text.")
@@ -80,20 +113,20 @@ void init_compile(nb::module_& m) {
   m.def(
       "compile",
       [](const ir::Kernel& kernel, const std::string& device, const std::string& math,
-         int vector_width) {
+         std::optional<schedule::Schedule> schedule) {
         CompileOptions options;
         options.device = device;
         options.math = math_from_name(math);
-        options.vector_width = vector_width;
+        options.schedule = schedule;
         ir::Kernel copy = kernel;
         nb::gil_scoped_release release;
         return CompiledHandle{compile(std::move(copy), options)};
       },
-      "kernel"_a, "device"_a = "", "math"_a = "default", "vector_width"_a = 0,
+      "kernel"_a, "device"_a = "", "math"_a = "default", "schedule"_a = nb::none(),
       "Compiles a Tile IR kernel for a device (empty: the default device), emitting for the "
       "device's target; compiled code is cached in process and on disk. "
       "math: default, strict (STRICT_MATH) or relaxed (RELAXED_PRECISION). "
-      "vector_width: Schedule(vector_width=...), 0 automatic grouped vector accesses, 1 none.");
+      "schedule: the SCHEDULE's requirements (a Schedule), None for every control automatic.");
 }
 
 }  // namespace metile::python

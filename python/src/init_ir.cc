@@ -308,6 +308,27 @@ void bind_trace(nb::module_& m) {
           "a"_a, "b"_a, "acc"_a, "precision"_a,
           "acc + a @ b (f32 accumulator); precision ieee, tf32 or '' for the math mode's choice.")
       .def(
+          "matrix_fill", [b](T& t, ir::ValueId s) { return b(t).matrix_fill(s); }, "value"_a,
+          "An 8x8 matrix fragment of the scalar's dtype, every element the scalar.")
+      .def(
+          "fragment_of",
+          [b](T& t, ir::ValueId v, const std::string& op) { return b(t).fragment_of(v, op); },
+          "value"_a, "op"_a,
+          "A fragment as itself; a uniform float 8x8 tile as the fragment of its value.")
+      .def(
+          "matrix_load",
+          [b](T& t, ir::ValueId p, ir::ValueId offset, ir::ValueId stride, bool transpose) {
+            return b(t).matrix_load(p, offset, stride, transpose);
+          },
+          "ptr"_a, "offset"_a, "stride"_a, "transpose"_a,
+          "The 8x8 fragment at ptr + offset with row stride `stride` (transposed: column stride).")
+      .def(
+          "matrix_store",
+          [b](T& t, ir::ValueId m, ir::ValueId p, ir::ValueId offset, ir::ValueId stride,
+              bool transpose) { b(t).matrix_store(m, p, offset, stride, transpose); },
+          "fragment"_a, "ptr"_a, "offset"_a, "stride"_a, "transpose"_a,
+          "Stores an 8x8 fragment as matrix_load reads it.")
+      .def(
           "reshape",
           [b](T& t, ir::ValueId v, std::vector<int64_t> shape) {
             return b(t).reshape(v, std::move(shape));

@@ -50,7 +50,7 @@ void expect_scaled(DType dtype, int n, int off, int vector_width, bool grouped) 
   std::vector<T> x(n, T(0.0f)), out(n, T(-7.0f));
   for (int j = 0; j < n; ++j) x[j] = T(static_cast<float>(j % 200 - 100));
   CompileOptions options;
-  options.vector_width = vector_width;
+  if (vector_width) options.schedule.emplace().vector_width = vector_width;
   const std::string name = dtype == f32 ? "scale_f32" : "scale_f16";
   auto compiled = compile(name, scale_kernel(dtype), {}, options);
   EXPECT_EQ(compiled->report().grouped_loads, grouped ? 1 : 0);
@@ -81,7 +81,7 @@ TEST(GroupedVectorAccess, PacksFourAdjacentF16Accesses) {
 
 TEST(GroupedVectorAccess, VectorWidthOneKeepsScalarAccesses) {
   CompileOptions options;
-  options.vector_width = 1;
+  options.schedule.emplace().vector_width = 1;
   auto compiled = compile("scale_f32", scale_kernel(f32), {}, options);
   EXPECT_EQ(compiled->source().find("float4"), std::string::npos);
   expect_scaled<float>(f32, 1003, 1, 1, false);
@@ -89,7 +89,7 @@ TEST(GroupedVectorAccess, VectorWidthOneKeepsScalarAccesses) {
 
 TEST(GroupedVectorAccess, VectorWidthFourCannotBeForced) {
   CompileOptions options;
-  options.vector_width = 4;
+  options.schedule.emplace().vector_width = 4;
   try {
     compile("scale_f32", scale_kernel(f32), {}, options);
     FAIL() << "no error";

@@ -120,18 +120,37 @@ TEST(LowerControlFlow, PerThreadIfMayNotHoldTileOps) {
   EXPECT_NE(e.find("differs between threads"), std::string::npos) << e;
 }
 
-TEST(LowerControlFlow, PerThreadLoopBoundsAreRejected) {
+TEST(LowerControlFlow, PerThreadLoopBoundsRunEachThreadsOwnTripCount) {
+  // for i in range(thread_id(), 64, 16): count += 1; out[thread_id()] = count.
+  ir::Kernel k;
+  k.name = "per_thread_loop";
+  ir::TileBuilder b(k);
+  ValueId out = b.add_param("out", Type::ptr(DType::i32), "write");
+  auto scope =
+      b.begin_for(b.thread_id(), b.constant_int(64), b.constant_int(16), {b.constant_int(0)});
+  ValueId next = b.binary(OpKind::Add, scope.carried[0], b.constant_int(1));
+  ValueId count = b.end_for({next})[0];
+  b.store(b.ptr_add(out, b.thread_id()), count);
+  k.attrs["num_threads"] = int64_t{32};
+  const ir::Kernel metal = lower_checked(k, 32).metal;
+  std::vector<Buffer> buffers = {Buffer::zeros(DType::i32, 32)};
+  run_metal(metal, buffers, {Arg::buf(0)}, {1, 1, 1});
+  for (int t = 0; t < 32; ++t) EXPECT_EQ(buffers[0].ints()[t], (64 - t + 15) / 16) << t;
+}
+
+TEST(LowerControlFlow, PerThreadLoopBoundsMayNotHoldConvergentOps) {
   ir::Kernel k;
   k.name = "bad_loop";
   ir::TileBuilder b(k);
   ValueId out = b.add_param("out", Type::ptr(DType::i32), "write");
-  auto scope =
-      b.begin_for(b.constant_int(0), b.thread_id(), b.constant_int(1), {b.constant_int(0)});
-  ValueId next = b.binary(OpKind::Add, scope.carried[0], b.constant_int(1));
-  ValueId v = b.end_for({next})[0];
-  b.store(out, v);
+  b.begin_for(b.constant_int(0), b.thread_id(), b.constant_int(1), {});
+  b.barrier();
+  b.end_for({});
+  b.store(out, b.constant_int(0));
   const std::string e = lower_error(k);
   EXPECT_NE(e.find("for: the loop end"), std::string::npos) << e;
+  EXPECT_NE(e.find("differs between threads"), std::string::npos) << e;
+  EXPECT_NE(e.find("but it holds barrier"), std::string::npos) << e;
 }
 
 TEST(LowerControlFlow, SplatOfAPerThreadScalarIsRejected) {
@@ -181,7 +200,7 @@ TEST(LowerControlFlow, ThreadgroupMemoryLimitIsAUserError) {
 TEST(LowerControlFlow, DescriptorsMustBeExpandedFirst) {
   lower::ThreadPlan plan{64, "test"};
   try {
-    lower::lower_to_metal(tensor_copy(16, 16, 0), plan, test_target());
+    lower::lower_to_metal(tensor_copy(16, 16, 0), plan, test_target(), schedule::SchedulePlan{});
     FAIL();
   } catch (const NotSupported& e) {
     EXPECT_NE(std::string(e.what()).find("expand_tensor_access"), std::string::npos) << e.what();
@@ -202,14 +221,27 @@ TEST(LowerControlFlow, PerThreadIfMayNotHoldConvergentOps) {
     ir::TileBuilder b(k);
     b.add_param("out", Type::ptr(DType::i32), "write");
     const ValueId t = b.thread_id();
+    // The fragment ops need a pointer and a fragment to be valid Tile IR; the stored fragment
+    // is filled in the branch too (outside it, lowering would first ask for the
+    // simdgroup_inline schedule), so the error names that first fragment op.
+    const ValueId shared = b.shared_alloc(64, DType::f32);
+    const ValueId zero = b.constant_int(0), eight = b.constant_int(8);
     b.begin_if(b.cmp("lt", t, b.constant_int(5)));
-    b.create(info.kind, std::vector<ValueId>(info.operands.min, t),
-             std::vector<Type>(info.results.min, Type::scalar(DType::i32)),
-             ir::op_samples::valid_attrs(info));
+    std::string held(info.name);
+    if (info.kind == OpKind::MatrixLoad) {
+      b.matrix_load(shared, zero, eight, false);
+    } else if (info.kind == OpKind::MatrixStore) {
+      b.matrix_store(b.matrix_fill(b.constant(0.0, DType::f32)), shared, zero, eight, false);
+      held = "matrix_fill";
+    } else {
+      b.create(info.kind, std::vector<ValueId>(info.operands.min, t),
+               std::vector<Type>(info.results.min, Type::scalar(DType::i32)),
+               ir::op_samples::valid_attrs(info));
+    }
     b.begin_else({});
     b.end_if({});
     const std::string e = lower_error(k);
-    EXPECT_NE(e.find("but they hold " + std::string(info.name)), std::string::npos) << e;
+    EXPECT_NE(e.find("but they hold " + held), std::string::npos) << e;
   }
 }
 

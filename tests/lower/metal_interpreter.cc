@@ -454,40 +454,37 @@ class Runner {
     each(active, [&](int t) { out[t] = result[t]; });
   }
 
-  int64_t uniform_int(const ir::Op& op, ir::ValueId v, const std::vector<char>& active) {
-    int64_t value = 0;
-    bool seen = false;
-    each(active, [&](int t) {
-      if (seen && get(v)[t].i != value)
-        fail(&op, t, "loop bounds differ between threads; lowering promised uniform bounds");
-      value = get(v)[t].i;
-      seen = true;
-    });
-    return value;
-  }
-
+  // Each thread runs its own iterations (bounds may differ between threads when the body is
+  // per-thread code); an iteration runs the threads still inside their range together.
   void for_loop(const ir::Op& op, const std::vector<char>& active) {
     const ir::Block& body = op.regions[0];
-    const int64_t start = uniform_int(op, op.operands[0], active);
-    const int64_t end = uniform_int(op, op.operands[1], active);
-    const int64_t step = uniform_int(op, op.operands[2], active);
-    if (step <= 0) fail(&op, -1, "the loop step must be positive");
+    const std::vector<Val> start = get(op.operands[0]), end = get(op.operands[1]),
+                           step = get(op.operands[2]);
+    each(active, [&](int t) {
+      if (step[t].i <= 0) fail(&op, t, "the loop step must be positive");
+    });
     const size_t carried = op.operands.size() - 3;
     for (size_t i = 0; i < carried; ++i) {
       auto& arg = define(body.args[1 + i]);
       each(active, [&](int t) { arg[t] = get(op.operands[3 + i])[t]; });
     }
-    for (int64_t iv = start; iv < end; iv += step) {
+    std::vector<int64_t> iv(threads_, 0);
+    each(active, [&](int t) { iv[t] = start[t].i; });
+    for (;;) {
+      std::vector<char> running(threads_, 0);
+      each(active, [&](int t) { running[t] = iv[t] < end[t].i; });
+      if (std::none_of(running.begin(), running.end(), [](char c) { return c; })) break;
       auto& ivs = define(body.args[0]);
-      each(active, [&](int t) { ivs[t].i = iv; });
-      block(body, active);
+      each(running, [&](int t) { ivs[t].i = iv[t]; });
+      block(body, running);
       const std::vector<ir::ValueId>& yields = body.ops.back().operands;
       std::vector<std::vector<Val>> next;
       for (size_t i = 0; i < carried; ++i) next.push_back(get(yields[i]));
       for (size_t i = 0; i < carried; ++i) {
         auto& arg = define(body.args[1 + i]);
-        each(active, [&](int t) { arg[t] = next[i][t]; });
+        each(running, [&](int t) { arg[t] = next[i][t]; });
       }
+      each(running, [&](int t) { iv[t] += step[t].i; });
     }
     for (size_t i = 0; i < carried; ++i) {
       auto& out = define(op.results[i]);

@@ -45,7 +45,9 @@ TEST(PassRegistry, OneNamePerStepInPipelineOrder) {
                                              "dce",
                                              "eliminate_redundant_conversions",
                                              "check_ownership",
+                                             "check_matrix_barriers",
                                              "plan_threads",
+                                             "plan_schedule",
                                              "check_resources",
                                              "lower_to_metal",
                                              "verify_scratch",
@@ -103,13 +105,13 @@ TEST(PassRegistry, UnknownPassListsTheKnownOnes) {
     find_pass("lower");
     FAIL() << "no error";
   } catch (const UserError& e) {
-    EXPECT_EQ(
-        std::string(e.what()),
-        "unknown pass 'lower'; known passes: verify, apply_math_mode, canonicalize, "
-        "expand_tensor_access, cse, merge_online_reductions, dce, "
-        "eliminate_redundant_conversions, check_ownership, "
-        "plan_threads, check_resources, lower_to_metal, verify_scratch, group_vector_accesses, "
-        "verify_vector_accesses, emit_msl, emit_cuda");
+    EXPECT_EQ(std::string(e.what()),
+              "unknown pass 'lower'; known passes: verify, apply_math_mode, canonicalize, "
+              "expand_tensor_access, cse, merge_online_reductions, dce, "
+              "eliminate_redundant_conversions, check_ownership, check_matrix_barriers, "
+              "plan_threads, plan_schedule, check_resources, lower_to_metal, verify_scratch, "
+              "group_vector_accesses, "
+              "verify_vector_accesses, emit_msl, emit_cuda");
   }
 }
 

@@ -86,14 +86,14 @@ TEST_F(Replay, AVectorWidthOfOneIsRecordedAndReplayedWithIt) {
   ::setenv("METILE_REPLAY_DIR", dir_.c_str(), 1);
   PipelineOptions options;
   options.math = MathMode::Strict;  // as SetUp's compile: only the vector width differs
-  options.vector_width = 1;
+  options.schedule.emplace().vector_width = 1;
   const std::string scalar =
       compile_to_source(kernels::vector_add(ir::DType::f32), options).emitted.source;
   ::unsetenv("METILE_REPLAY_DIR");
   ASSERT_NE(scalar, source_);
   int recorded = 0;
   for (const auto& e : fs::directory_iterator(dir_))
-    recorded += read_replay_entry(e.path().string()).vector_width == 1;
+    recorded += read_replay_entry(e.path().string()).schedule == options.schedule;
   EXPECT_EQ(recorded, 1);
   const ToolRun run = run_replay(dir_);
   EXPECT_NE(run.output.find("2 kernels replayed, 0 differ, 0 failed"), std::string::npos)

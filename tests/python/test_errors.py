@@ -155,7 +155,9 @@ def test_schedule_is_rejected_clearly():
     def k(x):
         metile.store(x + metile.arange(0, 64), 1.0)
 
-    with pytest.raises(metile.NotSupportedError, match="SCHEDULE: explicit schedules"):
+    with pytest.raises(metile.CompilationError,
+                       match=r"Schedule\(backend='simdgroup'\) cannot be met for kernel 'k': "
+                             "the kernel has no matrix work"):
         k[(1,)](X, SCHEDULE=metile.Schedule(backend="simdgroup"))
     with pytest.raises(ValueError, match="cannot both be True"):
         k[(1,)](X, STRICT_MATH=True, RELAXED_PRECISION=True)

@@ -63,7 +63,10 @@ def test_prepare_explain_and_reports():
     assert report == dispatch.execution_report
     assert report["kernel"] == "scale"
     assert report["geometry"]["threads_per_threadgroup"][0] >= 1
-    assert dispatch.schedule_plan is None
+    assert dispatch.schedule_plan["backend"]["value"] == "elementwise"
+    assert dispatch.schedule_plan["requested"] is None
+    assert report["schedule_plan"] == json.loads(json.dumps(dict(dispatch.schedule_plan),
+                                                            default=dict))
     entry = "kernel void scale" if metile.device() == "host" else 'extern "C" __global__ void scale'
     assert entry in dispatch.source
     assert [p["access"] for p in dispatch.abi["params"]] == ["read", "write", "", ""]

@@ -79,7 +79,7 @@ int main(int argc, char** argv) {
       metile::PipelineOptions options;
       options.target = &metile::target::target_by_name(entry.target);
       options.math = metile::math_mode_from_name(entry.math);
-      options.vector_width = entry.vector_width;
+      options.schedule = entry.schedule;
       const std::string now =
           metile::compile_to_source(metile::ir::parse(entry.tile_ir, file.string()), options)
               .emitted.source;

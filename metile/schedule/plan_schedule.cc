@@ -1,0 +1,538 @@
+#include "metile/schedule/plan_schedule.h"
+
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "metile/lower/threadgroup_allocator.h"
+#include "metile/support/errors.h"
+
+namespace metile::schedule {
+
+namespace {
+
+// The ops that only a matrix backend lowers. Every op is listed, so a new op must say.
+bool is_matrix_op(ir::OpKind kind) {
+  using K = ir::OpKind;
+  switch (kind) {
+    case K::Constant:
+    case K::ProgramId:
+    case K::NumPrograms:
+    case K::ThreadId:
+    case K::ThreadIndex:
+    case K::ThreadgroupIndex:
+    case K::ThreadgroupCount:
+    case K::SimdLane:
+    case K::SimdGroup:
+    case K::Arange:
+    case K::Splat:
+    case K::ExpandDims:
+    case K::Broadcast:
+    case K::ConvertLayout:
+    case K::Reshape:
+    case K::Trans:
+    case K::Add:
+    case K::Sub:
+    case K::Mul:
+    case K::Div:
+    case K::Rem:
+    case K::FloorDiv:
+    case K::Min:
+    case K::Max:
+    case K::And:
+    case K::Or:
+    case K::Xor:
+    case K::Shl:
+    case K::Shr:
+    case K::Cmp:
+    case K::Select:
+    case K::Cast:
+    case K::Neg:
+    case K::Abs:
+    case K::Exp:
+    case K::Exp2:
+    case K::Log:
+    case K::Sqrt:
+    case K::Rsqrt:
+    case K::Tanh:
+    case K::Sin:
+    case K::Cos:
+    case K::Floor:
+    case K::Ceil:
+    case K::PtrAdd:
+    case K::Load:
+    case K::Store:
+    case K::MakeTensor:
+    case K::TensorLoad:
+    case K::TensorStore:
+    case K::PackedLoad:
+    case K::PackedStore:
+    case K::Extract:
+    case K::IsAligned:
+    case K::SharedAlloc:
+    case K::ThreadgroupBuffer:
+    case K::Reduce:
+    case K::ReduceAxis:
+    case K::Scan:
+    case K::SimdShuffle:
+    case K::SimdShuffleXor:
+    case K::SimdShuffleDown:
+    case K::SimdBroadcast:
+    case K::SimdSum:
+    case K::SimdMax:
+    case K::SimdMin:
+    case K::Barrier:
+    case K::For:
+    case K::If:
+    case K::Yield:
+      return false;
+    case K::Dot:
+    // Metal IR's fragments: what a matrix lowering emits (and a Tile IR kernel never holds).
+    case K::MatrixFill:
+    case K::MatrixLoad:
+    case K::MatrixStore:
+    case K::MatrixMma:
+      return true;
+  }
+  throw InternalError("plan_schedule: unknown op kind");
+}
+
+// The kernel's matrix work: every op a matrix backend may lower, in program order.
+std::vector<const ir::Op*> matrix_ops(const ir::Kernel& k) {
+  std::vector<const ir::Op*> found;
+  ir::walk(k.body, [&](const ir::Op& op) {
+    if (is_matrix_op(op.kind)) found.push_back(&op);
+  });
+  return found;
+}
+
+std::string show(const Schedule& s, const std::string& control) {
+  if (control == "backend") return "backend='" + std::string(backend_name(s.backend)) + "'";
+  if (control == "staging") return "staging='" + std::string(staging_name(s.staging)) + "'";
+  if (control == "num_simdgroups") return "num_simdgroups=" + std::to_string(*s.num_simdgroups);
+  if (control == "vector_width") return "vector_width=" + std::to_string(*s.vector_width);
+  return std::string("double_buffer=") + (*s.double_buffer ? "True" : "False");
+}
+
+std::string text(int64_t v) {
+  return std::to_string(v);
+}
+
+// The matrix tile side of the SIMD-group matrix facilities (8x8 simdgroup_matrix; mma.sync
+// tiles are multiples of it).
+constexpr int64_t kMatrixTile = 8;
+// The automatic whole-GEMM geometry: four SIMD groups (2 x 2) where the tile admits them.
+constexpr int kAutomaticSimdgroups = 4;
+
+// One planning run: the kernel, the Target, what was asked, and the plan so far.
+class Planner {
+ public:
+  Planner(const ir::Kernel& k, const target::Target& t, const lower::ThreadPlan& lanes,
+          const std::optional<Schedule>& requested)
+      : k_(k),
+        target_(t),
+        lanes_(lanes),
+        asked_(requested.value_or(Schedule{})),
+        matrix_ops_(matrix_ops(k)) {
+    plan_.requested = requested;
+    plan_.simd_width = t.simd_width;
+  }
+
+  SchedulePlan run() {
+    if (plan_.requested) check_schedule(asked_);
+    choose_backend();
+    if (plan_.backend == Backend::Simdgroup || plan_.backend == Backend::TensorOps)
+      choose_matrix_tiling();
+    else
+      choose_lane_geometry();
+    check_legacy_geometry();
+    choose_staging();
+    choose_vector_width();
+    choose_double_buffer();
+    return std::move(plan_);
+  }
+
+ private:
+  // The error for a requirement that cannot be met: the control, the kernel and why.
+  template <typename Error = UserError>
+  [[noreturn]] void reject(const std::string& control, const std::string& why) const {
+    throw Error("plan_schedule: Schedule(" + show(asked_, control) +
+                ") cannot be met for kernel '" + k_.name + "': " + why);
+  }
+
+  bool whole_tile() const {
+    return plan_.backend == Backend::Simdgroup || plan_.backend == Backend::TensorOps;
+  }
+
+  // ---- backend -------------------------------------------------------------------------
+  void choose_backend() {
+    if (asked_.backend == Backend::Nax)
+      reject<NotSupported>("backend",
+                           "no meTile target has Apple's neural accelerator (NAX); target " +
+                               target_.name + " offers " + facilities());
+    const std::string required = asked_.backend == Backend::Auto ? "auto" : "required";
+    if (matrix_ops_.empty()) {
+      if (asked_.backend != Backend::Auto && asked_.backend != Backend::Elementwise)
+        reject("backend",
+               "the kernel has no matrix work (no metile.dot, no matrix fragments) for a "
+               "matrix backend to lower; omit backend or use backend='elementwise'");
+      plan_.backend = Backend::Elementwise;
+      plan_.backend_reason = required +
+                             ": the kernel has no matrix work (no metile.dot, no matrix "
+                             "fragments), so its tiles are lowered elementwise to per-thread "
+                             "registers";
+      return;
+    }
+    const std::string work =
+        "the kernel's " + text(static_cast<int64_t>(matrix_ops_.size())) + " dot op(s)";
+    switch (asked_.backend) {
+      case Backend::Auto:
+        if (asked_.vector_width || asked_.double_buffer == true) {
+          plan_.backend = Backend::Simdgroup;
+          plan_.backend_reason =
+              "auto with an explicit vector_width or double_buffer=True: the controllable "
+              "SIMD-group path (the opaque tensor backend cannot honour them) for " +
+              work;
+        } else {
+          plan_.backend = Backend::Elementwise;
+          plan_.backend_reason =
+              "auto: " + work +
+              " are lowered generically (operands through one threadgroup exchange, FP32 "
+              "multiply-adds per thread), the correct path for every shape and layout";
+        }
+        break;
+      case Backend::Elementwise:
+        plan_.backend = Backend::Elementwise;
+        plan_.backend_reason = "required: " + work +
+                               " are lowered generically (FP32 "
+                               "multiply-adds per thread, no matrix unit)";
+        break;
+      case Backend::Simdgroup:
+      case Backend::SimdgroupInline:
+        plan_.backend = asked_.backend;
+        plan_.backend_reason = "required: " + work + " on SIMD-group matrices";
+        break;
+      case Backend::TensorOps:
+        plan_.backend = Backend::TensorOps;
+        plan_.backend_reason = "required: " + work + " on the target's tensor backend";
+        break;
+      case Backend::Nax:
+        throw InternalError("plan_schedule: nax is rejected above");
+    }
+    choose_strategy();
+  }
+
+  // How the target implements a matrix backend; a facility it lacks is NotSupported.
+  void choose_strategy() {
+    const target::MatrixFacilities& has = target_.matrix_facilities;
+    switch (plan_.backend) {
+      case Backend::Auto:
+      case Backend::Nax:
+        throw InternalError("plan_schedule: the plan holds no auto or nax backend");
+      case Backend::Elementwise:
+        plan_.strategy = MatrixStrategy::None;
+        return;
+      case Backend::Simdgroup:
+      case Backend::SimdgroupInline:
+        if (has.has(target::MatrixFacility::SimdgroupMatrix8x8))
+          plan_.strategy = MatrixStrategy::SimdgroupMatrix;
+        else if (has.has(target::MatrixFacility::MmaSync))
+          plan_.strategy = MatrixStrategy::MmaSync;
+        else
+          reject<NotSupported>("backend", "target " + target_.name +
+                                              " has no SIMD-group matrix facility (it offers " +
+                                              facilities() + ")");
+        plan_.backend_reason +=
+            std::string(" (") +
+            (plan_.strategy == MatrixStrategy::MmaSync ? "mma.sync warp fragments"
+                                                       : "simdgroup_matrix 8x8") +
+            " on target " + target_.name + ")";
+        return;
+      case Backend::TensorOps:
+        if (has.has(target::MatrixFacility::AppleTensorOps)) {
+          plan_.strategy = MatrixStrategy::MppMatmul2d;
+          plan_.backend_reason += " (Metal 4 matmul2d on target " + target_.name + ")";
+          return;
+        }
+        if (has.has(target::MatrixFacility::Wgmma))
+          reject<NotSupported>("backend",
+                               "target " + target_.name +
+                                   "'s tensor backend (wgmma with TMA) is a later lowering "
+                                   "strategy, not built yet; use backend='simdgroup' "
+                                   "(mma.sync)");
+        reject<NotSupported>("backend", "target " + target_.name +
+                                            " has no tensor ops (it offers " + facilities() + ")");
+    }
+  }
+
+  // ---- geometry ------------------------------------------------------------------------
+  // Elementwise and simdgroup_inline kernels run on the lanes they were traced with.
+  void choose_lane_geometry() {
+    const int threads = lanes_.threads_per_threadgroup;
+    const int groups = threads / target_.simd_width;
+    plan_.threads_per_threadgroup = threads;
+    plan_.num_simdgroups = groups;
+    plan_.geometry_reason = "the traced lane geometry: " + text(threads) +
+                            " threads per threadgroup, " + text(groups) + " SIMD groups of " +
+                            text(target_.simd_width) + " (" + lanes_.reason + ")";
+    if (asked_.num_simdgroups && *asked_.num_simdgroups != groups)
+      reject("num_simdgroups",
+             std::string(plan_.backend == Backend::SimdgroupInline ? "a simdgroup_inline"
+                                                                   : "an elementwise") +
+                 " kernel runs on its traced lane geometry, " + text(threads) +
+                 " threads per threadgroup = " + text(groups) + " SIMD groups of " +
+                 text(target_.simd_width) +
+                 "; declare num_threads=" + text(*asked_.num_simdgroups * target_.simd_width) +
+                 " on the kernel, or omit num_simdgroups");
+    if (asked_.num_simdgroups) plan_.geometry_reason = "required and " + plan_.geometry_reason;
+  }
+
+  // Simdgroup and tensor_ops tile every dot's [M, N] output over WM x WN SIMD groups, each
+  // owning whole 8 x 8 matrix tiles.
+  void choose_matrix_tiling() {
+    int64_t rows = 0, columns = 0;
+    for (const ir::Op* dot : matrix_ops_) {
+      const ir::Type& a = k_.type(dot->operands[0]);
+      const ir::Type& acc = k_.type(dot->operands[2]);
+      const int64_t m = acc.shape[0], n = acc.shape[1], kk = a.shape[1];
+      if (m % kMatrixTile || n % kMatrixTile || kk % kMatrixTile)
+        reject("backend", "dot [" + text(m) + ", " + text(kk) + "] x [" + text(kk) + ", " +
+                              text(n) + "] is not a whole number of " + text(kMatrixTile) + "x" +
+                              text(kMatrixTile) + " matrix tiles");
+      if ((rows && (rows != m || columns != n)))
+        reject("backend", "its dots have different output tiles ([" + text(rows) + ", " +
+                              text(columns) + "] and [" + text(m) + ", " + text(n) +
+                              "]); one whole-tile geometry cannot cover both");
+      rows = m, columns = n;
+    }
+    const std::optional<int64_t> legacy = attr("NUM_SG");
+    int groups = asked_.num_simdgroups ? *asked_.num_simdgroups
+                 : legacy              ? static_cast<int>(*legacy)
+                                       : kAutomaticSimdgroups;
+    std::string why = asked_.num_simdgroups ? "required" : legacy ? "the kernel's NUM_SG" : "auto";
+    if (!asked_.num_simdgroups && !legacy)
+      while (groups > 1 && !factorise(groups, rows, columns)) groups /= 2;
+    const std::optional<std::pair<int, int>> grid = factorise(groups, rows, columns);
+    if (!grid) {
+      const std::string problem = text(groups) + " SIMD groups do not tile the [" + text(rows) +
+                                  ", " + text(columns) + "] output in whole " + text(kMatrixTile) +
+                                  "x" + text(kMatrixTile) + " matrix tiles (WM x WN with " +
+                                  text(rows) + " % (8 WM) == 0 and " + text(columns) +
+                                  " % (8 WN) == 0)";
+      if (asked_.num_simdgroups) reject("num_simdgroups", problem);
+      throw UserError("plan_schedule: kernel '" + k_.name + "': " + why + " " + problem);
+    }
+    const int threads = groups * target_.simd_width;
+    if (const std::optional<int64_t> fixed = attr("num_threads"); fixed && *fixed != threads)
+      throw UserError("plan_schedule: kernel '" + k_.name + "': the " + why + " geometry of " +
+                      text(groups) + " SIMD groups (" + text(threads) +
+                      " threads) disagrees with the kernel's num_threads=" + text(*fixed));
+    if (threads > target_.max_threads_per_threadgroup)
+      reject<OutOfResources>("num_simdgroups",
+                             text(threads) + " threads exceed target " + target_.name + "'s " +
+                                 text(target_.max_threads_per_threadgroup) + " per threadgroup");
+    plan_.num_simdgroups = groups;
+    plan_.threads_per_threadgroup = threads;
+    plan_.simdgroups_m = grid->first;
+    plan_.simdgroups_n = grid->second;
+    plan_.geometry_reason = why + ": " + text(groups) + " SIMD groups as WM=" + text(grid->first) +
+                            " x WN=" + text(grid->second) + " over the [" + text(rows) + ", " +
+                            text(columns) + "] output, each owning [" + text(rows / grid->first) +
+                            ", " + text(columns / grid->second) + "] in " + text(kMatrixTile) +
+                            "x" + text(kMatrixTile) + " tiles";
+  }
+
+  // WM x WN == groups with whole matrix tiles per SIMD group: the kernel's WM/WN when given,
+  // else the squarest grid (WM >= WN).
+  std::optional<std::pair<int, int>> factorise(int groups, int64_t rows, int64_t columns) const {
+    const auto fits = [&](int64_t wm, int64_t wn) {
+      return wm * wn == groups && rows % (kMatrixTile * wm) == 0 &&
+             columns % (kMatrixTile * wn) == 0;
+    };
+    const std::optional<int64_t> wm = attr("WM"), wn = attr("WN");
+    if (wm && wn)
+      return fits(*wm, *wn) ? std::optional(std::pair(static_cast<int>(*wm), static_cast<int>(*wn)))
+                            : std::nullopt;
+    std::optional<std::pair<int, int>> best;
+    for (int m = 1; m <= groups; ++m)
+      if (groups % m == 0 && fits(m, groups / m) && m >= groups / m && (!best || m < best->first))
+        best = std::pair(m, groups / m);
+    for (int m = 1; !best && m <= groups; ++m)
+      if (groups % m == 0 && fits(m, groups / m)) best = std::pair(m, groups / m);
+    return best;
+  }
+
+  std::optional<int64_t> attr(const char* name) const {
+    const auto it = k_.attrs.find(name);
+    if (it == k_.attrs.end()) return std::nullopt;
+    const int64_t* v = std::get_if<int64_t>(&it->second);
+    return v ? std::optional<int64_t>(*v) : std::nullopt;
+  }
+
+  // NUM_SG, WM and WN constexprs of GEMM kernels written before Schedule: they must agree
+  // with the geometry (and so with any Schedule requirement, which the geometry meets).
+  void check_legacy_geometry() const {
+    const auto legacy_error = [&](const std::string& what) {
+      throw UserError("plan_schedule: kernel '" + k_.name + "': " + what +
+                      " disagrees with the selected geometry of " + text(plan_.num_simdgroups) +
+                      " SIMD groups" +
+                      (asked_.num_simdgroups
+                           ? " (Schedule(num_simdgroups=" + text(*asked_.num_simdgroups) + "))"
+                           : std::string()));
+    };
+    if (const auto num_sg = attr("NUM_SG"); num_sg && *num_sg != plan_.num_simdgroups)
+      legacy_error("NUM_SG=" + text(*num_sg));
+    const auto wm = attr("WM"), wn = attr("WN");
+    if (wm && wn && *wm * *wn != plan_.num_simdgroups)
+      legacy_error("WM=" + text(*wm) + " x WN=" + text(*wn));
+  }
+
+  // ---- staging -------------------------------------------------------------------------
+  void choose_staging() {
+    if (whole_tile()) return choose_matrix_staging();
+    const int64_t declared = lower::ThreadgroupAllocator::user_bytes(k_);
+    const Staging own = declared > 0 ? Staging::Threadgroup : Staging::Device;
+    plan_.staging = own;
+    plan_.staging_reason =
+        declared > 0 ? "the kernel stages through the " + text(declared) +
+                           " bytes of threadgroup memory it declares (metile.shared)"
+                     : "the kernel's memory operations are device loads and stores only (no "
+                       "metile.shared)";
+    if (asked_.staging == Staging::Auto) return;
+    if (asked_.staging != own)
+      reject("staging", std::string(plan_.backend == Backend::SimdgroupInline
+                                        ? "a simdgroup_inline kernel places its own tiles, so "
+                                          "staging"
+                                        : "elementwise staging") +
+                            " must match the kernel's memory operations, and " +
+                            plan_.staging_reason);
+    if (declared > target_.threadgroup_memory_bytes)
+      reject<OutOfResources>(
+          "staging", "its " + text(declared) + " bytes of threadgroup memory exceed target " +
+                         target_.name + "'s " + text(target_.threadgroup_memory_bytes));
+    plan_.staging_reason = "required, and " + plan_.staging_reason;
+  }
+
+  // The operand tiles of every dot, staged once (twice with a double buffer).
+  void choose_matrix_staging() {
+    int64_t bytes = 0;
+    for (const ir::Op* dot : matrix_ops_)
+      for (int operand : {0, 1}) {
+        const ir::Type& t = k_.type(dot->operands[operand]);
+        bytes += t.num_elements() * ir::dtype_bytes(t.dtype);
+      }
+    if (asked_.double_buffer == true) bytes *= 2;
+    bytes += lower::ThreadgroupAllocator::user_bytes(k_);
+    const bool fits = bytes <= target_.threadgroup_memory_bytes;
+    const std::string need = text(bytes) + " bytes of operand tiles" +
+                             (asked_.double_buffer == true ? " (double-buffered)" : "") +
+                             " against target " + target_.name + "'s " +
+                             text(target_.threadgroup_memory_bytes);
+    if (plan_.backend == Backend::TensorOps) {
+      if (asked_.staging == Staging::Threadgroup)
+        reject("staging", "the tensor backend reads its operands from device memory itself");
+      plan_.staging = Staging::Device;
+      plan_.staging_reason = std::string(asked_.staging == Staging::Auto ? "auto" : "required") +
+                             ": the tensor backend reads its operands from device memory";
+      return;
+    }
+    switch (asked_.staging) {
+      case Staging::Auto:
+        plan_.staging = fits ? Staging::Threadgroup : Staging::Device;
+        plan_.staging_reason =
+            fits ? "auto: operand tiles through threadgroup memory, " + need
+                 : "auto: operand tiles straight from device memory; threadgroup staging "
+                   "would need " +
+                       need;
+        return;
+      case Staging::Threadgroup:
+        if (!fits) reject<OutOfResources>("staging", "staging needs " + need);
+        plan_.staging = Staging::Threadgroup;
+        plan_.staging_reason = "required: operand tiles through threadgroup memory, " + need;
+        return;
+      case Staging::Device:
+        plan_.staging = Staging::Device;
+        plan_.staging_reason = "required: operand tiles straight from device memory";
+        return;
+    }
+  }
+
+  // ---- vector width and buffering ------------------------------------------------------
+  void choose_vector_width() {
+    if (!asked_.vector_width) {
+      plan_.vector_width = 0;
+      plan_.vector_width_reason =
+          plan_.backend == Backend::TensorOps
+              ? "auto: the tensor backend's accesses are opaque"
+              : "auto: group_vector_accesses groups four consecutive accesses of a thread "
+                "where their addresses are proven consecutive and in bounds";
+      return;
+    }
+    if (plan_.backend == Backend::TensorOps)
+      reject("vector_width",
+             "the tensor backend's accesses are opaque and cannot satisfy an "
+             "explicit width");
+    if (*asked_.vector_width == 4 && plan_.backend != Backend::Simdgroup)
+      reject<NotSupported>(
+          "vector_width",
+          "vector_width=4 cannot be forced on " +
+              std::string(plan_.backend == Backend::SimdgroupInline ? "a simdgroup_inline"
+                                                                    : "an elementwise") +
+              " kernel: accesses are grouped only where four consecutive addresses are "
+              "proven, so leave vector_width unset (automatic) or set it to 1 (no grouping)");
+    plan_.vector_width = *asked_.vector_width;
+    plan_.vector_width_reason =
+        *asked_.vector_width == 1
+            ? "required: no compiler vectorization (every access scalar)"
+            : "required: vectorized aligned operand interiors (masked tails may stay scalar)";
+  }
+
+  void choose_double_buffer() {
+    plan_.double_buffer = asked_.double_buffer;
+    if (plan_.backend == Backend::Simdgroup) {
+      plan_.double_buffer_reason =
+          !asked_.double_buffer   ? "auto: the lowering materialises a software double buffer "
+                                    "where its K loop's two-stage pipeline validates"
+          : *asked_.double_buffer ? "required: a materialised two-stage software pipeline"
+                                  : "prohibited: a single operand buffer";
+      return;
+    }
+    if (asked_.double_buffer == true)
+      reject("double_buffer",
+             plan_.backend == Backend::Elementwise
+                 ? "an elementwise kernel has no software pipeline to double-buffer; a "
+                   "materialised double buffer needs a matrix backend (backend='simdgroup')"
+                 : "only the simdgroup backend materialises a software double buffer");
+    plan_.double_buffer_reason = std::string(asked_.double_buffer ? "prohibited" : "auto") +
+                                 ": the " + std::string(backend_name(plan_.backend)) +
+                                 " backend has no software pipeline, so nothing is double-buffered";
+  }
+
+  std::string facilities() const {
+    std::string names;
+    for (target::MatrixFacility f :
+         {target::MatrixFacility::SimdgroupMatrix8x8, target::MatrixFacility::AppleTensorOps,
+          target::MatrixFacility::MmaSync, target::MatrixFacility::Wgmma})
+      if (target_.matrix_facilities.has(f))
+        names += (names.empty() ? "" : ", ") + std::string(target::matrix_facility_name(f));
+    return names.empty() ? "no matrix facility" : names;
+  }
+
+  const ir::Kernel& k_;
+  const target::Target& target_;
+  const lower::ThreadPlan& lanes_;
+  const Schedule asked_;
+  const std::vector<const ir::Op*> matrix_ops_;
+  SchedulePlan plan_;
+};
+
+}  // namespace
+
+SchedulePlan plan_schedule(const ir::Kernel& tile, const target::Target& target,
+                           const lower::ThreadPlan& lanes,
+                           const std::optional<Schedule>& requested) {
+  return Planner(tile, target, lanes, requested).run();
+}
+
+}  // namespace metile::schedule

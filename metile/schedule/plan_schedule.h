@@ -1,0 +1,25 @@
+// plan_schedule: the first of seed 002's three scheduling steps. From Tile IR, the Target and
+// the caller's Schedule it picks a legal backend, SIMD-group geometry, staging policy, vector
+// width and buffering policy, each with its reason (schedule_plan.h). Lowering implements the
+// plan; it never revisits a decision made here.
+#pragma once
+
+#include <optional>
+
+#include "metile/ir/ir.h"
+#include "metile/lower/plan_threads.h"
+#include "metile/schedule/schedule.h"
+#include "metile/schedule/schedule_plan.h"
+#include "metile/target/target.h"
+
+namespace metile::schedule {
+
+// `lanes` is plan_threads' lane geometry of the traced kernel. An explicit requirement the
+// kernel or the Target cannot meet is a UserError (NotSupported for a facility no Target or
+// no lowering has yet; OutOfResources for threadgroup memory) naming the control, the kernel
+// and why; an automatic control is decided, never rejected.
+SchedulePlan plan_schedule(const ir::Kernel& tile, const target::Target& target,
+                           const lower::ThreadPlan& lanes,
+                           const std::optional<Schedule>& requested);
+
+}  // namespace metile::schedule

@@ -1,0 +1,69 @@
+// SchedulePlan: what plan_schedule decided before lowering, each decision with its reason
+// (seed 002: "schedule_plan: immutable pre-lowering decisions and selection reasons").
+//
+// Contract for lowering (lower_to_metal and the matrix lowerings read it from the lowering
+// context; these field names are stable):
+//   backend          never Auto; Elementwise for kernels without matrix work
+//   strategy         how the target implements the backend (one backend may have several
+//                    strategies, one per Target facility: a new facility such as sm90's
+//                    wgmma is a new MatrixStrategy value and a lowering of it, not a new IR)
+//   num_simdgroups   SIMD groups per threadgroup; threads_per_threadgroup = num_simdgroups *
+//                    simd_width
+//   simdgroups_m/_n  the SIMD-group grid over a `dot`'s output tile (WM x WN, m * n ==
+//                    num_simdgroups); 1 x 1 for Elementwise and SimdgroupInline
+//   staging          never Auto: where matrix temporaries live (Device or Threadgroup); for
+//                    Elementwise, where the kernel's own memory operations stage data
+//   vector_width     0: the compiler chooses; 1: no compiler vectorization; 4: vectorized
+//                    aligned interiors are required (masked tails may stay scalar)
+//   double_buffer    nullopt: the lowering chooses; true: a materialised software double
+//                    buffer is required; false: prohibited
+//   requested        the caller's Schedule (nullopt: SCHEDULE omitted)
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include <nlohmann/json.hpp>
+
+#include "metile/schedule/schedule.h"
+
+namespace metile::schedule {
+
+enum class MatrixStrategy : uint8_t {
+  None,             // Elementwise: no matrix unit
+  SimdgroupMatrix,  // MSL simdgroup_matrix<T, 8, 8> (Apple GPUs, the host emulator)
+  MmaSync,          // CUDA mma.sync warp fragments, behind the same Metal IR matrix ops
+  MppMatmul2d,      // Metal 4 mpp::tensor_ops::matmul2d (apple-m5)
+};
+
+std::string_view matrix_strategy_name(MatrixStrategy s);  // "none", "simdgroup_matrix", ...
+
+struct SchedulePlan {
+  Backend backend = Backend::Elementwise;
+  std::string backend_reason;
+  MatrixStrategy strategy = MatrixStrategy::None;
+
+  int num_simdgroups = 1;
+  int simd_width = 32;
+  int threads_per_threadgroup = 32;
+  int simdgroups_m = 1;
+  int simdgroups_n = 1;
+  std::string geometry_reason;
+
+  Staging staging = Staging::Device;
+  std::string staging_reason;
+
+  int vector_width = 0;
+  std::string vector_width_reason;
+
+  std::optional<bool> double_buffer;
+  std::string double_buffer_reason;
+
+  std::optional<Schedule> requested;
+
+  bool matrix() const { return backend != Backend::Elementwise; }
+  nlohmann::json to_json() const;
+};
+
+}  // namespace metile::schedule
