@@ -33,6 +33,13 @@ import numpy as np
 DTYPES = ("bf16", "f16")
 TOLERANCE = {"bf16": 2e-2, "f16": 4e-3, "f32": 1e-4}  # max |out - ref| / max |ref|
 BLOCKS = {"BLOCK_M": 64, "BLOCK_N": 64, "BLOCK_K": 16}
+# Decode shapes (M <= 16): a 64-row tile would be mostly padding, and N / 64 programs too few
+# for the GPU; 16-row, 32-column tiles with a longer K step instead.
+DECODE_BLOCKS = {"BLOCK_M": 16, "BLOCK_N": 32, "BLOCK_K": 64}
+
+
+def blocks_for(shape):
+    return DECODE_BLOCKS if shape[0] <= 16 else BLOCKS
 ALPHA, BETA = 0.5, -0.25
 GEMM_CANDIDATES = ("metile", "cublas", "triton")
 EPILOGUE_CANDIDATES = ("fused", "separate", "torch_compile")
@@ -69,7 +76,7 @@ def relative_error(got, want):
 def result_head(kind, dtype, shape):
     m, n, k = shape
     return {"kind": kind, "dtype": dtype, "shape": [m, n, k], "flop": 2 * m * n * k,
-            "failures": {}, "errors": {}, "setup_s": {}}
+            "metile_blocks": blocks_for(shape), "failures": {}, "errors": {}, "setup_s": {}}
 
 
 def finish(result, times, ours):
@@ -104,14 +111,15 @@ def prepare_metile(kind, a, b, out, shape, scratch=None):
     or, for kind 'separate', the GEMM into `scratch` then the pointwise launch."""
     metile, grid, matmul, matmul_leaky, leaky = kernels()
     m, n, k = shape
-    tiles = grid(m, n, BLOCKS["BLOCK_M"], BLOCKS["BLOCK_N"])
+    blocks = blocks_for(shape)
+    tiles = grid(m, n, blocks["BLOCK_M"], blocks["BLOCK_N"])
     if kind == "fused":
-        return [matmul_leaky[tiles].prepare(a, b, out, m, n, k, ALPHA, BETA, **BLOCKS)]
+        return [matmul_leaky[tiles].prepare(a, b, out, m, n, k, ALPHA, BETA, **blocks)]
     if kind == "separate":
-        return [matmul[tiles].prepare(a, b, scratch, m, n, k, **BLOCKS),
+        return [matmul[tiles].prepare(a, b, scratch, m, n, k, **blocks),
                 leaky[(metile.cdiv(m * n, 1024),)].prepare(scratch, out, m * n, ALPHA, BETA,
                                                           BLOCK=1024)]
-    return [matmul[tiles].prepare(a, b, out, m, n, k, **BLOCKS)]
+    return [matmul[tiles].prepare(a, b, out, m, n, k, **blocks)]
 
 
 def report_of(dispatch):
@@ -239,6 +247,7 @@ def cuda_case(kind, dtype, shape, rounds, triton_launch, compiled_leaky):
 
     result = result_head(kind, dtype, shape)
     m, n, k = shape
+    torch.backends.cuda.matmul.allow_tf32 = False  # the f32 reference product is exact f32
     torch_dtype = {"bf16": torch.bfloat16, "f16": torch.float16}[dtype]
     generator = torch.Generator(device="cuda").manual_seed(12)
     a = torch.randn((m, k), device="cuda", dtype=torch_dtype, generator=generator)
@@ -358,6 +367,7 @@ def measure(args):
     cases = case_list(args.quick, host)
     rounds = 4 if args.quick else args.rounds
     report = {"benchmark": "h200_gemm", "quick": args.quick, "blocks": BLOCKS,
+              "decode_blocks": DECODE_BLOCKS,
               "tolerance": TOLERANCE, "alpha": ALPHA, "beta": BETA,
               "gemm_candidates": HOST_GEMM_CANDIDATES if host else GEMM_CANDIDATES,
               "epilogue_candidates": HOST_EPILOGUE_CANDIDATES if host else EPILOGUE_CANDIDATES,
@@ -417,6 +427,9 @@ def main():
     parser.add_argument("--out", help="the raw JSON (default: results/h200-gemm.json, on the "
                         "host device results/host-gemm-quick.json)")
     parser.add_argument("--rounds", type=int, default=10, help="ABBA rounds per case")
+    parser.add_argument("--blocks", metavar="M,N,K",
+                        help="meTile's BLOCK_M,BLOCK_N,BLOCK_K for the non-decode shapes "
+                        f"(default {BLOCKS['BLOCK_M']},{BLOCKS['BLOCK_N']},{BLOCKS['BLOCK_K']})")
     parser.add_argument("--table", metavar="FILE.json", help="print the table of a result file")
     args = parser.parse_args()
     if args.table:
@@ -425,6 +438,9 @@ def main():
         return 0
     if args.device:
         os.environ["METILE_DEVICE"] = args.device
+    if args.blocks:
+        BLOCKS.update(zip(("BLOCK_M", "BLOCK_N", "BLOCK_K"),
+                          (int(b) for b in args.blocks.split(","))))
     return measure(args)
 
 

@@ -1,7 +1,9 @@
 // Structured control flow. A loop's bounds are uniform; each carried tile becomes one carried
-// scalar per register slot. An if with a uniform condition may hold anything; one whose
-// condition differs between threads may hold only per-thread scalar code, because convergent
-// ops (ops.def: barriers, reductions, SIMD collectives) and tile operations need every thread.
+// scalar per register slot, except a dot accumulator the loop keeps in SIMD-group matrix
+// fragments (fragment_carries, lower_dot_simdgroup.cc). An if with a uniform condition may hold
+// anything; one whose condition differs between threads may hold only per-thread scalar code,
+// because convergent ops (ops.def: barriers, reductions, SIMD collectives) and tile operations need
+// every thread.
 #include <algorithm>
 
 #include "metile/lower/lowering_steps.h"
@@ -31,6 +33,35 @@ void bind_flat(Lowering& l, const std::vector<ir::ValueId>& tile_values,
     lv.uniform = l.is_uniform(v);
     l.bind(v, std::move(lv));
     next += n;
+  }
+}
+
+// bind_flat for a loop's region arguments or results, where `carries` says which carried
+// values are dot accumulators kept in fragments: a region argument binds the fragments, a
+// result leaves them for the registers of its default layout.
+void bind_carried(Lowering& l, const std::vector<ir::ValueId>& tile_values,
+                  const std::vector<ir::ValueId>& flat,
+                  const std::vector<std::optional<FragmentCarry>>& carries, bool results) {
+  size_t next = 0;
+  for (size_t i = 0; i < tile_values.size(); ++i) {
+    const ir::ValueId v = tile_values[i];
+    const ir::Type& t = l.tile_type(v);
+    if (!carries[i]) {
+      const size_t n = t.is_tile() ? static_cast<size_t>(l.slot_count(t)) : 1;
+      bind_flat(l, {v}, {flat.begin() + next, flat.begin() + next + n});
+      next += n;
+      continue;
+    }
+    const size_t n = static_cast<size_t>(fragment_count(l, *carries[i]));
+    const std::vector<ir::ValueId> fragments(flat.begin() + next, flat.begin() + next + n);
+    next += n;
+    if (!results) {
+      l.bind(v, carried_fragment_value(fragments));
+      continue;
+    }
+    LoweredValue lv;
+    lv.slots = carried_slots(l, *carries[i], fragments, t);
+    l.bind(v, std::move(lv));
   }
 }
 
@@ -73,13 +104,21 @@ void lower_for(Lowering& l, const ir::Op& op) {
   const ir::ValueId start = l.uniform_scalar(op, op.operands[0], "the loop start");
   const ir::ValueId end = l.uniform_scalar(op, op.operands[1], "the loop end");
   const ir::ValueId step = l.uniform_scalar(op, op.operands[2], "the loop step");
-  ir::Builder::ForScope scope = l.builder.begin_for(start, end, step, flatten(l, inits));
+  // Dot accumulators kept in fragments enter them before the loop.
+  const std::vector<std::optional<FragmentCarry>> carries = fragment_carries(l, op);
+  std::vector<ir::ValueId> init_flat;
+  for (size_t i = 0; i < inits.size(); ++i) {
+    const std::vector<ir::ValueId> values =
+        carries[i] ? carried_fragments(l, *carries[i], inits[i]) : l.get(inits[i]).slots;
+    init_flat.insert(init_flat.end(), values.begin(), values.end());
+  }
+  ir::Builder::ForScope scope = l.builder.begin_for(start, end, step, init_flat);
   l.bind(body.args[0], {{scope.induction_var}, false, true});
-  bind_flat(l, {body.args.begin() + 1, body.args.end()}, scope.carried);
+  bind_carried(l, {body.args.begin() + 1, body.args.end()}, scope.carried, carries, false);
   ++l.nesting;
   lower_block(l, body);
   --l.nesting;
-  bind_flat(l, op.results, l.builder.end_for(flatten(l, yields_of(body))));
+  bind_carried(l, op.results, l.builder.end_for(flatten(l, yields_of(body))), carries, true);
 
   if (const int64_t largest = largest_tile(l, op); largest > 0)
     l.loops.push_back(

@@ -6,7 +6,9 @@
 // and converted to f32; a barrier releases the exchange. The K loop is unrolled so every
 // scratch address is a compile-time function of the thread (verify_scratch). Slots whose row
 // (or column) differs from slot 0's by one constant in every thread share slot 0's index
-// arithmetic, so their reads are one SSA value that cse merges.
+// arithmetic, so their reads are one SSA value that cse merges. lower_dot takes the SIMD-group
+// path (lower_dot_simdgroup.cc) instead where the target has matrix fragments, the plan allows
+// them and the SIMD groups tile the output.
 #include <algorithm>
 #include <optional>
 
@@ -32,8 +34,8 @@ class GenericDot {
   void lower() {
     buffer_ = l_.scratch("dot operands (" + l_.name(op_.results[0]) + ")", "exchange",
                          a_type_.dtype, m_ * k_ + k_ * n_);
-    publish(op_.operands[0], 0);
-    publish(op_.operands[1], m_ * k_);
+    publish_tile(l_, op_.operands[0], buffer_, 0);
+    publish_tile(l_, op_.operands[1], buffer_, m_ * k_);
     l_.threadgroup_barrier();
     const ir::ValueId owns =
         l_.has_idle_threads(acc_type_) ? l_.owns_element(m_ * n_) : ir::kNoValue;
@@ -57,22 +59,6 @@ class GenericDot {
   }
 
  private:
-  // Stores the calling thread's elements of a tile at offset + their logical index.
-  void publish(ir::ValueId tile, int64_t offset) {
-    const ir::Type& type = l_.tile_type(tile);
-    const ir::ThreadLayout layout = l_.layout_of(tile);
-    const ir::ValueId owns =
-        l_.has_idle_threads(type) ? l_.owns_element(type.num_elements()) : ir::kNoValue;
-    const std::vector<ir::ValueId>& slots = l_.get(tile).slots;
-    for (int64_t r = 0; r < static_cast<int64_t>(slots.size()); ++r) {
-      const ir::ValueId index =
-          l_.emit(ir::OpKind::Add, {l_.logical_index(layout, r), l_.const_int(offset)}, i32());
-      std::vector<ir::ValueId> operands = {at(index, 0), slots[r]};
-      if (owns != ir::kNoValue) operands.push_back(owns);
-      l_.emit_void(ir::OpKind::Store, operands);
-    }
-  }
-
   // Of accumulator slot r: the row (dim 0) times `scale`, or the column (dim 1), as an i32.
   ir::ValueId row_base(int64_t r, int dim, int64_t scale) {
     if (r == 0) {
@@ -153,14 +139,61 @@ class GenericDot {
 
 }  // namespace
 
+void publish_tile(Lowering& l, ir::ValueId tile, ir::ValueId buffer, int64_t offset) {
+  const ir::Type& type = l.tile_type(tile);
+  const ir::ThreadLayout layout = l.layout_of(tile);
+  const ir::Type ptr = l.metal.type(buffer);
+  const ir::ValueId owns =
+      l.has_idle_threads(type) ? l.owns_element(type.num_elements()) : ir::kNoValue;
+  const std::vector<ir::ValueId>& slots = l.get(tile).slots;
+  for (int64_t r = 0; r < static_cast<int64_t>(slots.size()); ++r) {
+    const ir::ValueId index =
+        l.emit(ir::OpKind::Add, {l.logical_index(layout, r), l.const_int(offset)},
+               ir::Type::scalar(ir::DType::i32));
+    std::vector<ir::ValueId> operands = {l.emit(ir::OpKind::PtrAdd, {buffer, index}, ptr),
+                                         slots[r]};
+    if (owns != ir::kNoValue) operands.push_back(owns);
+    l.emit_void(ir::OpKind::Store, operands);
+  }
+}
+
+std::vector<ir::ValueId> read_tile(Lowering& l, const ir::Type& type,
+                                   const ir::ThreadLayout& layout, ir::ValueId buffer) {
+  const ir::Type ptr = l.metal.type(buffer);
+  const ir::Type element = ir::Type::scalar(type.dtype);
+  const ir::ValueId owns =
+      l.has_idle_threads(type) ? l.owns_element(type.num_elements()) : ir::kNoValue;
+  std::vector<ir::ValueId> slots;
+  for (int64_t r = 0; r < l.slot_count(type); ++r) {
+    const ir::ValueId address =
+        l.emit(ir::OpKind::PtrAdd, {buffer, l.logical_index(layout, r)}, ptr);
+    slots.push_back(
+        owns == ir::kNoValue
+            ? l.emit(ir::OpKind::Load, {address}, element)
+            : l.emit(ir::OpKind::Load, {address, owns, l.const_float(0.0, type.dtype)}, element));
+  }
+  return slots;
+}
+
 void lower_dot(Lowering& l, const ir::Op& op) {
-  // The generic lowering is the elementwise backend's; a matrix backend needs its own.
-  if (l.schedule_plan.matrix())
-    l.not_supported(op, "the " + std::string(schedule::backend_name(l.schedule_plan.backend)) +
+  // What the plan asks for and no lowering builds yet is rejected, never lowered otherwise.
+  const schedule::SchedulePlan& s = l.schedule_plan;
+  const auto not_built = [&](const std::string& what) {
+    l.not_supported(op, "the " + std::string(schedule::backend_name(s.backend)) +
                             " backend's lowering of dot (" +
-                            std::string(schedule::matrix_strategy_name(l.schedule_plan.strategy)) +
-                            ") is not built yet; omit SCHEDULE's backend, vector_width and "
-                            "double_buffer for the generic lowering");
+                            std::string(schedule::matrix_strategy_name(s.strategy)) + ") with " +
+                            what + " is not built yet");
+  };
+  if (s.backend == schedule::Backend::TensorOps || s.backend == schedule::Backend::SimdgroupInline)
+    not_built("a tensor_ops or simdgroup_inline plan");
+  if (s.staging == schedule::Staging::Device && s.backend == schedule::Backend::Simdgroup)
+    not_built("staging='device'");
+  if (s.double_buffer == true) not_built("double_buffer=True");
+  if (s.vector_width == 4) not_built("vector_width=4");
+  if (l.plan.dot_matrix_fragments) {
+    if (const std::optional<DotGeometry> geometry = simdgroup_dot_geometry(l, op))
+      return lower_dot_simdgroup(l, op, *geometry);
+  }
   GenericDot(l, op).lower();
 }
 

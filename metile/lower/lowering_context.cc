@@ -45,7 +45,10 @@ const LoweredValue& Lowering::get(ir::ValueId v) const {
 void Lowering::bind(ir::ValueId v, LoweredValue lowered) {
   METILE_ASSERT(v >= 0 && static_cast<size_t>(v) < values_.size(), "no such Tile IR value");
   const ir::Type& t = tile.type(v);
-  if (t.is_tile()) {
+  if (t.is_tile() && lowered.fragments) {
+    lowered.tile = true;
+    value_layouts.push_back(name(v) + ": SIMD-group matrix fragments (the lane map is opaque)");
+  } else if (t.is_tile()) {
     METILE_ASSERT(static_cast<int64_t>(lowered.slots.size()) == slot_count(t),
                   "tile " + name(v) + " lowered to the wrong number of slots");
     lowered.tile = true;

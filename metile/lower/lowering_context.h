@@ -32,6 +32,9 @@ struct LoweredValue {
   bool uniform = false;
   // Tiles: which (thread, slot) holds which logical element; bind() fills in the default.
   std::optional<ir::ThreadLayout> layout;
+  // A dot accumulator a loop keeps in SIMD-group matrix fragments (lower_dot_simdgroup.cc):
+  // `slots` are those fragments, not register slots, and there is no layout.
+  bool fragments = false;
 };
 
 class Lowering {

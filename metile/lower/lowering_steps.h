@@ -2,6 +2,8 @@
 // binds its results (lowering_context.h).
 #pragma once
 
+#include <optional>
+
 #include "metile/lower/lowering_context.h"
 
 namespace metile::lower {
@@ -51,8 +53,45 @@ void lower_reduce_axis(Lowering& l, const ir::Op& op);
 // lower_scan.cc: the inclusive scan of a tile along one axis.
 void lower_scan(Lowering& l, const ir::Op& op);
 
-// lower_dot.cc: acc + a @ b through a threadgroup exchange, in the accumulator's layout.
+// lower_dot.cc: acc + a @ b, on SIMD-group matrix fragments where the target has them and the
+// SIMD groups tile the output (lower_dot_simdgroup.cc), else through a threadgroup exchange
+// with f32 multiply-adds in the accumulator's layout; and the exchange's two halves.
 void lower_dot(Lowering& l, const ir::Op& op);
+// Stores the calling thread's elements of a tile at buffer[offset + logical index].
+void publish_tile(Lowering& l, ir::ValueId tile, ir::ValueId buffer, int64_t offset);
+// The calling thread's slots of a tile of `type` owned by `layout`, loaded from
+// buffer[logical index] (0 in threads that own no element).
+std::vector<ir::ValueId> read_tile(Lowering& l, const ir::Type& type,
+                                   const ir::ThreadLayout& layout, ir::ValueId buffer);
+
+// lower_dot_simdgroup.cc: the SIMD-group grid over a dot's [M, N] output.
+struct DotGeometry {
+  int simdgroups_m = 1, simdgroups_n = 1;
+};
+// The grid when the target has matrix fragments and the threadgroup's SIMD groups divide the
+// output's 8x8 blocks evenly; none otherwise.
+std::optional<DotGeometry> simdgroup_dot_geometry(const Lowering& l, const ir::Op& op);
+void lower_dot_simdgroup(Lowering& l, const ir::Op& op, DotGeometry geometry);
+// A loop-carried accumulator a `for` keeps in fragments: `acc' = dot(a, b, acc)` at the body's
+// top level, the carried acc used only as that dot's accumulator and acc' only by the yield,
+// with a SIMD-group grid for the dot. The accumulator then stays in fragments across
+// iterations; it enters them before the loop and leaves them after it.
+struct FragmentCarry {
+  const ir::Op* dot = nullptr;
+  DotGeometry geometry;
+};
+// One entry per carried value of the loop; none for a value carried in registers.
+std::vector<std::optional<FragmentCarry>> fragment_carries(const Lowering& l, const ir::Op& loop);
+// The number of fragments (Metal IR values) of one carried accumulator.
+int64_t fragment_count(const Lowering& l, const FragmentCarry& carry);
+// A tile value as the carried dot's accumulator fragments (exchange 1 of lower_dot_simdgroup).
+std::vector<ir::ValueId> carried_fragments(Lowering& l, const FragmentCarry& carry,
+                                           ir::ValueId value);
+LoweredValue carried_fragment_value(std::vector<ir::ValueId> fragments);
+// The fragments as the slots of a tile of `type` in its default layout (exchange 3).
+std::vector<ir::ValueId> carried_slots(Lowering& l, const FragmentCarry& carry,
+                                       const std::vector<ir::ValueId>& fragments,
+                                       const ir::Type& type);
 
 // lower_trans.cc: reshape (no movement) and trans (forwarded, SIMD shuffles or scratch).
 void lower_reshape(Lowering& l, const ir::Op& op);

@@ -28,6 +28,9 @@ struct ThreadPlan {
   // The kernel gives tiles layouts itself (arange {layout}, convert_layout): the plan has
   // their thread count, and every unannotated tile is the identity of their geometry.
   bool explicit_layouts = false;
+  // How `dot` lowers: on SIMD-group matrix fragments where the target has them and the SIMD
+  // groups tile the output (the default), or, when false, always through the generic exchange.
+  bool dot_matrix_fragments = true;
 };
 
 // A power of two in [simd_width, max_threads_per_threadgroup]: the largest tile's size / 4,

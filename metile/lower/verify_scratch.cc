@@ -1,6 +1,7 @@
 #include "metile/lower/verify_scratch.h"
 
 #include <algorithm>
+#include <array>
 #include <map>
 #include <optional>
 #include <set>
@@ -29,6 +30,18 @@ struct Event {
   bool in_if;
   bool in_loop;
 };
+
+// The operand of a scratch access that is its pointer; -1 for an op that is no access.
+// matrix_load and matrix_store move a whole 8x8 fragment of one SIMD group.
+int pointer_operand(const ir::Op& op) {
+  if (op.kind == OpKind::Load || op.kind == OpKind::Store || op.kind == OpKind::MatrixLoad)
+    return 0;
+  return op.kind == OpKind::MatrixStore ? 1 : -1;
+}
+
+bool is_matrix_access(const ir::Op& op) {
+  return op.kind == OpKind::MatrixLoad || op.kind == OpKind::MatrixStore;
+}
 
 [[noreturn]] void fail(const std::string& rule) {
   throw InternalError("verify_scratch: " + rule);
@@ -61,9 +74,12 @@ class Verifier {
       for (ValueId v : op.operands) uses_[v].push_back(&op);
       if (op.kind == OpKind::Barrier)
         barriers_.push_back({Event::Barrier, &op, &block, in_if, in_loop});
-      if ((op.kind == OpKind::Store || op.kind == OpKind::Load) && base_.count(op.operands[0]))
-        events_[base_[op.operands[0]]].push_back(
-            {op.kind == OpKind::Store ? Event::Store : Event::Load, &op, &block, in_if, in_loop});
+      const int pointer = pointer_operand(op);
+      if (pointer >= 0 && base_.count(op.operands[pointer]))
+        events_[base_[op.operands[pointer]]].push_back(
+            {op.kind == OpKind::Store || op.kind == OpKind::MatrixStore ? Event::Store
+                                                                        : Event::Load,
+             &op, &block, in_if, in_loop});
       for (const ir::Block& region : op.regions)
         collect(region, in_if || op.kind == OpKind::If, in_loop || op.kind == OpKind::For);
     }
@@ -121,18 +137,19 @@ class Verifier {
     check_geometry(v, b, events);
   }
 
-  // Only ptr_add (as the base), load and store (as the pointer) may use a scratch pointer.
+  // Only ptr_add (as the base), load, store, matrix_load and matrix_store (as the pointer)
+  // may use a scratch pointer.
   void check_pointer_uses(ValueId buffer, ValueId p) {
     for (const ir::Op* use : uses_[p]) {
-      const bool as_pointer = use->operands[0] == p;
-      if (use->kind == OpKind::PtrAdd && as_pointer) {
+      const int pointer = pointer_operand(*use);
+      if (use->kind == OpKind::PtrAdd && use->operands[0] == p) {
         check_pointer_uses(buffer, use->results[0]);
-      } else if (!((use->kind == OpKind::Load || use->kind == OpKind::Store) && as_pointer &&
-                   (use->kind == OpKind::Load ||
-                    std::count(use->operands.begin(), use->operands.end(), p) == 1))) {
+      } else if (!(pointer >= 0 && use->operands[pointer] == p &&
+                   std::count(use->operands.begin(), use->operands.end(), p) == 1)) {
         fail("the scratch pointer " + name(p) + " of " + name(buffer) + " is used by " +
              std::string(ir::op_name(use->kind)) +
-             "; scratch may only be offset by ptr_add and accessed by load and store");
+             "; scratch may only be offset by ptr_add and accessed by load, store, "
+             "matrix_load and matrix_store");
       }
     }
   }
@@ -251,6 +268,10 @@ class Verifier {
       if (e.kind == Event::Barrier) continue;
       if (e.kind == Event::Store && after_loads) writer.clear();
       after_loads = e.kind == Event::Load;
+      if (is_matrix_access(*e.op)) {
+        check_fragment(v, b, e, writer);
+        continue;
+      }
       const size_t mask_operand = e.kind == Event::Store ? 2 : 1;
       for (int64_t t = 0; t < threads_; ++t) {
         std::map<ValueId, std::optional<int64_t>> memo;
@@ -277,6 +298,52 @@ class Verifier {
                " of scratch " + name(v) + ", which no thread published");
         }
       }
+    }
+  }
+
+  // A matrix_load or matrix_store: per SIMD group (its pointer, offset and stride the same in
+  // every lane), the 64 elements offset + r * stride + c (c * stride + r transposed), all in
+  // the buffer; a store publishes them for its group, a load reads only published ones.
+  void check_fragment(ValueId v, const Buffer& b, const Event& e,
+                      std::map<int64_t, int64_t>& writer) {
+    const bool store = e.op->kind == OpKind::MatrixStore;
+    const size_t first = store ? 1 : 0;
+    const bool transpose = e.op->int_attr_or("transpose", 0) != 0;
+    for (int64_t group = 0; group * simd_width_ < threads_; ++group) {
+      std::optional<std::array<int64_t, 3>> lane0;
+      for (int64_t t = group * simd_width_; t < std::min(threads_, (group + 1) * simd_width_);
+           ++t) {
+        std::map<ValueId, std::optional<int64_t>> memo;
+        const std::optional<int64_t> offset = value(e.op->operands[first + 1], t, memo),
+                                     stride = value(e.op->operands[first + 2], t, memo);
+        if (!offset || !stride)
+          fail("a fragment access to scratch " + name(v) +
+               " has an offset or stride that is not a compile-time function of the thread "
+               "index");
+        const std::array<int64_t, 3> at = {this->offset(e.op->operands[first], v, t, memo), *offset,
+                                           *stride};
+        if (lane0 && *lane0 != at)
+          fail("a fragment access to scratch " + name(v) +
+               " differs between the lanes of SIMD "
+               "group " +
+               std::to_string(group));
+        lane0 = at;
+      }
+      const auto [base, offset, stride] = *lane0;
+      for (int64_t r = 0; r < 8; ++r)
+        for (int64_t c = 0; c < 8; ++c) {
+          const int64_t at = base + offset + (transpose ? c * stride + r : r * stride + c);
+          if (at < 0 || at >= b.size)
+            fail("SIMD group " + std::to_string(group) + " accesses element " + std::to_string(at) +
+                 " of scratch " + name(v) + ", which holds " + std::to_string(b.size));
+          if (!store && !writer.count(at))
+            fail("SIMD group " + std::to_string(group) + " reads element " + std::to_string(at) +
+                 " of scratch " + name(v) + ", which no thread published");
+          if (store && writer.count(at))
+            fail("element " + std::to_string(at) + " of scratch " + name(v) +
+                 " is published twice");
+          if (store) writer[at] = group * simd_width_;
+        }
     }
   }
 

@@ -87,6 +87,23 @@ TEST(CudaCompile, LibraryKernelsCompileInEveryDtypeAndMathMode) {
         }
 }
 
+// The library GEMM on sm90: dot lowers to matrix fragments (mma.sync for f16/bf16, the exact
+// path for f32, TF32 mma under relaxed math), and every variant compiles.
+TEST(CudaCompile, GemmCompilesInEveryDtypeAndMathMode) {
+  for (ir::DType dtype : {ir::DType::f32, ir::DType::f16, ir::DType::bf16})
+    for (MathMode math : {MathMode::Default, MathMode::Relaxed}) {
+      PipelineOptions options;
+      options.target = &target::target_by_name("sm90");
+      options.math = math;
+      const PipelineResult r = compile_to_source(kernels::gemm(dtype, dtype), options);
+      SCOPED_TRACE(std::string(ir::dtype_name(dtype)) + " " + std::string(math_mode_name(math)));
+      const std::string ptx = compile_to_ptx(r.emitted.source, r.emitted.abi.kernel_name);
+      expect_entry(ptx, r.emitted.abi.kernel_name);
+      const bool mma = dtype != ir::DType::f32 || math == MathMode::Relaxed;
+      EXPECT_EQ(ptx.find("mma.sync") != std::string::npos, mma);
+    }
+}
+
 // Four adjacent accesses per thread, as group_vector_accesses groups them: NVCC must see
 // one vector access, 16 bytes of f32 or 8 bytes of f16, behind the alignment guard.
 TEST(CudaCompile, GroupedAccessesBecomeVectorInstructions) {

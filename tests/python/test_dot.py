@@ -181,3 +181,95 @@ def test_triton_matmul_tutorial_with_ragged_shapes(m, n, k, rng):
                           BLOCK_SIZE_K=bk, GROUP_SIZE_M=2)
     expected = (a.astype(np.float32) @ b.astype(np.float32)).astype(np.float16)
     np.testing.assert_array_equal(c, expected)
+
+
+# ---- the SIMD-group path (8x8 matrix fragments) and the generic one on the same kernels ----
+def _source(kernel, args, **constexprs):
+    specialisation, _ = kernel.specialise(*kernel.bind(args, constexprs))
+    return specialisation.compiled.source
+
+
+@pytest.mark.parametrize("m,n,k,fragments", [(64, 64, 32, True), (16, 16, 16, True),
+                                             (32, 8, 64, False)])
+def test_the_dot_lowering_is_chosen_by_shape(m, n, k, fragments):
+    """SIMD groups that tile the output's 8x8 blocks evenly multiply fragments; otherwise the
+    generic exchange runs (both are checked against numpy above)."""
+    a, b, c = (np.zeros((m, k), np.float16), np.zeros((k, n), np.float16),
+               np.zeros((m, n), np.float32))
+    source = _source(product, (a, b, c), M=m, N=n, K=k)
+    assert ("simdgroup_multiply_accumulate" in source) == fragments
+
+
+LANE_MAP_PROGRAM = """
+import sys
+sys.path.insert(0, {tests!r})
+import numpy as np
+import test_dot as t
+rng = np.random.default_rng(3)
+for dtype in (np.float32, np.float16):
+    a, b = t._inputs(rng, (64, 32), dtype), t._inputs(rng, (32, 64), dtype)
+    c = np.zeros((64, 64), np.float32)
+    t.product[(1,)](a, b, c, M=64, N=64, K=32)
+    np.testing.assert_array_equal(c, a.astype(np.float32) @ b.astype(np.float32))
+from metile_kernels.gemm import grid, matmul
+rows, columns, inner = 70, 45, 37  # ragged: the library GEMM, its K loop in fragments
+a, b = t._inputs(rng, (rows, inner), np.float16), t._inputs(rng, (inner, columns), np.float16)
+c = np.zeros((rows, columns), np.float32)
+matmul[grid(rows, columns, 32, 32)](a, b, c, rows, columns, inner, BLOCK_M=32, BLOCK_N=32)
+np.testing.assert_array_equal(c, a.astype(np.float32) @ b.astype(np.float32))
+print("ok")
+"""
+
+
+def test_fragments_under_a_permuted_emulator_lane_map(tmp_path):
+    """The compiler never relies on which lane holds which fragment element: a dot and the
+    library GEMM are exact when the host emulator permutes the simdgroup_matrix lane map."""
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+    env = dict(os.environ, METILE_HOST_MATRIX_LANE_MAP="permuted",
+               METILE_CACHE_DIR=str(tmp_path / "cache"))
+    program = LANE_MAP_PROGRAM.format(tests=str(Path(__file__).parent))
+    result = subprocess.run([sys.executable, "-c", program], env=env, capture_output=True,
+                            text=True, timeout=600)
+    assert result.returncode == 0 and result.stdout.strip() == "ok", result.stderr
+
+
+@pytest.mark.parametrize("options", [dict(RELAXED_PRECISION=True), dict(STRICT_MATH=True)])
+def test_f32_math_modes(options, rng):
+    """RELAXED_PRECISION allows TF32 products (exact values stay exact: they fit TF32's
+    mantissa); STRICT_MATH keeps them IEEE."""
+    a, b = _inputs(rng, (64, 32), np.float32), _inputs(rng, (32, 64), np.float32)
+    c = np.zeros((64, 64), np.float32)
+    product[(1,)](a, b, c, M=64, N=64, K=32, **options)
+    np.testing.assert_array_equal(c, a @ b)
+
+
+@metile.kernel
+def accumulate_onto(a_ptr, b_ptr, acc_ptr, c_ptr, K, M: metile.constexpr, N: metile.constexpr,
+                    BLOCK_K: metile.constexpr, LOOP: metile.constexpr):
+    """c = acc + a @ b with acc read from memory: one dot over all of K, or a K loop whose
+    carried accumulator starts from it."""
+    rows, columns, inner = metile.arange(0, M), metile.arange(0, N), metile.arange(0, BLOCK_K)
+    acc = _tile(acc_ptr, M, N)
+    if LOOP:
+        for k in metile.tile_range(0, K, BLOCK_K):
+            a = metile.load(a_ptr + rows[:, None] * K + (k + inner)[None, :])
+            b = metile.load(b_ptr + (k + inner)[:, None] * N + columns[None, :])
+            acc = metile.dot(a, b, acc)
+    else:
+        acc = metile.dot(_tile(a_ptr, M, BLOCK_K), _tile(b_ptr, BLOCK_K, N), acc)
+    metile.store(c_ptr + rows[:, None] * N + columns[None, :], acc)
+
+
+@pytest.mark.parametrize("loop", [False, True])
+def test_an_accumulator_from_memory_enters_the_fragments(loop, rng):
+    m, n, k = 32, 32, 32
+    a, b = _inputs(rng, (m, k), np.float16), _inputs(rng, (k, n), np.float16)
+    acc = _inputs(rng, (m, n), np.float32)
+    c = np.zeros((m, n), np.float32)
+    accumulate_onto[(1,)](a, b, acc, c, k, M=m, N=n, BLOCK_K=16 if loop else k, LOOP=loop)
+    assert "simdgroup_multiply_accumulate" in _source(accumulate_onto, (a, b, acc, c, k), M=m,
+                                                      N=n, BLOCK_K=16 if loop else k, LOOP=loop)
+    np.testing.assert_array_equal(c, acc + a.astype(np.float32) @ b.astype(np.float32))

@@ -1,0 +1,239 @@
+// dot (a, b, acc) on SIMD-group matrix fragments (8x8, docs/fragments.md), staged through
+// threadgroup memory. The SIMD groups form a WM x WN grid over the [M, N] output; group (gm, gn)
+// owns the (M/WM) x (N/WN) block at (gm * M/WM, gn * N/WN), as (M/WM/8) x (N/WN/8) f32
+// accumulator fragments. Three exchanges, each closed by a release barrier:
+//   1. the accumulator: a splat fills every fragment; any other acc is published at its logical
+//      indices (f32 scratch), a barrier, and each group loads its fragments;
+//   2. the operands: a and b are published as in the generic lowering (a's M*K elements, then
+//      b's K*N), a barrier, and for each of the K/8 steps each group loads the a fragments of
+//      its rows and the b fragments of its columns and multiply-accumulates every pair;
+//   3. the result: each group stores its fragments (f32 scratch), a barrier, and every thread
+//      loads the accumulator elements it owns in the acc's layout, for the ops that follow.
+// The lane map of a fragment is never used: values enter and leave fragments only through
+// matrix_load and matrix_store.
+#include <cstdlib>
+#include <map>
+
+#include "metile/lower/lowering_steps.h"
+#include "metile/support/bits.h"
+
+namespace metile::lower {
+
+namespace {
+
+class SimdgroupDot {
+ public:
+  SimdgroupDot(Lowering& l, const ir::Op& op, DotGeometry geometry)
+      : l_(l),
+        op_(op),
+        a_type_(l.tile_type(op.operands[0])),
+        m_(a_type_.shape[0]),
+        k_(a_type_.shape[1]),
+        n_(l.tile_type(op.operands[2]).shape[1]),
+        geometry_(geometry),
+        rows_(m_ / geometry.simdgroups_m / 8),
+        columns_(n_ / geometry.simdgroups_n / 8) {}
+
+  void lower() {
+    const bool carried = l_.get(op_.operands[2]).fragments;
+    std::vector<ir::ValueId> acc = fragments_of(op_.operands[2]);
+    multiply(acc);
+    if (carried) {  // a loop keeps its accumulator in fragments (fragment_carries)
+      l_.bind(op_.results[0], fragment_value(std::move(acc)));
+      return;
+    }
+    LoweredValue result;
+    result.layout = l_.layout_of(op_.operands[2]);
+    result.slots = slots_of(acc, *result.layout);
+    l_.bind(op_.results[0], std::move(result));
+  }
+
+  // Exchange 1: the accumulator fragments of a tile value (f32 [M, N]): the fragments of a
+  // value already held as fragments, a fill of a splat, else through threadgroup scratch.
+  std::vector<ir::ValueId> fragments_of(ir::ValueId value) {
+    origin();
+    const LoweredValue& acc = l_.get(value);
+    if (acc.fragments) return acc.slots;
+    if (acc.uniform) {
+      const ir::ValueId fill = l_.emit(ir::OpKind::MatrixFill, {acc.slots[0]}, f32_matrix());
+      return std::vector<ir::ValueId>(rows_ * columns_, fill);
+    }
+    const ir::ValueId buffer = l_.scratch("dot accumulator (" + l_.name(op_.results[0]) + ")",
+                                          "exchange", ir::DType::f32, m_ * n_);
+    publish_tile(l_, value, buffer, 0);
+    l_.threadgroup_barrier();
+    std::vector<ir::ValueId> fragments;
+    for (int64_t i = 0; i < rows_; ++i)
+      for (int64_t j = 0; j < columns_; ++j)
+        fragments.push_back(
+            l_.emit(ir::OpKind::MatrixLoad,
+                    {buffer, fragment_offset(row0_, i, column0_, j, n_, 0), l_.const_int(n_)},
+                    f32_matrix()));
+    l_.threadgroup_barrier();
+    return fragments;
+  }
+
+  // Exchange 3: the accumulator's elements in `layout`, from its fragments.
+  std::vector<ir::ValueId> slots_of(const std::vector<ir::ValueId>& acc,
+                                    const ir::ThreadLayout& layout) {
+    origin();
+    const ir::ValueId buffer = l_.scratch("dot result (" + l_.name(op_.results[0]) + ")",
+                                          "exchange", ir::DType::f32, m_ * n_);
+    for (int64_t i = 0; i < rows_; ++i)
+      for (int64_t j = 0; j < columns_; ++j)
+        l_.emit_void(ir::OpKind::MatrixStore,
+                     {acc[i * columns_ + j], buffer, fragment_offset(row0_, i, column0_, j, n_, 0),
+                      l_.const_int(n_)});
+    l_.threadgroup_barrier();
+    std::vector<ir::ValueId> slots = read_tile(l_, l_.tile_type(op_.operands[2]), layout, buffer);
+    l_.threadgroup_barrier();
+    return slots;
+  }
+
+  static LoweredValue fragment_value(std::vector<ir::ValueId> fragments) {
+    LoweredValue v(std::move(fragments), true, false);
+    v.fragments = true;
+    return v;
+  }
+
+ private:
+  // This SIMD group's first output row and column (i32, uniform in the group).
+  void origin() {
+    if (row0_ != ir::kNoValue) return;
+    const ir::ValueId group = l_.emit(ir::OpKind::SimdGroup, {}, i32());
+    const int column_bits = log2_exact(geometry_.simdgroups_n);
+    const ir::ValueId gm = l_.emit(ir::OpKind::Shr, {group, l_.const_int(column_bits)}, i32());
+    const ir::ValueId gn =
+        l_.emit(ir::OpKind::And, {group, l_.const_int(geometry_.simdgroups_n - 1)}, i32());
+    row0_ = l_.emit(ir::OpKind::Mul, {gm, l_.const_int(rows_ * 8)}, i32());
+    column0_ = l_.emit(ir::OpKind::Mul, {gn, l_.const_int(columns_ * 8)}, i32());
+  }
+
+  // Element offset of the fragment at block (i, j) of an [rows x stride] row-major matrix
+  // whose block rows start at row0_ + 8i and columns at column0 + 8j.
+  ir::ValueId fragment_offset(ir::ValueId row0, int64_t i, ir::ValueId column0, int64_t j,
+                              int64_t stride, int64_t base) {
+    const ir::ValueId row = l_.emit(ir::OpKind::Add, {row0, l_.const_int(8 * i)}, i32());
+    const ir::ValueId start = l_.emit(ir::OpKind::Mul, {row, l_.const_int(stride)}, i32());
+    const ir::ValueId column =
+        column0 == ir::kNoValue
+            ? l_.const_int(base + 8 * j)
+            : l_.emit(ir::OpKind::Add, {column0, l_.const_int(base + 8 * j)}, i32());
+    return l_.emit(ir::OpKind::Add, {start, column}, i32());
+  }
+
+  void multiply(std::vector<ir::ValueId>& acc) {
+    const ir::ValueId buffer = l_.scratch("dot operands (" + l_.name(op_.results[0]) + ")",
+                                          "exchange", a_type_.dtype, m_ * k_ + k_ * n_);
+    publish_tile(l_, op_.operands[0], buffer, 0);
+    publish_tile(l_, op_.operands[1], buffer, m_ * k_);
+    l_.threadgroup_barrier();
+    const ir::Type operand = ir::Type::matrix(a_type_.dtype);
+    ir::Attrs attrs;
+    if (op_.has_attr("precision")) attrs["precision"] = op_.str_attr("precision");
+    for (int64_t step = 0; step < k_ / 8; ++step) {
+      std::vector<ir::ValueId> a, b;
+      for (int64_t i = 0; i < rows_; ++i)
+        a.push_back(l_.emit(
+            ir::OpKind::MatrixLoad,
+            {buffer, fragment_offset(row0_, i, ir::kNoValue, step, k_, 0), l_.const_int(k_)},
+            operand));
+      const ir::ValueId k_row = l_.const_int(8 * step);
+      for (int64_t j = 0; j < columns_; ++j)
+        b.push_back(
+            l_.emit(ir::OpKind::MatrixLoad,
+                    {buffer, fragment_offset(k_row, 0, column0_, j, n_, m_ * k_), l_.const_int(n_)},
+                    operand));
+      for (int64_t i = 0; i < rows_; ++i)
+        for (int64_t j = 0; j < columns_; ++j)
+          acc[i * columns_ + j] = l_.emit(ir::OpKind::MatrixMma,
+                                          {a[i], b[j], acc[i * columns_ + j]}, f32_matrix(), attrs);
+    }
+    l_.threadgroup_barrier();
+  }
+
+  static ir::Type i32() { return ir::Type::scalar(ir::DType::i32); }
+  static ir::Type f32_matrix() { return ir::Type::matrix(ir::DType::f32); }
+
+  Lowering& l_;
+  const ir::Op& op_;
+  const ir::Type& a_type_;
+  const int64_t m_, k_, n_;
+  const DotGeometry geometry_;
+  const int64_t rows_, columns_;  // fragments per SIMD group along M and N
+  ir::ValueId row0_ = ir::kNoValue, column0_ = ir::kNoValue;
+};
+
+}  // namespace
+
+std::optional<DotGeometry> simdgroup_dot_geometry(const Lowering& l, const ir::Op& op) {
+  const target::MatrixFacilities& facilities = l.target.matrix_facilities;
+  if (!facilities.has(target::MatrixFacility::SimdgroupMatrix8x8) &&
+      !facilities.has(target::MatrixFacility::MmaSync))
+    return std::nullopt;
+  const int64_t simd = l.target.simd_width;
+  if (l.threads % simd != 0) return std::nullopt;
+  const int64_t groups = l.threads / simd;
+  const int64_t m_blocks = l.tile_type(op.operands[0]).shape[0] / 8;
+  const int64_t n_blocks = l.tile_type(op.operands[1]).shape[1] / 8;
+  // The factorisation with the squarest per-group block: fewest fragment loads per product.
+  std::optional<DotGeometry> best;
+  int best_skew = 0;
+  for (int64_t wm = 1; wm <= groups; wm *= 2) {
+    const int64_t wn = groups / wm;
+    if (m_blocks % wm != 0 || n_blocks % wn != 0) continue;
+    const int skew = std::abs(log2_exact(m_blocks / wm) - log2_exact(n_blocks / wn));
+    if (!best || skew < best_skew) {
+      best = DotGeometry{static_cast<int>(wm), static_cast<int>(wn)};
+      best_skew = skew;
+    }
+  }
+  return best;
+}
+
+void lower_dot_simdgroup(Lowering& l, const ir::Op& op, DotGeometry geometry) {
+  SimdgroupDot(l, op, geometry).lower();
+}
+
+std::vector<std::optional<FragmentCarry>> fragment_carries(const Lowering& l, const ir::Op& loop) {
+  const ir::Block& body = loop.regions[0];
+  std::vector<std::optional<FragmentCarry>> carries(loop.operands.size() - 3);
+  if (!l.plan.dot_matrix_fragments || body.ops.empty()) return carries;
+  std::map<ir::ValueId, int> uses;
+  ir::walk(body, [&](const ir::Op& op) {
+    for (ir::ValueId v : op.operands) ++uses[v];
+  });
+  const ir::Op& yield = body.ops.back();
+  for (size_t i = 0; i < carries.size(); ++i) {
+    const ir::ValueId carried = body.args[1 + i], next = yield.operands[i];
+    if (uses[carried] != 1 || uses[next] != 1) continue;
+    for (const ir::Op& op : body.ops)
+      if (op.kind == ir::OpKind::Dot && op.results[0] == next && op.operands[2] == carried)
+        if (const std::optional<DotGeometry> geometry = simdgroup_dot_geometry(l, op))
+          carries[i] = FragmentCarry{&op, *geometry};
+  }
+  return carries;
+}
+
+int64_t fragment_count(const Lowering& l, const FragmentCarry& carry) {
+  const ir::Type& acc = l.tile_type(carry.dot->operands[2]);
+  return (acc.shape[0] / carry.geometry.simdgroups_m / 8) *
+         (acc.shape[1] / carry.geometry.simdgroups_n / 8);
+}
+
+std::vector<ir::ValueId> carried_fragments(Lowering& l, const FragmentCarry& carry,
+                                           ir::ValueId value) {
+  return SimdgroupDot(l, *carry.dot, carry.geometry).fragments_of(value);
+}
+
+LoweredValue carried_fragment_value(std::vector<ir::ValueId> fragments) {
+  return SimdgroupDot::fragment_value(std::move(fragments));
+}
+
+std::vector<ir::ValueId> carried_slots(Lowering& l, const FragmentCarry& carry,
+                                       const std::vector<ir::ValueId>& fragments,
+                                       const ir::Type& type) {
+  return SimdgroupDot(l, *carry.dot, carry.geometry).slots_of(fragments, l.layout(type));
+}
+
+}  // namespace metile::lower
