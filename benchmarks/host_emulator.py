@@ -11,11 +11,14 @@ launches the softmax N times and times nothing, for
 
     METILE_HOST_THREADS=1 valgrind --tool=callgrind python benchmarks/host_emulator.py --launch-only 256 3
 
-where (Ir with N=3 - Ir with N=1) / 2 is the cost of one launch.
+where (Ir with N=3 - Ir with N=1) / 2 is the cost of one launch. METILE_HOST_EXECUTION=fibers
+measures the fiber strategy (docs/host_emulator.md, "Execution strategies"); --out records
+which ran.
 """
 
 import argparse
 import json
+import os
 import socket
 import statistics
 import time
@@ -130,7 +133,9 @@ def main():
 
     if args.out:
         with open(args.out, "w") as f:
-            json.dump({"machine": socket.gethostname(), "results": results}, f, indent=2)
+            json.dump({"machine": socket.gethostname(),
+                       "host_execution": os.environ.get("METILE_HOST_EXECUTION", "auto"),
+                       "results": results}, f, indent=2)
 
 
 if __name__ == "__main__":

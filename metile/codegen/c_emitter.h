@@ -30,8 +30,8 @@ class CEmitter {
   // The line table of body(): lines counted from 1 at its first line.
   const std::vector<SourceLine>& source_lines() const { return source_lines_; }
 
- private:
-  // Statements (c_emitter.cc).
+ protected:
+  // Statements (c_emitter.cc); the work-group emitter (host/workgroup_emitter.h) reuses them.
   void emit_block(const ir::Block& block);
   void emit_op(const ir::Op& op);  // records op as the source of the lines it writes
   void emit_op_lines(const ir::Op& op);

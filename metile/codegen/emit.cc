@@ -6,6 +6,7 @@
 #include "metile/codegen/c_emitter.h"
 #include "metile/codegen/cuda/cuda_dialect.h"
 #include "metile/codegen/entry_wrapper.h"
+#include "metile/codegen/host/workgroup_emitter.h"
 #include "metile/codegen/msl/msl_dialect.h"
 #include "metile/codegen/value_names.h"
 #include "metile/ir/verifier.h"
@@ -56,7 +57,19 @@ void check_simd_groups(const ir::Kernel& kernel, const KernelABI& abi, const tar
 }  // namespace
 
 EmittedKernel emit(const ir::Kernel& metal, const target::Target& target) {
-  return emit_in_dialect(metal, dialect_for(target), target);
+  EmittedKernel out = emit_in_dialect(metal, dialect_for(target), target);
+  // The host emulator also gets the kernel as a work-group function where it is eligible.
+  if (target.name == "host") {
+    WorkgroupFunction workgroup = emit_workgroup_function(metal, msl_dialect(), target, out.abi);
+    const int lines_before =
+        static_cast<int>(std::count(out.source.begin(), out.source.end(), '\n')) + 1;
+    for (SourceLine l : workgroup.source_lines) {
+      l.line += lines_before;
+      out.abi.source_lines.push_back(std::move(l));
+    }
+    out.source += "\n" + workgroup.source;
+  }
+  return out;
 }
 
 // The source layout every dialect shares: header, helpers, body function, entry wrapper.

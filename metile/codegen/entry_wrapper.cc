@@ -37,14 +37,19 @@ std::string parameter_list(const std::vector<std::string>& params) {
 
 }  // namespace
 
-std::string body_signature(const KernelABI& abi, const CDialect& dialect) {
+std::vector<std::string> body_parameters(const KernelABI& abi, const CDialect& dialect) {
   const DialectTable& d = dialect.table();
   std::vector<std::string> params;
   for (const AbiParam& p : abi.params) params.push_back(body_param(p, dialect));
   params.push_back(std::string(d.block_type) + " " + std::string(d.block_name));
   for (const GeometryArg& g : d.geometry)
     params.push_back(std::string(g.type) + " " + std::string(g.name));
-  return std::string(d.body_qualifier) + " void " + abi.body_name + parameter_list(params);
+  return params;
+}
+
+std::string body_signature(const KernelABI& abi, const CDialect& dialect) {
+  return std::string(dialect.table().body_qualifier) + " void " + abi.body_name +
+         parameter_list(body_parameters(abi, dialect));
 }
 
 std::string entry_wrapper(const KernelABI& abi, const CDialect& dialect) {

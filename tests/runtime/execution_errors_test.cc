@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <array>
+#include <cstdlib>
 #include <cstring>
 
 #include "metile/runtime/host/host_compiler.h"
@@ -37,6 +38,31 @@ TEST(ExecutionErrors, ThreadsReturningBeforeABarrierAreADivergentBarrier) {
   EXPECT_THAT(msg, HasSubstr("threads 16-63 exited"));
   // Threadgroup 0 ran to completion before the failure was reported.
   EXPECT_EQ(out.data_as<float>()[0], 63.0f);
+}
+
+// A kernel without a work-group function (hand-written MSL here; one with a divergent
+// barrier from the compiler) runs on fibers, so it cannot be forced onto the other strategy.
+TEST(ExecutionErrors, ForcingTheWorkgroupStrategyOnAnIneligibleKernelNamesWhy) {
+  Buffer out = get_device("host").allocate(DType::f32, {3 * 64});
+  const char* outer = std::getenv("METILE_HOST_EXECUTION");
+  const std::string restore = outer ? outer : "";
+  setenv("METILE_HOST_EXECUTION", "workgroup", 1);
+  std::string msg;
+  try {
+    divergent_barrier_kernel().launch({3}, {out});
+  } catch (const UserError& e) {
+    msg = e.what();
+  }
+  EXPECT_THAT(msg, HasSubstr("METILE_HOST_EXECUTION=workgroup: kernel 'divergent' cannot run as "
+                             "a work-group function; it runs on fibers ("));
+  setenv("METILE_HOST_EXECUTION", "fibers", 1);
+  EXPECT_THAT(
+      error_of<DivergentBarrierError>([&] { divergent_barrier_kernel().launch({3}, {out}); }),
+      HasSubstr("divergent barrier in kernel 'divergent', threadgroup (1,0,0)"));
+  if (outer)
+    setenv("METILE_HOST_EXECUTION", restore.c_str(), 1);
+  else
+    unsetenv("METILE_HOST_EXECUTION");
 }
 
 TEST(ExecutionErrors, DivergenceIsReportedForTheLowestFailingThreadgroup) {

@@ -83,11 +83,12 @@ SourceLocation source_line_of(const LaunchPlan& plan, std::uintptr_t pc, std::st
 }
 
 KernelFaultError fault_error(const FaultTrap& trap, const LaunchPlan& plan, const Dim3& position,
-                             unsigned thread, std::span<const BufferArg> buffers) {
+                             std::optional<unsigned> thread, std::span<const BufferArg> buffers) {
   FaultSite site{plan.kernel_name, position, thread, "", std::nullopt};
   const Description what = describe(trap, buffers, site);
   std::string message = what.kind + " in kernel '" + plan.kernel_name + "' (threadgroup " +
-                        format_dim3(position) + ", thread " + std::to_string(thread) + ")";
+                        format_dim3(position) +
+                        (thread ? ", thread " + std::to_string(*thread) : std::string()) + ")";
   SourceLocation where = source_line_of(plan, trap.pc, message);
   message += ": " + what.detail;
   return KernelFaultError(message, std::move(where), std::move(site));

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstddef>
+#include <optional>
 #include <span>
 #include <string>
 
@@ -22,9 +23,10 @@ struct BufferArg {
 };
 
 // "kernel.py:12: out-of-bounds access in kernel 'k' (threadgroup (3,0,0), thread 17): the
-//  access at byte offset 4096 is past the end of buffer 2 ('out', 4096 bytes)"
+//  access at byte offset 4096 is past the end of buffer 2 ('out', 4096 bytes)"; without the
+//  thread when it is unknown (a work-group function).
 KernelFaultError fault_error(const FaultTrap& trap, const LaunchPlan& plan, const Dim3& position,
-                             unsigned thread, std::span<const BufferArg> buffers);
+                             std::optional<unsigned> thread, std::span<const BufferArg> buffers);
 
 // A write into the (< 16 byte) slack between a buffer's end and its guard page, found
 // after the launch.

@@ -172,7 +172,7 @@ std::shared_ptr<const HostModule> HostCompiler::compile(std::string_view msl,
                                                         const codegen::KernelABI& abi) {
   std::string source(msl);
   source += "\n";
-  source += generate_trampoline(abi);
+  source += generate_trampoline(abi, msl, options_.race_check);
   if (options_.race_check) source += race_check_hooks();
   const std::string key = content_hash(source + '\0' + stdlib_bundle_hash() + '\0' +
                                        compiler_identity() + '\0' + join(options_.cxx) + ' ' +

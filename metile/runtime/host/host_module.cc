@@ -20,10 +20,14 @@ std::shared_ptr<HostModule> HostModule::load(const std::filesystem::path& path,
       reinterpret_cast<MetileHostModuleInitFn>(dlsym(module->handle_, "metile_host_module_init"));
   module->run_thread_ =
       reinterpret_cast<MetileHostRunThreadFn>(dlsym(module->handle_, "metile_host_run_thread"));
-  if (!init || !module->run_thread_) {
+  module->run_threadgroup_ = reinterpret_cast<MetileHostRunThreadgroupFn>(
+      dlsym(module->handle_, "metile_host_run_threadgroup"));
+  const auto* execution = static_cast<const char*>(dlsym(module->handle_, "metile_host_execution"));
+  if (!init || !module->run_thread_ || !execution) {
     error = path.string() + " does not export the meTile host module entry points";
     return nullptr;
   }
+  module->execution_ = execution;
   if (unsigned version = init(&host_runtime_table()); version != METILE_HOST_ABI_VERSION) {
     error = path.string() + " was built for host runtime ABI " + std::to_string(version);
     return nullptr;

@@ -19,12 +19,18 @@ class HostModule {
   HostModule& operator=(const HostModule&) = delete;
 
   MetileHostRunThreadFn run_thread() const { return run_thread_; }
+  // The work-group function's entry, or nullptr when the kernel runs on fibers only.
+  MetileHostRunThreadgroupFn run_threadgroup() const { return run_threadgroup_; }
+  // "workgroup", or "fibers (<why>)" (docs/host_emulator.md, "Execution strategies").
+  const std::string& execution() const { return execution_; }
   const std::filesystem::path& path() const { return path_; }
 
  private:
   HostModule() = default;
   void* handle_ = nullptr;
   MetileHostRunThreadFn run_thread_ = nullptr;
+  MetileHostRunThreadgroupFn run_threadgroup_ = nullptr;
+  std::string execution_;
   std::filesystem::path path_;
 };
 

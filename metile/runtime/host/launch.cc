@@ -1,6 +1,7 @@
 #include "metile/runtime/host/launch.h"
 
 #include <atomic>
+#include <cstdlib>
 #include <cstring>
 #include <limits>
 #include <mutex>
@@ -23,6 +24,8 @@ struct WorkerState {
   ThreadgroupRunner runner{stacks};
   GuardedRegion threadgroup_memory;
   uint64_t current_threadgroup = 0;
+  bool finding_thread = false;  // re-running a faulted work-group threadgroup on fibers
+  FaultTrap first_fault;        // that threadgroup's fault in the work-group function
 };
 
 WorkerState& worker_state() {
@@ -74,8 +77,12 @@ void run_threadgroups(LaunchState& launch, WorkerState& worker) {
     // Uninitialized threadgroup memory reads as NaN / -1, the same on every run.
     std::memset(worker.threadgroup_memory.data(), 0xFF, plan.threadgroup_bytes);
     try {
-      worker.runner.run(plan, threadgroup_position(index, plan.grid),
-                        worker.threadgroup_memory.data());
+      if (plan.run_threadgroup)
+        worker.runner.run_workgroup(plan, threadgroup_position(index, plan.grid),
+                                    worker.threadgroup_memory.data());
+      else
+        worker.runner.run(plan, threadgroup_position(index, plan.grid),
+                          worker.threadgroup_memory.data());
     } catch (...) {
       launch.record(index, std::current_exception());
     }
@@ -92,11 +99,32 @@ void run_worker(LaunchState& launch) {
   if (METILE_FAULT_TRAP_SET(trap) != 0) {
     // A kernel thread faulted; its fibers are abandoned and the worker carries on.
     worker.runner.abandon();
-    launch.record(
-        worker.current_threadgroup,
-        std::make_exception_ptr(fault_error(
-            trap, launch.plan, threadgroup_position(worker.current_threadgroup, launch.plan.grid),
-            worker.runner.current_thread(), launch.buffers)));
+    const uint64_t index = worker.current_threadgroup;
+    const Dim3 position = threadgroup_position(index, launch.plan.grid);
+    if (!worker.runner.current_thread() && !worker.finding_thread) {
+      // A work-group function's threads are loop iterations, so the fault names none: run
+      // the threadgroup again on fibers, where the fault (if it recurs) names its thread.
+      worker.finding_thread = true;
+      worker.first_fault.signal = trap.signal;
+      worker.first_fault.code = trap.code;
+      worker.first_fault.address = trap.address;
+      worker.first_fault.pc = trap.pc;
+      trap.armed = 1;
+      std::memset(worker.threadgroup_memory.data(), 0xFF, launch.plan.threadgroup_bytes);
+      try {
+        worker.runner.run(launch.plan, position, worker.threadgroup_memory.data());
+      } catch (...) {  // not the fault: the first report stands
+      }
+      worker.runner.abandon();
+      launch.record(index,
+                    std::make_exception_ptr(fault_error(worker.first_fault, launch.plan, position,
+                                                        std::nullopt, launch.buffers)));
+    } else {
+      launch.record(
+          index, std::make_exception_ptr(fault_error(
+                     trap, launch.plan, position, worker.runner.current_thread(), launch.buffers)));
+    }
+    worker.finding_thread = false;
   }
   trap.armed = 1;
   run_threadgroups(launch, worker);
@@ -111,6 +139,23 @@ void check_slack(const LaunchPlan& plan, std::span<const BufferArg> buffers) {
       throw slack_write_error(plan, b, *offset);
     }
   }
+}
+
+// METILE_HOST_EXECUTION: the work-group function where the module has one (the default),
+// or the strategy it names.
+MetileHostRunThreadgroupFn chosen_execution(const HostModule& module,
+                                            const codegen::KernelABI& abi) {
+  const char* env = std::getenv("METILE_HOST_EXECUTION");
+  const std::string choice = env ? env : "";
+  if (choice.empty() || choice == "auto") return module.run_threadgroup();
+  if (choice == "fibers") return nullptr;
+  if (choice != "workgroup")
+    throw UserError("METILE_HOST_EXECUTION is '" + choice +
+                    "'; it must be auto, fibers or workgroup");
+  if (!module.run_threadgroup())
+    throw UserError("METILE_HOST_EXECUTION=workgroup: kernel '" + abi.kernel_name +
+                    "' cannot run as a work-group function; it runs on " + module.execution());
+  return module.run_threadgroup();
 }
 
 }  // namespace
@@ -141,6 +186,7 @@ void launch_on_host(const HostModule& module, const codegen::KernelABI& abi, con
   plan.kernel_name = abi.kernel_name;
   plan.abi = &abi;
   plan.run_thread = module.run_thread();
+  plan.run_threadgroup = chosen_execution(module, abi);
   plan.args = pointers.data();
   plan.grid = {grid.x, grid.y, grid.z};
   plan.threadgroup_size = {unsigned(tpt[0]), unsigned(tpt[1]), unsigned(tpt[2])};

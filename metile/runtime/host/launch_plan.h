@@ -16,6 +16,8 @@ struct LaunchPlan {
   std::string kernel_name;
   const codegen::KernelABI* abi = nullptr;  // its line table names a fault's source line
   MetileHostRunThreadFn run_thread = nullptr;
+  // Set when the launch runs the work-group function instead of one fiber per thread.
+  MetileHostRunThreadgroupFn run_threadgroup = nullptr;
   void* const* args = nullptr;  // per parameter: the buffer's data, or the scalar's address
   Dim3 grid{1, 1, 1};
   Dim3 threadgroup_size{1, 1, 1};

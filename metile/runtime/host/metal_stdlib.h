@@ -15,6 +15,7 @@
 #include "msl/simdgroup_matrix.h"
 #include "msl/sync.h"
 #include "msl/vector_types.h"
+#include "msl/workgroup.h"
 
 // Address spaces carry no meaning on the CPU; `constant` data is read-only. These are
 // macros, so nothing may be included after this point.

@@ -6,6 +6,7 @@
 
 #include "metile/runtime/host/fault_report.h"
 #include "metile/runtime/kernel_errors.h"
+#include "metile/support/errors.h"
 
 namespace metile::runtime::host {
 
@@ -16,6 +17,8 @@ thread_local ThreadgroupRunner* active_runner = nullptr;
 constexpr const char* kThreadgroupBarrier = "threadgroup_barrier";
 constexpr std::size_t kSlotBytes = METILE_HOST_SIMD_SLOT_BYTES;
 constexpr unsigned kWidth = METILE_HOST_SIMD_WIDTH;
+// Above the work-group emitter's 2 MiB of per-thread arrays, with room for the frame.
+constexpr std::size_t kWorkgroupStackBytes = std::size_t{8} << 20;
 }  // namespace
 
 bool ThreadgroupRunner::WaitSite::operator==(const WaitSite& o) const {
@@ -32,6 +35,7 @@ void ThreadgroupRunner::run(const LaunchPlan& plan, const Dim3& position,
   plan_ = &plan;
   position_ = position;
   threadgroup_memory_ = threadgroup_memory;
+  in_workgroup_ = false;
   const unsigned n = plan.thread_count;
   threads_.assign(n, EmulatedThread{});
   simd_groups_.resize((n + kWidth - 1) / kWidth);
@@ -73,6 +77,43 @@ void ThreadgroupRunner::run(const LaunchPlan& plan, const Dim3& position,
     abandon();
     throw DivergentBarrierError(report);
   }
+}
+
+void ThreadgroupRunner::run_workgroup(const LaunchPlan& plan, const Dim3& position,
+                                      unsigned char* threadgroup_memory) {
+  plan_ = &plan;
+  position_ = position;
+  threadgroup_memory_ = threadgroup_memory;
+  in_workgroup_ = true;
+  active_runner = this;
+  workgroup_coords_ = {};
+  for (int i = 0; i < 3; ++i) {
+    workgroup_coords_.threadgroup_position_in_grid[i] = position[i];
+    workgroup_coords_.threadgroups_per_grid[i] = plan.grid[i];
+    workgroup_coords_.threads_per_threadgroup[i] = plan.threadgroup_size[i];
+  }
+  // The function keeps its per-thread arrays on its stack: one of a known size, with a guard
+  // page, rather than whatever stack the calling OS thread has.
+  if (!workgroup_stack_.data())
+    workgroup_stack_ = GuardedRegion(kWorkgroupStackBytes, RegionKind::FiberStack);
+  workgroup_error_ = nullptr;
+  ctx::jump_fcontext(ctx::make_fcontext(workgroup_stack_.data() + workgroup_stack_.size(),
+                                        workgroup_stack_.size(), &workgroup_main),
+                     this);
+  in_workgroup_ = false;
+  active_runner = nullptr;
+  if (workgroup_error_) std::rethrow_exception(std::exchange(workgroup_error_, nullptr));
+}
+
+void ThreadgroupRunner::workgroup_main(ctx::transfer_t from_runner) {
+  auto* self = static_cast<ThreadgroupRunner*>(from_runner.data);
+  try {
+    self->plan_->run_threadgroup(self->plan_->args, self->threadgroup_memory_,
+                                 &self->workgroup_coords_);
+  } catch (...) {  // carried back to the worker's stack: exceptions cannot cross contexts
+    self->workgroup_error_ = std::current_exception();
+  }
+  ctx::jump_fcontext(from_runner.fctx, nullptr);  // never resumed
 }
 
 void ThreadgroupRunner::abandon() {
@@ -153,7 +194,17 @@ void ThreadgroupRunner::release(unsigned first, unsigned count) {
   }
 }
 
+void ThreadgroupRunner::require_fibers(const char* op, int line) const {
+  // The work-group emitter turns every rendezvous it accepts into loop boundaries.
+  if (in_workgroup_)
+    throw InternalError("kernel '" + plan_->kernel_name + "': its work-group function reached " +
+                        op + " (line " + std::to_string(line) +
+                        "), a rendezvous that needs fibers; the work-group emitter must leave "
+                        "such kernels on fibers");
+}
+
 void ThreadgroupRunner::threadgroup_barrier(int line) {
+  require_fibers(kThreadgroupBarrier, line);
   EmulatedThread& me = threads_[current_];
   me.site = {kThreadgroupBarrier, line};
   if (++barrier_arrived_ < plan_->thread_count) {
@@ -170,6 +221,7 @@ void ThreadgroupRunner::threadgroup_barrier(int line) {
 
 MetileHostSimdView ThreadgroupRunner::simd_rendezvous(const void* value, unsigned bytes,
                                                       const char* op, int line) {
+  require_fibers(op, line);
   const unsigned group_index = current_ / kWidth, lane = current_ % kWidth;
   SimdGroup& group = simd_groups_[group_index];
   const unsigned parity = group.generation & 1;
@@ -252,6 +304,12 @@ void ThreadgroupRunner::fail(const char* message) {
   abort_threadgroup(PendingError::Fault, "in kernel '" + plan_->kernel_name + "', " + where() +
                                              ", thread " + std::to_string(current_) + ": " +
                                              message);
+}
+
+void ThreadgroupRunner::fail_thread(unsigned thread, const char* message) {
+  throw KernelFaultError("in kernel '" + plan_->kernel_name + "', " + where() + ", thread " +
+                             std::to_string(thread) + ": " + message,
+                         {}, FaultSite{plan_->kernel_name, position_, thread, "", std::nullopt});
 }
 
 void ThreadgroupRunner::abort_threadgroup(PendingError kind, std::string message) {

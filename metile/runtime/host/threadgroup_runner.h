@@ -8,11 +8,13 @@
 #include <array>
 #include <boost/context/detail/fcontext.hpp>
 #include <cstdint>
+#include <exception>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "metile/runtime/host/fiber_stack_pool.h"
+#include "metile/runtime/host/guarded_memory.h"
 #include "metile/runtime/host/launch_plan.h"
 
 namespace metile::runtime::host {
@@ -24,11 +26,18 @@ class ThreadgroupRunner {
   // Runs every thread of threadgroup `position`. Throws DivergentBarrierError or
   // KernelFaultError when the kernel breaks the execution model.
   void run(const LaunchPlan& plan, const Dim3& position, unsigned char* threadgroup_memory);
+  // Runs threadgroup `position` as one call of the module's work-group function
+  // (plan.run_threadgroup): no fibers, the threads are loops inside the function.
+  void run_workgroup(const LaunchPlan& plan, const Dim3& position,
+                     unsigned char* threadgroup_memory);
   // Forgets a threadgroup interrupted by a fault: its fibers are never resumed.
   void abandon();
 
-  // The emulated thread being executed (valid during run, and after a fault).
-  unsigned current_thread() const { return current_; }
+  // The emulated thread being executed (valid during run, and after a fault); unknown in a
+  // work-group function, whose threads are iterations of loops.
+  std::optional<unsigned> current_thread() const {
+    return in_workgroup_ ? std::nullopt : std::optional<unsigned>(current_);
+  }
   const Dim3& position() const { return position_; }
 
   // The runner executing on this OS thread, for the module's runtime callbacks.
@@ -37,6 +46,8 @@ class ThreadgroupRunner {
   MetileHostSimdView simd_rendezvous(const void* value, unsigned bytes, const char* op, int line);
   unsigned simd_lane() const { return current_ % METILE_HOST_SIMD_WIDTH; }
   [[noreturn]] void fail(const char* message);
+  // A work-group function's fail: thread `thread` misused the execution model.
+  [[noreturn]] void fail_thread(unsigned thread, const char* message);
   // A load or store of a race-checking build: an access to threadgroup memory that another
   // thread wrote (or, for a store, read) since the last threadgroup barrier is a race,
   // unless both threads are in one SIMD group and a SIMD-group rendezvous separates them.
@@ -73,6 +84,9 @@ class ThreadgroupRunner {
   };
 
   static void fiber_main(boost::context::detail::transfer_t from_scheduler);
+  static void workgroup_main(boost::context::detail::transfer_t from_runner);
+  // InternalError when a work-group function calls a rendezvous (it has no fibers to block).
+  void require_fibers(const char* op, int line) const;
   void resume(unsigned thread);
   void run_current_thread();
   void block();  // parks the current thread until a rendezvous releases it
@@ -108,6 +122,10 @@ class ThreadgroupRunner {
   const void* pending_pc_ = nullptr;         // the racing access, for its source line
   uint32_t epoch_ = 0;                       // barrier intervals, never reset
   std::vector<ByteHistory> history_;         // per byte of threadgroup memory (race checks)
+  bool in_workgroup_ = false;                // run_workgroup is executing
+  GuardedRegion workgroup_stack_;            // where the work-group function runs
+  MetileHostThreadCoords workgroup_coords_{};
+  std::exception_ptr workgroup_error_;
 };
 
 }  // namespace metile::runtime::host

@@ -2,6 +2,8 @@
 
 #include <cctype>
 
+#include "metile/codegen/host/workgroup_emitter.h"
+
 #include "metile/support/errors.h"
 
 namespace metile::runtime::host {
@@ -42,9 +44,28 @@ std::string uint3_of(const char* field) {
   return "metal::uint3(" + f + "[0], " + f + "[1], " + f + "[2])";
 }
 
+// A C string literal of s (which holds no newline).
+std::string c_string(const std::string& s) {
+  std::string out = "\"";
+  for (char c : s) {
+    if (c == '"' || c == '\\') out += '\\';
+    out += c;
+  }
+  return out + "\"";
+}
+
+// The marker's text after kHostExecutionMarker, or "".
+std::string execution_marker(std::string_view msl) {
+  const size_t at = msl.find(codegen::kHostExecutionMarker);
+  if (at == std::string_view::npos) return "";
+  const size_t begin = at + std::string_view(codegen::kHostExecutionMarker).size();
+  return std::string(msl.substr(begin, msl.find('\n', begin) - begin));
+}
+
 }  // namespace
 
-std::string generate_trampoline(const codegen::KernelABI& abi) {
+std::string generate_trampoline(const codegen::KernelABI& abi, std::string_view msl,
+                                bool race_check) {
   const std::string body = abi.body_name.empty() ? abi.kernel_name + "_body" : abi.body_name;
   if (!is_identifier(body))
     throw InternalError("KernelABI body name '" + body + "' is not an identifier");
@@ -61,11 +82,36 @@ std::string generate_trampoline(const codegen::KernelABI& abi) {
   }
   call += "      threadgroup_memory,\n";
   call += "      " + uint3_of("threadgroup_position_in_grid") + ",\n";
-  call += "      " + uint3_of("threadgroups_per_grid") + ",\n";
-  call += "      " + uint3_of("thread_position_in_threadgroup") + ",\n";
+  call += "      " + uint3_of("threadgroups_per_grid");
+  // The work-group function takes no thread coordinates: it loops over the threads.
+  const std::string workgroup_call = call;
+  call += ",\n      " + uint3_of("thread_position_in_threadgroup") + ",\n";
   call += "      " + uint3_of("threads_per_threadgroup") + ",\n";
   call += "      coords->simd_lane, coords->simd_group";
 
+  const std::string marker = execution_marker(msl);
+  std::string execution, run_threadgroup;
+  if (marker.rfind("workgroup ", 0) == 0 && !race_check) {
+    const std::string function = marker.substr(std::string("workgroup ").size());
+    if (!is_identifier(function))
+      throw InternalError("work-group function name '" + function + "' is not an identifier");
+    execution = "workgroup";
+    run_threadgroup =
+        "extern \"C\" __attribute__((visibility(\"default\")))\n"
+        "void metile_host_run_threadgroup(void* const* args,\n"
+        "                                 unsigned char* threadgroup_memory,\n"
+        "                                 const MetileHostThreadCoords* coords) {\n"
+        "  " +
+        function + "(\n" + workgroup_call + ");\n}\n";
+  } else if (race_check) {
+    execution = "fibers (race checking, METILE_HOST_RACECHECK=1, runs on fibers)";
+  } else if (marker.empty()) {
+    execution =
+        "fibers (the source has no work-group function: it was not emitted for the "
+        "host target)";
+  } else {
+    execution = marker;
+  }
   return "\n// ---- meTile host trampoline (generated) ----\n"
          "extern \"C\" __attribute__((visibility(\"default\"), no_sanitize(\"thread\")))\n"
          "unsigned metile_host_module_init(const MetileHostRuntime* runtime) {\n"
@@ -76,7 +122,10 @@ std::string generate_trampoline(const codegen::KernelABI& abi) {
          "void metile_host_run_thread(void* const* args, unsigned char* threadgroup_memory,\n"
          "                            const MetileHostThreadCoords* coords) {\n"
          "  " +
-         body + "(\n" + call + ");\n}\n";
+         body + "(\n" + call + ");\n}\n" + run_threadgroup +
+         "extern \"C\" __attribute__((visibility(\"default\")))\n"
+         "const char metile_host_execution[] = " +
+         c_string(execution) + ";\n";
 }
 
 std::string race_check_hooks() {

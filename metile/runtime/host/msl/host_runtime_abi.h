@@ -4,7 +4,7 @@
 // metal_stdlib emulation reaches barriers and SIMD collectives through it.
 #pragma once
 
-#define METILE_HOST_ABI_VERSION 2u
+#define METILE_HOST_ABI_VERSION 3u
 // Bytes each lane may deposit in one SIMD rendezvous (a long4 is 32).
 #define METILE_HOST_SIMD_SLOT_BYTES 64u
 #define METILE_HOST_SIMD_WIDTH 32u
@@ -53,10 +53,17 @@ struct MetileHostRuntime {
   // (`pc` is the instruction's return address), and the emulator checks threadgroup memory
   // accesses for races between barriers.
   void (*memory_access)(const void* address, unsigned bytes, int is_write, const void* pc);
+  // A work-group function's report of a misuse by thread `thread`; abandons the
+  // threadgroup. Never returns.
+  void (*fail_thread)(unsigned thread, const char* message);
 };
 
 // Exported by every kernel module.
 typedef unsigned (*MetileHostModuleInitFn)(const MetileHostRuntime* runtime);
 typedef void (*MetileHostRunThreadFn)(void* const* args, unsigned char* threadgroup_memory,
                                       const MetileHostThreadCoords* coords);
+// Exported by a module whose kernel has a work-group function: runs every thread of the
+// threadgroup at coords (whose thread fields are ignored).
+typedef void (*MetileHostRunThreadgroupFn)(void* const* args, unsigned char* threadgroup_memory,
+                                           const MetileHostThreadCoords* coords);
 }
