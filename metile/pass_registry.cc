@@ -60,14 +60,9 @@ PassResult run_plan_schedule(Kernel k, PassContext& context) {
                     "' has no lane geometry; run plan_threads before plan_schedule");
   context.schedule_plan =
       schedule::plan_schedule(k, context.target, *context.thread_plan, context.schedule);
-  // A whole-tile matrix geometry sets the threadgroup's lanes: the kernel's other tiles are
-  // lowered on the same threads (plan_schedule checked that the kernel fixes no other count).
-  const int threads = context.schedule_plan->threads_per_threadgroup;
-  if (threads != context.thread_plan->threads_per_threadgroup) {
-    Kernel on_plan = k;
-    on_plan.attrs["num_threads"] = int64_t{threads};
-    context.thread_plan = lower::plan_threads(on_plan, context.target);
-  }
+  // Dots take matrix fragments exactly when the plan's backend is simdgroup.
+  context.thread_plan->dot_matrix_fragments =
+      context.schedule_plan->backend == schedule::Backend::Simdgroup;
   return {std::move(k), false};
 }
 

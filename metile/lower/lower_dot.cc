@@ -177,13 +177,20 @@ std::vector<ir::ValueId> read_tile(Lowering& l, const ir::Type& type,
 
 void lower_dot(Lowering& l, const ir::Op& op) {
   if (l.tile_type(op.operands[0]).is_matrix()) return lower_fragment_dot(l, op);
-  // The generic lowering is the elementwise backend's; a matrix backend needs its own.
-  if (l.schedule_plan.matrix())
-    l.not_supported(op, "the " + std::string(schedule::backend_name(l.schedule_plan.backend)) +
+  // What the plan asks for and no lowering builds yet is rejected, never lowered otherwise.
+  const schedule::SchedulePlan& s = l.schedule_plan;
+  const auto not_built = [&](const std::string& what) {
+    l.not_supported(op, "the " + std::string(schedule::backend_name(s.backend)) +
                             " backend's lowering of dot (" +
-                            std::string(schedule::matrix_strategy_name(l.schedule_plan.strategy)) +
-                            ") is not built yet; omit SCHEDULE's backend, vector_width and "
-                            "double_buffer for the generic lowering");
+                            std::string(schedule::matrix_strategy_name(s.strategy)) + ") with " +
+                            what + " is not built yet");
+  };
+  if (s.backend == schedule::Backend::TensorOps || s.backend == schedule::Backend::SimdgroupInline)
+    not_built("a tensor_ops or simdgroup_inline plan");
+  if (s.staging == schedule::Staging::Device && s.backend == schedule::Backend::Simdgroup)
+    not_built("staging='device'");
+  if (s.double_buffer == true) not_built("double_buffer=True");
+  if (s.vector_width == 4) not_built("vector_width=4");
   if (l.plan.dot_matrix_fragments) {
     if (const std::optional<DotGeometry> geometry = simdgroup_dot_geometry(l, op))
       return lower_dot_simdgroup(l, op, *geometry);

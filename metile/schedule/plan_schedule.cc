@@ -1,11 +1,13 @@
 #include "metile/schedule/plan_schedule.h"
 
 #include <cstdint>
+#include <cstdlib>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include "metile/lower/threadgroup_allocator.h"
+#include "metile/support/bits.h"
 #include "metile/support/errors.h"
 
 namespace metile::schedule {
@@ -122,8 +124,6 @@ std::string text(int64_t v) {
 // The matrix tile side of the SIMD-group matrix facilities (8x8 simdgroup_matrix; mma.sync
 // tiles are multiples of it).
 constexpr int64_t kMatrixTile = 8;
-// The automatic whole-GEMM geometry: four SIMD groups (2 x 2) where the tile admits them.
-constexpr int kAutomaticSimdgroups = 4;
 
 // One planning run: the kernel, the Target, what was asked, and the plan so far.
 class Planner {
@@ -194,12 +194,18 @@ class Planner {
               "auto with an explicit vector_width or double_buffer=True: the controllable "
               "SIMD-group path (the opaque tensor backend cannot honour them) for " +
               work;
+        } else if (simdgroup_fits()) {
+          plan_.backend = Backend::Simdgroup;
+          plan_.backend_reason =
+              "auto: the SIMD groups tile the output of " + work + " in 8x8 matrix fragments";
         } else {
           plan_.backend = Backend::Elementwise;
           plan_.backend_reason =
               "auto: " + work +
               " are lowered generically (operands through one threadgroup exchange, FP32 "
-              "multiply-adds per thread), the correct path for every shape and layout";
+              "multiply-adds per thread): no SIMD-group matrices tile every dot's output on "
+              "target " +
+              target_.name;
         }
         break;
       case Backend::Elementwise:
@@ -278,8 +284,9 @@ class Planner {
                             text(target_.simd_width) + " (" + lanes_.reason + ")";
     if (asked_.num_simdgroups && *asked_.num_simdgroups != groups)
       reject("num_simdgroups",
-             std::string(plan_.backend == Backend::SimdgroupInline ? "a simdgroup_inline"
-                                                                   : "an elementwise") +
+             (plan_.backend == Backend::Elementwise
+                  ? std::string("an elementwise")
+                  : "a " + std::string(backend_name(plan_.backend))) +
                  " kernel runs on its traced lane geometry, " + text(threads) +
                  " threads per threadgroup = " + text(groups) + " SIMD groups of " +
                  text(target_.simd_width) +
@@ -288,79 +295,62 @@ class Planner {
     if (asked_.num_simdgroups) plan_.geometry_reason = "required and " + plan_.geometry_reason;
   }
 
-  // Simdgroup and tensor_ops tile every dot's [M, N] output over WM x WN SIMD groups, each
-  // owning whole 8 x 8 matrix tiles.
+  // Simdgroup and tensor_ops run on the traced lanes and tile each dot's [M, N] output over
+  // their SIMD groups as WM x WN, whole 8x8 fragments per group (lower_dot_simdgroup's
+  // rule); the plan reports the first dot's grid.
   void choose_matrix_tiling() {
-    int64_t rows = 0, columns = 0;
+    choose_lane_geometry();
+    std::optional<std::pair<int, int>> first;
     for (const ir::Op* dot : matrix_ops_) {
-      const ir::Type& a = k_.type(dot->operands[0]);
       const ir::Type& acc = k_.type(dot->operands[2]);
-      const int64_t m = acc.shape[0], n = acc.shape[1], kk = a.shape[1];
-      if (m % kMatrixTile || n % kMatrixTile || kk % kMatrixTile)
-        reject("backend", "dot [" + text(m) + ", " + text(kk) + "] x [" + text(kk) + ", " +
-                              text(n) + "] is not a whole number of " + text(kMatrixTile) + "x" +
-                              text(kMatrixTile) + " matrix tiles");
-      if ((rows && (rows != m || columns != n)))
-        reject("backend", "its dots have different output tiles ([" + text(rows) + ", " +
-                              text(columns) + "] and [" + text(m) + ", " + text(n) +
-                              "]); one whole-tile geometry cannot cover both");
-      rows = m, columns = n;
+      const auto grid = simdgroup_grid(plan_.num_simdgroups, acc.shape[0], acc.shape[1]);
+      if (!grid)
+        reject(asked_.num_simdgroups ? "num_simdgroups" : "backend",
+               text(plan_.num_simdgroups) + " SIMD groups do not tile the dot's [" +
+                   text(acc.shape[0]) + ", " + text(acc.shape[1]) + "] output in whole " +
+                   text(kMatrixTile) + "x" + text(kMatrixTile) +
+                   " fragments (WM x WN, powers of two, M % (8 WM) == 0 and N % (8 WN) == 0)");
+      if (!first) first = grid;
     }
-    const std::optional<int64_t> legacy = attr("NUM_SG");
-    int groups = asked_.num_simdgroups ? *asked_.num_simdgroups
-                 : legacy              ? static_cast<int>(*legacy)
-                                       : kAutomaticSimdgroups;
-    std::string why = asked_.num_simdgroups ? "required" : legacy ? "the kernel's NUM_SG" : "auto";
-    if (!asked_.num_simdgroups && !legacy)
-      while (groups > 1 && !factorise(groups, rows, columns)) groups /= 2;
-    const std::optional<std::pair<int, int>> grid = factorise(groups, rows, columns);
-    if (!grid) {
-      const std::string problem = text(groups) + " SIMD groups do not tile the [" + text(rows) +
-                                  ", " + text(columns) + "] output in whole " + text(kMatrixTile) +
-                                  "x" + text(kMatrixTile) + " matrix tiles (WM x WN with " +
-                                  text(rows) + " % (8 WM) == 0 and " + text(columns) +
-                                  " % (8 WN) == 0)";
-      if (asked_.num_simdgroups) reject("num_simdgroups", problem);
-      throw UserError("plan_schedule: kernel '" + k_.name + "': " + why + " " + problem);
-    }
-    const int threads = groups * target_.simd_width;
-    if (const std::optional<int64_t> fixed = attr("num_threads"); fixed && *fixed != threads)
-      throw UserError("plan_schedule: kernel '" + k_.name + "': the " + why + " geometry of " +
-                      text(groups) + " SIMD groups (" + text(threads) +
-                      " threads) disagrees with the kernel's num_threads=" + text(*fixed));
-    if (threads > target_.max_threads_per_threadgroup)
-      reject<OutOfResources>("num_simdgroups",
-                             text(threads) + " threads exceed target " + target_.name + "'s " +
-                                 text(target_.max_threads_per_threadgroup) + " per threadgroup");
-    plan_.num_simdgroups = groups;
-    plan_.threads_per_threadgroup = threads;
-    plan_.simdgroups_m = grid->first;
-    plan_.simdgroups_n = grid->second;
-    plan_.geometry_reason = why + ": " + text(groups) + " SIMD groups as WM=" + text(grid->first) +
-                            " x WN=" + text(grid->second) + " over the [" + text(rows) + ", " +
-                            text(columns) + "] output, each owning [" + text(rows / grid->first) +
-                            ", " + text(columns / grid->second) + "] in " + text(kMatrixTile) +
-                            "x" + text(kMatrixTile) + " tiles";
+    plan_.simdgroups_m = first->first;
+    plan_.simdgroups_n = first->second;
+    plan_.geometry_reason +=
+        "; the first dot's output in 8x8 fragments over WM=" + text(first->first) +
+        " x WN=" + text(first->second) + " SIMD groups";
   }
 
-  // WM x WN == groups with whole matrix tiles per SIMD group: the kernel's WM/WN when given,
-  // else the squarest grid (WM >= WN).
-  std::optional<std::pair<int, int>> factorise(int groups, int64_t rows, int64_t columns) const {
-    const auto fits = [&](int64_t wm, int64_t wn) {
-      return wm * wn == groups && rows % (kMatrixTile * wm) == 0 &&
-             columns % (kMatrixTile * wn) == 0;
-    };
-    const std::optional<int64_t> wm = attr("WM"), wn = attr("WN");
-    if (wm && wn)
-      return fits(*wm, *wn) ? std::optional(std::pair(static_cast<int>(*wm), static_cast<int>(*wn)))
-                            : std::nullopt;
+  // WM x WN == groups (powers of two) with whole 8x8 fragments per SIMD group, the squarest
+  // per-group block first; nullopt when none fits or the lanes are no whole SIMD groups.
+  std::optional<std::pair<int, int>> simdgroup_grid(int64_t groups, int64_t rows,
+                                                    int64_t columns) const {
+    if (groups < 1 || lanes_.threads_per_threadgroup % target_.simd_width) return std::nullopt;
+    const int64_t m_blocks = rows / kMatrixTile, n_blocks = columns / kMatrixTile;
     std::optional<std::pair<int, int>> best;
-    for (int m = 1; m <= groups; ++m)
-      if (groups % m == 0 && fits(m, groups / m) && m >= groups / m && (!best || m < best->first))
-        best = std::pair(m, groups / m);
-    for (int m = 1; !best && m <= groups; ++m)
-      if (groups % m == 0 && fits(m, groups / m)) best = std::pair(m, groups / m);
+    int best_skew = 0;
+    for (int64_t wm = 1; wm <= groups; wm *= 2) {
+      const int64_t wn = groups / wm;
+      if (m_blocks == 0 || n_blocks == 0 || m_blocks % wm || n_blocks % wn) continue;
+      const int skew = std::abs(log2_exact(m_blocks / wm) - log2_exact(n_blocks / wn));
+      if (!best || skew < best_skew) {
+        best = std::pair(static_cast<int>(wm), static_cast<int>(wn));
+        best_skew = skew;
+      }
+    }
     return best;
+  }
+
+  // Whether the target has SIMD-group matrices and the traced lanes tile every dot.
+  bool simdgroup_fits() const {
+    const target::MatrixFacilities& has = target_.matrix_facilities;
+    if (!has.has(target::MatrixFacility::SimdgroupMatrix8x8) &&
+        !has.has(target::MatrixFacility::MmaSync))
+      return false;
+    const int64_t groups = lanes_.threads_per_threadgroup / target_.simd_width;
+    for (const ir::Op* dot : matrix_ops_) {
+      const ir::Type& acc = k_.type(dot->operands[2]);
+      if (!simdgroup_grid(groups, acc.shape[0], acc.shape[1])) return false;
+    }
+    return true;
   }
 
   std::optional<int64_t> attr(const char* name) const {
@@ -439,12 +429,10 @@ class Planner {
     }
     switch (asked_.staging) {
       case Staging::Auto:
-        plan_.staging = fits ? Staging::Threadgroup : Staging::Device;
-        plan_.staging_reason =
-            fits ? "auto: operand tiles through threadgroup memory, " + need
-                 : "auto: operand tiles straight from device memory; threadgroup staging "
-                   "would need " +
-                       need;
+        // The SIMD-group lowering built stages operands through threadgroup memory only;
+        // lower_to_metal checks the capacity of what it allocates.
+        plan_.staging = Staging::Threadgroup;
+        plan_.staging_reason = "auto: operand tiles through threadgroup memory, " + need;
         return;
       case Staging::Threadgroup:
         if (!fits) reject<OutOfResources>("staging", "staging needs " + need);

@@ -7,10 +7,11 @@
 //   strategy         how the target implements the backend (one backend may have several
 //                    strategies, one per Target facility: a new facility such as sm90's
 //                    wgmma is a new MatrixStrategy value and a lowering of it, not a new IR)
-//   num_simdgroups   SIMD groups per threadgroup; threads_per_threadgroup = num_simdgroups *
-//                    simd_width
-//   simdgroups_m/_n  the SIMD-group grid over a `dot`'s output tile (WM x WN, m * n ==
-//                    num_simdgroups); 1 x 1 for Elementwise and SimdgroupInline
+//   num_simdgroups   SIMD groups per threadgroup (the traced lanes'); threads_per_threadgroup
+//                    = num_simdgroups * simd_width
+//   simdgroups_m/_n  the SIMD-group grid over the first `dot`'s output tile (WM x WN, m * n
+//                    == num_simdgroups, lower_dot_simdgroup's rule, which picks each dot's);
+//                    1 x 1 for Elementwise and SimdgroupInline
 //   staging          never Auto: where matrix temporaries live (Device or Threadgroup); for
 //                    Elementwise, where the kernel's own memory operations stage data
 //   vector_width     0: the compiler chooses; 1: no compiler vectorization; 4: vectorized

@@ -98,34 +98,44 @@ def test_staging_must_match_a_kernel_that_declares_shared_memory():
     np.testing.assert_array_equal(out, X + 1)
 
 
-def test_matrix_backends_are_planned_and_their_dot_lowering_is_not_built_yet():
-    a = np.ones(16 * 16, np.float32)
-    with pytest.raises(metile.NotSupportedError,
-                       match="the simdgroup backend's lowering of dot \\(simdgroup_matrix\\) is "
-                             "not built yet"):
-        product.compile(a, a, a, M=16, N=16, K=16, SCHEDULE=metile.Schedule(backend="simdgroup"))
-    with pytest.raises(metile.NotSupportedError, match="target host has no tensor ops"):
-        product.compile(a, a, a, M=16, N=16, K=16, SCHEDULE=metile.Schedule(backend="tensor_ops"))
-    # An explicit vector width selects the controllable SIMD-group path, as the seed says.
-    with pytest.raises(metile.NotSupportedError, match="the simdgroup backend's lowering"):
-        product.compile(a, a, a, M=16, N=16, K=16, SCHEDULE=metile.Schedule(vector_width=1))
-    with pytest.raises(metile.CompilationError,
-                       match="Schedule\\(num_simdgroups=8\\) cannot be met for kernel 'product': "
-                             "8 SIMD groups do not tile the \\[16, 16\\] output"):
-        product.compile(a, a, a, M=16, N=16, K=16,
-                        SCHEDULE=metile.Schedule(backend="simdgroup", num_simdgroups=8))
-
-
-def test_a_dot_kernel_on_the_automatic_schedule_is_lowered_generically_and_says_so():
+def _product(schedule, m=16, n=16, k=8):
     rng = np.random.default_rng(1)
-    a, b = rng.standard_normal((16, 8), np.float32), rng.standard_normal((8, 16), np.float32)
-    c = np.zeros((16, 16), np.float32)
-    dispatch = product[(1,)].prepare(a, b, c, M=16, N=16, K=8, SCHEDULE=metile.Schedule())
+    a, b = rng.standard_normal((m, k), np.float32), rng.standard_normal((k, n), np.float32)
+    c = np.zeros((m, n), np.float32)
+    dispatch = product[(1,)].prepare(a, b, c, M=m, N=n, K=k, SCHEDULE=schedule)
     dispatch()
     np.testing.assert_allclose(c, a @ b, rtol=1e-5, atol=1e-5)
-    backend = dispatch.schedule_plan["backend"]
-    assert backend["value"] == "elementwise" and backend["strategy"] == "none"
-    assert "auto: the kernel's 1 dot op(s) are lowered generically" in backend["reason"]
+    return dispatch.schedule_plan
+
+
+def test_dots_take_the_simdgroup_backend_where_the_simd_groups_tile_them():
+    backend = _product(metile.Schedule())["backend"]
+    assert (backend["value"], backend["strategy"]) == ("simdgroup", "simdgroup_matrix")
+    assert backend["reason"].startswith("auto: the SIMD groups tile the output")
+    width = _product(metile.Schedule(backend="simdgroup", vector_width=1))["vector_width"]
+    assert width["value"] == 1
+    generic = _product(metile.Schedule(backend="elementwise"))["backend"]
+    assert (generic["value"], generic["strategy"]) == ("elementwise", "none")
+    assert "lowered generically" in generic["reason"]
+
+
+@pytest.mark.parametrize("controls, error, message", [
+    (dict(double_buffer=True), metile.NotSupportedError,
+     "the simdgroup backend's lowering of dot (simdgroup_matrix) with double_buffer=True is not "
+     "built yet"),
+    (dict(backend="simdgroup", staging="device"), metile.NotSupportedError,
+     "with staging='device' is not built yet"),
+    (dict(backend="tensor_ops"), metile.NotSupportedError,
+     "Schedule(backend='tensor_ops') cannot be met for kernel 'product': target host has no "
+     "tensor ops"),
+    (dict(backend="simdgroup", num_simdgroups=8), metile.CompilationError,
+     "Schedule(num_simdgroups=8) cannot be met for kernel 'product': a simdgroup kernel runs on "
+     "its traced lane geometry"),
+])
+def test_dot_requirements_not_met_are_errors(controls, error, message):
+    a = np.ones(16 * 16, np.float32)
+    with pytest.raises(error, match=message.replace("(", r"\(").replace(")", r"\)")):
+        product.compile(a, a, a, M=16, N=16, K=16, SCHEDULE=metile.Schedule(**controls))
 
 
 def test_schedule_on_prepare_reaches_the_plan_and_the_report():

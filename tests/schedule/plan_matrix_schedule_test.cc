@@ -64,11 +64,22 @@ Schedule backend(Backend b) {
   return s;
 }
 
-TEST(PlanMatrixSchedule, AutomaticDotsAreLoweredGenerically) {
-  const SchedulePlan p = plan(square_dot(16), "host", Schedule{});
-  EXPECT_EQ(p.backend, Backend::Elementwise);
-  EXPECT_EQ(p.strategy, MatrixStrategy::None);
-  expect_contains(p.backend_reason, "auto: the kernel's 1 dot op(s) are lowered generically");
+TEST(PlanMatrixSchedule, AutomaticDotsTakeFragmentsWhereTheSimdGroupsTileThem) {
+  const SchedulePlan tiled = plan(square_dot(16), "host", Schedule{});
+  EXPECT_EQ(tiled.backend, Backend::Simdgroup);
+  EXPECT_EQ(tiled.strategy, MatrixStrategy::SimdgroupMatrix);
+  expect_contains(tiled.backend_reason,
+                  "auto: the SIMD groups tile the output of the kernel's 1 dot op(s) in 8x8 "
+                  "matrix fragments");
+  EXPECT_EQ(tiled.simdgroups_m, 1);
+  EXPECT_EQ(tiled.simdgroups_n, 2);
+  const SchedulePlan generic = plan(square_dot(8, "f16", "num_threads = 64"), "host", Schedule{});
+  EXPECT_EQ(generic.backend, Backend::Elementwise);
+  EXPECT_EQ(generic.strategy, MatrixStrategy::None);
+  expect_contains(generic.backend_reason,
+                  "auto: the kernel's 1 dot op(s) are lowered generically (operands through one "
+                  "threadgroup exchange, FP32 multiply-adds per thread): no SIMD-group matrices "
+                  "tile every dot's output on target host");
 }
 
 TEST(PlanMatrixSchedule, SimdgroupTilesTheOutputOnEachTargetsFacility) {
@@ -76,13 +87,14 @@ TEST(PlanMatrixSchedule, SimdgroupTilesTheOutputOnEachTargetsFacility) {
   EXPECT_EQ(host.backend, Backend::Simdgroup);
   EXPECT_EQ(host.strategy, MatrixStrategy::SimdgroupMatrix);
   expect_contains(host.backend_reason, "simdgroup_matrix 8x8 on target host");
-  EXPECT_EQ(host.num_simdgroups, 4);
-  EXPECT_EQ(host.threads_per_threadgroup, 128);
+  EXPECT_EQ(host.num_simdgroups, 8);
+  EXPECT_EQ(host.threads_per_threadgroup, 256);
   EXPECT_EQ(host.simdgroups_m, 2);
-  EXPECT_EQ(host.simdgroups_n, 2);
+  EXPECT_EQ(host.simdgroups_n, 4);
   expect_contains(host.geometry_reason,
-                  "auto: 4 SIMD groups as WM=2 x WN=2 over the [32, 32] output, each owning "
-                  "[16, 16] in 8x8 tiles");
+                  "the traced lane geometry: 256 threads per threadgroup, 8 SIMD groups of 32");
+  expect_contains(host.geometry_reason,
+                  "the first dot's output in 8x8 fragments over WM=2 x WN=4 SIMD groups");
   EXPECT_EQ(host.staging, Staging::Threadgroup);
   expect_contains(host.staging_reason,
                   "auto: operand tiles through threadgroup memory, 4096 bytes of operand tiles "
@@ -139,54 +151,42 @@ TEST(PlanMatrixSchedule, TensorOpsRejectControlsItCannotHonour) {
                   "simdgroup backend materialises a software double buffer");
 }
 
-TEST(PlanMatrixSchedule, NumSimdgroupsMustFactorTheOutputTile) {
+TEST(PlanMatrixSchedule, SimdgroupRunsOnTheTracedLanesAndMustTileEveryDot) {
   Schedule s = backend(Backend::Simdgroup);
-  s.num_simdgroups = 2;
-  const SchedulePlan two = plan(square_dot(16), "host", s);
-  EXPECT_EQ(two.simdgroups_m * two.simdgroups_n, 2);
-  expect_contains(two.geometry_reason, "required: 2 SIMD groups as WM=2 x WN=1");
-  s.num_simdgroups = 8;
+  s.num_simdgroups = 4;
   expect_contains(error_of(square_dot(16), "host", s),
-                  "Schedule(num_simdgroups=8) cannot be met for kernel 'square_dot': 8 SIMD "
-                  "groups do not tile the [16, 16] output in whole 8x8 matrix tiles");
-}
-
-TEST(PlanMatrixSchedule, AFixedThreadCountMustMatchTheGeometry) {
+                  "Schedule(num_simdgroups=4) cannot be met for kernel 'square_dot': a simdgroup "
+                  "kernel runs on its traced lane geometry, 64 threads per threadgroup = 2 SIMD "
+                  "groups of 32");
   expect_contains(
       error_of(square_dot(8, "f16", "num_threads = 64"), "host", backend(Backend::Simdgroup)),
-      "plan_schedule: kernel 'square_dot': the auto geometry of 1 SIMD groups (32 "
-      "threads) disagrees with the kernel's num_threads=64");
+      "Schedule(backend='simdgroup') cannot be met for kernel 'square_dot': 2 SIMD "
+      "groups do not tile the dot's [8, 8] output in whole 8x8 fragments");
 }
 
 TEST(PlanMatrixSchedule, ThreadgroupStagingMustFit) {
-  const SchedulePlan big = plan(square_dot(64, "f32"), "host", [] {
-    Schedule s;
-    s.double_buffer = true;
-    return s;
-  }());
-  EXPECT_EQ(big.staging, Staging::Device);
-  expect_contains(big.staging_reason,
-                  "auto: operand tiles straight from device memory; threadgroup staging would "
-                  "need 65536 bytes of operand tiles (double-buffered)");
   Schedule s = backend(Backend::Simdgroup);
   s.staging = Staging::Threadgroup;
   s.double_buffer = true;
   expect_contains(error_of<OutOfResources>(square_dot(64, "f32"), "host", s),
                   "Schedule(staging='threadgroup') cannot be met for kernel 'square_dot': "
-                  "staging needs 65536 bytes");
+                  "staging needs 65536 bytes of operand tiles (double-buffered) against target "
+                  "host's 32768");
 }
 
-TEST(PlanMatrixSchedule, LegacyConstexprsChooseAndAreCheckedAgainstTheGeometry) {
-  const SchedulePlan legacy = plan(square_dot(32, "f16", "NUM_SG = 4, WM = 1, WN = 4"), "host",
-                                   backend(Backend::Simdgroup));
-  EXPECT_EQ(legacy.simdgroups_m, 1);
-  EXPECT_EQ(legacy.simdgroups_n, 4);
-  expect_contains(legacy.geometry_reason, "the kernel's NUM_SG: 4 SIMD groups as WM=1 x WN=4");
-  Schedule s = backend(Backend::Simdgroup);
-  s.num_simdgroups = 2;
-  expect_contains(error_of(square_dot(32, "f16", "NUM_SG = 4"), "host", s),
+TEST(PlanMatrixSchedule, LegacyConstexprsAreCheckedAgainstTheGeometry) {
+  EXPECT_EQ(
+      plan(square_dot(32, "f16", "NUM_SG = 8, WM = 2, WN = 4"), "host", backend(Backend::Simdgroup))
+          .num_simdgroups,
+      8);
+  expect_contains(error_of(square_dot(32, "f16", "NUM_SG = 4"), "host", Schedule{}),
                   "plan_schedule: kernel 'square_dot': NUM_SG=4 disagrees with the selected "
-                  "geometry of 2 SIMD groups (Schedule(num_simdgroups=2))");
+                  "geometry of 8 SIMD groups");
+  Schedule s = backend(Backend::Simdgroup);
+  s.num_simdgroups = 8;
+  expect_contains(error_of(square_dot(32, "f16", "WM = 1, WN = 4"), "host", s),
+                  "plan_schedule: kernel 'square_dot': WM=1 x WN=4 disagrees with the selected "
+                  "geometry of 8 SIMD groups (Schedule(num_simdgroups=8))");
 }
 
 TEST(PlanMatrixSchedule, SimdgroupInlineRunsOnTheTracedLanes) {
