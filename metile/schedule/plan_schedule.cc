@@ -109,6 +109,15 @@ std::vector<const ir::Op*> matrix_ops(const ir::Kernel& k) {
   return found;
 }
 
+// The dots of distributed 2-D tiles, which the simdgroup and tensor backends tile over their
+// SIMD groups; the other matrix ops hold 8x8 fragments, which only simdgroup_inline lowers.
+std::vector<const ir::Op*> tile_dots(const ir::Kernel& k, const std::vector<const ir::Op*>& ops) {
+  std::vector<const ir::Op*> dots;
+  for (const ir::Op* op : ops)
+    if (op->kind == ir::OpKind::Dot && k.type(op->operands[0]).is_tile()) dots.push_back(op);
+  return dots;
+}
+
 std::string show(const Schedule& s, const std::string& control) {
   if (control == "backend") return "backend='" + std::string(backend_name(s.backend)) + "'";
   if (control == "staging") return "staging='" + std::string(staging_name(s.staging)) + "'";
@@ -134,7 +143,8 @@ class Planner {
         target_(t),
         lanes_(lanes),
         asked_(requested.value_or(Schedule{})),
-        matrix_ops_(matrix_ops(k)) {
+        matrix_ops_(matrix_ops(k)),
+        dots_(tile_dots(k, matrix_ops_)) {
     plan_.requested = requested;
     plan_.simd_width = t.simd_width;
   }
@@ -184,11 +194,24 @@ class Planner {
                              "registers";
       return;
     }
+    const size_t fragment_ops = matrix_ops_.size() - dots_.size();
     const std::string work =
-        "the kernel's " + text(static_cast<int64_t>(matrix_ops_.size())) + " dot op(s)";
+        fragment_ops
+            ? "the kernel's " + text(static_cast<int64_t>(fragment_ops)) + " matrix fragment op(s)"
+            : "the kernel's " + text(static_cast<int64_t>(dots_.size())) + " dot op(s)";
+    if (fragment_ops && asked_.backend != Backend::Auto &&
+        asked_.backend != Backend::SimdgroupInline)
+      reject("backend", work + " are lowered by backend='simdgroup_inline' only");
     switch (asked_.backend) {
       case Backend::Auto:
-        if (asked_.vector_width || asked_.double_buffer == true) {
+        if (fragment_ops) {
+          // Seed 002: fragments are the explicit simdgroup_inline schedule's; lowering names
+          // the missing SCHEDULE with this reason.
+          plan_.backend = Backend::Elementwise;
+          plan_.backend_reason = "auto: " + work +
+                                 " need backend='simdgroup_inline', which a kernel asks for "
+                                 "explicitly";
+        } else if (asked_.vector_width || asked_.double_buffer == true) {
           plan_.backend = Backend::Simdgroup;
           plan_.backend_reason =
               "auto with an explicit vector_width or double_buffer=True: the controllable "
@@ -301,7 +324,7 @@ class Planner {
   void choose_matrix_tiling() {
     choose_lane_geometry();
     std::optional<std::pair<int, int>> first;
-    for (const ir::Op* dot : matrix_ops_) {
+    for (const ir::Op* dot : dots_) {
       const ir::Type& acc = k_.type(dot->operands[2]);
       const auto grid = simdgroup_grid(plan_.num_simdgroups, acc.shape[0], acc.shape[1]);
       if (!grid)
@@ -346,7 +369,7 @@ class Planner {
         !has.has(target::MatrixFacility::MmaSync))
       return false;
     const int64_t groups = lanes_.threads_per_threadgroup / target_.simd_width;
-    for (const ir::Op* dot : matrix_ops_) {
+    for (const ir::Op* dot : dots_) {
       const ir::Type& acc = k_.type(dot->operands[2]);
       if (!simdgroup_grid(groups, acc.shape[0], acc.shape[1])) return false;
     }
@@ -407,7 +430,7 @@ class Planner {
   // The operand tiles of every dot, staged once (twice with a double buffer).
   void choose_matrix_staging() {
     int64_t bytes = 0;
-    for (const ir::Op* dot : matrix_ops_)
+    for (const ir::Op* dot : dots_)
       for (int operand : {0, 1}) {
         const ir::Type& t = k_.type(dot->operands[operand]);
         bytes += t.num_elements() * ir::dtype_bytes(t.dtype);
@@ -512,6 +535,7 @@ class Planner {
   const lower::ThreadPlan& lanes_;
   const Schedule asked_;
   const std::vector<const ir::Op*> matrix_ops_;
+  const std::vector<const ir::Op*> dots_;  // of 2-D tiles: the rest hold fragments
   SchedulePlan plan_;
 };
 

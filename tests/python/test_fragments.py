@@ -158,3 +158,56 @@ def test_loop_state_takes_fragments_or_uniform_tiles():
     with pytest.raises(metile.CompilationError,
                        match=r"loop_state: a matrix fragment, or a uniform float 8x8 tile"):
         ramp[(1,)](np.zeros(8, np.float32), SCHEDULE=metile.Schedule(backend="simdgroup_inline"))
+
+
+# Seed 002's example exactly as the seed writes it (the kernel above adds only STORAGE).
+@metile.kernel
+def seed_two_products(A, B, Output, *, BLOCK: metile.constexpr = 32):
+    left_memory = metile.shared(64, dtype="f32")
+    right_memory = metile.shared(64, dtype="f32")
+    result_memory = metile.shared(64, dtype="f32")
+    left = metile.tensor(A, shape=(8, 8), access="read")
+    right = metile.tensor(B, shape=(8, 8), access="read")
+    output = metile.tensor(Output, shape=(8, 8), access="write")
+    left_values = metile.tensor(left_memory, shape=(8, 8))
+    right_values = metile.tensor(right_memory, shape=(8, 8))
+    result_values = metile.tensor(result_memory, shape=(8, 8))
+    left_matrix = metile.tensor(left_memory, shape=(8, 8), block_shape=(8, 8))
+    right_matrix = metile.tensor(right_memory, shape=(8, 8), block_shape=(8, 8))
+    result_matrix = metile.tensor(result_memory, shape=(8, 8), block_shape=(8, 8))
+    for index in metile.tile_range(metile.thread_id(), 64, BLOCK):
+        position = (index // 8, index % 8)
+        left_values.store(position, left.load(position))
+        right_values.store(position, right.load(position))
+    metile.barrier()
+    left_fragment = left_matrix.load((0, 0))
+    right_fragment = right_matrix.load((0, 0))
+    first = metile.dot(left_fragment, right_fragment, metile.zeros((8, 8)))
+    second = metile.dot(metile.maximum(first, 0.0), right_fragment, metile.zeros((8, 8)))
+    result_matrix.store((0, 0), second)
+    metile.barrier()
+    for index in metile.tile_range(metile.thread_id(), 64, BLOCK):
+        position = (index // 8, index % 8)
+        output.store(position, result_values.load(position))
+
+
+def test_the_seed_two_products_runs_as_written():
+    rng = np.random.default_rng(5)
+    left_buffer = rng.standard_normal((8, 8)).astype(np.float32)
+    right_buffer = rng.standard_normal((8, 8)).astype(np.float32)
+    output_buffer = np.zeros((8, 8), np.float32)
+    seed_two_products[(1,)](
+        left_buffer, right_buffer, output_buffer,
+        STRICT_MATH=True,
+        SCHEDULE=metile.Schedule(backend="simdgroup_inline"),
+    )
+    expected = np.maximum(left_buffer.astype(np.float64) @ right_buffer, 0) @ right_buffer
+    np.testing.assert_allclose(output_buffer, expected, rtol=1e-5, atol=1e-5)
+
+
+def test_fragments_under_another_matrix_backend_are_rejected_by_the_plan():
+    a = np.eye(8, dtype=np.float32)
+    with pytest.raises(metile.CompilationError,
+                       match=r"matrix fragment op\(s\) are lowered by backend='simdgroup_inline' only"):
+        seed_two_products[(1,)](a, a, np.zeros((8, 8), np.float32), STRICT_MATH=True,
+                                SCHEDULE=metile.Schedule(backend="simdgroup"))
