@@ -84,7 +84,8 @@ def run_kernels(tmp_path, execution):
     script = tmp_path / "kernels.py"
     script.write_text(KERNELS)
     out = tmp_path / f"{execution}.npz"
-    env = dict(os.environ, METILE_HOST_RACECHECK="0", METILE_HOST_EXECUTION=execution)
+    env = dict(os.environ, METILE_DEVICE="host", METILE_HOST_RACECHECK="0",
+               METILE_HOST_EXECUTION=execution)
     run = subprocess.run([sys.executable, str(script), str(out)], env=env, capture_output=True,
                          text=True, timeout=600)
     assert run.returncode == 0, run.stderr
@@ -123,7 +124,8 @@ def test_work_group_functions_match_numpy_and_the_fibers(tmp_path):
 def test_an_unknown_strategy_is_an_error_naming_the_choices(tmp_path):
     script = tmp_path / "kernels.py"
     script.write_text(KERNELS)
-    env = dict(os.environ, METILE_HOST_RACECHECK="0", METILE_HOST_EXECUTION="threads")
+    env = dict(os.environ, METILE_DEVICE="host", METILE_HOST_RACECHECK="0",
+               METILE_HOST_EXECUTION="threads")
     run = subprocess.run([sys.executable, str(script), str(tmp_path / "out.npz")], env=env,
                          capture_output=True, text=True, timeout=600)
     assert run.returncode != 0

@@ -98,6 +98,14 @@ def test_staging_must_match_a_kernel_that_declares_shared_memory():
     np.testing.assert_array_equal(out, X + 1)
 
 
+# The default device's matrix strategy and tensor backend: mma.sync and a not-yet-built wgmma
+# on the cuda device (sm90), simdgroup_matrix and no tensor ops on the host target.
+ON_CUDA = metile.device() == "cuda"
+STRATEGY = "mma_sync" if ON_CUDA else "simdgroup_matrix"
+NO_TENSOR_OPS = ("target sm90's tensor backend (wgmma with TMA) is a later lowering strategy"
+                 if ON_CUDA else "target host has no tensor ops")
+
+
 def _product(schedule, m=16, n=16, k=8):
     rng = np.random.default_rng(1)
     a, b = rng.standard_normal((m, k), np.float32), rng.standard_normal((k, n), np.float32)
@@ -110,7 +118,7 @@ def _product(schedule, m=16, n=16, k=8):
 
 def test_dots_take_the_simdgroup_backend_where_the_simd_groups_tile_them():
     backend = _product(metile.Schedule())["backend"]
-    assert (backend["value"], backend["strategy"]) == ("simdgroup", "simdgroup_matrix")
+    assert (backend["value"], backend["strategy"]) == ("simdgroup", STRATEGY)
     assert backend["reason"].startswith("auto: the SIMD groups tile the output")
     width = _product(metile.Schedule(backend="simdgroup", vector_width=1))["vector_width"]
     assert width["value"] == 1
@@ -121,13 +129,12 @@ def test_dots_take_the_simdgroup_backend_where_the_simd_groups_tile_them():
 
 @pytest.mark.parametrize("controls, error, message", [
     (dict(double_buffer=True), metile.NotSupportedError,
-     "the simdgroup backend's lowering of dot (simdgroup_matrix) with double_buffer=True is not "
+     f"the simdgroup backend's lowering of dot ({STRATEGY}) with double_buffer=True is not "
      "built yet"),
     (dict(backend="simdgroup", staging="device"), metile.NotSupportedError,
      "with staging='device' is not built yet"),
     (dict(backend="tensor_ops"), metile.NotSupportedError,
-     "Schedule(backend='tensor_ops') cannot be met for kernel 'product': target host has no "
-     "tensor ops"),
+     "Schedule(backend='tensor_ops') cannot be met for kernel 'product': " + NO_TENSOR_OPS),
     (dict(backend="simdgroup", num_simdgroups=8), metile.CompilationError,
      "Schedule(num_simdgroups=8) cannot be met for kernel 'product': a simdgroup kernel runs on "
      "its traced lane geometry"),
