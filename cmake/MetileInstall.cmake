@@ -9,6 +9,10 @@ include(GNUInstallDirs)
 get_property(core_libraries GLOBAL PROPERTY METILE_CORE_LIBRARIES)
 add_library(metile INTERFACE)
 target_link_libraries(metile INTERFACE ${core_libraries})
+# Libraries built with METILE_SANITIZE call the sanitizers' runtimes: a consumer links them.
+if(METILE_SANITIZE)
+  target_link_options(metile INTERFACE -fsanitize=${METILE_SANITIZE})
+endif()
 add_library(metile::metile ALIAS metile)
 
 install(TARGETS metile ${core_libraries} EXPORT metileTargets
