@@ -48,6 +48,7 @@ Target sm90() {
   t.vector_access_needs_vector_alignment = true;
   t.launch_cost_us = 3.0;
   t.memory_bandwidth_gbps = 4300;
+  t.issue_rate_gops = 60000;  // 132 SMs x 4 x 32 lanes at 1.8 GHz, order of magnitude
   return t;
 }
 

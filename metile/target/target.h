@@ -79,6 +79,13 @@ struct Target {
   // Cost model inputs for planners.
   double launch_cost_us = 5.0;           // fixed cost of one kernel launch
   double memory_bandwidth_gbps = 100.0;  // sustained device-memory bandwidth
+  // Issue rate of the whole device (billions of thread operations a second) and the cost of
+  // the slower operation classes in simple-operation units (metile/tune/cost_model.h).
+  double issue_rate_gops = 2000.0;
+  double transcendental_weight = 4.0;
+  double simd_collective_weight = 2.0;
+  double barrier_weight = 32.0;
+  double matrix_mma_weight = 16.0;  // an 8x8x8 multiply-accumulate per thread of its SIMD group
 };
 
 // The named targets: apple-m1 ... apple-m5, sm90, host. Throws UserError on an unknown name

@@ -14,6 +14,7 @@
 #include "launch_args.h"
 #include "metile/compile.h"
 #include "metile/ir/printer.h"
+#include "metile/tune/cost_model.h"
 
 namespace nb = nanobind;
 using namespace nb::literals;
@@ -100,6 +101,22 @@ void init_compile(nb::module_& m) {
       .def_prop_ro(
           "metal_ir", [](const CompiledHandle& h) { return ir::print(h.kernel->metal_ir()); },
           "The Metal IR after its passes, as text.")
+      .def(
+          "estimate_cost",
+          [](const CompiledHandle& h, int64_t threadgroups) {
+            const tune::OperationCounts counts = tune::count_operations(h.kernel->metal_ir());
+            const auto& tpt = h.kernel->report().threads_per_threadgroup;
+            const target::Target& t = h.kernel->device().target();
+            const tune::CostEstimate e =
+                tune::estimate_cost(counts, threadgroups, int64_t{tpt[0]} * tpt[1] * tpt[2], t);
+            return nlohmann::json{{"target", t.name},
+                                  {"counts_per_thread", tune::to_json(counts)},
+                                  {"estimate", e.to_json()}}
+                .dump();
+          },
+          "threadgroups"_a,
+          "The operation-cost model's estimate of a launch of `threadgroups` threadgroups "
+          "(metile/tune/cost_model.h), as JSON text.")
       .def_prop_ro(
           "device", [](const CompiledHandle& h) { return h.kernel->device().name(); },
           "The name of the device it was compiled for.")

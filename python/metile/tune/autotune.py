@@ -5,9 +5,10 @@
 matches; later launches with that key use the winner. Configurations are canonicalised under
 the declared symmetries first (symmetry.py), those that fail to compile or to launch
 (OutOfResources) are reported on stderr and pruned, and the survivors enter the selector's
-tournament (metile/tune/selector.h) with no headroom: the first surviving configuration is the
-reference, and a faster one must win two interleaved rounds to replace it. Progress is shown
-on stderr when tuning takes longer than a second.
+tournament (metile/tune/selector.h) in the order of the target operation-cost model
+(cost_model.py), with no headroom: the model's first configuration is the reference, and a
+faster one must win two interleaved rounds to replace it; `cost_model_top=k` measures only
+the model's first k. Progress is shown on stderr when tuning takes longer than a second.
 """
 
 import json
@@ -18,7 +19,7 @@ from dataclasses import dataclass
 from .. import _core
 from ..errors import CompilationError, NotSupportedError
 from ..kernel import OPTIONS, KernelFunction
-from . import keys, report, store
+from . import cost_model, keys, report, store
 from .arrays import describe, dtype_of
 from .config import Config
 from .symmetry import Symmetry, canonicalise
@@ -69,7 +70,7 @@ class Autotuner:
     latest decision as JSON."""
 
     def __init__(self, kernel, configs, key, prune_configs_by, symmetries, timer, warmup,
-                 samples, persist):
+                 samples, persist, cost_model_top=None):
         if not isinstance(kernel, KernelFunction):
             raise TypeError("metile.autotune wraps a @metile.kernel (put @metile.autotune above "
                             "@metile.kernel)")
@@ -95,6 +96,7 @@ class Autotuner:
         self._early_prune = prune.get("early_config_prune")
         self._symmetries, self._timer = symmetries, timer
         self._warmup, self._samples, self._persist = int(warmup), int(samples), persist
+        self._top = cost_model.check_top(cost_model_top)
         self._environment = None
         self._winners = {}  # tuning key -> (Config, report)
         self._last = None
@@ -136,6 +138,7 @@ class Autotuner:
                 "arguments": {k: _described(v) for k, v in sorted(named.items())},
                 "grid": grid_key, "symmetries": [s.name for s in self._symmetries],
                 "options": {k: repr(v) for k, v in sorted(kwargs.items()) if k in OPTIONS},
+                "cost_model_top": self._top,
                 "environment": self._environment}
 
     def choose(self, grid, args, kwargs):
@@ -194,6 +197,10 @@ class Autotuner:
             raise CompilationError(f"metile.autotune: {self.name}: every configuration failed "
                                    "to compile: " + "; ".join(
                                        f"{p['config']}: {p['error']}" for p in pruned))
+        order, ranking = cost_model.rank(
+            [cost_model.describe(c, d) for c, d in zip(survivors, dispatches)], self._top)
+        survivors = [survivors[i] for i in order]
+        dispatches = [dispatches[i] for i in order]
         progress = _Progress(self.name, len(survivors))
 
         def timer(i):
@@ -214,7 +221,7 @@ class Autotuner:
                     "source": "measured", "persisted": False, "configs": len(self.configs),
                     "measured": [repr(c) for c in survivors], "pruned": pruned,
                     "symmetry_removed": len(removed), "symmetry_orbits": removed,
-                    "cost_model": "not built: every surviving configuration is measured",
+                    "cost_model": ranking,
                     "selector": selection}
         return winner, dispatches[index], decision
 
@@ -237,15 +244,17 @@ class _Launch:
 
 
 def autotune(configs, key, prune_configs_by=None, symmetries=None, *, timer=None, warmup=1,
-             samples=5, persist=True):
+             samples=5, persist=True, cost_model_top=None):
     """Decorator (above @metile.kernel): ``@metile.autotune(configs=[metile.Config(...)],
     key=["n"])``. `prune_configs_by={"early_config_prune": fn(configs, named_args)}` drops
     configurations before measuring; `symmetries` (metile.tune.Symmetry, e.g.
     metile.tune.swap("BLOCK_M", "BLOCK_N", when=lambda a: a["M"] == a["N"])) removes
-    equivalent ones; `timer(config, dispatch)` replaces the device timing (seconds)."""
+    equivalent ones; `timer(config, dispatch)` replaces the device timing (seconds); the
+    target operation-cost model orders the survivors and `cost_model_top=k` measures only its
+    first k (default: all)."""
 
     def decorate(kernel):
         return Autotuner(kernel, configs, key, prune_configs_by, symmetries, timer, warmup,
-                         samples, persist)
+                         samples, persist, cost_model_top)
 
     return decorate

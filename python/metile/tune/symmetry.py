@@ -3,8 +3,7 @@ canonicalised under the symmetries the caller declares legal for the concrete ar
 each orbit is measured once. A symmetry maps a configuration's settings (its kwargs, with
 num_warps and num_simdgroups beside them) to an equivalent one; `when(args)` says whether it
 holds for these arguments (e.g. M == N for the BLOCK_M/BLOCK_N exchange of a GEMM). The
-target cost model and description-length tie break of the seed are not built: every
-surviving configuration is measured.
+survivors are then ordered by the target operation-cost model (cost_model.py).
 """
 
 _ORBIT_LIMIT = 64  # members explored per configuration; a group larger than this is an error
