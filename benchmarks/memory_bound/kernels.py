@@ -5,89 +5,13 @@ from __future__ import annotations
 import metile
 import triton
 import triton.language as tl
+from metile_kernels.rmsnorm import add_rms_norm_rows, rms_norm_rows
+from metile_kernels.softmax import softmax_rows
+from metile_kernels.vector_add import vector_add
 
 
 # ---------------------------------------------------------------------------------------------
-# meTile kernels: the library's kernels (metile/kernels/*.cc) written in the Python eDSL, plus
-# add+RMSNorm.
-
-
-def mt_vector_add(x, y, out, n, BLOCK: metile.constexpr):
-    offsets = metile.program_id(0) * BLOCK + metile.arange(0, BLOCK)
-    mask = offsets < n
-    metile.store(out + offsets, metile.load(x + offsets, mask) + metile.load(y + offsets, mask),
-                 mask)
-
-
-def mt_softmax(x, y, n_cols, row_stride, BLOCK: metile.constexpr):
-    row_start = metile.program_id(0) * row_stride
-    x_row = x + row_start
-    y_row = y + row_start
-    # Below any finite input; not -inf, so that exp(lowest - max) stays 0, never NaN.
-    m = metile.full([BLOCK], -1e38, metile.float32)
-    for start in metile.tile_range(0, n_cols, BLOCK):
-        cols = start + metile.arange(0, BLOCK)
-        in_row = cols < n_cols
-        v = metile.load(x_row + cols, in_row).to(metile.float32)
-        m = metile.maximum(m, metile.where(in_row, v, -1e38))
-    row_max = metile.max(m)
-    s = metile.zeros([BLOCK], metile.float32)
-    for start in metile.tile_range(0, n_cols, BLOCK):
-        cols = start + metile.arange(0, BLOCK)
-        in_row = cols < n_cols
-        v = metile.load(x_row + cols, in_row).to(metile.float32)
-        s = s + metile.where(in_row, metile.exp(v - row_max), 0.0)
-    inv_sum = 1.0 / metile.sum(s)
-    for start in metile.tile_range(0, n_cols, BLOCK):
-        cols = start + metile.arange(0, BLOCK)
-        in_row = cols < n_cols
-        v = metile.load(x_row + cols, in_row).to(metile.float32)
-        metile.store(y_row + cols, metile.exp(v - row_max) * inv_sum, in_row)
-
-
-def mt_rms_norm(x, w, y, n_cols, row_stride, eps, BLOCK: metile.constexpr):
-    row_start = metile.program_id(0) * row_stride
-    x_row = x + row_start
-    y_row = y + row_start
-    acc = metile.zeros([BLOCK], metile.float32)
-    for start in metile.tile_range(0, n_cols, BLOCK):
-        cols = start + metile.arange(0, BLOCK)
-        v = metile.load(x_row + cols, cols < n_cols).to(metile.float32)
-        acc = acc + v * v
-    scale = metile.rsqrt(metile.sum(acc) / n_cols.to(metile.float32) + eps)
-    for start in metile.tile_range(0, n_cols, BLOCK):
-        cols = start + metile.arange(0, BLOCK)
-        in_row = cols < n_cols
-        v = metile.load(x_row + cols, in_row).to(metile.float32)
-        weight = metile.load(w + cols, in_row).to(metile.float32)
-        metile.store(y_row + cols, v * scale * weight, in_row)
-
-
-def mt_add_rms_norm(x, residual, w, y, residual_out, n_cols, row_stride, eps,
-                    BLOCK: metile.constexpr):
-    """residual_out = x + residual (rounded to the dtype, as torch adds), y = RMSNorm of it.
-    The second pass adds again instead of reading residual_out back: the row is in L2."""
-    row_start = metile.program_id(0) * row_stride
-    x_row = x + row_start
-    r_row = residual + row_start
-    h_row = residual_out + row_start
-    y_row = y + row_start
-    acc = metile.zeros([BLOCK], metile.float32)
-    for start in metile.tile_range(0, n_cols, BLOCK):
-        cols = start + metile.arange(0, BLOCK)
-        in_row = cols < n_cols
-        h = metile.load(x_row + cols, in_row) + metile.load(r_row + cols, in_row)
-        metile.store(h_row + cols, h, in_row)
-        hf = h.to(metile.float32)
-        acc = acc + hf * hf
-    scale = metile.rsqrt(metile.sum(acc) / n_cols.to(metile.float32) + eps)
-    for start in metile.tile_range(0, n_cols, BLOCK):
-        cols = start + metile.arange(0, BLOCK)
-        in_row = cols < n_cols
-        h = (metile.load(x_row + cols, in_row) + metile.load(r_row + cols, in_row)).to(
-            metile.float32)
-        weight = metile.load(w + cols, in_row).to(metile.float32)
-        metile.store(y_row + cols, h * scale * weight, in_row)
+# meTile kernels: the library's (python/metile_kernels), plus a row sum.
 
 
 def mt_row_sum(x, y, n_cols, row_stride, BLOCK: metile.constexpr):
@@ -158,6 +82,6 @@ def tutorial_num_warps(block):
     return 16 if block >= 4096 else 8 if block >= 2048 else 4
 
 
-METILE_KERNELS = {name: metile.kernel(globals()["mt_" + name]) for name in
-                  ("vector_add", "softmax", "rms_norm", "add_rms_norm", "row_sum")}
+METILE_KERNELS = {"vector_add": vector_add, "softmax": softmax_rows, "rms_norm": rms_norm_rows,
+                  "add_rms_norm": add_rms_norm_rows, "row_sum": metile.kernel(mt_row_sum)}
 TRITON_KERNELS = {name: triton.jit(globals()["tt_" + name]) for name in METILE_KERNELS}
