@@ -1,5 +1,6 @@
 #include "metile/schedule/plan_schedule.h"
 
+#include <algorithm>
 #include <cstdint>
 #include <cstdlib>
 #include <string>
@@ -14,97 +15,16 @@ namespace metile::schedule {
 
 namespace {
 
-// The ops that only a matrix backend lowers. Every op is listed, so a new op must say.
-bool is_matrix_op(ir::OpKind kind) {
-  using K = ir::OpKind;
-  switch (kind) {
-    case K::Constant:
-    case K::ProgramId:
-    case K::NumPrograms:
-    case K::ThreadId:
-    case K::ThreadIndex:
-    case K::ThreadgroupIndex:
-    case K::ThreadgroupCount:
-    case K::SimdLane:
-    case K::SimdGroup:
-    case K::Arange:
-    case K::Splat:
-    case K::ExpandDims:
-    case K::Broadcast:
-    case K::ConvertLayout:
-    case K::Reshape:
-    case K::Trans:
-    case K::Add:
-    case K::Sub:
-    case K::Mul:
-    case K::Div:
-    case K::Rem:
-    case K::FloorDiv:
-    case K::Min:
-    case K::Max:
-    case K::And:
-    case K::Or:
-    case K::Xor:
-    case K::Shl:
-    case K::Shr:
-    case K::Cmp:
-    case K::Select:
-    case K::Cast:
-    case K::Neg:
-    case K::Abs:
-    case K::Exp:
-    case K::Exp2:
-    case K::Log:
-    case K::Sqrt:
-    case K::Rsqrt:
-    case K::Tanh:
-    case K::Sin:
-    case K::Cos:
-    case K::Floor:
-    case K::Ceil:
-    case K::PtrAdd:
-    case K::Load:
-    case K::Store:
-    case K::MakeTensor:
-    case K::TensorLoad:
-    case K::TensorStore:
-    case K::PackedLoad:
-    case K::PackedStore:
-    case K::Extract:
-    case K::IsAligned:
-    case K::SharedAlloc:
-    case K::ThreadgroupBuffer:
-    case K::Reduce:
-    case K::ReduceAxis:
-    case K::Scan:
-    case K::SimdShuffle:
-    case K::SimdShuffleXor:
-    case K::SimdShuffleDown:
-    case K::SimdBroadcast:
-    case K::SimdSum:
-    case K::SimdMax:
-    case K::SimdMin:
-    case K::Barrier:
-    case K::For:
-    case K::If:
-    case K::Yield:
-      return false;
-    case K::Dot:
-    // Metal IR's fragments: what a matrix lowering emits (and a Tile IR kernel never holds).
-    case K::MatrixFill:
-    case K::MatrixLoad:
-    case K::MatrixStore:
-    case K::MatrixMma:
-      return true;
-  }
-  throw InternalError("plan_schedule: unknown op kind");
-}
-
-// The kernel's matrix work: every op a matrix backend may lower, in program order.
+// The kernel's matrix work, in program order: every dot, and every op that takes or makes an
+// 8x8 fragment (the types say so, whatever the op).
 std::vector<const ir::Op*> matrix_ops(const ir::Kernel& k) {
+  const auto is_fragment = [&](ir::ValueId v) { return k.type(v).is_matrix(); };
   std::vector<const ir::Op*> found;
   ir::walk(k.body, [&](const ir::Op& op) {
-    if (is_matrix_op(op.kind)) found.push_back(&op);
+    if (op.kind == ir::OpKind::Dot ||
+        std::any_of(op.operands.begin(), op.operands.end(), is_fragment) ||
+        std::any_of(op.results.begin(), op.results.end(), is_fragment))
+      found.push_back(&op);
   });
   return found;
 }
