@@ -86,8 +86,6 @@ const std::vector<Expr>& Expr::operands() const {
   return node_->operands;
 }
 
-namespace {
-
 std::string number_text(double v) {
   if (std::isinf(v)) return v > 0 ? "inf" : "-inf";
   std::ostringstream os;
@@ -95,6 +93,8 @@ std::string number_text(double v) {
   os << v;
   return os.str();
 }
+
+namespace {
 
 // Binding strength for printing: sums 1, products 2, everything else is atomic.
 int precedence(ExprKind kind) {

@@ -71,6 +71,10 @@ struct Env {
   std::vector<std::map<std::string, double>> list;
 };
 
+// A constant as the text form writes it: 17 significant digits, "inf" and "-inf"; it parses
+// back to the same double.
+std::string number_text(double v);
+
 // Evaluates in double precision. Inside a list reduction the element's components shadow
 // the outer variables. Throws InternalError on an unbound variable (laws are checked for
 // that before they are evaluated).

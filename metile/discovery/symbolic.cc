@@ -4,7 +4,6 @@
 #include <cmath>
 #include <limits>
 #include <optional>
-#include <sstream>
 
 #include "metile/support/errors.h"
 
@@ -48,16 +47,8 @@ struct Norm {
   std::string text;
 };
 
-std::string constant_text(double v) {
-  if (std::isinf(v)) return v > 0 ? "inf" : "-inf";
-  std::ostringstream os;
-  os.precision(17);
-  os << v;
-  return os.str();
-}
-
 Norm constant(double v) {
-  return Norm{ExprKind::Const, v, {}, constant_text(v)};
+  return Norm{ExprKind::Const, v, {}, number_text(v)};
 }
 
 bool is_constant(const Norm& n, double v) {
