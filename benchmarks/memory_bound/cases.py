@@ -248,7 +248,15 @@ def run_case(case, torch_fns, compiled, rounds, inner, flush):
     return result
 
 
-def case_list(quick, block):
+def case_list(quick, block, kernels=None, shapes="all"):
+    """The cases to run: every kernel (or those named in `kernels`) at the large shape and
+    the decode row (`shapes` "large" or "decode" keeps one of them)."""
+    return [c for c in all_cases(quick, block)
+            if (kernels is None or c.kernel in kernels)
+            and (shapes == "all" or (shapes == "decode") == c.decode)]
+
+
+def all_cases(quick, block):
     if quick:  # every kernel once, dtypes rotated, small shapes and one decode row
         shapes = {"vector_add": (1 << 22,), "softmax": (1024, COLS), "rms_norm": (1, DECODE_COLS),
                   "add_rms_norm": (1024, COLS), "row_sum": (1024, COLS)}
