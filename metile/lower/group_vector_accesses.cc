@@ -17,7 +17,7 @@ using ir::ValueId;
 
 constexpr int kWidth = 4;
 
-// A scalar f16/f32 load or store through ptr_add(base, index) on a device pointer.
+// A scalar f16/bf16/f32 load or store through ptr_add(base, index) on a device pointer.
 struct Access {
   size_t position = 0;
   bool load = false;
@@ -65,7 +65,7 @@ class Grouper {
     const ir::Type& p = k_.type(ptr);
     const ir::Type& value = k_.type(load ? op.results[0] : op.operands[1]);
     if (!p.is_pointer() || p.space != ir::AddressSpace::Device || !value.is_scalar() ||
-        (value.dtype != ir::DType::f16 && value.dtype != ir::DType::f32))
+        !groupable_dtype(value.dtype))
       return std::nullopt;
     if (kWidth * ir::dtype_bytes(value.dtype) > target_.max_vector_bytes ||
         kWidth > target_.max_vector_elements)
@@ -279,6 +279,10 @@ class Grouper {
 };
 
 }  // namespace
+
+bool groupable_dtype(ir::DType t) {
+  return t == ir::DType::f16 || t == ir::DType::bf16 || t == ir::DType::f32;
+}
 
 ir::PassResult group_vector_accesses(ir::Kernel k, const target::Target& target,
                                      VectorGroups& groups) {

@@ -1,4 +1,4 @@
-// Grouped vector accesses (seed 004, "Contiguous register memory"): four f16 or f32 scalar
+// Grouped vector accesses (seed 004, "Contiguous register memory"): four f16, bf16 or f32 scalar
 // loads (or stores) of one thread whose addresses are consecutive elements become one packed
 // vector access. The proof is symbolic (vector_index.h): the four pointers share one base
 // and their indices differ by 0, 1, 2, 3 for every thread. The packed path runs only when
@@ -17,6 +17,9 @@
 #include "metile/target/target.h"
 
 namespace metile::lower {
+
+// The dtypes whose accesses group: the 2- and 4-byte floats.
+bool groupable_dtype(ir::DType t);
 
 // How many groups were made (execution_report.grouped_loads / grouped_stores).
 struct VectorGroups {

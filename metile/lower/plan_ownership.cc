@@ -1,4 +1,5 @@
 #include "metile/lower/plan_ownership.h"
+#include "metile/lower/group_vector_accesses.h"
 #include "metile/support/bits.h"
 
 #include <set>
@@ -38,13 +39,12 @@ std::string striped_because(const ir::Kernel& k) {
   return why;
 }
 
-// Tile sizes of f16/f32 loads and stores that give each thread a group of four.
+// Tile sizes of f16/bf16/f32 loads and stores that give each thread a group of four.
 std::set<int64_t> groupable_sizes(const ir::Kernel& k, int64_t threads) {
   std::set<int64_t> sizes;
   auto consider = [&](ir::ValueId v) {
     const ir::Type& t = k.type(v);
-    if (t.is_tile() && (t.dtype == ir::DType::f16 || t.dtype == ir::DType::f32) &&
-        t.num_elements() >= kGroupWidth * threads)
+    if (t.is_tile() && groupable_dtype(t.dtype) && t.num_elements() >= kGroupWidth * threads)
       sizes.insert(t.num_elements());
   };
   ir::walk(k.body, [&](const ir::Op& op) {
@@ -75,13 +75,13 @@ OwnershipChoice plan_ownership(const ir::Kernel& tile, int64_t threads) {
   if (const std::string why = striped_because(tile); !why.empty()) return {{}, "striped: " + why};
   if (groupable_sizes(tile, threads).empty())
     return {{},
-            "striped: no f16/f32 tile load or store gives each thread " +
+            "striped: no f16/bf16/f32 tile load or store gives each thread " +
                 std::to_string(kGroupWidth) + " elements to group"};
   OwnershipChoice choice;
   for (int64_t size : tile_sizes(tile, threads))
     choice.layouts.push_back(contiguous_layout(size, threads));
   choice.reason =
-      "contiguous: each thread owns adjacent elements of 1-D tiles, so its f16/f32 "
+      "contiguous: each thread owns adjacent elements of 1-D tiles, so its f16/bf16/f32 "
       "accesses can be grouped; no value crosses threads";
   return choice;
 }

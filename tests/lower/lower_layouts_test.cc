@@ -186,12 +186,12 @@ TEST(PlanOwnership, StripedWhereContiguousWouldNotHelpOrNeedsAnExchange) {
   EXPECT_EQ(ownership(outer_product(32, 32)),
             "striped: a 2-D tile (tile<32x1xi32>) is not a 1-D access pattern");
   EXPECT_EQ(ownership(row_reduce("sum", ir::DType::i32, 1024)),
-            "striped: no f16/f32 tile load or store gives each thread 4 elements to group");
+            "striped: no f16/bf16/f32 tile load or store gives each thread 4 elements to group");
   ir::Kernel k = vector_add(1024);
   k.attrs["vector_width"] = int64_t{1};
   EXPECT_EQ(ownership(k), "striped: the kernel sets vector_width = 1");
   // Two elements per thread are too few to group.
-  EXPECT_EQ(ownership(vector_add(64)).rfind("striped: no f16/f32", 0), 0u);
+  EXPECT_EQ(ownership(vector_add(64)).rfind("striped: no f16/bf16/f32", 0), 0u);
 }
 
 }  // namespace
