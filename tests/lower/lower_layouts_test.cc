@@ -142,7 +142,7 @@ TEST(LowerLayouts, ReductionsAndBroadcastsInEveryLayout) {
 }
 
 TEST(LowerLayouts, NonIdentityLayoutsMaskTheThreadIndex) {
-  const ThreadLayout contiguous = lower::contiguous_layout(1024, 256);
+  const ThreadLayout contiguous = lower::contiguous_layout(1024, 256, 4);
   const lower::LoweringResult r = lower_with_plan(vector_add(1024), plan_with(contiguous));
   bool masked = false;
   ir::walk(r.metal.body, [&](const ir::Op& op) {
@@ -175,7 +175,7 @@ TEST(PlanOwnership, OneDimensionalMemoryKernelsGetContiguousOwnership) {
     SCOPED_TRACE(k.name);
     EXPECT_EQ(plan.ownership.rfind("contiguous: ", 0), 0u) << plan.ownership;
     ASSERT_EQ(plan.layouts.size(), 1u);
-    EXPECT_EQ(plan.layouts[0], lower::contiguous_layout(1024, 256));
+    EXPECT_EQ(plan.layouts[0], lower::contiguous_layout(1024, 256, 4));
   }
 }
 
