@@ -114,7 +114,7 @@ def measure(args):
         torch_functions
     from memory_bound.timing import L2_BYTES, copy_bandwidth, launch_overhead
     kernels = args.kernels.split(",") if args.kernels else None
-    cases = case_list(args.quick, args.metile_block, kernels, args.shapes)
+    cases = case_list(args.quick, args.metile_block, args.row_block, kernels, args.shapes)
     rounds = 6 if args.quick else args.rounds
     print(f"h200_memory_bound: {len(cases)} cases x {len(CANDIDATES)} candidates; estimated "
           f"{ESTIMATED_FIXED_S + ESTIMATED_CASE_S * len(cases):.0f} s (mostly torch.compile), "
@@ -191,7 +191,11 @@ def main():
                         "rms_norm, add_rms_norm, row_sum); all when left out")
     parser.add_argument("--shapes", choices=("all", "large", "decode"), default="all",
                         help="run only the large shapes or only the decode rows")
-    parser.add_argument("--metile-block", type=int, default=1024, help="meTile's BLOCK")
+    parser.add_argument("--metile-block", type=int, default=1024,
+                        help="meTile's BLOCK for the vector add")
+    parser.add_argument("--row-block", type=int,
+                        help="meTile's BLOCK for the row kernels (default: the row's length "
+                             "rounded up to a power of two, the whole row in one tile)")
     args = parser.parse_args()
     if args.table:
         with open(args.table) as f:

@@ -54,6 +54,10 @@ class Case:
     """One kernel at one dtype and shape: its tensors, references and candidates."""
 
     def __init__(self, kernel, dtype, shape, block, decode=False):
+        # Rows take the whole row in one tile unless a block is given, as Triton's tutorial
+        # kernels do: the row kernels keep their first tile in registers, so it is read once.
+        if kernel != "vector_add" and block is None:
+            block = triton.next_power_of_2(shape[-1])
         self.kernel, self.dtype, self.shape, self.block = kernel, dtype, shape, block
         self.decode = decode
         self.torch_dtype = {"f16": torch.float16, "bf16": torch.bfloat16,
@@ -248,26 +252,27 @@ def run_case(case, torch_fns, compiled, rounds, inner, flush):
     return result
 
 
-def case_list(quick, block, kernels=None, shapes="all"):
+def case_list(quick, block, row_block=None, kernels=None, shapes="all"):
     """The cases to run: every kernel (or those named in `kernels`) at the large shape and
     the decode row (`shapes` "large" or "decode" keeps one of them)."""
-    return [c for c in all_cases(quick, block)
+    return [c for c in all_cases(quick, block, row_block)
             if (kernels is None or c.kernel in kernels)
             and (shapes == "all" or (shapes == "decode") == c.decode)]
 
 
-def all_cases(quick, block):
+def all_cases(quick, block, row_block):
     if quick:  # every kernel once, dtypes rotated, small shapes and one decode row
         shapes = {"vector_add": (1 << 22,), "softmax": (1024, COLS), "rms_norm": (1, DECODE_COLS),
                   "add_rms_norm": (1024, COLS), "row_sum": (1024, COLS)}
-        return [Case(k, DTYPES[i % 3], s, block, decode=s[0] == 1)
+        return [Case(k, DTYPES[i % 3], s, block if k == "vector_add" else row_block,
+                     decode=s[0] == 1)
                 for i, (k, s) in enumerate(shapes.items())]
     cases = []
     for kernel in ("vector_add", "softmax", "rms_norm", "add_rms_norm", "row_sum"):
         large = (LARGE_ELEMENTS,) if kernel == "vector_add" else (ROWS, COLS)
         decode = (DECODE_COLS,) if kernel == "vector_add" else (1, DECODE_COLS)
         for dtype in DTYPES:
-            cases += [Case(kernel, dtype, large, block),
-                      Case(kernel, dtype, decode, block, decode=True)]
+            b = block if kernel == "vector_add" else row_block
+            cases += [Case(kernel, dtype, large, b), Case(kernel, dtype, decode, b, decode=True)]
     return cases
 
