@@ -114,7 +114,8 @@ def measure(args):
         torch_functions
     from memory_bound.timing import L2_BYTES, copy_bandwidth, launch_overhead
     kernels = args.kernels.split(",") if args.kernels else None
-    cases = case_list(args.quick, args.metile_block, args.row_block, kernels, args.shapes)
+    cases = case_list(args.quick, args.metile_block, args.row_block, kernels, args.shapes,
+                      args.row_warps)
     rounds = 6 if args.quick else args.rounds
     print(f"h200_memory_bound: {len(cases)} cases x {len(CANDIDATES)} candidates; estimated "
           f"{ESTIMATED_FIXED_S + ESTIMATED_CASE_S * len(cases):.0f} s (mostly torch.compile), "
@@ -196,6 +197,9 @@ def main():
     parser.add_argument("--row-block", type=int,
                         help="meTile's BLOCK for the row kernels (default: the row's length "
                              "rounded up to a power of two, the whole row in one tile)")
+    parser.add_argument("--row-warps", type=int,
+                        help="num_warps for meTile's row kernels (default: the compiler's "
+                             "thread plan)")
     args = parser.parse_args()
     if args.table:
         with open(args.table) as f:

@@ -59,6 +59,7 @@ class Case:
         if kernel != "vector_add" and block is None:
             block = triton.next_power_of_2(shape[-1])
         self.kernel, self.dtype, self.shape, self.block = kernel, dtype, shape, block
+        self.row_warps = None  # the compiler's thread plan (case_list sets --row-warps)
         self.decode = decode
         self.torch_dtype = {"f16": torch.float16, "bf16": torch.bfloat16,
                             "f32": torch.float32}[dtype]
@@ -120,13 +121,15 @@ class Case:
             n = inputs[0].numel()
             return k[(metile.cdiv(n, block),)].prepare(*inputs, outs[0], n, BLOCK=block)
         rows, cols = self.shape
+        # The compiler's thread plan unless --row-warps asks for one.
+        options = {"num_warps": self.row_warps} if self.row_warps else {}
         if self.kernel == "softmax":
-            return k[(rows,)].prepare(inputs[0], outs[0], cols, cols, BLOCK=block)
+            return k[(rows,)].prepare(inputs[0], outs[0], cols, cols, BLOCK=block, **options)
         if self.kernel == "rms_norm":
-            return k[(rows,)].prepare(*inputs, outs[0], cols, cols, EPS, BLOCK=block)
+            return k[(rows,)].prepare(*inputs, outs[0], cols, cols, EPS, BLOCK=block, **options)
         if self.kernel == "add_rms_norm":
-            return k[(rows,)].prepare(*inputs, *outs, cols, cols, EPS, BLOCK=block)
-        return k[(rows,)].prepare(inputs[0], outs[0], cols, cols, BLOCK=block)
+            return k[(rows,)].prepare(*inputs, *outs, cols, cols, EPS, BLOCK=block, **options)
+        return k[(rows,)].prepare(inputs[0], outs[0], cols, cols, BLOCK=block, **options)
 
     def triton_launch(self, inputs, outs):
         k = TRITON_KERNELS[self.kernel]
@@ -175,6 +178,7 @@ def within_tolerance(errors, dtype):
 def run_case(case, torch_fns, compiled, rounds, inner, flush):
     result = {"kernel": case.kernel, "dtype": case.dtype, "shape": list(case.shape),
               "bytes_moved": case.bytes_moved, "metile_block": case.block,
+              "metile_row_warps": case.row_warps,
               "l2": ("hot (decode: back-to-back calls)" if case.decode else
                      "flushed before each sample" if case.flush else "data >> L2"),
               "calls_per_sample": inner, "rounds": rounds,
@@ -252,12 +256,15 @@ def run_case(case, torch_fns, compiled, rounds, inner, flush):
     return result
 
 
-def case_list(quick, block, row_block=None, kernels=None, shapes="all"):
+def case_list(quick, block, row_block=None, kernels=None, shapes="all", row_warps=None):
     """The cases to run: every kernel (or those named in `kernels`) at the large shape and
     the decode row (`shapes` "large" or "decode" keeps one of them)."""
-    return [c for c in all_cases(quick, block, row_block)
-            if (kernels is None or c.kernel in kernels)
-            and (shapes == "all" or (shapes == "decode") == c.decode)]
+    cases = [c for c in all_cases(quick, block, row_block)
+             if (kernels is None or c.kernel in kernels)
+             and (shapes == "all" or (shapes == "decode") == c.decode)]
+    for c in cases:
+        c.row_warps = row_warps
+    return cases
 
 
 def all_cases(quick, block, row_block):
