@@ -177,3 +177,17 @@ def test_multi_register_conversions_move_every_dtype_exactly(dtype, rng):
     out = metile.Buffer.from_numpy(np.zeros_like(x))
     transpose32[(2,)](x, out, 2, INPUT_LAYOUT=ROWS_ADJACENT, OUTPUT_LAYOUT=COLUMNS_ADJACENT)
     assert out.numpy().tobytes() == np.ascontiguousarray(x.transpose(0, 2, 1)).tobytes()
+
+
+@pytest.mark.parametrize("dtype", [np.float16, np.float32])
+def test_adjacent_transposes_group_loads_and_stores(dtype, rng):
+    # The row // 32 and row % 32 of four adjacent elements differ by constants, so both
+    # sides of the shuffle exchange are packed accesses (ragged-free: 32x32 tiles).
+    x = signed_values((2, 32, 32), dtype, rng)
+    out = metile.Buffer.from_numpy(np.zeros_like(x))
+    dispatch = transpose32[(2,)].prepare(x, out, 2, INPUT_LAYOUT=ROWS_ADJACENT,
+                                         OUTPUT_LAYOUT=COLUMNS_ADJACENT)
+    dispatch()
+    assert out.numpy().tobytes() == np.ascontiguousarray(x.transpose(0, 2, 1)).tobytes()
+    report = dispatch.execution_report
+    assert (report["grouped_loads"], report["grouped_stores"]) == (1, 1)
