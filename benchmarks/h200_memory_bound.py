@@ -2,6 +2,7 @@
 and Triton, in one run, as fractions of the copy bandwidth measured in that run:
 
     python benchmarks/h200_memory_bound.py [--quick] [--out FILE.json] [--budget-s S]
+        [--kernels softmax,rms_norm] [--shapes large]
     python benchmarks/h200_memory_bound.py --table FILE.json     # the closing-note table
 
 Kernels: vector add, three-pass softmax, RMSNorm, add+RMSNorm (both outputs) and row sum, in
@@ -112,7 +113,9 @@ def measure(args):
     from memory_bound.cases import EPS, MAX_ERROR_FACTOR, TOLERANCE, case_list, run_case, \
         torch_functions
     from memory_bound.timing import L2_BYTES, copy_bandwidth, launch_overhead
-    cases = case_list(args.quick, args.metile_block)
+    kernels = args.kernels.split(",") if args.kernels else None
+    cases = case_list(args.quick, args.metile_block, args.row_block, kernels, args.shapes,
+                      args.row_warps)
     rounds = 6 if args.quick else args.rounds
     print(f"h200_memory_bound: {len(cases)} cases x {len(CANDIDATES)} candidates; estimated "
           f"{ESTIMATED_FIXED_S + ESTIMATED_CASE_S * len(cases):.0f} s (mostly torch.compile), "
@@ -185,7 +188,18 @@ def main():
     parser.add_argument("--rounds", type=int, default=20, help="ABBA rounds per case")
     parser.add_argument("--decode-calls", type=int, default=50,
                         help="back-to-back calls per sample for the decode shapes")
-    parser.add_argument("--metile-block", type=int, default=1024, help="meTile's BLOCK")
+    parser.add_argument("--kernels", help="comma-separated kernels to run (vector_add, softmax, "
+                        "rms_norm, add_rms_norm, row_sum); all when left out")
+    parser.add_argument("--shapes", choices=("all", "large", "decode"), default="all",
+                        help="run only the large shapes or only the decode rows")
+    parser.add_argument("--metile-block", type=int, default=1024,
+                        help="meTile's BLOCK for the vector add")
+    parser.add_argument("--row-block", type=int,
+                        help="meTile's BLOCK for the row kernels (default: the row's length "
+                             "rounded up to a power of two, the whole row in one tile)")
+    parser.add_argument("--row-warps", type=int,
+                        help="num_warps for meTile's row kernels (default: the compiler's "
+                             "thread plan)")
     args = parser.parse_args()
     if args.table:
         with open(args.table) as f:

@@ -10,6 +10,9 @@ of 256 MiB per tensor, is transposed tile by tile, one program per tile:
 - owned: seed 004's transpose8 generalised to TILE: load in input order, convert_layout to
   the layout that swaps the row and column bits of the index (ThreadLayout((3, 4, 5, 0, 1, 2))
   for 8x8), store each thread's value at its transposed coordinates;
+- registers (16x16 and 32x32): four adjacent elements per thread on both sides: loaded in
+  runs of four input columns, converted to runs of four output columns (lanes and registers
+  trade bits inside each SIMD group: shuffles and selects, no threadgroup memory);
 - scatter: the same kernel without convert_layout: each thread stores the value it loaded
   at the transposed coordinates (a strided scalar store);
 - torch_contiguous: x.transpose(-1, -2).contiguous(); torch_copy: out.copy_(x.transpose(-1,
@@ -40,8 +43,9 @@ DTYPES = ("f16", "f32")
 ITEMSIZE = {"f16": 2, "f32": 4}
 LARGE_BYTES = 256 << 20  # per tensor: several times the H200's 60 MB L2
 SMALL_TILES = 1024
-CANDIDATES = ("owned", "scatter", "torch_contiguous", "torch_copy")
-HOST_CANDIDATES = ("owned", "scatter")
+CANDIDATES = ("owned", "registers", "scatter", "torch_contiguous", "torch_copy")
+HOST_CANDIDATES = ("owned", "registers", "scatter")
+REGISTERS = 4  # values per thread of the registers candidate
 
 
 @metile.kernel
@@ -68,13 +72,52 @@ def transpose_scatter(source, destination, batches, TILE: metile.constexpr):
     outputs.store((batch, positions % TILE, positions // TILE), values)
 
 
+@metile.kernel
+def transpose_registers(source, destination, batches, TILE: metile.constexpr,
+                        INPUT_LAYOUT: metile.constexpr, OUTPUT_LAYOUT: metile.constexpr):
+    inputs = metile.tensor(source, shape=(batches, TILE, TILE), access="read")
+    outputs = metile.tensor(destination, shape=(batches, TILE, TILE), access="write")
+    batch = metile.program_id(0)
+    positions = metile.arange(0, TILE * TILE, layout=INPUT_LAYOUT)
+    values = inputs.load((batch, positions // TILE, positions % TILE))
+    converted = metile.convert_layout(values, OUTPUT_LAYOUT)
+    owned = metile.arange(0, TILE * TILE, layout=OUTPUT_LAYOUT)
+    outputs.store((batch, owned % TILE, owned // TILE), converted)
+
+
 def transpose_layout(tile):
     """The ownership whose thread t holds the element at the transpose of t's (row, column):
-    the index's column bits and row bits swap places. One value per thread: a multi-register
-    tile converts only to its own layout today (NotSupported), so 16-byte accesses on both
-    sides of the exchange are not yet expressible."""
+    the index's column bits and row bits swap places, one value per thread."""
     bits = tile.bit_length() - 1
     return metile.ThreadLayout(tuple(range(bits, 2 * bits)) + tuple(range(bits)))
+
+
+def register_layouts(tile):
+    """The registers candidate's input and output ownership: four values per thread, the
+    register bits at the low column bits (four adjacent input elements) and then at the low
+    row bits (four adjacent output elements); None below 16x16 (fewer than 32 threads)."""
+    bits = tile.bit_length() - 1
+    threads = 2 * bits - 2  # physical thread bits; the two register bits follow them
+    if tile * tile // REGISTERS < 32:
+        return None
+    registers = (threads, threads + 1)
+    source = registers + tuple(range(threads))
+    destination = tuple(range(bits)) + registers + tuple(range(bits, threads))
+    return (metile.ThreadLayout(source, elements_per_thread=REGISTERS),
+            metile.ThreadLayout(destination, elements_per_thread=REGISTERS))
+
+
+def prepare(name, tile, x, out, batches):
+    """A prepared meTile candidate (owned, registers or scatter), or None where it does not
+    apply."""
+    if name == "owned":
+        return transpose_owned[(batches,)].prepare(x, out, batches, TILE=tile,
+                                                   OUTPUT_LAYOUT=transpose_layout(tile))
+    if name == "registers":
+        layouts = register_layouts(tile)
+        return layouts and transpose_registers[(batches,)].prepare(
+            x, out, batches, TILE=tile, INPUT_LAYOUT=layouts[0], OUTPUT_LAYOUT=layouts[1])
+    return transpose_scatter[(batches,)].prepare(x, out, batches, TILE=tile)
 
 
 def case_list(quick, host):
@@ -132,10 +175,9 @@ def numpy_case(tile, dtype, batches, rounds):
         out = metile.Buffer.from_numpy(np.full_like(x, np.nan))
         start = time.perf_counter()
         try:
-            launch = (transpose_owned[(batches,)].prepare(x, out, batches, TILE=tile,
-                                                          OUTPUT_LAYOUT=transpose_layout(tile))
-                      if name == "owned" else
-                      transpose_scatter[(batches,)].prepare(x, out, batches, TILE=tile))
+            launch = prepare(name, tile, x, out, batches)
+            if launch is None:
+                continue
             launch()
             if name == "owned":
                 result["conversions"] = launch.execution_report["layout_conversions"]
@@ -181,16 +223,14 @@ def cuda_case(tile, dtype, batches, rounds, flush):
     def poisoned():
         return torch.full_like(x, float("nan"))
 
-    def owned():
-        out = poisoned()
-        dispatch = transpose_owned[(batches,)].prepare(
-            x, out, batches, TILE=tile, OUTPUT_LAYOUT=transpose_layout(tile))
-        result["conversions"] = dispatch.execution_report["layout_conversions"]
-        return dispatch, out
-
-    def scatter():
-        out = poisoned()
-        return transpose_scatter[(batches,)].prepare(x, out, batches, TILE=tile), out
+    def ours(name):
+        def make():
+            out = poisoned()
+            dispatch = prepare(name, tile, x, out, batches)
+            if dispatch is not None and name == "owned":
+                result["conversions"] = dispatch.execution_report["layout_conversions"]
+            return dispatch, out
+        return make
 
     def contiguous():
         holder = {}
@@ -203,10 +243,14 @@ def cuda_case(tile, dtype, batches, rounds, flush):
         out = poisoned()
         return (lambda: out.copy_(x.transpose(-1, -2))), out
 
-    for name, make in zip(CANDIDATES, (owned, scatter, contiguous, copy)):
+    makers = (ours("owned"), ours("registers"), ours("scatter"), contiguous, copy)
+    for name, make in zip(CANDIDATES, makers):
         start = time.perf_counter()
         try:
             launches[name], outputs[name] = make()
+            if launches[name] is None:  # the registers candidate below 16x16
+                del launches[name]
+                continue
             for _ in range(2):  # warm-up: compiles stay out of the timed region
                 launches[name]()
             torch.cuda.synchronize()

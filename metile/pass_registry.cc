@@ -182,7 +182,7 @@ const std::vector<Pass>& registry() {
        "checks every exchange and reduction through threadgroup scratch (Metal IR)",
        run_verify_scratch},
       {"group_vector_accesses",
-       "groups four consecutive f16/f32 accesses of a thread into one guarded packed vector "
+       "groups four consecutive f16/bf16/f32 accesses of a thread into one guarded packed vector "
        "access",
        run_group_vector_accesses},
       {"verify_vector_accesses",

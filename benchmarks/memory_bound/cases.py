@@ -54,7 +54,12 @@ class Case:
     """One kernel at one dtype and shape: its tensors, references and candidates."""
 
     def __init__(self, kernel, dtype, shape, block, decode=False):
+        # Rows take the whole row in one tile unless a block is given, as Triton's tutorial
+        # kernels do: the row kernels keep their first tile in registers, so it is read once.
+        if kernel != "vector_add" and block is None:
+            block = triton.next_power_of_2(shape[-1])
         self.kernel, self.dtype, self.shape, self.block = kernel, dtype, shape, block
+        self.row_warps = None  # the compiler's thread plan (case_list sets --row-warps)
         self.decode = decode
         self.torch_dtype = {"f16": torch.float16, "bf16": torch.bfloat16,
                             "f32": torch.float32}[dtype]
@@ -116,13 +121,15 @@ class Case:
             n = inputs[0].numel()
             return k[(metile.cdiv(n, block),)].prepare(*inputs, outs[0], n, BLOCK=block)
         rows, cols = self.shape
+        # The compiler's thread plan unless --row-warps asks for one.
+        options = {"num_warps": self.row_warps} if self.row_warps else {}
         if self.kernel == "softmax":
-            return k[(rows,)].prepare(inputs[0], outs[0], cols, cols, BLOCK=block)
+            return k[(rows,)].prepare(inputs[0], outs[0], cols, cols, BLOCK=block, **options)
         if self.kernel == "rms_norm":
-            return k[(rows,)].prepare(*inputs, outs[0], cols, cols, EPS, BLOCK=block)
+            return k[(rows,)].prepare(*inputs, outs[0], cols, cols, EPS, BLOCK=block, **options)
         if self.kernel == "add_rms_norm":
-            return k[(rows,)].prepare(*inputs, *outs, cols, cols, EPS, BLOCK=block)
-        return k[(rows,)].prepare(inputs[0], outs[0], cols, cols, BLOCK=block)
+            return k[(rows,)].prepare(*inputs, *outs, cols, cols, EPS, BLOCK=block, **options)
+        return k[(rows,)].prepare(inputs[0], outs[0], cols, cols, BLOCK=block, **options)
 
     def triton_launch(self, inputs, outs):
         k = TRITON_KERNELS[self.kernel]
@@ -171,6 +178,7 @@ def within_tolerance(errors, dtype):
 def run_case(case, torch_fns, compiled, rounds, inner, flush):
     result = {"kernel": case.kernel, "dtype": case.dtype, "shape": list(case.shape),
               "bytes_moved": case.bytes_moved, "metile_block": case.block,
+              "metile_row_warps": case.row_warps,
               "l2": ("hot (decode: back-to-back calls)" if case.decode else
                      "flushed before each sample" if case.flush else "data >> L2"),
               "calls_per_sample": inner, "rounds": rounds,
@@ -248,18 +256,30 @@ def run_case(case, torch_fns, compiled, rounds, inner, flush):
     return result
 
 
-def case_list(quick, block):
+def case_list(quick, block, row_block=None, kernels=None, shapes="all", row_warps=None):
+    """The cases to run: every kernel (or those named in `kernels`) at the large shape and
+    the decode row (`shapes` "large" or "decode" keeps one of them)."""
+    cases = [c for c in all_cases(quick, block, row_block)
+             if (kernels is None or c.kernel in kernels)
+             and (shapes == "all" or (shapes == "decode") == c.decode)]
+    for c in cases:
+        c.row_warps = row_warps
+    return cases
+
+
+def all_cases(quick, block, row_block):
     if quick:  # every kernel once, dtypes rotated, small shapes and one decode row
         shapes = {"vector_add": (1 << 22,), "softmax": (1024, COLS), "rms_norm": (1, DECODE_COLS),
                   "add_rms_norm": (1024, COLS), "row_sum": (1024, COLS)}
-        return [Case(k, DTYPES[i % 3], s, block, decode=s[0] == 1)
+        return [Case(k, DTYPES[i % 3], s, block if k == "vector_add" else row_block,
+                     decode=s[0] == 1)
                 for i, (k, s) in enumerate(shapes.items())]
     cases = []
     for kernel in ("vector_add", "softmax", "rms_norm", "add_rms_norm", "row_sum"):
         large = (LARGE_ELEMENTS,) if kernel == "vector_add" else (ROWS, COLS)
         decode = (DECODE_COLS,) if kernel == "vector_add" else (1, DECODE_COLS)
         for dtype in DTYPES:
-            cases += [Case(kernel, dtype, large, block),
-                      Case(kernel, dtype, decode, block, decode=True)]
+            b = block if kernel == "vector_add" else row_block
+            cases += [Case(kernel, dtype, large, b), Case(kernel, dtype, decode, b, decode=True)]
     return cases
 

@@ -11,8 +11,8 @@ void check_type(Checker& c, const Op* definer, ValueId v) {
   const Type& t = c.type(v);
   if (t.is_tile()) return c.report(definer, "tiles do not exist in Metal IR", {v});
   if (t.is_desc()) return c.report(definer, "tensor descriptors do not exist in Metal IR", {v});
-  if (t.is_vector() && t.shape[0] != 2 && t.shape[0] != 4)
-    c.report(definer, "vectors have 2 or 4 elements", {v});
+  if (t.is_vector() && t.shape[0] != 2 && t.shape[0] != 4 && t.shape[0] != 8)
+    c.report(definer, "vectors have 2, 4 or 8 elements", {v});
   check_matrix_type(c, definer, v);
 }
 
@@ -72,8 +72,8 @@ void check_packed_store(Checker& c, const Op& op) {
   if (!is_device_pointer(p))
     return c.report(&op, "the address must be a device pointer", {op.operands[0]});
   const size_t width = op.operands.size() - 1;
-  if (width != 2 && width != 4)
-    return c.report(&op, "stores 2 or 4 values, got " + std::to_string(width));
+  if (width != 2 && width != 4 && width != 8)
+    return c.report(&op, "stores 2, 4 or 8 values, got " + std::to_string(width));
   for (size_t i = 1; i < op.operands.size(); ++i)
     if (c.type(op.operands[i]) != Type::scalar(p.dtype))
       return c.report(

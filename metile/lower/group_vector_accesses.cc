@@ -1,9 +1,9 @@
 #include "metile/lower/group_vector_accesses.h"
 
-#include <array>
 #include <memory>
 #include <optional>
 #include <set>
+#include <vector>
 
 #include "metile/lower/vector_index.h"
 
@@ -15,9 +15,10 @@ using ir::Op;
 using ir::OpKind;
 using ir::ValueId;
 
-constexpr int kWidth = 4;
+// The narrowest group: four elements, as seed 004 defines grouping.
+constexpr int kMinWidth = 4;
 
-// A scalar f16/f32 load or store through ptr_add(base, index) on a device pointer.
+// A scalar f16/bf16/f32 load or store through ptr_add(base, index) on a device pointer.
 struct Access {
   size_t position = 0;
   bool load = false;
@@ -26,9 +27,10 @@ struct Access {
   ir::DType dtype = ir::DType::f32;
 };
 
-// Four accesses of one kind, in address order (slot 0 at the lowest address).
+// Four or more accesses of one kind, in address order (member 0 at the lowest address).
 struct Group {
-  std::array<Access, kWidth> members;
+  std::vector<Access> members;
+  int width() const { return static_cast<int>(members.size()); }
 };
 
 // An op that touches or orders memory, or may inside its regions: accesses do not move
@@ -65,10 +67,7 @@ class Grouper {
     const ir::Type& p = k_.type(ptr);
     const ir::Type& value = k_.type(load ? op.results[0] : op.operands[1]);
     if (!p.is_pointer() || p.space != ir::AddressSpace::Device || !value.is_scalar() ||
-        (value.dtype != ir::DType::f16 && value.dtype != ir::DType::f32))
-      return std::nullopt;
-    if (kWidth * ir::dtype_bytes(value.dtype) > target_.max_vector_bytes ||
-        kWidth > target_.max_vector_elements)
+        group_width(target_, value.dtype) == 0)
       return std::nullopt;
     const std::optional<PointerParts> parts = index_->pointer_parts(ptr);
     if (!parts) return std::nullopt;
@@ -76,7 +75,7 @@ class Grouper {
   }
 
   // The first group of the block: runs of accesses of one kind with no other memory op
-  // between them, searched for four consecutive addresses.
+  // between them, searched for consecutive addresses, the widest group first.
   std::optional<Group> find_group(const ir::Block& block) const {
     std::vector<Access> run;
     for (size_t i = 0; i <= block.ops.size(); ++i) {
@@ -94,20 +93,18 @@ class Grouper {
   }
 
   std::optional<Group> group_in(const ir::Block& block, const std::vector<Access>& run) const {
-    for (const Access& leader : run) {
-      Group g;
-      g.members[0] = leader;
-      int found = 1;
-      for (int d = 1; d < kWidth; ++d)
-        for (const Access& a : run)
-          if (a.base == leader.base && a.dtype == leader.dtype &&
-              index_->constant_difference(leader.index, a.index) == d) {
-            g.members[d] = a;
-            ++found;
-            break;
-          }
-      if (found == kWidth && movable(block, g)) return g;
-    }
+    for (const Access& leader : run)
+      for (int width = group_width(target_, leader.dtype); width >= kMinWidth; width /= 2) {
+        Group g{{leader}};
+        for (int d = 1; d < width; ++d)
+          for (const Access& a : run)
+            if (a.base == leader.base && a.dtype == leader.dtype &&
+                index_->constant_difference(leader.index, a.index) == d) {
+              g.members.push_back(a);
+              break;
+            }
+        if (g.width() == width && movable(block, g)) return g;
+      }
     return std::nullopt;
   }
 
@@ -170,7 +167,8 @@ class Grouper {
   }
 
   // The packed path's condition (kNoValue when it always holds): every mask, the widened
-  // 32-bit indices of slots 0 and 3 three apart, and the vector's alignment where needed.
+  // 32-bit indices of the first and last member width - 1 apart, and the vector's alignment
+  // where needed.
   ValueId guard(std::vector<Op>& ops, const ir::Block& block, const Group& g) {
     const Op& first = block.ops[g.members[0].position];
     const SourceLocation& loc = first.loc;
@@ -180,19 +178,20 @@ class Grouper {
       const size_t mask = a.load ? 1 : 2;
       if (op.operands.size() > mask) cond = all_of(ops, cond, op.operands[mask], loc);
     }
-    const ValueId index0 = g.members[0].index, index3 = g.members[kWidth - 1].index;
+    const ValueId index0 = g.members.front().index, last = g.members.back().index;
     if (k_.type(index0).dtype != ir::DType::i64) {
       const ir::Type wide = ir::Type::scalar(ir::DType::i64);
       const ValueId w0 = emit(ops, OpKind::Cast, {index0}, wide, {}, loc);
-      const ValueId w3 = emit(ops, OpKind::Cast, {index3}, wide, {}, loc);
-      const ValueId three = emit(ops, OpKind::Constant, {}, wide, {{"value", int64_t{3}}}, loc);
-      const ValueId next = emit(ops, OpKind::Add, {w0, three}, wide, {}, loc);
-      const ValueId same = emit(ops, OpKind::Cmp, {w3, next}, ir::Type::scalar(ir::DType::i1),
+      const ValueId w_last = emit(ops, OpKind::Cast, {last}, wide, {}, loc);
+      const ValueId apart = emit(ops, OpKind::Constant, {}, wide,
+                                 {{"value", static_cast<int64_t>(g.width() - 1)}}, loc);
+      const ValueId next = emit(ops, OpKind::Add, {w0, apart}, wide, {}, loc);
+      const ValueId same = emit(ops, OpKind::Cmp, {w_last, next}, ir::Type::scalar(ir::DType::i1),
                                 {{"pred", std::string("eq")}}, loc);
       cond = all_of(ops, cond, same, loc);
     }
     if (target_.vector_access_needs_vector_alignment) {
-      const int64_t bytes = kWidth * ir::dtype_bytes(g.members[0].dtype);
+      const int64_t bytes = g.width() * ir::dtype_bytes(g.members[0].dtype);
       const ValueId aligned = emit(ops, OpKind::IsAligned, {first.operands[0]},
                                    ir::Type::scalar(ir::DType::i1), {{"bytes", bytes}}, loc);
       cond = all_of(ops, cond, aligned, loc);
@@ -202,7 +201,7 @@ class Grouper {
 
   // The group's packed access, defining the loads' original results through extracts.
   void packed(std::vector<Op>& ops, const ir::Block& block, const Group& g,
-              const std::array<ValueId, kWidth>& results) {
+              const std::vector<ValueId>& results) {
     const Op& first = block.ops[g.members[0].position];
     const ir::DType dtype = g.members[0].dtype;
     if (!g.members[0].load) {
@@ -212,8 +211,8 @@ class Grouper {
       return;
     }
     const ValueId vector = emit(ops, OpKind::PackedLoad, {first.operands[0]},
-                                ir::Type::vector(dtype, kWidth), {}, first.loc);
-    for (int i = 0; i < kWidth; ++i)
+                                ir::Type::vector(dtype, g.width()), {}, first.loc);
+    for (int i = 0; i < g.width(); ++i)
       ops.push_back(
           Op{OpKind::Extract, {vector}, {results[i]}, {{"index", int64_t{i}}}, {}, first.loc});
   }
@@ -237,8 +236,8 @@ class Grouper {
     }
     const SourceLocation loc = block.ops[g.members[0].position].loc;
     const ValueId cond = guard(out, block, g);
-    std::array<ValueId, kWidth> results{};
-    for (int i = 0; i < kWidth; ++i)
+    std::vector<ValueId> results(g.width(), ir::kNoValue);
+    for (int i = 0; i < g.width(); ++i)
       if (load) results[i] = block.ops[g.members[i].position].results[0];
     if (cond == ir::kNoValue) {
       packed(out, block, g, results);
@@ -246,12 +245,12 @@ class Grouper {
       // if (cond) { packed access } else { the scalar accesses, each with its own mask }
       Op branch{OpKind::If, {cond}, {}, {}, {}, loc};
       ir::Block then_block, else_block;
-      std::array<ValueId, kWidth> extracted{};
-      for (int i = 0; i < kWidth && load; ++i) extracted[i] = k_.new_value(k_.type(results[i]));
+      std::vector<ValueId> extracted(g.width(), ir::kNoValue);
+      for (int i = 0; i < g.width() && load; ++i) extracted[i] = k_.new_value(k_.type(results[i]));
       packed(then_block.ops, block, g, extracted);
       Op then_yield{OpKind::Yield, {}, {}, {}, {}, loc};
       Op else_yield{OpKind::Yield, {}, {}, {}, {}, loc};
-      for (int i = 0; i < kWidth; ++i) {
+      for (int i = 0; i < g.width(); ++i) {
         Op scalar = std::move(block.ops[g.members[i].position]);
         if (load) {
           scalar.results[0] = k_.new_value(k_.type(results[i]));
@@ -279,6 +278,21 @@ class Grouper {
 };
 
 }  // namespace
+
+bool groupable_dtype(ir::DType t) {
+  return t == ir::DType::f16 || t == ir::DType::bf16 || t == ir::DType::f32;
+}
+
+int group_width(const target::Target& target, ir::DType t) {
+  if (!groupable_dtype(t)) return 0;
+  int width = kMinWidth;
+  while (2 * width <= target.max_vector_elements &&
+         2 * width * ir::dtype_bytes(t) <= target.max_vector_bytes)
+    width *= 2;
+  const bool fits =
+      width <= target.max_vector_elements && width * ir::dtype_bytes(t) <= target.max_vector_bytes;
+  return fits ? width : 0;
+}
 
 ir::PassResult group_vector_accesses(ir::Kernel k, const target::Target& target,
                                      VectorGroups& groups) {

@@ -1,13 +1,16 @@
 // convert_layout: the same logical tile in another ThreadLayout. The owner map, enumerated at
 // compile time, picks the cheapest mechanism that is correct for every thread:
 //   forward       every thread already holds each of its new slots in one old slot
-//   simd_shuffle  every element comes from a thread of the same SIMD group, and each new slot
-//                 from one old slot: one shuffle per slot, reading the exact source lane
+//   simd_shuffle  every element comes from a thread of the same SIMD group: per new slot,
+//                 one shuffle from the exact source lane of each old slot some thread reads
+//                 it from, and a select among them where that slot differs between threads
 //   scratch       otherwise: every thread stores its slots at their logical indices in typed
 //                 threadgroup scratch, a barrier publishes them, every thread loads its new
 //                 slots, and a second barrier releases the scratch for the next use
 // Every launched thread takes part; nothing is masked, since explicit layouts cover every
 // thread of the plan. i1 values cross threads as i32.
+#include <algorithm>
+
 #include "metile/lower/lowering_steps.h"
 
 namespace metile::lower {
@@ -16,25 +19,29 @@ namespace {
 
 const ir::Type kI32 = ir::Type::scalar(ir::DType::i32);
 
-// For each new slot, the old slot that holds its element in the calling thread or, with
-// `same_group`, in a thread of its SIMD group; empty when that slot differs between threads or
-// an element lies farther away.
-std::vector<int64_t> source_slots(const Lowering& l, const ir::ThreadLayout& from,
-                                  const ir::ThreadLayout& to, bool same_group) {
+// Where the new slots come from: for each new slot, the old slots that hold its element in
+// the calling thread (`same_group` false) or in a thread of its SIMD group (true), in the
+// order first met; empty when an element lies farther away.
+std::vector<std::vector<int64_t>> source_slots(const Lowering& l, const ir::ThreadLayout& from,
+                                               const ir::ThreadLayout& to, bool same_group) {
   const int64_t width = l.target.simd_width;
-  std::vector<int64_t> slots;
+  std::vector<std::vector<int64_t>> slots;
   for (int64_t r = 0; r < to.elements_per_thread(); ++r) {
-    int64_t slot = -1;
+    std::vector<int64_t> used;
     for (int64_t t = 0; t < to.thread_count(); ++t) {
       const int64_t index = to.logical_index(t, r);
       const int64_t owner = from.owner(index);
       if (same_group ? owner / width != t / width : owner != t) return {};
-      if (slot != -1 && slot != from.register_of(index)) return {};
-      slot = from.register_of(index);
+      if (std::find(used.begin(), used.end(), from.register_of(index)) == used.end())
+        used.push_back(from.register_of(index));
     }
-    slots.push_back(slot);
+    slots.push_back(std::move(used));
   }
   return slots;
+}
+
+bool one_slot_each(const std::vector<std::vector<int64_t>>& slots) {
+  return std::all_of(slots.begin(), slots.end(), [](const auto& used) { return used.size() == 1; });
 }
 
 // i1 crosses threads as i32 (0 or 1); other dtypes as themselves.
@@ -48,13 +55,33 @@ ir::ValueId narrow(Lowering& l, ir::ValueId v, ir::DType dtype) {
                 {{"pred", std::string("ne")}});
 }
 
-std::vector<ir::ValueId> shuffle(Lowering& l, const std::vector<ir::ValueId>& values,
-                                 ir::DType dtype, const ir::ThreadLayout& from,
-                                 const ir::ThreadLayout& to, const std::vector<int64_t>& slots) {
+// Each new slot from the old slots `slots` lists for it, read from the owner's lane when
+// `shuffled` (else the calling thread's own) and, where the old slot differs between threads
+// (a register bit exchanged with a lane bit), chosen by the old slot computed from the
+// logical index.
+std::vector<ir::ValueId> gather(Lowering& l, const std::vector<ir::ValueId>& values,
+                                ir::DType dtype, const ir::ThreadLayout& from,
+                                const ir::ThreadLayout& to,
+                                const std::vector<std::vector<int64_t>>& slots, bool shuffled) {
   std::vector<ir::ValueId> result;
   for (size_t r = 0; r < slots.size(); ++r) {
-    const ir::ValueId index = l.logical_index(to, static_cast<int64_t>(r));
-    result.push_back(l.shuffle_from_owner(values[slots[r]], dtype, from, index));
+    const std::vector<int64_t>& used = slots[r];
+    const ir::ValueId index =
+        shuffled || used.size() > 1 ? l.logical_index(to, static_cast<int64_t>(r)) : ir::kNoValue;
+    auto read = [&](int64_t slot) {
+      return shuffled ? l.shuffle_from_owner(values[slot], dtype, from, index) : values[slot];
+    };
+    ir::ValueId value = read(used[0]);
+    if (used.size() > 1) {
+      const ir::ValueId slot = l.register_of(from, index);
+      for (size_t k = 1; k < used.size(); ++k) {
+        const ir::ValueId here =
+            l.emit(ir::OpKind::Cmp, {slot, l.const_int(used[k])}, ir::Type::scalar(ir::DType::i1),
+                   {{"pred", std::string("eq")}});
+        value = l.emit(ir::OpKind::Select, {here, read(used[k]), value}, l.metal.type(value));
+      }
+    }
+    result.push_back(value);
   }
   return result;
 }
@@ -107,11 +134,13 @@ void lower_convert_layout(Lowering& l, const ir::Op& op) {
   if (to.thread_count() != l.threads)
     l.user_error(op, "the layout " + to.str() + " covers " + std::to_string(to.thread_count()) +
                          " threads, but the kernel runs " + std::to_string(l.threads));
-  if (const std::vector<int64_t> slots = source_slots(l, from, to, false); !slots.empty()) {
-    for (int64_t s : slots) result.slots.push_back(operand.slots[s]);
+  // Between bit-permutation layouts a thread that keeps its elements keeps them in one old
+  // slot per new slot (the thread bits agree, so the register bits map to register bits).
+  if (const auto slots = source_slots(l, from, to, false); !slots.empty() && one_slot_each(slots)) {
+    result.slots = gather(l, operand.slots, type.dtype, from, to, slots, false);
     l.layout_conversions.push_back({conversion, "forward", "none"});
-  } else if (const std::vector<int64_t> lanes = source_slots(l, from, to, true); !lanes.empty()) {
-    result.slots = shuffle(l, operand.slots, type.dtype, from, to, lanes);
+  } else if (const auto lanes = source_slots(l, from, to, true); !lanes.empty()) {
+    result.slots = gather(l, operand.slots, type.dtype, from, to, lanes, true);
     l.layout_conversions.push_back({conversion, "simd_shuffle", "none"});
   } else {
     result.slots = through_scratch(l, op, operand.slots, type, from, to);

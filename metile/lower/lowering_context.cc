@@ -158,6 +158,15 @@ ir::ValueId Lowering::logical_index(const ir::ThreadLayout& layout, int64_t slot
 }
 
 ir::ValueId Lowering::owner_of(const ir::ThreadLayout& layout, ir::ValueId index) {
+  return physical_part(layout, index, true);
+}
+
+ir::ValueId Lowering::register_of(const ir::ThreadLayout& layout, ir::ValueId index) {
+  return physical_part(layout, index, false);
+}
+
+ir::ValueId Lowering::physical_part(const ir::ThreadLayout& layout, ir::ValueId index,
+                                    bool thread) {
   const ir::Type i32 = ir::Type::scalar(ir::DType::i32);
   int thread_bits = 0;
   while ((int64_t{1} << thread_bits) < layout.thread_count()) ++thread_bits;
@@ -166,16 +175,18 @@ ir::ValueId Lowering::owner_of(const ir::ThreadLayout& layout, ir::ValueId index
   std::map<int, int64_t> bits_by_shift;  // logical bits moving by one distance, by distance
   const std::vector<int>& order = layout.bit_order();
   for (size_t logical = 0; logical < order.size(); ++logical)
-    if (order[logical] < thread_bits)
-      bits_by_shift[order[logical] - static_cast<int>(logical)] |= int64_t{1} << logical;
-  ir::ValueId owner = ir::kNoValue;
+    if ((order[logical] < thread_bits) == thread) {
+      const int position = thread ? order[logical] : order[logical] - thread_bits;
+      bits_by_shift[position - static_cast<int>(logical)] |= int64_t{1} << logical;
+    }
+  ir::ValueId part = ir::kNoValue;
   for (const auto& [shift, bits] : bits_by_shift) {
     ir::ValueId piece = emit(ir::OpKind::And, {x, const_int(bits)}, i32);
     if (shift > 0) piece = emit(ir::OpKind::Shl, {piece, const_int(shift)}, i32);
     if (shift < 0) piece = emit(ir::OpKind::Shr, {piece, const_int(-shift)}, i32);
-    owner = owner == ir::kNoValue ? piece : emit(ir::OpKind::Or, {owner, piece}, i32);
+    part = part == ir::kNoValue ? piece : emit(ir::OpKind::Or, {part, piece}, i32);
   }
-  return owner == ir::kNoValue ? const_int(0) : owner;
+  return part == ir::kNoValue ? const_int(0) : part;
 }
 
 ir::ValueId Lowering::shuffle_from_owner(ir::ValueId value, ir::DType dtype,

@@ -97,6 +97,9 @@ class Lowering {
   // The thread that `layout` makes the owner of a logical index (i32 per thread): the
   // index's bits that come from thread bits, moved back to their physical positions.
   ir::ValueId owner_of(const ir::ThreadLayout& layout, ir::ValueId index);
+  // The register slot in which `layout` keeps a logical index (i32 per thread): the index's
+  // bits that come from register bits, moved back to their slot positions.
+  ir::ValueId register_of(const ir::ThreadLayout& layout, ir::ValueId index);
   // `value` (a slot of a tile owned by `layout`) as held by the owner of logical `index`, which
   // must lie in the calling thread's SIMD group: one simd_shuffle from the exact source lane.
   // i1 values cross as i32.
@@ -124,6 +127,9 @@ class Lowering {
   [[noreturn]] void user_error(const ir::Op& op, const std::string& rule) const;
 
  private:
+  // The thread (or, without `thread`, register slot) bits of a logical index of `layout`.
+  ir::ValueId physical_part(const ir::ThreadLayout& layout, ir::ValueId index, bool thread);
+
   std::vector<std::string> names_;
   std::vector<bool> uniform_;
   std::vector<LoweredValue> values_;

@@ -1,7 +1,11 @@
 #include "metile/lower/plan_ownership.h"
-#include "metile/support/bits.h"
 
+#include <algorithm>
+#include <map>
 #include <set>
+
+#include "metile/lower/group_vector_accesses.h"
+#include "metile/support/bits.h"
 
 namespace metile::lower {
 
@@ -38,19 +42,28 @@ std::string striped_because(const ir::Kernel& k) {
   return why;
 }
 
-// Tile sizes of f16/f32 loads and stores that give each thread a group of four.
-std::set<int64_t> groupable_sizes(const ir::Kernel& k, int64_t threads) {
-  std::set<int64_t> sizes;
+// The widest group (group_width) of the f16/bf16/f32 tile loads and stores of each tile size.
+std::map<int64_t, int64_t> group_widths(const ir::Kernel& k, const target::Target& target) {
+  std::map<int64_t, int64_t> widths;
   auto consider = [&](ir::ValueId v) {
     const ir::Type& t = k.type(v);
-    if (t.is_tile() && (t.dtype == ir::DType::f16 || t.dtype == ir::DType::f32) &&
-        t.num_elements() >= kGroupWidth * threads)
-      sizes.insert(t.num_elements());
+    if (!t.is_tile() || !groupable_dtype(t.dtype)) return;
+    int64_t& width = widths[t.num_elements()];
+    width = std::max<int64_t>(width, std::max(kGroupWidth, int64_t{group_width(target, t.dtype)}));
   };
   ir::walk(k.body, [&](const ir::Op& op) {
     if (op.kind == ir::OpKind::Load) consider(op.results[0]);
     if (op.kind == ir::OpKind::Store) consider(op.operands[1]);
   });
+  return widths;
+}
+
+// Tile sizes of f16/bf16/f32 loads and stores that give each thread a group of four.
+std::set<int64_t> groupable_sizes(const ir::Kernel& k, int64_t threads,
+                                  const target::Target& target) {
+  std::set<int64_t> sizes;
+  for (const auto& [size, width] : group_widths(k, target))
+    if (size >= kGroupWidth * threads) sizes.insert(size);
   return sizes;
 }
 
@@ -63,26 +76,40 @@ std::set<int64_t> tile_sizes(const ir::Kernel& k, int64_t threads) {
 
 }  // namespace
 
-ir::ThreadLayout contiguous_layout(int64_t size, int64_t threads) {
+ir::ThreadLayout contiguous_layout(int64_t size, int64_t threads, int64_t run) {
   const int thread_bits = log2_exact(threads), register_bits = log2_exact(size / threads);
+  const int run_bits = std::min(register_bits, log2_exact(run));
   std::vector<int> order;
-  for (int b = 0; b < register_bits; ++b) order.push_back(thread_bits + b);
+  for (int b = 0; b < run_bits; ++b) order.push_back(thread_bits + b);
   for (int b = 0; b < thread_bits; ++b) order.push_back(b);
+  for (int b = run_bits; b < register_bits; ++b) order.push_back(thread_bits + b);
   return ir::ThreadLayout(std::move(order), 0, size / threads);
 }
 
-OwnershipChoice plan_ownership(const ir::Kernel& tile, int64_t threads) {
+int64_t grouped_elements_per_thread(const ir::Kernel& tile, const target::Target& target) {
+  if (!striped_because(tile).empty()) return 0;
+  int64_t widest = 0;
+  for (const auto& [size, width] : group_widths(tile, target)) widest = std::max(widest, width);
+  return widest;
+}
+
+OwnershipChoice plan_ownership(const ir::Kernel& tile, int64_t threads,
+                               const target::Target& target) {
   if (const std::string why = striped_because(tile); !why.empty()) return {{}, "striped: " + why};
-  if (groupable_sizes(tile, threads).empty())
+  if (groupable_sizes(tile, threads, target).empty())
     return {{},
-            "striped: no f16/f32 tile load or store gives each thread " +
+            "striped: no f16/bf16/f32 tile load or store gives each thread " +
                 std::to_string(kGroupWidth) + " elements to group"};
+  const std::map<int64_t, int64_t> widths = group_widths(tile, target);
   OwnershipChoice choice;
-  for (int64_t size : tile_sizes(tile, threads))
-    choice.layouts.push_back(contiguous_layout(size, threads));
+  for (int64_t size : tile_sizes(tile, threads)) {
+    const auto it = widths.find(size);
+    const int64_t run = it == widths.end() ? size / threads : it->second;
+    choice.layouts.push_back(contiguous_layout(size, threads, run));
+  }
   choice.reason =
-      "contiguous: each thread owns adjacent elements of 1-D tiles, so its f16/f32 "
-      "accesses can be grouped; no value crosses threads";
+      "contiguous: each thread owns runs of adjacent elements of 1-D tiles, as wide as one "
+      "vector access, so its f16/bf16/f32 accesses can be grouped; no value crosses threads";
   return choice;
 }
 

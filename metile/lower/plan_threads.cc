@@ -50,8 +50,8 @@ ThreadPlan requested_plan(const ir::Kernel& k, const target::Target& target) {
           "the kernel requests num_threads = " + std::to_string(*n) + "; " + target_words(target)};
 }
 
-ThreadPlan with_ownership(ThreadPlan plan, const ir::Kernel& tile) {
-  OwnershipChoice choice = plan_ownership(tile, plan.threads_per_threadgroup);
+ThreadPlan with_ownership(ThreadPlan plan, const ir::Kernel& tile, const target::Target& target) {
+  OwnershipChoice choice = plan_ownership(tile, plan.threads_per_threadgroup, target);
   plan.layouts = std::move(choice.layouts);
   plan.ownership = std::move(choice.reason);
   return plan;
@@ -67,7 +67,10 @@ ThreadPlan plan_geometry(const ir::Kernel& tile, const target::Target& target) {
     return {static_cast<int>(floor), "the kernel has no tiles; one SIMD group of " +
                                          std::to_string(floor) + " threads; " +
                                          target_words(target)};
-  const int64_t threads = std::clamp(largest / kElementsPerThread, floor, ceiling);
+  // Enough elements to fill one vector access where the accesses group (8 f16 in 16 bytes).
+  const int64_t per_thread_goal =
+      std::max(kElementsPerThread, grouped_elements_per_thread(tile, target));
+  const int64_t threads = std::clamp(largest / per_thread_goal, floor, ceiling);
   const int64_t per_thread = std::max<int64_t>(1, largest / threads);
   return {static_cast<int>(threads), "largest tile has " + std::to_string(largest) + " elements; " +
                                          std::to_string(threads) + " threads give " +
@@ -118,7 +121,7 @@ ThreadPlan explicit_plan(const ir::Kernel& k, const std::vector<ir::ThreadLayout
 ThreadPlan plan_threads(const ir::Kernel& tile, const target::Target& target) {
   if (const std::vector<ir::ThreadLayout> layouts = explicit_layouts(tile); !layouts.empty())
     return explicit_plan(tile, layouts, target);
-  return with_ownership(plan_geometry(tile, target), tile);
+  return with_ownership(plan_geometry(tile, target), tile, target);
 }
 
 void check_thread_plan(const ThreadPlan& plan, const target::Target& target) {

@@ -1,7 +1,10 @@
 #include "metile/lower/vector_index.h"
 
 #include <bit>
+#include <iterator>
 #include <map>
+#include <optional>
+#include <tuple>
 
 namespace metile::lower {
 
@@ -46,6 +49,61 @@ class Reader {
   Reader(const ir::Kernel& k, const std::vector<const ir::Op*>& definers)
       : kernel_(k), definers_(definers) {}
 
+  // The largest value v can hold when it is provably in [0, that], from constants, the thread
+  // index (below threads_per_threadgroup) and and/or/shl/shr/add/mul of such values without
+  // overflow; nullopt otherwise.
+  std::optional<uint64_t> bound(ir::ValueId v, int depth = 0) const {
+    const ir::Op* op =
+        v >= 0 && v < static_cast<ir::ValueId>(definers_.size()) ? definers_[v] : nullptr;
+    if (!op || depth > kMaxDepth || !ir::is_integer(kernel_.type(v).dtype)) return std::nullopt;
+    const uint64_t limit = (uint64_t{1} << (bits_of(kernel_.type(v).dtype) - 1)) - 1;
+    auto in = [&](size_t i) { return bound(op->operands[i], depth + 1); };
+    auto constant = [&](size_t i) -> std::optional<uint64_t> {
+      const ir::ValueId operand = op->operands[i];
+      const ir::Op* c = operand >= 0 && operand < static_cast<ir::ValueId>(definers_.size())
+                            ? definers_[operand]
+                            : nullptr;
+      if (!c || c->kind != ir::OpKind::Constant) return std::nullopt;
+      const int64_t* value = std::get_if<int64_t>(&c->attrs.at("value"));
+      if (!value || *value < 0) return std::nullopt;
+      return static_cast<uint64_t>(*value);
+    };
+    auto within = [&](std::optional<uint64_t> b) { return b && *b <= limit ? b : std::nullopt; };
+    using K = ir::OpKind;
+    if (op->kind == K::Constant) {
+      const int64_t* value = std::get_if<int64_t>(&op->attrs.at("value"));
+      return value && *value >= 0 ? within(static_cast<uint64_t>(*value)) : std::nullopt;
+    }
+    if (op->kind == K::ThreadIndex) {
+      const auto it = kernel_.attrs.find("threads_per_threadgroup");
+      const int64_t* n = it == kernel_.attrs.end() ? nullptr : std::get_if<int64_t>(&it->second);
+      return n && *n > 0 ? std::optional<uint64_t>(*n - 1) : std::nullopt;
+    }
+    if (op->kind == K::And) {  // a non-negative mask bounds the result
+      const std::optional<uint64_t> a = constant(1);
+      return a ? a : constant(0);
+    }
+    if (op->kind == K::Shl) {
+      const std::optional<uint64_t> x = in(0), k = constant(1);
+      if (!x || !k || *k >= 63 || *x > (limit >> *k)) return std::nullopt;
+      return *x << *k;
+    }
+    if (op->kind == K::Shr) {
+      const std::optional<uint64_t> x = in(0), k = constant(1);
+      return x && k && *k < 64 ? std::optional<uint64_t>(*x >> *k) : std::nullopt;
+    }
+    if (op->kind == K::Add || op->kind == K::Or) {  // a | b <= a + b for a, b >= 0
+      const std::optional<uint64_t> a = in(0), b = in(1);
+      return a && b ? within(*a + *b) : std::nullopt;
+    }
+    if (op->kind == K::Mul) {
+      const std::optional<uint64_t> a = in(0), b = in(1);
+      if (!a || !b || (*a != 0 && *b > limit / *a)) return std::nullopt;
+      return *a * *b;
+    }
+    return std::nullopt;
+  }
+
   // Each value is read once: an index DAG that reuses a value is not walked per path. A
   // value cut off by the depth limit stays one opaque term wherever it appears, which is
   // sound: only the differences of equal terms cancel.
@@ -57,6 +115,48 @@ class Reader {
   }
 
  private:
+  // floordiv(x, 2^m) and rem(x, 2^m) of x = T + c, where T, the sum of x's terms, is
+  // provably in [0, Tmax] (bound) and a multiple of 2^g, and c >= 0 with Tmax + c in range:
+  // c = q * 2^m + r with r < 2^min(g, m) gives floordiv(T, 2^m) + q and rem(T, 2^m) + r
+  // (every value non-negative, so C's truncating rem is the floor one). floordiv(T, 2^m) and
+  // rem(T, 2^m) are terms of their own (negative ids), shared by every x with the same T:
+  // row // 32 and row % 32 of four adjacent elements differ by constants.
+  std::optional<Affine> divided(const ir::Op& op, ir::DType dtype, int depth) {
+    const int bits = bits_of(dtype);
+    const uint64_t mask = bits == 64 ? ~uint64_t{0} : (uint64_t{1} << bits) - 1;
+    const uint64_t limit = mask >> 1;
+    const Affine d = read(op.operands[1], depth + 1);
+    const uint64_t divisor = d.constant & mask;
+    if (!d.is_constant() || divisor == 0 || divisor > limit || !std::has_single_bit(divisor))
+      return std::nullopt;
+    Affine x = read(op.operands[0], depth + 1);
+    const uint64_t c = x.constant & mask;
+    x.constant = 0;
+    for (auto it = x.terms.begin(); it != x.terms.end();) {
+      it->second &= mask;
+      it = it->second == 0 ? x.terms.erase(it) : std::next(it);
+    }
+    if (x.terms.empty()) return std::nullopt;
+    uint64_t t_max = 0;
+    for (const auto& [v, coefficient] : x.terms) {
+      const std::optional<uint64_t> b = v >= 0 ? bound(v) : std::nullopt;
+      if (!b || coefficient > limit || (*b != 0 && coefficient > limit / *b)) return std::nullopt;
+      t_max += coefficient * *b;
+      if (t_max > limit) return std::nullopt;
+    }
+    if (c > limit - t_max) return std::nullopt;
+    const int g = std::min(known_zero_bits(x), std::countr_zero(divisor));
+    const uint64_t q = c / divisor, r = c % divisor;
+    if (r >= (uint64_t{1} << g)) return std::nullopt;
+    const auto key = std::make_tuple(static_cast<int>(op.kind), x.terms, divisor);
+    auto [it, made] = divided_terms_.try_emplace(key, next_divided_term_);
+    if (made) --next_divided_term_;
+    Affine result;
+    result.terms[it->second] = 1;
+    result.constant = op.kind == ir::OpKind::FloorDiv ? q : r;
+    return result;
+  }
+
   Affine read_uncached(ir::ValueId v, int depth) {
     Affine term;
     term.terms[v] = 1;
@@ -107,14 +207,16 @@ class Reader {
           return in(0);
         return term;
       }
+      case K::Rem:
+      case K::FloorDiv:
+        if (std::optional<Affine> a = divided(*op, dtype, depth)) return *a;
+        return term;
       case K::ThreadgroupIndex:
       case K::ThreadgroupCount:
       case K::ThreadIndex:
       case K::SimdLane:
       case K::SimdGroup:
       case K::Div:
-      case K::Rem:
-      case K::FloorDiv:
       case K::Min:
       case K::Max:
       case K::And:
@@ -183,6 +285,9 @@ class Reader {
   const ir::Kernel& kernel_;
   const std::vector<const ir::Op*>& definers_;
   std::map<ir::ValueId, Affine> memo_;
+  // The terms floordiv(T, 2^m) and rem(T, 2^m), by (op kind, T, 2^m): ids below kNoValue.
+  std::map<std::tuple<int, std::map<ir::ValueId, uint64_t>, uint64_t>, ir::ValueId> divided_terms_;
+  ir::ValueId next_divided_term_ = ir::kNoValue - 1;
 };
 
 }  // namespace

@@ -1,10 +1,11 @@
 // Symbolic index arithmetic of Metal IR, for the grouped vector accesses
 // (group_vector_accesses.h) and their late verifier (verify_vector_accesses.h). An integer
 // value is read as a sum of opaque SSA terms with constant coefficients plus a constant,
-// modulo 2^bits of its dtype: two indices whose difference has no terms left differ by the
-// same constant in every thread, whatever the terms hold. The relation is modular: a 32-bit
-// index that wraps also satisfies it, so a caller that needs the exact difference checks the
-// widened indices at run time.
+// modulo 2^bits of its dtype (floordiv and rem by a power of two of a bounded non-negative
+// value are terms of their own, docs/lowering.md "The proof"): two indices whose difference has no
+// terms left differ by the same constant in every thread, whatever the terms hold. The relation is
+// modular: a 32-bit index that wraps also satisfies it, so a caller that needs the exact difference
+// checks the widened indices at run time.
 #pragma once
 
 #include <cstdint>

@@ -4,6 +4,7 @@
 #include <set>
 
 #include "metile/ir/printer.h"
+#include "metile/lower/group_vector_accesses.h"
 #include "metile/lower/vector_index.h"
 
 namespace metile::lower {
@@ -60,9 +61,9 @@ class Verifier {
     const int64_t width = op.kind == OpKind::PackedLoad
                               ? k_.type(op.results[0]).shape[0]
                               : static_cast<int64_t>(op.operands.size()) - 1;
-    if (p.dtype != ir::DType::f16 && p.dtype != ir::DType::f32)
-      fail(op,
-           "moves " + std::string(ir::dtype_name(p.dtype)) + "; grouped accesses are f16 or f32");
+    if (!groupable_dtype(p.dtype))
+      fail(op, "moves " + std::string(ir::dtype_name(p.dtype)) +
+                   "; grouped accesses are f16, bf16 or f32");
     if (width > target_.max_vector_elements ||
         width * ir::dtype_bytes(p.dtype) > target_.max_vector_bytes)
       fail(op, "a vector of " + std::to_string(width) + " " + std::string(ir::dtype_name(p.dtype)) +

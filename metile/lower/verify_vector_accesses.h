@@ -1,7 +1,7 @@
 // The late verifier of grouped vector accesses (group_vector_accesses.h), run after the
 // Metal IR passes: what the grouping promised must still hold after optimization.
 //
-//   types     packed accesses move f16 or f32 through device pointers (the Metal IR
+//   types     packed accesses move f16, bf16 or f32 through device pointers (the Metal IR
 //             verifier checks the op types themselves)
 //   geometry  the vector fits the target (max_vector_elements, max_vector_bytes)
 //   extracts  every extract reads a packed_load defined before it in its block, and a

@@ -44,7 +44,7 @@ Target sm90() {
   t.matrix_facilities = {MatrixFacility::MmaSync, MatrixFacility::Wgmma};
   t.buffer_alignment_bytes = 256;
   t.max_vector_bytes = 16;
-  t.max_vector_elements = 4;
+  t.max_vector_elements = 8;  // eight 2-byte elements in one 16-byte access
   t.vector_access_needs_vector_alignment = true;
   t.launch_cost_us = 3.0;
   t.memory_bandwidth_gbps = 4300;

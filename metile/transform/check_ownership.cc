@@ -298,18 +298,6 @@ class OwnershipCheck {
         t.dtype != DType::u32 && t.dtype != DType::i1)
       not_supported(op, "converts f16, f32, i32, u32 and i1 tiles, got " +
                             std::string(ir::dtype_name(t.dtype)));
-    const ThreadLayout& to = *explicit_layout_of(op);
-    const ThreadLayout from = operand_layout(op.operands[0]);
-    if (to.elements_per_thread() > 1 && from != to)
-      not_supported(op, "multi-register layouts convert only to their own layout: " +
-                            describe(op.operands[0]) + " is owned by " + from.str() + ", not " +
-                            to.str());
-  }
-
-  // The layout a tile operand has in a kernel with explicit layouts.
-  ThreadLayout operand_layout(ValueId v) const {
-    if (const ThreadLayout* layout = map_.layout(v)) return *layout;
-    return implicit_identity();
   }
 
   void check_tile_shape(const Op& op, ValueId v) {

@@ -1,6 +1,7 @@
 """RMSNorm kernels. rmsnorm_register: rows of N values held in registers (seed 004,
 "Register-tiled reductions"); rms_norm_rows and add_rms_norm_rows: rows of any length, in
-BLOCK-wide tiles (the guarded runtime's candidates, metile_kernels.candidates).
+BLOCK-wide tiles, the first of which stays in registers (the guarded runtime's candidates,
+metile_kernels.candidates).
 
 rmsnorm_register[(rows,)](inputs, weights, output, eps, N=..., BLOCK=...) normalizes each of
 the rows of N inputs: output = inputs * rsqrt(mean(inputs^2) + eps) * weights, in FP32, rounded
@@ -35,17 +36,24 @@ def rmsnorm_register(inputs, weights, output, eps, N: metile.constexpr, BLOCK: m
 @metile.kernel
 def rms_norm_rows(x, w, y, n_cols, row_stride, eps, BLOCK: metile.constexpr):
     """RMSNorm of rows of any length in BLOCK-wide tiles, two passes (the FP32 sum of squares,
-    then the output): rms_norm_rows[(rows,)](x, w, y, n_cols, row_stride, eps, BLOCK=...)."""
+    then the output): rms_norm_rows[(rows,)](x, w, y, n_cols, row_stride, eps, BLOCK=...).
+    The first tile stays in registers across both passes, so a row of at most BLOCK columns
+    is read once."""
     row_start = metile.program_id(0) * row_stride
     x_row = x + row_start
     y_row = y + row_start
-    acc = metile.zeros([BLOCK], metile.float32)
-    for start in metile.tile_range(0, n_cols, BLOCK):
+    head = metile.arange(0, BLOCK)
+    head_in_row = head < n_cols
+    first = metile.load(x_row + head, head_in_row).to(metile.float32)
+    acc = first * first
+    for start in metile.tile_range(BLOCK, n_cols, BLOCK):
         cols = start + metile.arange(0, BLOCK)
         v = metile.load(x_row + cols, cols < n_cols).to(metile.float32)
         acc = acc + v * v
     scale = metile.rsqrt(metile.sum(acc) / n_cols.to(metile.float32) + eps)
-    for start in metile.tile_range(0, n_cols, BLOCK):
+    weight = metile.load(w + head, head_in_row).to(metile.float32)
+    metile.store(y_row + head, first * scale * weight, head_in_row)
+    for start in metile.tile_range(BLOCK, n_cols, BLOCK):
         cols = start + metile.arange(0, BLOCK)
         in_row = cols < n_cols
         v = metile.load(x_row + cols, in_row).to(metile.float32)
@@ -58,15 +66,20 @@ def add_rms_norm_rows(x, residual, w, y, residual_out, n_cols, row_stride, eps,
                       BLOCK: metile.constexpr):
     """residual_out = x + residual (rounded to the dtype, as frameworks add) and y = RMSNorm of
     it, both written: add_rms_norm_rows[(rows,)](x, residual, w, y, residual_out, n_cols,
-    row_stride, eps, BLOCK=...). The second pass adds again instead of reading residual_out
-    back."""
+    row_stride, eps, BLOCK=...). The first tile of the sum stays in registers across both
+    passes; past it, the second pass adds again instead of reading residual_out back."""
     row_start = metile.program_id(0) * row_stride
     x_row = x + row_start
     r_row = residual + row_start
     h_row = residual_out + row_start
     y_row = y + row_start
-    acc = metile.zeros([BLOCK], metile.float32)
-    for start in metile.tile_range(0, n_cols, BLOCK):
+    head = metile.arange(0, BLOCK)
+    head_in_row = head < n_cols
+    first = metile.load(x_row + head, head_in_row) + metile.load(r_row + head, head_in_row)
+    metile.store(h_row + head, first, head_in_row)
+    first_f = first.to(metile.float32)
+    acc = first_f * first_f
+    for start in metile.tile_range(BLOCK, n_cols, BLOCK):
         cols = start + metile.arange(0, BLOCK)
         in_row = cols < n_cols
         h = metile.load(x_row + cols, in_row) + metile.load(r_row + cols, in_row)
@@ -74,7 +87,9 @@ def add_rms_norm_rows(x, residual, w, y, residual_out, n_cols, row_stride, eps,
         hf = h.to(metile.float32)
         acc = acc + hf * hf
     scale = metile.rsqrt(metile.sum(acc) / n_cols.to(metile.float32) + eps)
-    for start in metile.tile_range(0, n_cols, BLOCK):
+    weight = metile.load(w + head, head_in_row).to(metile.float32)
+    metile.store(y_row + head, first_f * scale * weight, head_in_row)
+    for start in metile.tile_range(BLOCK, n_cols, BLOCK):
         cols = start + metile.arange(0, BLOCK)
         in_row = cols < n_cols
         h = (metile.load(x_row + cols, in_row) + metile.load(r_row + cols, in_row)).to(

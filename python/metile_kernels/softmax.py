@@ -1,5 +1,6 @@
 """Row softmax of any row length, three passes over the row in BLOCK-wide tiles (maximum,
-sum of exponentials, output), in FP32, rounded only on the store:
+sum of exponentials, output), in FP32, rounded only on the store; the first tile stays in
+registers across the passes, so a row of at most BLOCK columns is read once:
 
     softmax_rows[(rows,)](x, y, n_cols, row_stride, BLOCK=...)
 
@@ -14,22 +15,29 @@ def softmax_rows(x, y, n_cols, row_stride, BLOCK: metile.constexpr):
     row_start = metile.program_id(0) * row_stride
     x_row = x + row_start
     y_row = y + row_start
+    # The row's first BLOCK columns stay in registers across the three passes (a row of at
+    # most BLOCK columns is read once); the loops re-read the columns past them.
+    head = metile.arange(0, BLOCK)
+    head_in_row = head < n_cols
+    first = metile.load(x_row + head, head_in_row).to(metile.float32)
     # Below any finite input; not -inf, so that exp(lowest - max) stays 0, never NaN.
-    m = metile.full([BLOCK], -1e38, metile.float32)
-    for start in metile.tile_range(0, n_cols, BLOCK):
+    m = metile.where(head_in_row, first, -1e38)
+    for start in metile.tile_range(BLOCK, n_cols, BLOCK):
         cols = start + metile.arange(0, BLOCK)
         in_row = cols < n_cols
         v = metile.load(x_row + cols, in_row).to(metile.float32)
         m = metile.maximum(m, metile.where(in_row, v, -1e38))
     row_max = metile.max(m)
-    s = metile.zeros([BLOCK], metile.float32)
-    for start in metile.tile_range(0, n_cols, BLOCK):
+    first_exp = metile.where(head_in_row, metile.exp(first - row_max), 0.0)
+    s = first_exp
+    for start in metile.tile_range(BLOCK, n_cols, BLOCK):
         cols = start + metile.arange(0, BLOCK)
         in_row = cols < n_cols
         v = metile.load(x_row + cols, in_row).to(metile.float32)
         s = s + metile.where(in_row, metile.exp(v - row_max), 0.0)
     inv_sum = 1.0 / metile.sum(s)
-    for start in metile.tile_range(0, n_cols, BLOCK):
+    metile.store(y_row + head, first_exp * inv_sum, head_in_row)
+    for start in metile.tile_range(BLOCK, n_cols, BLOCK):
         cols = start + metile.arange(0, BLOCK)
         in_row = cols < n_cols
         v = metile.load(x_row + cols, in_row).to(metile.float32)

@@ -130,6 +130,33 @@ TEST(CudaCompile, GroupedAccessesBecomeVectorInstructions) {
   }
 }
 
+// Eight adjacent 2-byte accesses per thread group into one 16-byte access on sm90: NVCC must
+// see one 16-byte load and store (four 32-bit lanes) of f16 and of bf16.
+TEST(CudaCompile, EightTwoByteAccessesBecomeOneSixteenByteInstruction) {
+  for (ir::DType dtype : {ir::DType::f16, ir::DType::bf16}) {
+    auto kernel = [dtype](dsl::KernelContext& k) {
+      k.set_num_threads(64);
+      auto x = k.buffer("x", dtype, "read");
+      auto out = k.buffer("out", dtype, "write");
+      auto n = k.scalar("n", ir::DType::i32);
+      auto first = dsl::program_id(0) * 512 + dsl::thread_id() * 8;
+      std::vector<dsl::Value> v;
+      for (int r = 0; r < 8; ++r) v.push_back(dsl::load(x + (first + r), first + r < n, 0));
+      for (int r = 0; r < 8; ++r) dsl::store(out + (first + r), v[r] * 2, first + r < n);
+    };
+    PipelineOptions options;
+    options.target = &target::target_by_name("sm90");
+    const PipelineResult r = compile_to_source(dsl::trace("grouped8", kernel), options);
+    SCOPED_TRACE(std::string(ir::dtype_name(dtype)));
+    EXPECT_EQ(r.report.grouped_loads, 1);
+    EXPECT_EQ(r.report.grouped_stores, 1);
+    EXPECT_NE(r.emitted.source.find("struct __align__(16)"), std::string::npos);
+    const std::string ptx = compile_to_ptx(r.emitted.source, "grouped8");
+    EXPECT_NE(ptx.find("ld.global.v4.u32"), std::string::npos) << ptx;
+    EXPECT_NE(ptx.find("st.global.v4.u32"), std::string::npos) << ptx;
+  }
+}
+
 // Matrix fragments in every operand dtype: mma.sync for f16 and bf16, the exact shuffle path
 // for f32, and mma.sync on TF32 for f32 with tf32 precision.
 TEST(CudaCompile, MatrixFragmentsUseMmaSyncOrTheExactPath) {

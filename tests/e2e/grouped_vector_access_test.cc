@@ -1,9 +1,9 @@
 // Grouped vector accesses end to end on the default device: each thread loads and stores
-// four adjacent f32 or f16 elements at a runtime offset, so the pipeline groups them into
-// packed accesses (MSL packed_float4 / packed_half4; CUDA float4 / 8-byte halves behind an
-// alignment test). Ragged lengths and shifted (misaligned) origins must give exactly the
-// scalar result; the buffers end where the data ends, so a speculative read past a ragged
-// tail would fault on the host target.
+// four adjacent f32, f16 or bf16 elements at a runtime offset, so the pipeline groups them
+// into packed accesses (MSL packed_float4 / packed_half4 / packed_bfloat4; CUDA float4 /
+// 8-byte structs of halves behind an alignment test). Ragged lengths and shifted (misaligned)
+// origins must give exactly the scalar result; the buffers end where the data ends, so a
+// speculative read past a ragged tail would fault on the host target.
 #include <gtest/gtest.h>
 
 #include <vector>
@@ -44,6 +44,14 @@ struct Half {
   explicit operator float() const { return half_bits_to_float(bits); }
 };
 
+// A bf16 element as the kernel stores it.
+struct Bfloat {
+  uint16_t bits = 0;
+  Bfloat() = default;
+  explicit Bfloat(float f) : bits(float_to_bfloat_bits(f)) {}
+  explicit operator float() const { return bfloat_bits_to_float(bits); }
+};
+
 template <typename T>
 void expect_scaled(DType dtype, int n, int off, int vector_width, bool grouped) {
   SCOPED_TRACE("n = " + std::to_string(n) + ", off = " + std::to_string(off));
@@ -51,7 +59,7 @@ void expect_scaled(DType dtype, int n, int off, int vector_width, bool grouped) 
   for (int j = 0; j < n; ++j) x[j] = T(static_cast<float>(j % 200 - 100));
   CompileOptions options;
   if (vector_width) options.schedule.emplace().vector_width = vector_width;
-  const std::string name = dtype == f32 ? "scale_f32" : "scale_f16";
+  const std::string name = "scale_" + std::string(ir::dtype_name(dtype));
   auto compiled = compile(name, scale_kernel(dtype), {}, options);
   EXPECT_EQ(compiled->report().grouped_loads, grouped ? 1 : 0);
   EXPECT_EQ(compiled->report().grouped_stores, grouped ? 1 : 0);
@@ -77,6 +85,15 @@ TEST(GroupedVectorAccess, PacksFourAdjacentF32AccessesOfEveryThread) {
 TEST(GroupedVectorAccess, PacksFourAdjacentF16Accesses) {
   for (int n : {1024, 1001})
     for (int off : {0, 1, 3}) expect_scaled<Half>(f16, n, off, 0, true);
+}
+
+TEST(GroupedVectorAccess, PacksFourAdjacentBf16Accesses) {
+  auto compiled = compile("scale_bf16", scale_kernel(bf16));
+  const bool cuda = compiled->device().target().language == target::Language::CUDA;
+  EXPECT_NE(compiled->source().find(cuda ? "metile_bfloat16x4" : "packed_bfloat4"),
+            std::string::npos);
+  for (int n : {1024, 1001})
+    for (int off : {0, 1, 3}) expect_scaled<Bfloat>(bf16, n, off, 0, true);
 }
 
 TEST(GroupedVectorAccess, VectorWidthOneKeepsScalarAccesses) {

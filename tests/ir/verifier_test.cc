@@ -191,7 +191,7 @@ TEST(MetalVerifier, NoTilesOrTileOps) {
                               "threadgroup_bytes = 0, threads_per_threadgroup = 32"),
             (Strings{"arange: is not an op of Metal IR",
                      "arange: tiles do not exist in Metal IR (%0: tile<16xi32>)",
-                     "constant: vectors have 2 or 4 elements (%1: vec<3xi32>)",
+                     "constant: vectors have 2, 4 or 8 elements (%1: vec<3xi32>)",
                      "constant: the result must be a number scalar (%1: vec<3xi32>)"}));
 }
 

@@ -78,7 +78,8 @@ std::vector<Case> cases() {
       {ThreadLayout({0, 1, 2, 3, 4, 5}, 0b100001), 8, "threadgroup scratch"},  // XOR across
       {ThreadLayout({4, 3, 2, 1, 0, 5, 6, 7}), 16, "simd_shuffle"},            // lane bits reversed
       {ThreadLayout::identity(64, 2), 8, "forward"},  // 2 registers: identity only forwards
-      {ThreadLayout({5, 0, 1, 2, 3, 4}, 0, 2), 8, "threadgroup scratch"},
+      // a register bit traded for lane bits in one SIMD group: shuffles and a select per slot
+      {ThreadLayout({5, 0, 1, 2, 3, 4}, 0, 2), 8, "simd_shuffle"},
       {ThreadLayout({1, 0, 2, 3, 4, 5}, 0, 2), 8, "simd_shuffle"},
   };
 }

@@ -142,7 +142,7 @@ TEST(LowerLayouts, ReductionsAndBroadcastsInEveryLayout) {
 }
 
 TEST(LowerLayouts, NonIdentityLayoutsMaskTheThreadIndex) {
-  const ThreadLayout contiguous = lower::contiguous_layout(1024, 256);
+  const ThreadLayout contiguous = lower::contiguous_layout(1024, 256, 4);
   const lower::LoweringResult r = lower_with_plan(vector_add(1024), plan_with(contiguous));
   bool masked = false;
   ir::walk(r.metal.body, [&](const ir::Op& op) {
@@ -175,7 +175,7 @@ TEST(PlanOwnership, OneDimensionalMemoryKernelsGetContiguousOwnership) {
     SCOPED_TRACE(k.name);
     EXPECT_EQ(plan.ownership.rfind("contiguous: ", 0), 0u) << plan.ownership;
     ASSERT_EQ(plan.layouts.size(), 1u);
-    EXPECT_EQ(plan.layouts[0], lower::contiguous_layout(1024, 256));
+    EXPECT_EQ(plan.layouts[0], lower::contiguous_layout(1024, 256, 4));
   }
 }
 
@@ -186,12 +186,12 @@ TEST(PlanOwnership, StripedWhereContiguousWouldNotHelpOrNeedsAnExchange) {
   EXPECT_EQ(ownership(outer_product(32, 32)),
             "striped: a 2-D tile (tile<32x1xi32>) is not a 1-D access pattern");
   EXPECT_EQ(ownership(row_reduce("sum", ir::DType::i32, 1024)),
-            "striped: no f16/f32 tile load or store gives each thread 4 elements to group");
+            "striped: no f16/bf16/f32 tile load or store gives each thread 4 elements to group");
   ir::Kernel k = vector_add(1024);
   k.attrs["vector_width"] = int64_t{1};
   EXPECT_EQ(ownership(k), "striped: the kernel sets vector_width = 1");
   // Two elements per thread are too few to group.
-  EXPECT_EQ(ownership(vector_add(64)).rfind("striped: no f16/f32", 0), 0u);
+  EXPECT_EQ(ownership(vector_add(64)).rfind("striped: no f16/bf16/f32", 0), 0u);
 }
 
 }  // namespace

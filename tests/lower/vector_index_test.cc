@@ -1,6 +1,7 @@
 // The symbolic index reading behind grouped vector accesses (vector_index.h): constant
 // differences through add, sub, mul, shl, or into known-zero bits and same-width casts,
-// modulo 2^bits of the dtype, and no difference where a term is left.
+// modulo 2^bits of the dtype, floordiv and rem by powers of two of bounded non-negative
+// values, and no difference where a term is left.
 #include <gtest/gtest.h>
 
 #include <map>
@@ -34,6 +35,29 @@ constexpr const char* kText = R"(metal.kernel @k(%x: ptr<f32> {access = "read"},
   %u1 = cast %plus1 : u32
   %wrapped = add %u1, %max : u32
   %wide = cast %mul : i64
+  %c32 = constant {value = 32} : i32
+  %c64 = constant {value = 64} : i32
+  %c255 = constant {value = 255} : i32
+  %low = and %t, %c255 : i32
+  %quad = shl %low, %c2 : i32
+  %quad1 = add %quad, %c1 : i32
+  %quad3 = add %quad, %c3 : i32
+  %quad4 = add %quad, %c4 : i32
+  %quad64 = add %quad, %c64 : i32
+  %div0 = floordiv %quad, %c32 : i32
+  %div3 = floordiv %quad3, %c32 : i32
+  %div4 = floordiv %quad4, %c32 : i32
+  %div64 = floordiv %quad64, %c32 : i32
+  %rem0 = rem %quad, %c32 : i32
+  %rem1 = rem %quad1, %c32 : i32
+  %rem3 = rem %quad3, %c32 : i32
+  %rem64 = rem %quad64, %c32 : i32
+  %srem0 = rem %mul, %c32 : i32
+  %srem1 = rem %plus1, %c32 : i32
+  %s4 = mul %s, %c4 : i32
+  %s41 = add %s4, %c1 : i32
+  %urem0 = rem %s4, %c32 : i32
+  %urem1 = rem %s41, %c32 : i32
   %p = ptr_add %x, %plus1 : ptr<f32>
 }
 )";
@@ -67,6 +91,22 @@ TEST_F(VectorIndexTest, ReadsShiftsProductsAndOrIntoKnownZeroBits) {
   EXPECT_EQ(difference("shl", "or3"), 3);  // the low two bits of t << 2 are zero
   EXPECT_EQ(difference("plus1", "back"), -1);
   EXPECT_EQ(difference("u", "u1"), 1);  // i32 -> u32 keeps every bit
+}
+
+// (t & 255) << 2 is in [0, 1020] and a multiple of 4: adding 0..3 crosses no multiple of 32,
+// adding 64 adds two to the quotient.
+TEST_F(VectorIndexTest, ReadsFloorDivAndRemByPowersOfTwoOfBoundedValues) {
+  EXPECT_EQ(difference("div0", "div3"), 0);
+  EXPECT_EQ(difference("div0", "div64"), 2);
+  EXPECT_EQ(difference("rem0", "rem1"), 1);
+  EXPECT_EQ(difference("rem0", "rem3"), 3);
+  EXPECT_EQ(difference("rem0", "rem64"), 0);
+  // The thread index itself is below threads_per_threadgroup.
+  EXPECT_EQ(difference("srem0", "srem1"), 1);
+  // Adding 4 may reach the next multiple of 32.
+  EXPECT_EQ(difference("div0", "div4"), std::nullopt);
+  // A runtime scalar may be negative, where C's rem of s * 4 + 1 is not rem of s * 4 plus 1.
+  EXPECT_EQ(difference("urem0", "urem1"), std::nullopt);
 }
 
 TEST_F(VectorIndexTest, LeavesNoDifferenceWhereATermRemains) {

@@ -104,3 +104,90 @@ def test_multi_register_tiles_with_ragged_tails(registers, n, rng):
     dispatch()
     np.testing.assert_array_equal(y.numpy(), x * np.float32(2) + np.float32(1))
     assert dispatch.execution_report["geometry"]["threads_per_threadgroup"][0] == 1024 // registers
+
+
+@metile.kernel
+def transpose32(source, destination, batches, INPUT_LAYOUT: metile.constexpr,
+                OUTPUT_LAYOUT: metile.constexpr):
+    inputs = metile.tensor(source, shape=(batches, 32, 32), access="read")
+    outputs = metile.tensor(destination, shape=(batches, 32, 32), access="write")
+    batch = metile.program_id(0)
+    positions = metile.arange(0, 1024, layout=INPUT_LAYOUT)
+    values = inputs.load((batch, positions // 32, positions % 32))
+    converted = metile.convert_layout(values, OUTPUT_LAYOUT)
+    owned = metile.arange(0, 1024, layout=OUTPUT_LAYOUT)
+    outputs.store((batch, owned % 32, owned // 32), converted)
+
+
+def four_per_thread(*order):
+    return ThreadLayout(order, elements_per_thread=4)
+
+
+# Multi-register conversions (256 threads, 4 registers: physical bits 0-7 are the thread's,
+# 8-9 the register's), from the striped identity unless a pair is given.
+STRIPED4 = ThreadLayout.identity(1024, 4)
+ROWS_ADJACENT = four_per_thread(8, 9, 0, 1, 2, 3, 4, 5, 6, 7)  # 4 adjacent input columns
+COLUMNS_ADJACENT = four_per_thread(0, 1, 2, 3, 4, 8, 9, 5, 6, 7)  # 4 adjacent output columns
+MULTI_REGISTER = {
+    "registers swapped": (STRIPED4, four_per_thread(0, 1, 2, 3, 4, 5, 6, 7, 9, 8), "forward"),
+    "lanes swapped": (STRIPED4, four_per_thread(1, 0, 2, 3, 4, 5, 6, 7, 8, 9), "simd_shuffle"),
+    "a register bit for a lane bit": (STRIPED4, four_per_thread(8, 1, 2, 3, 4, 5, 6, 7, 0, 9),
+                                      "simd_shuffle"),
+    "xor inside a SIMD group": (STRIPED4, ThreadLayout(tuple(range(10)), xor_mask=0b1000010101,
+                                                       elements_per_thread=4), "simd_shuffle"),
+    "across SIMD groups": (STRIPED4, four_per_thread(0, 1, 2, 3, 4, 7, 6, 5, 8, 9),
+                           "threadgroup scratch"),
+    "striped to adjacent": (STRIPED4, ROWS_ADJACENT, "threadgroup scratch"),
+    # Lanes and registers trade bits inside each SIMD group: shuffles and selects, no memory.
+    "adjacent rows to adjacent columns": (ROWS_ADJACENT, COLUMNS_ADJACENT, "simd_shuffle"),
+    "xor across SIMD groups": (ThreadLayout(tuple(range(10)), xor_mask=0b0011000001,
+                                            elements_per_thread=4), STRIPED4,
+                               "threadgroup scratch"),
+    "two registers": (ThreadLayout.identity(1024, 2),
+                      ThreadLayout((9, 1, 2, 3, 4, 5, 6, 7, 8, 0), elements_per_thread=2),
+                      "simd_shuffle"),
+    "eight registers": (ThreadLayout.identity(1024, 8),
+                        ThreadLayout((7, 8, 9, 0, 1, 2, 3, 4, 5, 6), elements_per_thread=8),
+                        "threadgroup scratch"),
+    "32 registers, one SIMD group": (ThreadLayout.identity(1024, 32),
+                                     ThreadLayout((5, 6, 7, 8, 9, 0, 1, 2, 3, 4),
+                                                  elements_per_thread=32), "simd_shuffle"),
+}
+
+
+@pytest.mark.parametrize("family", MULTI_REGISTER)
+def test_multi_register_conversions_in_every_layout_family(family, rng):
+    source, destination, mechanism = MULTI_REGISTER[family]
+    batches = 2
+    x = signed_values((batches, 32, 32), np.float32, rng)
+    out = metile.Buffer.zeros((batches, 32, 32))
+    dispatch = transpose32[(batches,)].prepare(x, out, batches, INPUT_LAYOUT=source,
+                                               OUTPUT_LAYOUT=destination)
+    dispatch()
+    want = np.ascontiguousarray(x.transpose(0, 2, 1))
+    np.testing.assert_array_equal(out.numpy().view(np.uint32), want.view(np.uint32))
+    conversions = dispatch.execution_report["layout_conversions"]
+    assert [c["mechanism"] for c in conversions] == [mechanism]
+
+
+@pytest.mark.parametrize("dtype", [np.float16, np.int32, np.uint32])
+def test_multi_register_conversions_move_every_dtype_exactly(dtype, rng):
+    x = signed_values((2, 32, 32), dtype, rng) if dtype != np.uint32 else \
+        rng.integers(0, 2**32 - 1, size=(2, 32, 32), dtype=np.uint32)
+    out = metile.Buffer.from_numpy(np.zeros_like(x))
+    transpose32[(2,)](x, out, 2, INPUT_LAYOUT=ROWS_ADJACENT, OUTPUT_LAYOUT=COLUMNS_ADJACENT)
+    assert out.numpy().tobytes() == np.ascontiguousarray(x.transpose(0, 2, 1)).tobytes()
+
+
+@pytest.mark.parametrize("dtype", [np.float16, np.float32])
+def test_adjacent_transposes_group_loads_and_stores(dtype, rng):
+    # The row // 32 and row % 32 of four adjacent elements differ by constants, so both
+    # sides of the shuffle exchange are packed accesses (ragged-free: 32x32 tiles).
+    x = signed_values((2, 32, 32), dtype, rng)
+    out = metile.Buffer.from_numpy(np.zeros_like(x))
+    dispatch = transpose32[(2,)].prepare(x, out, 2, INPUT_LAYOUT=ROWS_ADJACENT,
+                                         OUTPUT_LAYOUT=COLUMNS_ADJACENT)
+    dispatch()
+    assert out.numpy().tobytes() == np.ascontiguousarray(x.transpose(0, 2, 1)).tobytes()
+    report = dispatch.execution_report
+    assert (report["grouped_loads"], report["grouped_stores"]) == (1, 1)

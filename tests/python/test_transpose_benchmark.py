@@ -1,6 +1,6 @@
 """benchmarks/h200_transpose.py's numpy side on the device (the host target by default): each
-tile size's owned and scatter kernels give numpy's transpose bit for bit, and the owned one
-exchanges through threadgroup scratch. Its timing is not checked; the H200 run is in
+tile size's owned, registers (16x16 and up) and scatter kernels give numpy's transpose bit for
+bit; the owned one exchanges through threadgroup scratch, the registers one by shuffles. Its timing is not checked; the H200 run is in
 docs/cuda.md."""
 
 import sys
@@ -20,7 +20,15 @@ def test_transpose_benchmark_kernels_are_bit_exact(tile):
     result = h200_transpose.numpy_case(tile, "f16", 2, rounds=1)
     assert result["status"] == "ok" and result["failures"] == {}
     assert [c["mechanism"] for c in result["conversions"]] == ["threadgroup scratch"]
-    assert set(result["owned_over"]) == {"scatter"}
+    assert set(result["owned_over"]) == ({"registers", "scatter"} if tile >= 16 else {"scatter"})
+
+
+def test_register_layouts_hold_four_adjacent_elements_on_both_sides():
+    assert h200_transpose.register_layouts(8) is None  # 16 threads: below one SIMD group
+    source, destination = h200_transpose.register_layouts(32)
+    assert source == metile.ThreadLayout((8, 9, 0, 1, 2, 3, 4, 5, 6, 7), elements_per_thread=4)
+    assert destination == metile.ThreadLayout((0, 1, 2, 3, 4, 8, 9, 5, 6, 7),
+                                              elements_per_thread=4)
 
 
 def test_transpose_layout_swaps_row_and_column_bits():

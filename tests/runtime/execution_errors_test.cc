@@ -84,6 +84,27 @@ TEST(ExecutionErrors, LanesAtDifferentCollectivesAreReported) {
   EXPECT_THAT(msg, HasSubstr("threads 8-31 wait at simd_max (line"));
 }
 
+// An exchange in a branch that only some threads take: the emulator stops the threadgroup at
+// the exchange's first barrier (or collective) and names who waits and who went on.
+TEST(ExecutionErrors, AConditionalExchangeThroughScratchIsADivergentBarrier) {
+  Buffer out = get_device("host").allocate(DType::f32, {64});
+  const std::string msg = error_of<DivergentBarrierError>(
+      [&] { conditional_scratch_exchange_kernel().launch({1}, {out}); });
+  EXPECT_THAT(msg,
+              HasSubstr("divergent barrier in kernel 'scratch_exchange', threadgroup (0,0,0)"));
+  EXPECT_THAT(msg, HasSubstr("threads 0-31 wait at threadgroup_barrier (line"));
+  EXPECT_THAT(msg, HasSubstr("threads 32-63 exited"));
+}
+
+TEST(ExecutionErrors, AConditionalShuffleExchangeIsADivergentCollective) {
+  Buffer out = get_device("host").allocate(DType::f32, {32});
+  const std::string msg = error_of<DivergentBarrierError>(
+      [&] { conditional_shuffle_exchange_kernel().launch({1}, {out}); });
+  EXPECT_THAT(msg, HasSubstr("divergent SIMD collective in kernel 'shuffle_exchange'"));
+  EXPECT_THAT(msg, HasSubstr("threads 0-15 wait at simd_shuffle (line"));
+  EXPECT_THAT(msg, HasSubstr("threads 16-31 exited"));
+}
+
 TEST(ExecutionErrors, ShufflingFromALaneThatDoesNotExist) {
   Buffer out = get_device("host").allocate(DType::f32, {48});
   const std::string msg =

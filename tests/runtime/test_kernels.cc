@@ -239,6 +239,29 @@ const CompiledKernel& mismatched_collective_kernel() {
 )");
 }
 
+const CompiledKernel& conditional_scratch_exchange_kernel() {
+  return build_once(abi("scratch_exchange", {buffer("out", DType::f32, "write")}, {64, 1, 1}, 256),
+                    R"(  int tid = int(thread_position_in_threadgroup.x);
+  threadgroup float* exchange = (threadgroup float*)(tg_mem + 0);
+  float v = float(tid);
+  if (tid < 32) {
+    exchange[tid] = v;
+    threadgroup_barrier(mem_flags::mem_threadgroup);
+    v = exchange[tid ^ 1];
+    threadgroup_barrier(mem_flags::mem_threadgroup);
+  }
+  out[tid] = v;
+)");
+}
+
+const CompiledKernel& conditional_shuffle_exchange_kernel() {
+  return build_once(abi("shuffle_exchange", {buffer("out", DType::f32, "write")}, {32, 1, 1}),
+                    R"(  float v = float(simd_lane);
+  if (simd_lane < 16) v = simd_shuffle(v, ushort(simd_lane ^ 1));
+  out[simd_lane] = v;
+)");
+}
+
 const CompiledKernel& partial_simd_group_kernel() {
   return build_once(abi("partial_simd", {buffer("out", DType::f32, "write")}, {48, 1, 1}),
                     R"(  int tid = int(thread_position_in_threadgroup.x);

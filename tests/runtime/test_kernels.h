@@ -25,6 +25,12 @@ const CompiledKernel& half_bfloat_kernel();
 const CompiledKernel& divergent_barrier_kernel();
 // Lanes 0-7 call simd_sum while the others call simd_max.
 const CompiledKernel& mismatched_collective_kernel();
+// convert_layout's two exchanges as lowering emits them, but conditional, which lowering never
+// emits (verify_scratch rejects it): the threadgroup scratch exchange (store, publication
+// barrier, load, release barrier) run by the first SIMD group of two only, and the
+// simd_shuffle exchange run by half a SIMD group.
+const CompiledKernel& conditional_scratch_exchange_kernel();
+const CompiledKernel& conditional_shuffle_exchange_kernel();
 // A 48-thread threadgroup whose second SIMD group shuffles with lane ^ 16.
 const CompiledKernel& partial_simd_group_kernel();
 // Writes threadgroup memory one float past its 64 bytes.

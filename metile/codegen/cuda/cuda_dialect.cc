@@ -139,7 +139,9 @@ class CudaDialect final : public CDialect {
     if (t == ir::DType::f32) return "float" + std::to_string(width);
     const std::string element(scalar_type(t));
     const std::string name = element + "x" + std::to_string(width);
-    const std::string fields = width == 2 ? "x, y" : "x, y, z, w";
+    const std::string fields = width == 2   ? "x, y"
+                               : width == 4 ? "x, y, z, w"
+                                            : "x, y, z, w, e4, e5, e6, e7";
     prelude.add_type(name, "struct __align__(" + std::to_string(width * ir::dtype_bytes(t)) + ") " +
                                name + " {\n  " + element + " " + fields + ";\n};\n");
     return name;

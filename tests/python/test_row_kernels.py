@@ -1,0 +1,57 @@
+"""The library's row kernels (metile_kernels: softmax_rows, rms_norm_rows, add_rms_norm_rows)
+against numpy on rows shorter than, equal to and longer than BLOCK: the first tile stays in
+registers across the passes, the loops cover the columns past it, and a ragged tail reads and
+writes nothing past the row."""
+
+import ml_dtypes
+import numpy as np
+import pytest
+
+from metile_kernels.rmsnorm import add_rms_norm_rows, rms_norm_rows
+from metile_kernels.softmax import softmax_rows
+
+BLOCK = 128
+EPS = 1e-5
+ROWS = 3
+TOLERANCE = {np.float32: 2e-6, np.float16: 2e-3, ml_dtypes.bfloat16: 1.6e-2}
+
+
+def rms(h, w):
+    hf = h.astype(np.float64)
+    return hf / np.sqrt(np.mean(hf * hf, axis=-1, keepdims=True) + EPS) * w.astype(np.float64)
+
+
+def close(got, want, dtype):
+    assert np.all(np.isfinite(got))
+    np.testing.assert_allclose(got.astype(np.float64), want, rtol=TOLERANCE[dtype],
+                               atol=TOLERANCE[dtype])
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float16, ml_dtypes.bfloat16])
+@pytest.mark.parametrize("n_cols", [1, 77, BLOCK, 300])
+def test_row_kernels_match_numpy(dtype, n_cols):
+    rng = np.random.default_rng(n_cols)
+    stride = n_cols + 3  # rows apart by more than their length: nothing between is touched
+    x = rng.standard_normal((ROWS, stride)).astype(dtype)
+    r = rng.standard_normal((ROWS, stride)).astype(dtype)
+    w = rng.standard_normal(n_cols).astype(dtype)
+    row = np.s_[:, :n_cols]
+
+    y = np.full((ROWS, stride), 7, dtype)
+    softmax_rows[(ROWS,)](x, y, n_cols, stride, BLOCK=BLOCK)
+    xf = x[row].astype(np.float64)
+    e = np.exp(xf - xf.max(axis=-1, keepdims=True))
+    close(y[row], e / e.sum(axis=-1, keepdims=True), dtype)
+    assert np.all(y[:, n_cols:] == 7)
+
+    y = np.full((ROWS, stride), 7, dtype)
+    rms_norm_rows[(ROWS,)](x, w, y, n_cols, stride, EPS, BLOCK=BLOCK)
+    close(y[row], rms(x[row], w), dtype)
+    assert np.all(y[:, n_cols:] == 7)
+
+    y = np.full((ROWS, stride), 7, dtype)
+    h = np.full((ROWS, stride), 7, dtype)
+    add_rms_norm_rows[(ROWS,)](x, r, w, y, h, n_cols, stride, EPS, BLOCK=BLOCK)
+    np.testing.assert_array_equal(h[row], x[row] + r[row])
+    close(y[row], rms(x[row] + r[row], w), dtype)
+    assert np.all(y[:, n_cols:] == 7) and np.all(h[:, n_cols:] == 7)
