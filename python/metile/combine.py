@@ -141,7 +141,8 @@ def associative_scan(input, axis, combine_fn, reverse=False):
 def take(x, axis, k):
     """Element k along ``axis`` of the tile x: a scalar for a 1-D tile, else the 1-D tile of
     the other dimension. An exact sum where every other element is a zero (-0.0 for floats,
-    which adds exactly), through meTile's sum reductions."""
+    which adds exactly), through meTile's sum reductions; a whole-tile sum on more threads
+    than elements adds +0.0 for the idle ones, so a -0.0 scalar may come back +0.0."""
     from .language import full
 
     trace = x.trace
