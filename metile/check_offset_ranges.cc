@@ -111,6 +111,7 @@ std::optional<Interval> OffsetRangeCheck::visit(const ir::Op& op, std::array<int
     case OpKind::Broadcast:
     case OpKind::Reshape:
     case OpKind::Trans:
+    case OpKind::XorPermute:
     case OpKind::ConvertLayout:
       if (const Interval* i = get(op.operands[0])) set(*i);
       return std::nullopt;
@@ -161,6 +162,10 @@ std::optional<Interval> OffsetRangeCheck::visit(const ir::Op& op, std::array<int
     case OpKind::Ceil:
     case OpKind::ReduceAxis:
     case OpKind::Scan:
+    case OpKind::DeviceAssert:
+    case OpKind::DevicePrint:
+    case OpKind::AssertTrue:
+    case OpKind::Print:
     case OpKind::Dot:
     case OpKind::PackedLoad:
     case OpKind::PackedStore:

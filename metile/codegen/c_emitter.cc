@@ -6,6 +6,7 @@
 #include <utility>
 
 #include "metile/codegen/c_types.h"
+#include "metile/codegen/literals.h"
 #include "metile/support/errors.h"
 
 namespace metile::codegen {
@@ -242,6 +243,12 @@ void CEmitter::emit_op_lines(const ir::Op& op) {
       return declare(op, dialect_.address_is_aligned(name(op.operands[0]), op.int_attr("bytes")));
     case K::Barrier:
       return emit_barrier(op);
+    case K::AssertTrue:
+      return line("if (" + name(op.operands[0]) + " && !" + name(op.operands[1]) + ") " +
+                  dialect_.assert_failed(kernel_.name, string_literal(op.str_attr("message")),
+                                         op.loc, name(op.operands[2])));
+    case K::Print:
+      return emit_print(op);
     case K::MatrixFill:
       return emit_matrix_fill(op);
     case K::MatrixLoad:
@@ -271,12 +278,41 @@ void CEmitter::emit_op_lines(const ir::Op& op) {
     case K::Reduce:
     case K::ReduceAxis:
     case K::Scan:
+    case K::XorPermute:
+    case K::DeviceAssert:
+    case K::DevicePrint:
     case K::Dot:
     case K::Reshape:
     case K::Trans:
       fail(op, "is a Tile IR op and has no rendering; lower the kernel to Metal IR first");
   }
   fail(op, "unknown op kind " + std::to_string(static_cast<int>(op.kind)));
+}
+
+void CEmitter::emit_print(const ir::Op& op) {
+  std::vector<std::string> args;
+  for (size_t i = 1; i < op.operands.size(); ++i) {
+    const std::string value = name(op.operands[i]);
+    switch (type(op.operands[i]).dtype) {
+      case ir::DType::f16:
+      case ir::DType::bf16:
+      case ir::DType::f32:
+        args.push_back("float(" + value + ")");
+        break;
+      case ir::DType::i1:
+      case ir::DType::i32:
+        args.push_back("int(" + value + ")");
+        break;
+      case ir::DType::u32:
+        args.push_back("(unsigned)(" + value + ")");
+        break;
+      case ir::DType::i64:
+        args.push_back("(long long)(" + value + ")");
+        break;
+    }
+  }
+  line("if (" + name(op.operands[0]) + ") " +
+       dialect_.print(string_literal(op.str_attr("format")), args));
 }
 
 void CEmitter::emit_store(const ir::Op& op) {

@@ -1,5 +1,7 @@
 #include "metile/codegen/dialect.h"
 
+#include "metile/codegen/literals.h"
+
 #include <cctype>
 
 #include "metile/codegen/c_types.h"
@@ -172,6 +174,18 @@ std::string CDialect::threadgroup_block(int64_t bytes) const {
   const std::string size = table_.block_dynamic ? "" : std::to_string(bytes > 0 ? bytes : 16);
   return std::string(table_.block_declaration) + " " + std::string(table_.block_name) + "[" + size +
          "]" + std::string(table_.block_attributes) + ";";
+}
+
+std::string CDialect::assert_failed(const std::string& /*kernel*/, const std::string& message,
+                                    const SourceLocation& where, const std::string& thread) const {
+  return "metile_device_assert_failed(" + message + ", " + string_literal(where.file) + ", " +
+         std::to_string(where.line) + ", " + thread + ");";
+}
+
+std::string CDialect::print(const std::string& format, const std::vector<std::string>& args) const {
+  std::string call = "metile_device_print(" + format;
+  for (const std::string& a : args) call += ", " + a;
+  return call + ");";
 }
 
 bool CDialect::is_reserved(const std::string& name) const {

@@ -14,6 +14,7 @@
 
 #include "metile/codegen/prelude.h"
 #include "metile/ir/types.h"
+#include "metile/support/errors.h"
 #include "metile/target/target.h"
 
 namespace metile::codegen {
@@ -189,6 +190,16 @@ class CDialect {
   virtual std::string threadgroup_block(int64_t bytes) const;
   // Whether a local named `name` would be invalid or shadow something the source uses.
   virtual bool is_reserved(const std::string& name) const;
+
+  // device_assert and device_print. A statement that stops kernel `kernel` with a fault naming
+  // `message` (a string literal), the source location `where` and the thread (an expression);
+  // the default calls the host emulator's metile_device_assert_failed.
+  virtual std::string assert_failed(const std::string& kernel, const std::string& message,
+                                    const SourceLocation& where, const std::string& thread) const;
+  // A statement printing one line: `format` is a printf format as a string literal, `args`
+  // the values already converted to what it names (int, unsigned, long long, float); the
+  // default calls the host emulator's metile_device_print.
+  virtual std::string print(const std::string& format, const std::vector<std::string>& args) const;
 
   // Matrix fragments (docs/fragments.md; matrix_dialect.cc holds the defaults, which render
   // MSL's simdgroup_matrix). The type of an 8x8 fragment of dtype t ("simdgroup_float8x8").

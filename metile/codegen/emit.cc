@@ -54,9 +54,26 @@ void check_simd_groups(const ir::Kernel& kernel, const KernelABI& abi, const tar
                        op->loc);
 }
 
+// Metal has no way for a shader to stop with a message or print that meTile uses (Metal 3.2's
+// os_log needs the app's logging setup), so an Apple GPU target rejects the debugging ops;
+// the host emulator and CUDA run them.
+void check_debugging_ops(const ir::Kernel& kernel, const target::Target& target) {
+  if (target.language != target::Language::MSL || target.name == "host") return;
+  ir::walk(kernel.body, [&](const ir::Op& op) {
+    if (op.kind == ir::OpKind::AssertTrue || op.kind == ir::OpKind::Print)
+      throw NotSupported(
+          std::string(op.kind == ir::OpKind::AssertTrue ? "device_assert" : "device_print") +
+              " is not supported on Apple GPUs (target " + target.name +
+              "): Metal shaders cannot stop with a message or print; run the "
+              "kernel on the host emulator (METILE_DEVICE=host) to debug it",
+          op.loc);
+  });
+}
+
 }  // namespace
 
 EmittedKernel emit(const ir::Kernel& metal, const target::Target& target) {
+  check_debugging_ops(metal, target);
   EmittedKernel out = emit_in_dialect(metal, dialect_for(target), target);
   // The host emulator also gets the kernel as a work-group function where it is eligible.
   if (target.name == "host") {

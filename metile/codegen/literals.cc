@@ -116,4 +116,24 @@ std::string constant_literal(const ir::Attr& value, ir::DType t, const CDialect&
   throw InternalError("constant_literal: " + std::string(ir::dtype_name(t)) + " is a float");
 }
 
+std::string string_literal(std::string_view text) {
+  std::string out = "\"";
+  for (const char c : text) {
+    const auto byte = static_cast<unsigned char>(c);
+    if (c == '"' || c == '\\') {
+      out += '\\';
+      out += c;
+    } else if (c == '\n') {
+      out += "\\n";
+    } else if (byte < 0x20 || byte >= 0x7f) {
+      char octal[8];  // three octal digits: a following digit cannot extend the escape
+      std::snprintf(octal, sizeof octal, "\\%03o", byte);
+      out += octal;
+    } else {
+      out += c;
+    }
+  }
+  return out + "\"";
+}
+
 }  // namespace metile::codegen

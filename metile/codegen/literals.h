@@ -2,6 +2,7 @@
 #pragma once
 
 #include <string>
+#include <string_view>
 
 #include "metile/codegen/dialect.h"
 #include "metile/ir/ir.h"
@@ -19,5 +20,8 @@ std::string float_literal(float value);
 // and bf16 wrapped in a conversion, e.g. "half(1.5f)"), NaN and infinities as the dialect's
 // special_float, integers with the type's suffix.
 std::string constant_literal(const ir::Attr& value, ir::DType t, const CDialect& dialect);
+
+// A C string literal whose characters are `text`'s bytes: "a \"b\"\n".
+std::string string_literal(std::string_view text);
 
 }  // namespace metile::codegen

@@ -124,6 +124,12 @@ class TileBuilder : public Builder {
   ValueId reduce_axis(const std::string& kind, ValueId tile, int64_t axis);
   // The inclusive scan (kind sum or prod) of a 1-D or 2-D tile along axis.
   ValueId scan(const std::string& kind, ValueId tile, int64_t axis, bool reverse);
+  // The tile whose element i is element i ^ mask of `tile` (row-major logical indices).
+  ValueId xor_permute(ValueId tile, int64_t mask);
+  // Stops the kernel with a fault naming `message` where an element of cond (i1) is false.
+  void device_assert(ValueId cond, const std::string& message);
+  // Prints `prefix` and the values (scalars, or tiles of one shape) from the device.
+  void device_print(const std::string& prefix, const std::vector<ValueId>& values, bool hex);
   ValueId simd(OpKind kind, ValueId value, ValueId lane_or_mask = kNoValue);
   void barrier();
 

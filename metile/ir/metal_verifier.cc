@@ -159,6 +159,22 @@ void check_matrix_type(Checker& c, const Op* definer, ValueId v) {
     c.report(definer, "matrix fragments are 8x8 of f16, bf16, f32 or i1", {v});
 }
 
+// assert (active, cond, thread) and print (active, v...): i1 scalar flags, an i32 thread,
+// scalar values.
+void check_debug_op(Checker& c, const Op& op) {
+  const Type i1 = Type::scalar(DType::i1);
+  for (size_t i = 0; i < op.operands.size(); ++i) {
+    const Type& t = c.type(op.operands[i]);
+    const bool flag = i == 0 || (op.kind == OpKind::AssertTrue && i == 1);
+    const bool thread = op.kind == OpKind::AssertTrue && i == 2;
+    if (flag ? t != i1 : thread ? t != Type::scalar(DType::i32) : !t.is_scalar())
+      c.report(&op, std::string(flag     ? "takes i1 scalar flags"
+                                : thread ? "takes the thread as an i32 scalar"
+                                         : "prints scalars of numbers") +
+                        ", got " + t.str() + " for operand " + std::to_string(i));
+  }
+}
+
 void check_matrix_op(Checker& c, const Op& op) {
   if (op.kind == OpKind::MatrixFill) check_matrix_fill(c, op);
   if (op.kind == OpKind::MatrixLoad) check_matrix_access(c, op, op.results[0], 0);
@@ -175,6 +191,7 @@ std::vector<Diagnostic> verify_metal(const Kernel& k) {
     if (op.kind == OpKind::PackedStore) check_packed_store(c, op);
     if (op.kind == OpKind::Extract) check_extract(c, op);
     if (op.kind == OpKind::IsAligned) check_is_aligned(c, op);
+    if (op.kind == OpKind::AssertTrue || op.kind == OpKind::Print) check_debug_op(c, op);
     check_matrix_op(c, op);
   };
   rules.check_kernel = check_kernel;

@@ -463,6 +463,38 @@ ValueId TileBuilder::scan(const std::string& kind, ValueId tile, int64_t axis, b
                  {{"kind", kind}, {"axis", axis}, {"reverse", int64_t{reverse ? 1 : 0}}});
 }
 
+ValueId TileBuilder::xor_permute(ValueId tile, int64_t mask) {
+  const Type t = type(tile);
+  if (!t.is_tile() || t.pointer || t.dtype == DType::i1 || t.shape.size() > 2)
+    fail("xor_permute", "operand must be a 1-D or 2-D tile of numbers, got " + describe(tile));
+  if (mask <= 0 || mask >= t.num_elements())
+    fail("xor_permute", "mask " + std::to_string(mask) + " must lie in [1, " +
+                            std::to_string(t.num_elements()) + ") for " + describe(tile));
+  return create1(OpKind::XorPermute, {tile}, t, {{"mask", mask}});
+}
+
+void TileBuilder::device_assert(ValueId cond, const std::string& message) {
+  const Type& t = type(cond);
+  if (t.dtype != DType::i1 || t.pointer || t.is_matrix() || t.is_desc())
+    fail("device_assert", "the condition must be an i1 scalar or tile, got " + describe(cond));
+  create(OpKind::DeviceAssert, {cond}, {}, {{"message", message}});
+}
+
+void TileBuilder::device_print(const std::string& prefix, const std::vector<ValueId>& values,
+                               bool hex) {
+  for (ValueId v : values) {
+    const Type& t = type(v);
+    if (t.pointer || t.is_matrix() || t.is_desc())
+      fail("device_print", "prints scalars and tiles of numbers, got " + describe(v));
+    if (t.shape != type(values[0]).shape)
+      fail("device_print",
+           "the tiles must have one shape, got " + describe(values[0]) + " and " + describe(v));
+  }
+  Attrs attrs = {{"prefix", prefix}};
+  if (hex) attrs["hex"] = int64_t{1};
+  create(OpKind::DevicePrint, values, {}, std::move(attrs));
+}
+
 bool TileBuilder::as_fragments(const std::string& op, std::vector<ValueId>& operands) {
   if (std::none_of(operands.begin(), operands.end(),
                    [&](ValueId v) { return type(v).is_matrix(); }))

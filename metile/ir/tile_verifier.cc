@@ -57,6 +57,12 @@ class TileOpRules {
         return reduce_axis();
       case R::Scan:
         return scan();
+      case R::XorPermute:
+        return xor_permute();
+      case R::DeviceAssert:
+        return device_assert();
+      case R::DevicePrint:
+        return device_print();
       case R::Dot:
         return dot();
       case R::Reshape:
@@ -90,6 +96,8 @@ class TileOpRules {
       case R::MatrixStore:
       case R::MatrixMma:
         return check_matrix_op(c_, op_);
+      case R::AssertTrue:  // Metal IR ops: the dialect check rejects them here
+      case R::Print:
       case R::For:
       case R::If:
       case R::Yield:
@@ -223,6 +231,32 @@ class TileOpRules {
     if (axis < 0 || axis >= static_cast<int64_t>(t.shape.size()))
       return fail("axis " + std::to_string(axis) + " is out of range for " + t.str(), {a(0)});
     if (out() != t) fail("the result must be " + t.str(), {a(0), r()});
+  }
+
+  void xor_permute() {
+    const Type& t = in(0);
+    if (!t.is_tile() || t.pointer || t.dtype == DType::i1 || t.shape.size() > 2)
+      return fail("the operand must be a 1-D or 2-D tile of numbers", {a(0)});
+    const int64_t mask = op_.int_attr("mask");
+    if (mask <= 0 || mask >= t.num_elements())
+      return fail("mask " + std::to_string(mask) + " must lie in [1, " +
+                      std::to_string(t.num_elements()) + ")",
+                  {a(0)});
+    if (out() != t) fail("the result must be " + t.str(), {a(0), r()});
+  }
+
+  void device_assert() {
+    if (in(0).dtype != DType::i1 || in(0).pointer || in(0).is_matrix())
+      fail("the condition must be an i1 scalar or tile", {a(0)});
+  }
+
+  void device_print() {
+    for (size_t i = 0; i < op_.operands.size(); ++i) {
+      const Type& t = in(i);
+      if (t.pointer || t.is_matrix())
+        return fail("prints scalars and tiles of numbers, got " + t.str(), {a(i)});
+      if (t.shape != in(0).shape) return fail("the tiles must have one shape", {a(0), a(i)});
+    }
   }
 
   void dot() {

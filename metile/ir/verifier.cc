@@ -115,6 +115,11 @@ class CommonOpRules {
       case R::Reduce:
       case R::ReduceAxis:
       case R::Scan:
+      case R::XorPermute:
+      case R::DeviceAssert:
+      case R::DevicePrint:
+      case R::AssertTrue:
+      case R::Print:
       case R::Dot:
       case R::Reshape:
       case R::Trans:

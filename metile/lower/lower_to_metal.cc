@@ -90,6 +90,15 @@ void lower_block(Lowering& l, const ir::Block& block) {
       case K::Scan:
         lower_scan(l, op);
         break;
+      case K::XorPermute:
+        lower_xor_permute(l, op);
+        break;
+      case K::DeviceAssert:
+        lower_device_assert(l, op);
+        break;
+      case K::DevicePrint:
+        lower_device_print(l, op);
+        break;
       case K::Dot:
         lower_dot(l, op);
         break;
@@ -138,6 +147,8 @@ void lower_block(Lowering& l, const ir::Block& block) {
       case K::Extract:
       case K::IsAligned:
       case K::MatrixMma:
+      case K::AssertTrue:
+      case K::Print:
         l.not_supported(op, "is a Metal IR op, not a Tile IR op");
     }
   }

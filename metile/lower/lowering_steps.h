@@ -52,6 +52,13 @@ ir::ValueId combine_tree(Lowering& l, ir::OpKind combine, ir::Type type,
 void lower_reduce_axis(Lowering& l, const ir::Op& op);
 // lower_scan.cc: the inclusive scan of a tile along one axis.
 void lower_scan(Lowering& l, const ir::Op& op);
+// lower_xor_permute.cc: the tile whose element i is element i ^ mask (register renaming, SIMD
+// shuffles or threadgroup scratch).
+void lower_xor_permute(Lowering& l, const ir::Op& op);
+// lower_device_debug.cc: device_assert and device_print, one Metal IR assert or print per
+// element a thread owns (per thread for scalars).
+void lower_device_assert(Lowering& l, const ir::Op& op);
+void lower_device_print(Lowering& l, const ir::Op& op);
 
 // lower_dot.cc: acc + a @ b, on SIMD-group matrix fragments where the target has them and the
 // SIMD groups tile the output (lower_dot_simdgroup.cc), else through a threadgroup exchange

@@ -240,6 +240,11 @@ class Reader {
       case K::Trans:
       case K::ReduceAxis:
       case K::Scan:
+      case K::XorPermute:
+      case K::DeviceAssert:
+      case K::DevicePrint:
+      case K::AssertTrue:
+      case K::Print:
       case K::Dot:
       case K::PtrAdd:
       case K::Load:

@@ -145,6 +145,8 @@ class OwnershipCheck {
       case OpKind::Store:
       case OpKind::TensorLoad:
       case OpKind::TensorStore:
+      case OpKind::DeviceAssert:
+      case OpKind::DevicePrint:
         return combine(op);
       case OpKind::Arange:
         return set_results(op, op.has_attr("layout") ? Owner::Explicit : Owner::Implicit,
@@ -160,6 +162,7 @@ class OwnershipCheck {
       case OpKind::Trans:
       case OpKind::ReduceAxis:
       case OpKind::Scan:
+      case OpKind::XorPermute:
         return set_results(op, map_.owner(op.operands[0]));
       // Each thread computes the accumulator elements it owns.
       case OpKind::Dot:
@@ -204,6 +207,8 @@ class OwnershipCheck {
       case OpKind::Extract:
       case OpKind::IsAligned:
       case OpKind::MatrixMma:
+      case OpKind::AssertTrue:
+      case OpKind::Print:
         throw InternalError("check_ownership: Metal IR op " + std::string(ir::op_name(op.kind)) +
                             " in Tile IR kernel " + k_.name);
     }

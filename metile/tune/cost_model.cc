@@ -27,6 +27,10 @@ OpClass op_class(OpKind k) {
     case OpKind::For:
     case OpKind::If:
     case OpKind::Yield:
+    case OpKind::DeviceAssert:  // debugging: not part of a configuration's cost
+    case OpKind::DevicePrint:
+    case OpKind::AssertTrue:
+    case OpKind::Print:
       return OpClass::Free;
     case OpKind::Load:
     case OpKind::Store:
@@ -97,6 +101,7 @@ OpClass op_class(OpKind k) {
     case OpKind::Reduce:
     case OpKind::ReduceAxis:
     case OpKind::Scan:
+    case OpKind::XorPermute:
     case OpKind::Dot:
       return OpClass::Tile;
   }

@@ -35,8 +35,8 @@ from .language import (abs, arange, barrier, broadcast_to, convert_layout, cos, 
                        zeros, zeros_like)
 from .loops import tile_range
 from .random import rand, randint, randint4x, randn
-from .reductions import (argmax, argmin, associative_scan, cumprod, cumsum, max, min, reduce,
-                         sum)
+from .combine import associative_scan, reduce
+from .reductions import argmax, argmin, cumprod, cumsum, max, min, sum
 from .reports import CompiledKernel
 from .schedule import Schedule
 from .shapes import interleave, join, permute, reshape, split, trans, view

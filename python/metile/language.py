@@ -312,13 +312,15 @@ def _dot_precision(input_precision, allow_tf32):
 def dot(input, other, acc=None, input_precision=None, allow_tf32=None,
         max_num_imprecise_acc=None, out_dtype="f32"):
     """``acc + input @ other`` for 2-D tiles ``input`` [M, K] and ``other`` [K, N] of one
-    float dtype (f16, bf16, f32), accumulated in f32 (``acc`` f32 [M, N], zeros when None).
-    M, N, K are powers of two of at least 8. ``input_precision="tf32"`` (or
-    RELAXED_PRECISION=True) allows TF32 products for f32 inputs; the default is exact f32."""
-    if dtypes.dtype_name(out_dtype) != "f32":
-        raise user_error(f"dot: out_dtype={dtypes.dtype_name(out_dtype)} is not supported: the "
-                         "accumulator is f32; cast the result (.to(...)) instead",
-                         user_location(), NotSupportedError)
+    float dtype (f16, bf16, f32), accumulated in f32 (``acc`` [M, N], zeros when None).
+    M, N, K are powers of two of at least 8. ``out_dtype`` f16 or bf16 rounds the f32 result
+    once at the end (``acc`` is then of that dtype too, as in Triton).
+    ``input_precision="tf32"`` (or RELAXED_PRECISION=True) allows TF32 products for f32
+    inputs; the default is exact f32."""
+    out_dtype = dtypes.dtype_name(out_dtype)
+    if out_dtype not in ("f32", "f16", "bf16"):
+        raise user_error(f"dot: out_dtype={out_dtype} is not supported: the result is f32, "
+                         "or f16/bf16 rounded from it", user_location(), NotSupportedError)
     if max_num_imprecise_acc is not None:
         raise user_error("dot: max_num_imprecise_acc applies to fp8 products, which meTile "
                          "does not have", user_location(), NotSupportedError)
@@ -331,8 +333,14 @@ def dot(input, other, acc=None, input_precision=None, allow_tf32=None,
         acc = zeros((8, 8) if a.type.kind == "matrix" else (a.shape[0], b.shape[1]))
     else:
         acc = as_value(acc, "dot")
+        if out_dtype != "f32":
+            if acc.dtype != out_dtype:
+                raise user_error(f"dot: with out_dtype={out_dtype} the accumulator is "
+                                 f"{out_dtype}, got {acc.dtype}", user_location())
+            acc = cast(acc, "f32")
     trace = a.trace
-    return wrap(trace, trace.at().dot(a.id, b.id, acc.id, precision))
+    result = wrap(trace, trace.at().dot(a.id, b.id, acc.id, precision))
+    return result if out_dtype == "f32" else cast(result, out_dtype)
 
 
 # ---- specified, not built yet ----------------------------------------------------------------

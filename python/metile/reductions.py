@@ -1,6 +1,6 @@
 """Reductions with Triton's signatures: ``sum(x, axis=None, keep_dims=False)``, ``max``,
-``min``, ``argmax``, ``argmin``; the scans ``cumsum`` and ``cumprod``; and what is not built
-yet (``reduce`` with a combine_fn, ``associative_scan``).
+``min``, ``argmax``, ``argmin``; the scans ``cumsum`` and ``cumprod`` (``reduce`` and
+``associative_scan`` with a user-defined combine are in combine.py).
 
 The second positional argument is the axis, as in Triton (``metile.max(x, 0)`` reduces a
 1-D tile over axis 0, i.e. all of it); the elementwise forms are ``maximum``/``minimum``.
@@ -185,12 +185,6 @@ def argmin(x, axis, tie_break_left=True, keep_dims=False):
     return _arg("min", x, axis, tie_break_left, keep_dims)
 
 
-def reduce(x, axis, combine_fn, keep_dims=False):
-    """A reduction with a user-defined ``combine_fn`` (not built yet)."""
-    _not_supported("metile.reduce with a user-defined combine_fn is not built yet: Tile IR "
-                   "has no reduction with a body; use metile.sum, max, min, argmax or argmin")
-
-
 def _scan(kind, x, axis, reverse, op):
     x = _tile(x, op)
     if axis is None:
@@ -216,9 +210,3 @@ def cumprod(x, axis=0, reverse=False):
     """The inclusive running product of a tile along ``axis``, from the last element when
     ``reverse`` (the tile's dtype; booleans and 8-bit integers in i32)."""
     return _scan("prod", x, axis, reverse, "cumprod")
-
-
-def associative_scan(x, axis, combine_fn, reverse=False):
-    """A scan with a user-defined ``combine_fn`` (not built yet)."""
-    _not_supported("metile.associative_scan with a user-defined combine_fn is not built yet: "
-                   "Tile IR has no scan with a body; use metile.cumsum or metile.cumprod")

@@ -1,14 +1,13 @@
 """Shape functions with Triton's signatures: reshape/view (the row-major order is kept, so
-nothing moves), trans and permute of 2-D tiles, and join, split, interleave, which are not
-built yet."""
+nothing moves), trans and permute of 2-D tiles, and join, split, interleave (a last
+dimension of 2: selects of broadcast tiles, and exact sums that take one element of each
+pair)."""
+
+import numpy as np
 
 from .errors import NotSupportedError, user_error
 from .frames import user_location
 from .values import as_value, wrap
-
-_MOVES = ("it moves elements between threads, which waits for the thread-ownership rewrite "
-          "of the lowering")
-
 
 def shape_arg(shape, op):
     """A shape given as Triton allows: f(x, (a, b)), f(x, [a, b]) or f(x, a, b)."""
@@ -47,11 +46,6 @@ def view(input, *shape):
     return reshape(input, *shape)
 
 
-def _not_built(op, instead):
-    raise user_error(f"metile.{op} is not built yet: {_MOVES}; {instead}", user_location(),
-                     NotSupportedError)
-
-
 def permute(input, *dims):
     """``input`` with its dimensions reordered: ``dims`` is a permutation of the axes (a
     tuple or the axes as arguments). Tiles are 1-D or 2-D, so this is the identity or the
@@ -79,17 +73,54 @@ def trans(input, *dims):
 
 
 def join(a, b):
-    """Triton's tl.join (not built yet)."""
-    _not_built("join", "keep the two tiles apart, or store them to interleaved addresses "
-               "(ptr + 2 * offs and ptr + 2 * offs + 1)")
+    """Triton's tl.join: the tile whose last dimension (size 2, new) holds ``a`` at 0 and
+    ``b`` at 1, after broadcasting them to one shape: scalars give a [2] tile, [N] tiles an
+    [N, 2] one. Tiles are 1-D or 2-D, so 2-D inputs (a 3-D result) are rejected; their
+    interleave(a, b) is the same elements as an [M, 2N] tile."""
+    from .language import arange, broadcast_to, expand_dims, where
+    from .values import as_values
+
+    a, b = as_values(a, b, "join")
+    shape = np.broadcast_shapes(a.shape, b.shape)
+    if len(shape) > 1:
+        raise user_error(f"join: joining {shape} tiles makes a 3-D tile, and meTile's tiles are "
+                         "1-D or 2-D; interleave(a, b) gives the same elements as a "
+                         f"[{shape[0]}, {2 * shape[1]}] tile", user_location(), NotSupportedError)
+    if not shape:
+        return where(arange(0, 2) == 0, broadcast_to(a, 2), broadcast_to(b, 2))
+    pair = [shape[0], 2]
+    first = broadcast_to(expand_dims(arange(0, 2), 0) == 0, pair)
+    a, b = (broadcast_to(expand_dims(broadcast_to(v, shape), 1), pair) for v in (a, b))
+    return where(first, a, b)
 
 
 def split(a):
-    """Triton's tl.split (not built yet)."""
-    _not_built("split", "load the two halves separately (ptr + 2 * offs and ptr + 2 * offs + 1)")
+    """Triton's tl.split: the two halves of a tile whose last dimension is 2, that
+    dimension removed: an [N, 2] tile gives two [N] tiles, a [2] tile two scalars."""
+    from .combine import take
+
+    x = as_value(a, "split")
+    if not x.shape or x.shape[-1] != 2:
+        raise user_error(f"split: the last dimension must be 2, got shape {x.shape}",
+                         user_location())
+    axis = len(x.shape) - 1
+    return take(x, axis, 0), take(x, axis, 1)
 
 
 def interleave(a, b):
-    """Triton's tl.interleave (not built yet)."""
-    _not_built("interleave", "store the tiles to interleaved addresses "
-               "(ptr + 2 * offs and ptr + 2 * offs + 1)")
+    """Triton's tl.interleave: ``a`` and ``b`` interleaved along the last dimension
+    (a[0], b[0], a[1], b[1], ...): [N] tiles give a [2N] tile, [M, N] tiles an [M, 2N] one."""
+    from .values import as_values
+
+    a, b = as_values(a, b, "interleave")
+    shape = tuple(np.broadcast_shapes(a.shape, b.shape))
+    if not shape:
+        raise user_error("interleave: the operands are scalars; join(a, b) makes their [2] "
+                         "tile", user_location())
+    size = 1
+    for d in shape:
+        size *= d
+    from .language import broadcast_to
+
+    flat = [reshape(broadcast_to(v, shape), size) for v in (a, b)]
+    return reshape(join(*flat), *shape[:-1], 2 * shape[-1])

@@ -5,10 +5,10 @@ Hints are recorded on the trace (``Trace.hints``) and checked where that is chea
 on a Python number must hold. The lowering does not read them yet; they change no result.
 """
 
-from .errors import NotSupportedError, user_error
+from .errors import user_error
 from .frames import user_location
 from .tracing import current
-from .values import Value, is_number
+from .values import Value, as_value, is_number
 
 
 def _constant(x, what):
@@ -41,24 +41,37 @@ def static_print(*values, **kwargs):
 
 
 def device_assert(condition, message="", mask=None):
-    """Triton's tl.device_assert: a condition known while tracing is checked now; a traced
-    one is not supported yet."""
+    """Triton's tl.device_assert: where an element of ``condition`` is false (and ``mask``,
+    when given, true) the kernel stops, and the launch raises metile.KernelFaultError naming
+    the message, the kernel, this line, the program and the thread (on CUDA the report is
+    printed and the kernel traps). A condition known while tracing is checked now. Unlike
+    Triton, which checks only in debug mode, every launch checks."""
     if is_number(condition):
         static_assert(condition, message)
         return
-    raise user_error(
-        "device_assert on a traced condition is not built yet: reporting a failed assertion "
-        "needs runtime support (a fault raised as KernelFaultError by the host emulator, a "
-        "trap on CUDA); check a constexpr with static_assert, or store a flag into a buffer "
-        "and test it on the host", user_location(), NotSupportedError)
+    from .language import where
+
+    condition = as_value(condition, "device_assert")
+    if condition.dtype != "i1":
+        condition = condition != 0  # a number holds where it is not zero, as in C
+    if mask is not None:
+        condition = where(mask, condition, True)
+    if not isinstance(message, str):
+        raise user_error(f"device_assert: the message is a string, got {message!r}",
+                         user_location())
+    condition.trace.at().device_assert(condition.id, message)
 
 
 def device_print(prefix, *values, hex=False):
-    """Triton's tl.device_print (not built yet)."""
-    raise user_error(
-        "device_print is not built yet: printing from the device needs runtime support; "
-        "store the values into a buffer and print them on the host (static_print prints "
-        "constexprs and types while tracing)", user_location(), NotSupportedError)
+    """Triton's tl.device_print: every thread prints ``prefix`` and its values, one line per
+    element it owns (scalars: one line per thread), "pid (x, y, z) thread t idx (i) prefix
+    value", each thread's lines in program order. Several values print one after the other,
+    marked "(operand k)"."""
+    if not isinstance(prefix, str):
+        raise user_error(f"device_print: the prefix is a string, got {prefix!r}", user_location())
+    trace = current("device_print")
+    values = [as_value(v, "device_print") for v in values]
+    trace.at().device_print(prefix, [v.id for v in values], bool(hex))
 
 
 def _hint(kind, value, amounts):

@@ -302,6 +302,10 @@ void bind_trace(nb::module_& m) {
           "kind"_a, "tile"_a, "axis"_a, "reverse"_a,
           "The inclusive scan (sum or prod) of a tile along axis, of the tile's type.")
       .def(
+          "xor_permute",
+          [b](T& t, ir::ValueId v, int64_t mask) { return b(t).xor_permute(v, mask); }, "tile"_a,
+          "mask"_a, "The tile whose element i is element i ^ mask (row-major logical indices).")
+      .def(
           "dot",
           [b](T& t, ir::ValueId a, ir::ValueId other, ir::ValueId acc,
               const std::string& precision) { return b(t).dot(a, other, acc, precision); },
@@ -346,6 +350,18 @@ void bind_trace(nb::module_& m) {
           "A SIMD collective by name ('simd_sum', ...).")
       .def(
           "barrier", [b](T& t) { b(t).barrier(); }, "Every thread of the threadgroup waits here.")
+      .def(
+          "device_assert",
+          [b](T& t, ir::ValueId cond, const std::string& message) {
+            b(t).device_assert(cond, message);
+          },
+          "cond"_a, "message"_a, "A fault naming message where an element of cond is false.")
+      .def(
+          "device_print",
+          [b](T& t, const std::string& prefix, const std::vector<ir::ValueId>& values, bool hex) {
+            b(t).device_print(prefix, values, hex);
+          },
+          "prefix"_a, "values"_a, "hex"_a, "Prints prefix and the values from the device.")
       // Structured loops.
       .def(
           "begin_for",

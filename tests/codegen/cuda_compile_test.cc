@@ -204,6 +204,27 @@ TEST(CudaCompile, MatrixFragmentsUseMmaSyncOrTheExactPath) {
     }
 }
 
+// device_assert and device_print: printf to the device's stdout (vprintf in PTX), then a trap
+// for a failed assertion; every printed dtype converts to what its format names.
+TEST(CudaCompile, DeviceAssertAndPrintUsePrintfAndTrap) {
+  ir::Kernel kernel = ir::parse(
+      "metal.kernel @debugging(%a: ptr<f16> {access = \"read\"}, %n: i32, %big: i64)\n"
+      "    attributes {threadgroup_bytes = 0, threads_per_threadgroup = 32} {\n"
+      "  %t = thread_index {axis = 0} : i32\n"
+      "  %x = load %a : f16\n"
+      "  %inside = cmp %t, %n {pred = \"lt\"} : i1\n"
+      "  %yes = constant {value = 1} : i1\n"
+      "  assert %yes, %inside, %t {message = \"t < n (100%)\"}\n"
+      "  print %inside, %t, %x, %big, %inside {format = \"t %i x %f big %lli %i\\n\"}\n"
+      "}\n");
+  const EmittedKernel e = emit(kernel, target::target_by_name("sm90"));
+  EXPECT_NE(e.source.find("__trap();"), std::string::npos) << e.source;
+  const std::string ptx = compile_to_ptx(e.source, "debugging");
+  expect_entry(ptx, "debugging");
+  EXPECT_NE(ptx.find("vprintf"), std::string::npos);
+  EXPECT_NE(ptx.find("trap;"), std::string::npos);
+}
+
 // A broken source fails with NVRTC's log, so the two tests above can fail.
 TEST(CudaCompile, BrokenSourceReportsTheLog) {
   ::testing::TestPartResultArray failures;

@@ -5,6 +5,7 @@
 #include "error_of.h"
 #include "metal_kernels.h"
 #include "metile/codegen/emit.h"
+#include "metile/ir/parser.h"
 
 namespace metile::codegen::testing {
 namespace {
@@ -137,6 +138,26 @@ TEST(EmitMsl, Bf16NeedsMsl31) {
       error_of([] { emit(half_bfloat_kernel(), target::target_by_name("apple-m1")); });
   EXPECT_NE(message.find("bf16 needs MSL 3.1 (target apple-m1"), std::string::npos) << message;
   EXPECT_NO_THROW(emit(half_bfloat_kernel(), target::target_by_name("apple-m3")));
+}
+
+// device_print and device_assert run on the host emulator; an Apple GPU has no such calls.
+TEST(EmitMsl, DebuggingOpsAreRejectedOnAppleGpus) {
+  for (const char* op :
+       {"assert %yes, %yes, %t {message = \"m\"}", "print %yes, %t {format = \"%i\"}"}) {
+    const ir::Kernel k = ir::parse(
+        std::string("metal.kernel @debugging()\n"
+                    "    attributes {threadgroup_bytes = 0, threads_per_threadgroup = 32} {\n"
+                    "  %t = thread_index {axis = 0} : i32\n"
+                    "  %yes = constant {value = 1} : i1\n  ") +
+        op + "\n}\n");
+    const std::string message =
+        error_of<NotSupported>([&] { emit(k, target::target_by_name("apple-m3")); });
+    EXPECT_NE(message.find("is not supported on Apple GPUs (target apple-m3): Metal shaders "
+                           "cannot stop with a message or print"),
+              std::string::npos)
+        << message;
+    EXPECT_NO_THROW(emit(k, target::default_target()));
+  }
 }
 
 TEST(EmitMsl, VectorAccessCastsThePointer) {

@@ -163,6 +163,18 @@ std::map<OpKind, Case> metal_cases() {
   c[OpKind::SimdMin] = {simd(OpKind::SimdMin, false), "= simd_min(x);"};
   c[OpKind::Barrier] = {[](MetalBuilder& b, const Sample&) { b.barrier("threadgroup", "all"); },
                         "threadgroup_barrier(mem_flags::mem_device | mem_flags::mem_threadgroup);"};
+  c[OpKind::AssertTrue] = {
+      [](MetalBuilder& b, const Sample& s) {
+        const ir::ValueId c = b.named(b.cmp("ne", s.n, s.n), "c");
+        b.create(OpKind::AssertTrue, {c, c, s.n}, {}, {{"message", std::string("n \"changed\"")}});
+      },
+      "if (c && !c) metile_device_assert_failed(\"n \\\"changed\\\"\", \"\", 0, n);"};
+  c[OpKind::Print] = {
+      [](MetalBuilder& b, const Sample& s) {
+        const ir::ValueId c = b.named(b.cmp("ne", s.n, s.n), "c");
+        b.create(OpKind::Print, {c, s.n, s.x}, {}, {{"format", std::string("n %i x %f\n")}});
+      },
+      "if (c) metile_device_print(\"n %i x %f\\n\", int(n), float(x));"};
   c[OpKind::For] = {[](MetalBuilder& b, const Sample& s) {
                       auto loop = b.begin_for(s.n, s.n, s.n, {s.x});
                       b.end_for({b.op(OpKind::Add, loop.carried[0], s.x)});

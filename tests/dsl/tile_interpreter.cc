@@ -108,6 +108,8 @@ class Interpreter {
         return set(op, reduce_axis(op));
       case OpKind::Scan:
         return set(op, scan(op));
+      case OpKind::XorPermute:
+        return set(op, xor_permute(op));
       case OpKind::Dot:
         return set(op, dot(op));
       case OpKind::Trans:
@@ -178,6 +180,10 @@ class Interpreter {
       case OpKind::SimdMin:
       case OpKind::Barrier:
       case OpKind::Yield:
+      case OpKind::DeviceAssert:
+      case OpKind::DevicePrint:
+      case OpKind::AssertTrue:
+      case OpKind::Print:
         break;
     }
     throw std::runtime_error("tile interpreter: unsupported op " +
@@ -293,6 +299,14 @@ class Interpreter {
         r.data[i] = round_to(type(op.results[0]).dtype, acc);
       }
     }
+    return r;
+  }
+
+  RtValue xor_permute(const ir::Op& op) {
+    const RtValue& t = at(op.operands[0]);
+    const size_t mask = static_cast<size_t>(op.int_attr("mask"));
+    RtValue r{t.data, -1};
+    for (size_t i = 0; i < t.data.size(); ++i) r.data[i] = t.data[i ^ mask];
     return r;
   }
 

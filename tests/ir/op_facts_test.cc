@@ -174,6 +174,11 @@ TEST(OpFacts, TypeRulesAgreeWithTheOtherFacts) {
       case TypeRule::Reduce:
       case TypeRule::ReduceAxis:
       case TypeRule::Scan:
+      case TypeRule::XorPermute:
+      case TypeRule::DeviceAssert:
+      case TypeRule::DevicePrint:
+      case TypeRule::AssertTrue:
+      case TypeRule::Print:
       case TypeRule::Dot:
       case TypeRule::Reshape:
       case TypeRule::Trans:

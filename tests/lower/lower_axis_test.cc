@@ -113,6 +113,48 @@ TEST(LowerAxis, ScanInsideOneSimdGroupUsesShufflesAcrossGroupsScratch) {
   EXPECT_NE(r.allocations[0].purpose.find("scan.sum bit 5 scratch"), std::string::npos);
 }
 
+// xor_permute of the [m, n] grid: element i takes element i ^ mask, whichever of register
+// slots, SIMD lanes and SIMD groups the mask's bits fall on (several at once included).
+TEST(LowerAxis, XorPermuteMatchesReferenceOnSlotsLanesAndGroups) {
+  const std::vector<std::pair<int64_t, int64_t>> shapes = {{4, 32}, {32, 32}, {2, 8}, {64, 64}};
+  for (const auto& [m, n] : shapes)
+    for (int64_t mask : {int64_t{1}, int64_t{6}, n, m * n / 2, m * n - 1})
+      for (int threads : {0, 32, 128}) {
+        if (mask <= 0 || mask >= m * n) continue;
+        SCOPED_TRACE("mask " + std::to_string(mask) + " of [" + std::to_string(m) + ", " +
+                     std::to_string(n) + "], threads " + std::to_string(threads));
+        ir::Kernel k;
+        k.name = "xor_permute";
+        TileBuilder b(k);
+        const ValueId x = load_grid(b, m, n);
+        const ValueId out = b.add_param("out", ir::Type::ptr(ir::DType::i32), "write");
+        b.store(b.ptr_add(out, b.reshape(b.arange(0, m * n), {m, n})), b.xor_permute(x, mask));
+        const ir::Kernel metal = lower_checked(std::move(k), threads).metal;
+        std::vector<Buffer> buffers = {grid_buffer(m, n), Buffer::zeros(ir::DType::i32, m * n)};
+        run_metal(metal, buffers, {Arg::buf(0), Arg::buf(1)}, {1, 1, 1});
+        std::vector<int64_t> want;
+        for (int64_t i = 0; i < m * n; ++i) want.push_back(element((i ^ mask) / n, (i ^ mask) % n));
+        ASSERT_EQ(buffers[1].ints(), want);
+      }
+}
+
+TEST(LowerAxis, XorPermuteOfLaneBitsIsOneShufflePerSlot) {
+  // [4, 32] on 32 threads: the columns are the lanes, so mask 5 is one shuffle per slot (4),
+  // mask 32 renames slots, and nothing goes through memory.
+  for (int64_t mask : {int64_t{5}, int64_t{32}}) {
+    ir::Kernel k;
+    k.name = "xor_permute";
+    TileBuilder b(k);
+    const ValueId x = load_grid(b, 4, 32);
+    const ValueId out = b.add_param("out", ir::Type::ptr(ir::DType::i32), "write");
+    b.store(b.ptr_add(out, b.reshape(b.arange(0, 128), {4, 32})), b.xor_permute(x, mask));
+    lower::LoweringResult r = lower_checked(std::move(k), 32);
+    EXPECT_EQ(count_ops(r.metal, OpKind::SimdShuffleXor), mask == 5 ? 4 : 0);
+    EXPECT_EQ(count_ops(r.metal, OpKind::Barrier), 0);
+    EXPECT_TRUE(r.allocations.empty());
+  }
+}
+
 TEST(LowerAxis, ReductionAcrossSimdGroupsPublishesPartials) {
   // [32, 32] over axis 0 on 256 threads: rows span the 8 SIMD groups, whose partials meet in
   // scratch (32 outputs x 8 groups), published and released by two barriers.

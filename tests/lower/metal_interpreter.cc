@@ -224,6 +224,9 @@ class Runner {
       case K::Reduce:
       case K::ReduceAxis:
       case K::Scan:
+      case K::XorPermute:
+      case K::DeviceAssert:
+      case K::DevicePrint:
       case K::Dot:
       case K::Reshape:
       case K::Trans:
@@ -239,6 +242,9 @@ class Runner {
       case K::MatrixMma:
         fail(&op, -1,
              "the test interpreter holds no matrix fragments (the host emulator runs these)");
+      case K::AssertTrue:
+      case K::Print:
+        fail(&op, -1, "the test interpreter does not run debugging ops (the host emulator does)");
     }
     fail(&op, -1, "an op kind outside ops.def");
   }

@@ -50,7 +50,7 @@ def with_options(a_ptr, b_ptr, OUT: metile.constexpr = "f32", TF32: metile.const
 
 
 @pytest.mark.parametrize("options,error,message", [
-    (dict(OUT="f16"), metile.NotSupportedError, "dot: out_dtype=f16 is not supported"),
+    (dict(OUT="i32"), metile.NotSupportedError, "dot: out_dtype=i32 is not supported"),
     (dict(PRECISION="tf32x3"), metile.NotSupportedError, "input_precision='tf32x3'"),
     (dict(PRECISION="fast"), metile.CompilationError, "input_precision must be 'ieee' or 'tf32'"),
     (dict(PRECISION="ieee", TF32=True), metile.CompilationError,
@@ -111,6 +111,31 @@ def test_dot_matches_numpy(m, n, k, dtype, rng):
     c = np.zeros((m, n), np.float32)
     product[(1,)](a, b, c, M=m, N=n, K=k)
     np.testing.assert_array_equal(c, a.astype(np.float32) @ b.astype(np.float32))
+
+
+@metile.kernel
+def narrow_product(a_ptr, b_ptr, c_ptr, OUT: metile.constexpr):
+    """A [16, 32] @ [32, 8] product plus an accumulator of out_dtype, stored in out_dtype."""
+    a = _tile(a_ptr, 16, 32)
+    b = _tile(b_ptr, 32, 8)
+    offs = metile.arange(0, 16)[:, None] * 8 + metile.arange(0, 8)[None, :]
+    c = metile.dot(a, b, metile.load(c_ptr + offs), out_dtype=OUT)
+    metile.static_assert(c.dtype == OUT)
+    metile.store(c_ptr + offs, c)
+
+
+@pytest.mark.parametrize("out", ["f16", "bf16"])
+def test_narrow_out_dtype_rounds_the_f32_result_once(out, rng):
+    dtype = np.float16 if out == "f16" else BF16
+    a, b = (rng.standard_normal(s).astype(dtype) for s in ((16, 32), (32, 8)))
+    c = rng.standard_normal((16, 8)).astype(dtype)
+    expected = (c.astype(np.float32) + a.astype(np.float32) @ b.astype(np.float32)).astype(dtype)
+    narrow_product[(1,)](a, b, c, OUT=out)
+    # One rounding of an f32 sum that may differ from numpy's in its last bits: one ulp of
+    # out_dtype at most.
+    ulp = 2.0 ** -10 if out == "f16" else 2.0 ** -7
+    np.testing.assert_allclose(c.astype(np.float32), expected.astype(np.float32), rtol=ulp,
+                               atol=ulp)
 
 
 @metile.kernel

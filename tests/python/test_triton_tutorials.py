@@ -121,3 +121,51 @@ def test_layer_norm_forward_with_runtime_eps(shape, np_dtype, rng):
     np.testing.assert_allclose(rstd, ref_rstd, rtol=1e-4)
     tolerance = 1e-4 if np_dtype == np.float32 else 1e-2
     np.testing.assert_allclose(y.astype(np.float32), ref, rtol=tolerance, atol=tolerance)
+
+
+# ---- the language pieces Triton code uses beside the tutorials: scans, custom reductions,
+# join/split, written as Triton code is (tl = metile) -----------------------------------------
+@metile.jit
+def _max_combine(a, b):
+    return metile.maximum(a, b)
+
+
+@metile.kernel
+def row_softmax_with_reduce(out_ptr, in_ptr, n_cols, BLOCK: metile.constexpr):
+    """Tutorial 02 with the row maximum as a custom reduction and the row sum a scan's end."""
+    row = metile.program_id(0)
+    cols = metile.arange(0, BLOCK)
+    mask = cols < n_cols
+    x = metile.load(in_ptr + row * n_cols + cols, mask=mask, other=-float("inf"))
+    numerator = metile.exp(x - metile.reduce(x, 0, _max_combine))
+    running = metile.associative_scan(numerator, 0, lambda a, b: a + b)
+    total = metile.sum(metile.where(cols == BLOCK - 1, running, 0.0))
+    metile.store(out_ptr + row * n_cols + cols, numerator / total, mask=mask)
+
+
+def test_softmax_with_a_custom_reduce_and_a_scan(rng):
+    x = rng.standard_normal((5, 300)).astype(np.float32)
+    out = np.zeros_like(x)
+    row_softmax_with_reduce[(5,)](out, x, 300, BLOCK=512)
+    np.testing.assert_allclose(out, softmax_reference(x), rtol=1e-5, atol=1e-7)
+
+
+@metile.kernel
+def complex_multiply(a_ptr, b_ptr, out_ptr, n, BLOCK: metile.constexpr):
+    """Interleaved complex numbers (re, im pairs) multiplied with split and join."""
+    offs = metile.program_id(0) * BLOCK + metile.arange(0, BLOCK)
+    pairs = offs[:, None] * 2 + metile.arange(0, 2)[None, :]
+    inside = (offs < n)[:, None]
+    a_re, a_im = metile.split(metile.load(a_ptr + pairs, mask=inside, other=0.0))
+    b_re, b_im = metile.split(metile.load(b_ptr + pairs, mask=inside, other=0.0))
+    product = metile.join(a_re * b_re - a_im * b_im, a_re * b_im + a_im * b_re)
+    metile.store(out_ptr + pairs, product, mask=inside)
+
+
+def test_complex_multiply_with_split_and_join(rng):
+    a = (rng.standard_normal(700) + 1j * rng.standard_normal(700)).astype(np.complex64)
+    b = (rng.standard_normal(700) + 1j * rng.standard_normal(700)).astype(np.complex64)
+    out = np.zeros(1400, np.float32)
+    complex_multiply[(metile.cdiv(700, 256),)](a.view(np.float32), b.view(np.float32), out, 700,
+                                               BLOCK=256)
+    np.testing.assert_allclose(out.view(np.complex64), a * b, rtol=1e-5, atol=1e-6)

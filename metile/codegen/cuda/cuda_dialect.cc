@@ -2,6 +2,7 @@
 
 #include "metile/codegen/c_types.h"
 #include "metile/codegen/cuda/cuda_matrix.h"
+#include "metile/codegen/literals.h"
 #include "metile/support/errors.h"
 
 namespace metile::codegen {
@@ -188,6 +189,25 @@ class CudaDialect final : public CDialect {
       add_warp_reduction(c, widen ? ir::DType::f32 : t.dtype, prelude);
     }
     return CDialect::collective(c, t, value, lane, prelude);
+  }
+
+  // device_assert: the report on the device's stdout (what CUDA offers), then a trap, which the
+  // launch reports as an illegal instruction.
+  std::string assert_failed(const std::string& kernel, const std::string& message,
+                            const SourceLocation& where, const std::string& thread) const override {
+    std::string site;
+    for (const char c : where.known() ? where.str() + ": " : std::string())
+      site += c == '%' ? std::string("%%") : std::string(1, c);
+    return "{ printf(" +
+           string_literal(site + "device_assert failed in kernel '" + kernel +
+                          "' (block (%u, %u, %u), thread %d): %s\n") +
+           ", blockIdx.x, blockIdx.y, blockIdx.z, " + thread + ", " + message + "); __trap(); }";
+  }
+  std::string print(const std::string& format,
+                    const std::vector<std::string>& args) const override {
+    std::string call = "printf(" + format;
+    for (const std::string& a : args) call += ", " + a;
+    return call + ");";
   }
 
   // Matrix fragments: cuda_matrix.h.

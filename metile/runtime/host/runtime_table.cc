@@ -36,14 +36,18 @@ void fail_thread(unsigned thread, const char* message) {
   ThreadgroupRunner::active()->fail_thread(thread, message);
 }
 
+void assert_failed(unsigned thread, const char* message, const char* file, int line) {
+  ThreadgroupRunner::active()->assert_failed(thread, message, SourceLocation{file, line});
+}
+
 void memory_access(const void* address, unsigned bytes, int is_write, const void* pc) {
   if (ThreadgroupRunner* runner = ThreadgroupRunner::active())
     runner->memory_access(address, bytes, is_write != 0, pc);
 }
 
 const MetileHostRuntime table{
-    METILE_HOST_ABI_VERSION, &threadgroup_barrier, &simd_rendezvous, &simd_lane, &fail,
-    matrix_lane_map.data(),  &memory_access,       &fail_thread};
+    METILE_HOST_ABI_VERSION, &threadgroup_barrier, &simd_rendezvous, &simd_lane,    &fail,
+    matrix_lane_map.data(),  &memory_access,       &fail_thread,     &assert_failed};
 
 // METILE_HOST_MATRIX_LANE_MAP=permuted: lane l holds what Apple's mapping gives lane
 // (13 * l + 7) % 32, a fixed permutation (13 is odd, so it is one) that moves every lane.

@@ -52,6 +52,7 @@ void ThreadgroupRunner::run(const LaunchPlan& plan, const Dim3& position,
   pending_ = PendingError::None;
   pending_offset_.reset();
   pending_pc_ = nullptr;
+  pending_where_ = {};
   ++epoch_;
   active_runner = this;
 
@@ -312,6 +313,15 @@ void ThreadgroupRunner::fail_thread(unsigned thread, const char* message) {
                          {}, FaultSite{plan_->kernel_name, position_, thread, "", std::nullopt});
 }
 
+void ThreadgroupRunner::assert_failed(unsigned thread, const char* message, SourceLocation where) {
+  const std::string text = "device_assert failed in kernel '" + plan_->kernel_name + "' (" +
+                           this->where() + ", thread " + std::to_string(thread) + "): " + message;
+  FaultSite site{plan_->kernel_name, position_, thread, "", std::nullopt};
+  if (in_workgroup_) throw KernelFaultError(text, std::move(where), std::move(site));
+  pending_where_ = std::move(where);
+  abort_threadgroup(PendingError::Fault, text);
+}
+
 void ThreadgroupRunner::abort_threadgroup(PendingError kind, std::string message) {
   pending_ = kind;
   pending_thread_ = current_;
@@ -326,7 +336,7 @@ void ThreadgroupRunner::throw_pending_error() {
   const SourceLocation where =
       pending_pc_ ? source_line_of(*plan_, reinterpret_cast<std::uintptr_t>(pending_pc_) - 1,
                                    pending_message_)
-                  : SourceLocation{};
+                  : pending_where_;
   throw KernelFaultError(
       pending_message_, where,
       FaultSite{plan_->kernel_name, position_, pending_thread_, "", pending_offset_});

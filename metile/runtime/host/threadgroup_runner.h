@@ -48,6 +48,8 @@ class ThreadgroupRunner {
   [[noreturn]] void fail(const char* message);
   // A work-group function's fail: thread `thread` misused the execution model.
   [[noreturn]] void fail_thread(unsigned thread, const char* message);
+  // A failed device_assert of thread `thread` at `where`: a KernelFaultError with that line.
+  [[noreturn]] void assert_failed(unsigned thread, const char* message, SourceLocation where);
   // A load or store of a race-checking build: an access to threadgroup memory that another
   // thread wrote (or, for a store, read) since the last threadgroup barrier is a race,
   // unless both threads are in one SIMD group and a SIMD-group rendezvous separates them.
@@ -120,6 +122,7 @@ class ThreadgroupRunner {
   unsigned pending_thread_ = 0;
   std::optional<long long> pending_offset_;  // into threadgroup memory, for a race
   const void* pending_pc_ = nullptr;         // the racing access, for its source line
+  SourceLocation pending_where_;             // a failed device_assert's line
   uint32_t epoch_ = 0;                       // barrier intervals, never reset
   std::vector<ByteHistory> history_;         // per byte of threadgroup memory (race checks)
   bool in_workgroup_ = false;                // run_workgroup is executing

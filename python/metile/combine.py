@@ -1,0 +1,198 @@
+"""Scans and reductions with a user-defined combine, as Triton's ``tl.associative_scan`` and
+``tl.reduce``: ``combine_fn`` (a @metile.jit helper or a plain Python function) is traced on
+whole tiles, so it is written with the same functions as a kernel body, and inputs may be
+one tile or a tuple of tiles of one shape (``combine_fn(a0, a1, ..., b0, b1, ...)`` returns
+one value or a tuple of as many).
+
+Both are built from Tile IR ``xor_permute`` (element i ^ mask, moved by register renaming,
+SIMD shuffles or threadgroup scratch as the layout requires), one step per bit of the axis
+(log2 of its length, lowest bit first). At step b every element meets the element whose index
+differs in bit b, the last element of its partner block of 2^b elements along the axis:
+
+* a scan keeps, per element, its prefix within its block and the block's total; the partner
+  block's total combines into both when that block comes earlier in scan order (lower
+  indices, or higher ones with ``reverse``), into the total alone otherwise;
+* a reduction combines every element with its partner (a butterfly), so after the last step
+  every element of a line holds the line's total; the element at index 0 is then taken out
+  with an exact sum (meTile's ``sum`` reduction machinery: per-thread partials, SIMD
+  collectives, threadgroup partials) of the line where every other element is a zero.
+
+Operands are always combined in index order (earlier first), so ``combine_fn`` need only be
+associative, as in Triton; it must return the dtypes it was given.
+"""
+
+from .errors import user_error
+from .frames import user_location
+from .values import Value, as_value, cast, wrap
+
+
+def _fail(rule):
+    raise user_error(rule, user_location())
+
+
+def _inputs(input, op):
+    """The input tiles as a tuple, checked: 1-D or 2-D, one shape."""
+    values = tuple(input) if isinstance(input, (tuple, list)) else (input,)
+    if not values:
+        _fail(f"metile.{op}: needs at least one input tile")
+    values = tuple(as_value(v, op) for v in values)
+    shape = values[0].shape
+    for v in values:
+        if not v.shape or len(v.shape) > 2:
+            _fail(f"metile.{op}: the inputs are 1-D or 2-D tiles, got {v.type}")
+        if v.pointer:
+            _fail(f"metile.{op}: the inputs are tiles of numbers, got the pointer tile {v.type}")
+        if v.shape != shape:
+            _fail(f"metile.{op}: the input tiles must have one shape, got {shape} and {v.shape}")
+    return values
+
+
+def _axis(values, axis, op):
+    rank = len(values[0].shape)
+    if isinstance(axis, Value) or not isinstance(axis, int) or isinstance(axis, bool):
+        _fail(f"metile.{op}: axis is a Python int, got {axis!r}")
+    if not -rank <= axis < rank:
+        _fail(f"metile.{op}: axis {axis} is out of range for a {rank}-D tile of shape "
+              f"{values[0].shape}")
+    return axis % rank
+
+
+def _axis_index(x, axis):
+    """The index along ``axis`` of each element of the tile ``x`` (an i32 tile of its shape)."""
+    from .language import arange, broadcast_to, expand_dims
+
+    index = arange(0, x.shape[axis])
+    if len(x.shape) == 2:
+        index = expand_dims(index, 1 - axis)
+    return broadcast_to(index, x.shape)
+
+
+def _permute(x, mask):
+    """The tile whose element i is element i ^ mask of x (booleans move as i32)."""
+    if x.dtype == "i1":
+        moved = wrap(x.trace, x.trace.at().xor_permute(cast(x, "i32").id, mask))
+        return moved != 0
+    return wrap(x.trace, x.trace.at().xor_permute(x.id, mask))
+
+
+def _select(condition, a, b):
+    return tuple(wrap(c.trace, c.trace.at().select(condition.id, c.id, d.id))
+                 for c, d in zip(a, b))
+
+
+def _combine(combine_fn, a, b, op):
+    """combine_fn(*a, *b) as a tuple, of a's dtypes and shape."""
+    result = combine_fn(*a, *b)
+    result = tuple(result) if isinstance(result, (tuple, list)) else (result,)
+    if len(result) != len(a):
+        _fail(f"metile.{op}: combine_fn must return {len(a)} value(s), one per input, got "
+              f"{len(result)}")
+    out = []
+    for r, x in zip(result, a):
+        r = as_value(r, op, x.dtype)
+        if r.dtype != x.dtype:
+            _fail(f"metile.{op}: combine_fn must return the dtypes of its inputs: got {r.dtype} "
+                  f"where the input is {x.dtype}")
+        if r.shape != x.shape:
+            from .language import broadcast_to
+
+            r = broadcast_to(r, x.shape)
+        out.append(r)
+    return tuple(out)
+
+
+def _steps(values, axis):
+    """(bit, xor mask) for each bit of the index along ``axis``, lowest first."""
+    shape = values[0].shape
+    stride = shape[1] if len(shape) == 2 and axis == 0 else 1
+    n = shape[axis]
+    return [(1 << b, (1 << b) * stride) for b in range(n.bit_length() - 1)]
+
+
+def _single(values, input):
+    return values if isinstance(input, (tuple, list)) else values[0]
+
+
+def associative_scan(input, axis, combine_fn, reverse=False):
+    """The inclusive scan of ``input`` (a tile or a tuple of tiles of one shape) along
+    ``axis`` with the associative ``combine_fn``: element i is combine_fn applied in index
+    order to the elements 0..i of its line (i..n-1 with ``reverse``, the later ones first),
+    as Triton's tl.associative_scan."""
+    values = _inputs(input, "associative_scan")
+    axis = _axis(values, axis, "associative_scan")
+    steps = _steps(values, axis)
+    if not steps:
+        return _single(values, input)
+    index = _axis_index(values[0], axis)
+    prefix = total = values
+    for bit, mask in steps:
+        partner = tuple(_permute(t, mask) for t in total)
+        # The partner block comes earlier in scan order when bit b of the index is 1 (forward)
+        # or 0 (reverse).
+        earlier = (index & bit) == 0 if reverse else (index & bit) != 0
+        first = _select(earlier, partner, total)
+        second = _select(earlier, total, partner)
+        total = _combine(combine_fn, first, second, "associative_scan")
+        prefix = _select(earlier, _combine(combine_fn, partner, prefix, "associative_scan"),
+                         prefix)
+    return _single(prefix, input)
+
+
+def take(x, axis, k):
+    """Element k along ``axis`` of the tile x: a scalar for a 1-D tile, else the 1-D tile of
+    the other dimension. An exact sum where every other element is a zero (-0.0 for floats,
+    which adds exactly), through meTile's sum reductions; a whole-tile sum on more threads
+    than elements adds +0.0 for the idle ones, so a -0.0 scalar may come back +0.0."""
+    from .language import full
+
+    trace = x.trace
+    dtype = x.dtype
+    if dtype == "i1":
+        return take(cast(x, "i32"), axis, k) != 0
+    zero = full(x.shape, -0.0 if dtype in ("f16", "bf16", "f32") else 0, dtype)
+    (picked,) = _select(_axis_index(x, axis) == k, (x,), (zero,))
+    if len(x.shape) == 1:
+        return wrap(trace, trace.at().reduce("sum", picked.id))
+    return wrap(trace, trace.at().reduce_axis("sum", picked.id, axis))
+
+
+def reduce(input, axis, combine_fn, keep_dims=False):
+    """``input`` (a tile or a tuple of tiles of one shape) combined along ``axis`` (None:
+    every element, in row-major order) with the associative ``combine_fn``, as Triton's
+    tl.reduce: a scalar for a 1-D tile or axis None, else the 1-D tile of the other
+    dimension; ``keep_dims`` keeps the reduced dimensions as size 1."""
+    values = _inputs(input, "reduce")
+    shape = values[0].shape
+    if axis is None:
+        from .shapes import reshape
+
+        size = 1
+        for d in shape:
+            size *= d
+        flat = tuple(reshape(v, size) for v in values)
+        result = _reduce_line(flat, 0, combine_fn)
+        if keep_dims:
+            result = tuple(_splat(r, [1] * len(shape)) for r in result)
+        return _single(result, input)
+    axis = _axis(values, axis, "reduce")
+    result = _reduce_line(values, axis, combine_fn)
+    if keep_dims:
+        if len(shape) == 1:
+            result = tuple(_splat(r, [1]) for r in result)
+        else:
+            result = tuple(wrap(r.trace, r.trace.at().expand_dims(r.id, axis)) for r in result)
+    return _single(result, input)
+
+
+def _splat(scalar, shape):
+    return wrap(scalar.trace, scalar.trace.at().splat(scalar.id, shape))
+
+
+def _reduce_line(values, axis, combine_fn):
+    index = _axis_index(values[0], axis)
+    for bit, mask in _steps(values, axis):
+        partner = tuple(_permute(t, mask) for t in values)
+        later = (index & bit) != 0  # the partner block comes earlier
+        values = _combine(combine_fn, _select(later, partner, values),
+                          _select(later, values, partner), "reduce")
+    return tuple(take(v, axis, 0) for v in values)
