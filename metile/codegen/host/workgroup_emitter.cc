@@ -91,15 +91,24 @@ int64_t value_bytes(const ir::Type& t) {
 // (one thread loop each) and the rendezvous ops and control flow between them.
 struct Step {
   std::vector<const ir::Op*> run;      // a run of thread-local ops, or
-  const ir::Op* rendezvous = nullptr;  // a barrier, a collective, or for/if containing them
+  const ir::Op* rendezvous = nullptr;  // a barrier, a collective, a for/if containing them, or
+                                       // a for with uniform bounds
 };
 
-std::vector<Step> steps_of(const ir::Block& block) {
+// A for whose bounds all threads share runs outside the thread loops even without a
+// rendezvous in it: the loop over the threads is then the innermost one, straight-line code
+// the host compiler vectorises (a thread's own loop inside it would keep it scalar).
+bool is_uniform_for(const ir::Op& op, const std::vector<bool>& uniform) {
+  return op.kind == K::For && uniform[op.operands[0]] && uniform[op.operands[1]] &&
+         uniform[op.operands[2]];
+}
+
+std::vector<Step> steps_of(const ir::Block& block, const std::vector<bool>& uniform) {
   std::vector<Step> steps;
   for (size_t i = 0; i < block.ops.size(); ++i) {
     const ir::Op& op = block.ops[i];
     if (op.kind == K::Yield && i + 1 == block.ops.size()) break;
-    if (is_rendezvous(op) || contains_rendezvous(op)) {
+    if (is_rendezvous(op) || contains_rendezvous(op) || is_uniform_for(op, uniform)) {
       steps.push_back({{}, &op});
     } else {
       if (steps.empty() || steps.back().rendezvous) steps.emplace_back();
@@ -190,7 +199,7 @@ class WorkgroupEmitter : public CEmitter {
   }
 
   void plan_block(const ir::Block& block) {
-    for (const Step& step : steps_of(block)) {
+    for (const Step& step : steps_of(block, uniform_)) {
       const int segment = segments_++;
       if (!step.rendezvous) {
         bool after_a_write = false;
@@ -244,6 +253,9 @@ class WorkgroupEmitter : public CEmitter {
   void open_thread_loop() {
     const auto& g = dialect_.table().geometry;
     const auto& tpt = abi_.threads_per_threadgroup;
+    // The threads of a barrier-free region are independent in a race-free kernel (the GPU
+    // runs them at once), so the loop over them carries no dependence through memory.
+    line("#pragma GCC ivdep");
     line("for (uint metile_tid = 0; metile_tid < " + std::to_string(threads_) +
          "u; ++metile_tid) {");
     ++indent_;
@@ -262,7 +274,7 @@ class WorkgroupEmitter : public CEmitter {
   }
 
   void emit_steps(const ir::Block& block) {
-    for (const Step& step : steps_of(block)) {
+    for (const Step& step : steps_of(block, uniform_)) {
       const int segment = segments_++;
       if (step.rendezvous) {
         emit_rendezvous(*step.rendezvous);
@@ -304,18 +316,30 @@ class WorkgroupEmitter : public CEmitter {
     current_ = parent;
   }
 
-  // Copies each yielded value into its target array, all reads before any write (a yield may
-  // pass one carried value to another).
+  // Copies each yielded value into its target array; all reads come before any write where a
+  // yield passes one carried value to another, and a value yielded to itself is not copied.
   void copy_yields(const ir::Block& region, const std::vector<ir::ValueId>& targets) {
     ++segments_;
     if (targets.empty()) return;
     const ir::Op& yield = region.ops.back();
+    bool crossed = false, copies = false;
+    for (size_t i = 0; i < targets.size(); ++i) {
+      copies = copies || yield.operands[i] != targets[i];
+      for (size_t j = 0; j < targets.size(); ++j)
+        crossed = crossed || (i != j && yield.operands[i] == targets[j]);
+    }
+    if (!copies) return;
     open_thread_loop();
-    for (size_t i = 0; i < targets.size(); ++i)
-      line(declared(targets[i]) + "metile_next" + std::to_string(i) + " = " +
-           per_thread(yield.operands[i]) + ";");
-    for (size_t i = 0; i < targets.size(); ++i)
-      line(array(targets[i]) + "[metile_tid] = metile_next" + std::to_string(i) + ";");
+    for (size_t i = 0; i < targets.size(); ++i) {
+      if (!crossed && yield.operands[i] != targets[i])
+        line(array(targets[i]) + "[metile_tid] = " + per_thread(yield.operands[i]) + ";");
+      else if (crossed)
+        line(declared(targets[i]) + "metile_next" + std::to_string(i) + " = " +
+             per_thread(yield.operands[i]) + ";");
+    }
+    if (crossed)
+      for (size_t i = 0; i < targets.size(); ++i)
+        line(array(targets[i]) + "[metile_tid] = metile_next" + std::to_string(i) + ";");
     close_loop();
   }
 
