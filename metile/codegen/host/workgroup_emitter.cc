@@ -291,16 +291,99 @@ class WorkgroupEmitter : public CEmitter {
       for (const ir::Op* op : looped)
         for (ir::ValueId r : op->results)
           if (storage_[r] == Storage::Array) declare_array(r);
-      open_thread_loop();
-      for (ir::ValueId v : reads_[segment])
-        line(declared(v) + name(v) + " = " + array(v) + "[metile_tid];");
-      for (const ir::Op* op : looped) {
-        emit_op(*op);
-        for (ir::ValueId r : op->results)
-          if (storage_[r] == Storage::Array) line(array(r) + "[metile_tid] = " + name(r) + ";");
+      const Guards guards = guards_of(looped);
+      if (guards.values.empty()) {
+        emit_thread_loop(looped, segment, {});
+        continue;
       }
+      // Where every guard holds for every thread (a tile wholly in bounds), the loop runs
+      // with them as constants: masked accesses become plain ones, the grouped-access branch
+      // its vector side, and the loop vectorises without gathers and scatters.
+      const std::string unmasked = "metile_unmasked" + std::to_string(segment);
+      line("int " + unmasked + " = 1;");  // an int: GCC vectorises no reduction over a bool
+      open_thread_loop();
+      emit_reads(segment);
+      for (const ir::Op* op : looped)
+        if (guards.slice.count(op)) emit_op(*op);
+      std::string all;
+      for (ir::ValueId g : guards.values) all += (all.empty() ? "" : " & ") + name(g);
+      line(unmasked + " &= int(" + all + ");");  // & rather than &&: no branch in the loop
       close_loop();
+      line("if (" + unmasked + ") {");
+      ++indent_;
+      emit_thread_loop(looped, segment, guards.values);
+      --indent_;
+      line("} else {");
+      ++indent_;
+      emit_thread_loop(looped, segment, {});
+      --indent_;
+      line("}");
     }
+  }
+
+  // The masks of a thread loop's masked loads and stores and the conditions of its ifs that
+  // the loop's own pure ops compute (from the thread's coordinates and uniform values), and
+  // those ops (a loop computing only them tells whether all hold).
+  struct Guards {
+    std::set<ir::ValueId> values;
+    std::set<const ir::Op*> slice;
+  };
+  Guards guards_of(const std::vector<const ir::Op*>& looped) const {
+    std::map<ir::ValueId, const ir::Op*> defined_by;
+    for (const ir::Op* op : looped)
+      for (ir::ValueId r : op->results) defined_by[r] = op;
+    std::set<ir::ValueId> candidates;
+    auto visit = [&](const ir::Op& op) {
+      if (op.kind == K::Load && op.operands.size() == 3) candidates.insert(op.operands[1]);
+      if (op.kind == K::Store && op.operands.size() == 3) candidates.insert(op.operands[2]);
+      if (op.kind == K::If) candidates.insert(op.operands[0]);
+    };
+    for (const ir::Op* top : looped) {
+      visit(*top);
+      for (const ir::Block& region : top->regions) ir::walk(region, visit);
+    }
+    Guards guards;
+    for (ir::ValueId g : candidates) {
+      const ir::Type& t = type(g);
+      if (!defined_by.count(g) || t.dtype != ir::DType::i1 || t.pointer || t.is_vector()) continue;
+      std::set<const ir::Op*> slice;
+      std::vector<ir::ValueId> pending{g};
+      bool pure = true;
+      while (pure && !pending.empty()) {
+        const ir::ValueId v = pending.back();
+        pending.pop_back();
+        const auto it = defined_by.find(v);
+        if (it == defined_by.end() || !slice.insert(it->second).second) continue;
+        const ir::Op& op = *it->second;
+        pure = op.regions.empty() && ir::op_info(op.kind).has(ir::Trait::Pure);
+        pending.insert(pending.end(), op.operands.begin(), op.operands.end());
+      }
+      if (!pure) continue;
+      guards.values.insert(g);
+      guards.slice.insert(slice.begin(), slice.end());
+    }
+    return guards;
+  }
+
+  void emit_reads(int segment) {
+    for (ir::ValueId v : reads_[segment])
+      line(declared(v) + name(v) + " = " + array(v) + "[metile_tid];");
+  }
+
+  // One loop over the threads running `looped`, with the values in `known_true` as true.
+  void emit_thread_loop(const std::vector<const ir::Op*>& looped, int segment,
+                        const std::set<ir::ValueId>& known_true) {
+    open_thread_loop();
+    emit_reads(segment);
+    for (const ir::Op* op : looped) {
+      if (op->results.size() == 1 && known_true.count(op->results[0]))
+        line("const bool " + name(op->results[0]) + " = true;");
+      else
+        emit_op(*op);
+      for (ir::ValueId r : op->results)
+        if (storage_[r] == Storage::Array) line(array(r) + "[metile_tid] = " + name(r) + ";");
+    }
+    close_loop();
   }
 
   void emit_rendezvous(const ir::Op& op) {
