@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <cstring>
+#include <iterator>
 #include <map>
 #include <mutex>
 #include <new>
@@ -44,11 +45,11 @@ class MappingPool {
 
   unsigned char* take(std::size_t mapping_size) {
     std::lock_guard lock(mutex_);
-    for (auto it = free_.begin(); it != free_.end(); ++it)
+    for (auto it = free_.rbegin(); it != free_.rend(); ++it)  // the last freed: warmest
       if (it->second == mapping_size) {
         unsigned char* m = it->first;
         bytes_ -= mapping_size;
-        free_.erase(it);
+        free_.erase(std::next(it).base());
         return m;
       }
     return nullptr;
