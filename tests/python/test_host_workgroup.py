@@ -42,6 +42,16 @@ def collectives(x, out, n):
     metile.store(out + t * 6 + 5, metile.simd_shuffle(v, 31 - lane))
 
 
+@metile.kernel(num_threads=64)
+def swap_carried(x, out, n, steps):  # a loop without barriers, each carried value yields another
+    t = metile.thread_id()
+    a = metile.load(x + t, mask=t < n, other=0.0)
+    b = a * 2.0
+    for i in metile.tile_range(0, steps, 1):
+        a, b = b, a + b
+    metile.store(out + t, a, mask=t < n)
+
+
 @metile.kernel
 def softmax(x_ptr, out_ptr, n_cols, BLOCK: metile.constexpr):
     row = metile.program_id(0)
@@ -70,12 +80,14 @@ reverse_blocks[(1,)](x, reversed_, x.size)
 v = rng.standard_normal(50).astype(np.float32)
 lanes = np.zeros((64, 6), np.float32)
 collectives[(1,)](v, lanes, v.size)
+swapped = np.zeros_like(v)
+swap_carried[(1,)](v, swapped, v.size, 5)
 rows = rng.standard_normal((37, 781)).astype(np.float32)
 probabilities = {}
 for block in (256, 1024):
     probabilities[block] = np.zeros_like(rows)
     softmax[(rows.shape[0],)](rows, probabilities[block], rows.shape[1], BLOCK=block)
-np.savez(sys.argv[1], x=x, reversed=reversed_, v=v, lanes=lanes, rows=rows,
+np.savez(sys.argv[1], x=x, reversed=reversed_, v=v, lanes=lanes, swapped=swapped, rows=rows,
          p256=probabilities[256], p1024=probabilities[1024])
 '''
 
@@ -113,6 +125,11 @@ def test_work_group_functions_match_numpy_and_the_fibers(tmp_path):
         np.testing.assert_array_equal(lanes[g, :, 3], v[g][np.arange(32) ^ 1])
         np.testing.assert_array_equal(lanes[g, :, 4], v[g][3])
         np.testing.assert_array_equal(lanes[g, :, 5], v[g][::-1])
+
+    a, b = wg["v"], wg["v"] * 2
+    for _ in range(5):
+        a, b = b, a + b
+    np.testing.assert_array_equal(wg["swapped"], a)
 
     rows = wg["rows"]
     e = np.exp(rows - rows.max(axis=1, keepdims=True))

@@ -2,9 +2,11 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <array>
 #include <cstdlib>
 #include <cstring>
+#include <vector>
 
 #include "metile/runtime/host/host_compiler.h"
 #include "metile/runtime/kernel_errors.h"
@@ -130,6 +132,39 @@ TEST(ExecutionErrors, WritePastTheEndOfABufferIsCaught) {
             "out-of-bounds access in kernel 'vector_add_off_by_one' (threadgroup (4,0,0), thread "
             "0) (emitted line 14): the access at byte offset 4096 is past the end of buffer 2 "
             "('out', 4096 bytes)");
+}
+
+// A freed buffer's mapping is kept for the next buffer of its size (guarded_memory.cc): that
+// buffer reads zeros, as a fresh one does, and its end still faults and its slack is checked.
+TEST(ExecutionErrors, AReusedBufferMappingIsZeroedAndStillGuarded) {
+  const int n = 1023;  // 4092 bytes: 4 bytes of slack before the guard page
+  std::vector<const void*> freed;
+  {
+    Buffer dirty = get_device("host").allocate(DType::f32, {n});
+    std::memset(dirty.data(), 0x7f, n * sizeof(float));
+    freed.push_back(dirty.data());
+  }
+  {
+    Buffer a = get_device("host").allocate(DType::f32, {n + 1});
+    Buffer b = get_device("host").allocate(DType::f32, {n + 1});
+    Buffer out = get_device("host").allocate(DType::f32, {n});
+    EXPECT_TRUE(a.data() == freed[0] || b.data() == freed[0] || out.data() == freed[0]);
+    for (const Buffer* buffer : {&a, &b, &out})
+      for (int i = 0; i < n; ++i) ASSERT_EQ(buffer->data_as<float>()[i], 0.0f) << i;
+    EXPECT_THAT(error_of<KernelFaultError>([&] {
+                  vector_add_off_by_one_kernel().launch({4}, {a, b, out, n});
+                }),
+                HasSubstr("byte offset 4092 past the end of buffer 2 ('out', 4092 bytes)"));
+    freed = {a.data(), b.data(), out.data()};
+  }
+  Buffer in = get_device("host").allocate(DType::f32, {1025});
+  Buffer out = get_device("host").allocate(DType::f32, {1024});  // a mapping freed above
+  EXPECT_NE(std::find(freed.begin(), freed.end(), out.data()), freed.end());
+  EXPECT_THAT(error_of<KernelFaultError>([&] {
+                vector_add_off_by_one_kernel().launch({5}, {in, in, out, 1024});
+              }),
+              HasSubstr("the access at byte offset 4096 is past the end of buffer 2 ('out', "
+                        "4096 bytes)"));
 }
 
 TEST(ExecutionErrors, WriteIntoTheAlignmentSlackIsCaughtAfterTheLaunch) {

@@ -1,6 +1,7 @@
 // Hand-written emitter-form kernels run on the host emulator against plain C++ references.
 #include <gtest/gtest.h>
 
+#include <bit>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -39,6 +40,32 @@ TEST(HostKernels, VectorAddWithMaskedTail) {
   vector_add_kernel().launch({(n + 255) / 256}, {a, b, out, n});
   for (int i = 0; i < n; ++i) ASSERT_EQ(out.data_as<float>()[i], av[i] + bv[i]) << i;
   for (int i = n; i < n + 24; ++i) ASSERT_EQ(out.data_as<float>()[i], -7.0f) << "masked " << i;
+}
+
+// The host's exp is glibc's expf written out so that thread loops vectorise it
+// (msl/math_functions.h): it must return the bits of the libm call, here for every 509th
+// float and the edges of glibc's special cases.
+TEST(HostKernels, ExpGivesTheLibmBits) {
+  std::vector<uint32_t> bits;
+  for (uint64_t u = 0; u < (uint64_t{1} << 32); u += 509) bits.push_back(uint32_t(u));
+  for (float edge : {0x1.62e42ep6f, 0x1.62e430p6f, -0x1.9fe368p6f, -0x1.9fe36ap6f, 88.0f, -88.0f,
+                     0.0f, -0.0f, INFINITY, -INFINITY, NAN, 0x1p-149f})
+    bits.push_back(std::bit_cast<uint32_t>(edge));
+  bits.push_back(0x7fa00000u);  // a signalling NaN
+  const int n = int(bits.size());
+  Buffer x = get_device("host").allocate(DType::f32, {n});
+  Buffer out = get_device("host").allocate(DType::f32, {n});
+  std::memcpy(x.data(), bits.data(), bits.size() * sizeof(uint32_t));
+  exp_kernel().launch({uint32_t(n + 255) / 256}, {x, out, n});
+  int wrong = 0;
+  for (int i = 0; i < n; ++i) {
+    const float expected = std::exp(std::bit_cast<float>(bits[i]));
+    const uint32_t got = reinterpret_cast<const uint32_t*>(out.data())[i];
+    if (got != std::bit_cast<uint32_t>(expected) && ++wrong <= 5)
+      ADD_FAILURE() << "exp(" << std::hexfloat << std::bit_cast<float>(bits[i]) << ") gave "
+                    << std::bit_cast<float>(got) << ", libm " << expected;
+  }
+  EXPECT_EQ(wrong, 0);
 }
 
 TEST(HostKernels, RowReduceWithThreadgroupMemoryAndSimdCollectives) {

@@ -129,6 +129,17 @@ const CompiledKernel& vector_add_kernel() {
   return build_once(vector_add_abi(), kVectorAddBody);
 }
 
+const CompiledKernel& exp_kernel() {
+  return build_once(abi("exp_of",
+                        {buffer("x", DType::f32, "read"), buffer("out", DType::f32, "write"),
+                         scalar("n", DType::i32)},
+                        {256, 1, 1}),
+                    R"(  int i = int(threadgroup_position_in_grid.x) * 256 +
+          int(thread_position_in_threadgroup.x);
+  if (i < n) out[i] = precise::exp(x[i]);
+)");
+}
+
 const CompiledKernel& vector_add_off_by_one_kernel() {
   auto a = vector_add_abi();
   a.kernel_name = "vector_add_off_by_one";

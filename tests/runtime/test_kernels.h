@@ -50,6 +50,9 @@ const CompiledKernel& simdgroup_matmul_kernel();
 // A thread whose 160 KB local array overflows its fiber stack.
 const CompiledKernel& stack_hog_kernel();
 
+// out[i] = precise::exp(x[i]) for i < n; 256 threads.
+const CompiledKernel& exp_kernel();
+
 // The MSL source of the vector_add kernel (for compiler tests).
 std::string vector_add_msl();
 codegen::KernelABI vector_add_abi();

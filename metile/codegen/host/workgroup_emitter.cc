@@ -91,15 +91,24 @@ int64_t value_bytes(const ir::Type& t) {
 // (one thread loop each) and the rendezvous ops and control flow between them.
 struct Step {
   std::vector<const ir::Op*> run;      // a run of thread-local ops, or
-  const ir::Op* rendezvous = nullptr;  // a barrier, a collective, or for/if containing them
+  const ir::Op* rendezvous = nullptr;  // a barrier, a collective, a for/if containing them, or
+                                       // a for with uniform bounds
 };
 
-std::vector<Step> steps_of(const ir::Block& block) {
+// A for whose bounds all threads share runs outside the thread loops even without a
+// rendezvous in it: the loop over the threads is then the innermost one, straight-line code
+// the host compiler vectorises (a thread's own loop inside it would keep it scalar).
+bool is_uniform_for(const ir::Op& op, const std::vector<bool>& uniform) {
+  return op.kind == K::For && uniform[op.operands[0]] && uniform[op.operands[1]] &&
+         uniform[op.operands[2]];
+}
+
+std::vector<Step> steps_of(const ir::Block& block, const std::vector<bool>& uniform) {
   std::vector<Step> steps;
   for (size_t i = 0; i < block.ops.size(); ++i) {
     const ir::Op& op = block.ops[i];
     if (op.kind == K::Yield && i + 1 == block.ops.size()) break;
-    if (is_rendezvous(op) || contains_rendezvous(op)) {
+    if (is_rendezvous(op) || contains_rendezvous(op) || is_uniform_for(op, uniform)) {
       steps.push_back({{}, &op});
     } else {
       if (steps.empty() || steps.back().rendezvous) steps.emplace_back();
@@ -190,7 +199,7 @@ class WorkgroupEmitter : public CEmitter {
   }
 
   void plan_block(const ir::Block& block) {
-    for (const Step& step : steps_of(block)) {
+    for (const Step& step : steps_of(block, uniform_)) {
       const int segment = segments_++;
       if (!step.rendezvous) {
         bool after_a_write = false;
@@ -244,6 +253,9 @@ class WorkgroupEmitter : public CEmitter {
   void open_thread_loop() {
     const auto& g = dialect_.table().geometry;
     const auto& tpt = abi_.threads_per_threadgroup;
+    // The threads of a barrier-free region are independent in a race-free kernel (the GPU
+    // runs them at once), so the loop over them carries no dependence through memory.
+    line("#pragma GCC ivdep");
     line("for (uint metile_tid = 0; metile_tid < " + std::to_string(threads_) +
          "u; ++metile_tid) {");
     ++indent_;
@@ -262,7 +274,7 @@ class WorkgroupEmitter : public CEmitter {
   }
 
   void emit_steps(const ir::Block& block) {
-    for (const Step& step : steps_of(block)) {
+    for (const Step& step : steps_of(block, uniform_)) {
       const int segment = segments_++;
       if (step.rendezvous) {
         emit_rendezvous(*step.rendezvous);
@@ -279,16 +291,99 @@ class WorkgroupEmitter : public CEmitter {
       for (const ir::Op* op : looped)
         for (ir::ValueId r : op->results)
           if (storage_[r] == Storage::Array) declare_array(r);
-      open_thread_loop();
-      for (ir::ValueId v : reads_[segment])
-        line(declared(v) + name(v) + " = " + array(v) + "[metile_tid];");
-      for (const ir::Op* op : looped) {
-        emit_op(*op);
-        for (ir::ValueId r : op->results)
-          if (storage_[r] == Storage::Array) line(array(r) + "[metile_tid] = " + name(r) + ";");
+      const Guards guards = guards_of(looped);
+      if (guards.values.empty()) {
+        emit_thread_loop(looped, segment, {});
+        continue;
       }
+      // Where every guard holds for every thread (a tile wholly in bounds), the loop runs
+      // with them as constants: masked accesses become plain ones, the grouped-access branch
+      // its vector side, and the loop vectorises without gathers and scatters.
+      const std::string unmasked = "metile_unmasked" + std::to_string(segment);
+      line("int " + unmasked + " = 1;");  // an int: GCC vectorises no reduction over a bool
+      open_thread_loop();
+      emit_reads(segment);
+      for (const ir::Op* op : looped)
+        if (guards.slice.count(op)) emit_op(*op);
+      std::string all;
+      for (ir::ValueId g : guards.values) all += (all.empty() ? "" : " & ") + name(g);
+      line(unmasked + " &= int(" + all + ");");  // & rather than &&: no branch in the loop
       close_loop();
+      line("if (" + unmasked + ") {");
+      ++indent_;
+      emit_thread_loop(looped, segment, guards.values);
+      --indent_;
+      line("} else {");
+      ++indent_;
+      emit_thread_loop(looped, segment, {});
+      --indent_;
+      line("}");
     }
+  }
+
+  // The masks of a thread loop's masked loads and stores and the conditions of its ifs that
+  // the loop's own pure ops compute (from the thread's coordinates and uniform values), and
+  // those ops (a loop computing only them tells whether all hold).
+  struct Guards {
+    std::set<ir::ValueId> values;
+    std::set<const ir::Op*> slice;
+  };
+  Guards guards_of(const std::vector<const ir::Op*>& looped) const {
+    std::map<ir::ValueId, const ir::Op*> defined_by;
+    for (const ir::Op* op : looped)
+      for (ir::ValueId r : op->results) defined_by[r] = op;
+    std::set<ir::ValueId> candidates;
+    auto visit = [&](const ir::Op& op) {
+      if (op.kind == K::Load && op.operands.size() == 3) candidates.insert(op.operands[1]);
+      if (op.kind == K::Store && op.operands.size() == 3) candidates.insert(op.operands[2]);
+      if (op.kind == K::If) candidates.insert(op.operands[0]);
+    };
+    for (const ir::Op* top : looped) {
+      visit(*top);
+      for (const ir::Block& region : top->regions) ir::walk(region, visit);
+    }
+    Guards guards;
+    for (ir::ValueId g : candidates) {
+      const ir::Type& t = type(g);
+      if (!defined_by.count(g) || t.dtype != ir::DType::i1 || t.pointer || t.is_vector()) continue;
+      std::set<const ir::Op*> slice;
+      std::vector<ir::ValueId> pending{g};
+      bool pure = true;
+      while (pure && !pending.empty()) {
+        const ir::ValueId v = pending.back();
+        pending.pop_back();
+        const auto it = defined_by.find(v);
+        if (it == defined_by.end() || !slice.insert(it->second).second) continue;
+        const ir::Op& op = *it->second;
+        pure = op.regions.empty() && ir::op_info(op.kind).has(ir::Trait::Pure);
+        pending.insert(pending.end(), op.operands.begin(), op.operands.end());
+      }
+      if (!pure) continue;
+      guards.values.insert(g);
+      guards.slice.insert(slice.begin(), slice.end());
+    }
+    return guards;
+  }
+
+  void emit_reads(int segment) {
+    for (ir::ValueId v : reads_[segment])
+      line(declared(v) + name(v) + " = " + array(v) + "[metile_tid];");
+  }
+
+  // One loop over the threads running `looped`, with the values in `known_true` as true.
+  void emit_thread_loop(const std::vector<const ir::Op*>& looped, int segment,
+                        const std::set<ir::ValueId>& known_true) {
+    open_thread_loop();
+    emit_reads(segment);
+    for (const ir::Op* op : looped) {
+      if (op->results.size() == 1 && known_true.count(op->results[0]))
+        line("const bool " + name(op->results[0]) + " = true;");
+      else
+        emit_op(*op);
+      for (ir::ValueId r : op->results)
+        if (storage_[r] == Storage::Array) line(array(r) + "[metile_tid] = " + name(r) + ";");
+    }
+    close_loop();
   }
 
   void emit_rendezvous(const ir::Op& op) {
@@ -304,18 +399,30 @@ class WorkgroupEmitter : public CEmitter {
     current_ = parent;
   }
 
-  // Copies each yielded value into its target array, all reads before any write (a yield may
-  // pass one carried value to another).
+  // Copies each yielded value into its target array; all reads come before any write where a
+  // yield passes one carried value to another, and a value yielded to itself is not copied.
   void copy_yields(const ir::Block& region, const std::vector<ir::ValueId>& targets) {
     ++segments_;
     if (targets.empty()) return;
     const ir::Op& yield = region.ops.back();
+    bool crossed = false, copies = false;
+    for (size_t i = 0; i < targets.size(); ++i) {
+      copies = copies || yield.operands[i] != targets[i];
+      for (size_t j = 0; j < targets.size(); ++j)
+        crossed = crossed || (i != j && yield.operands[i] == targets[j]);
+    }
+    if (!copies) return;
     open_thread_loop();
-    for (size_t i = 0; i < targets.size(); ++i)
-      line(declared(targets[i]) + "metile_next" + std::to_string(i) + " = " +
-           per_thread(yield.operands[i]) + ";");
-    for (size_t i = 0; i < targets.size(); ++i)
-      line(array(targets[i]) + "[metile_tid] = metile_next" + std::to_string(i) + ";");
+    for (size_t i = 0; i < targets.size(); ++i) {
+      if (!crossed && yield.operands[i] != targets[i])
+        line(array(targets[i]) + "[metile_tid] = " + per_thread(yield.operands[i]) + ";");
+      else if (crossed)
+        line(declared(targets[i]) + "metile_next" + std::to_string(i) + " = " +
+             per_thread(yield.operands[i]) + ";");
+    }
+    if (crossed)
+      for (size_t i = 0; i < targets.size(); ++i)
+        line(array(targets[i]) + "[metile_tid] = metile_next" + std::to_string(i) + ";");
     close_loop();
   }
 

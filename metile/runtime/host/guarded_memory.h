@@ -40,6 +40,7 @@ class GuardedRegion {
 
  private:
   void release();
+  RegionKind kind_ = RegionKind::Buffer;
   unsigned char* mapping_ = nullptr;
   std::size_t mapping_size_ = 0;
   unsigned char* data_ = nullptr;

@@ -62,7 +62,8 @@ class HostCompiler {
                                                   const std::string& kernel_name);
   const std::filesystem::path& stdlib_dir();  // materializes the embedded headers once
   const std::string& compiler_identity();     // `<cxx> --version`, once
-  // base_flags() and, for GCC, the flags that keep its compile time linear in the kernel.
+  // base_flags(), -march=native on x86-64 and, for GCC, the flags that keep its compile time
+  // linear in the kernel.
   const std::vector<std::string>& compiler_flags();
 
   HostCompilerOptions options_;
@@ -72,6 +73,7 @@ class HostCompiler {
   Stats stats_;
   std::once_flag identity_once_, stdlib_once_, flags_once_;
   std::string identity_;
+  std::string native_isa_;  // the CPU -march=native builds for (part of the key), or ""
   std::vector<std::string> flags_;
   std::filesystem::path stdlib_dir_;
 };

@@ -195,7 +195,7 @@ void launch_on_host(const HostModule& module, const codegen::KernelABI& abi, con
 
   LaunchState launch(plan, buffers);
   if (launch.total == 0) return;
-  WorkerPool::shared().run_on_all([&launch](unsigned) { run_worker(launch); });
+  WorkerPool::shared().run_on_all([&launch](unsigned) { run_worker(launch); }, launch.total);
   launch.rethrow_error();
   check_slack(plan, buffers);
 }

@@ -29,17 +29,20 @@ WorkerPool& WorkerPool::shared() {
   return *pool;
 }
 
-void WorkerPool::run_on_all(const std::function<void(unsigned)>& job) {
+void WorkerPool::run_on_all(const std::function<void(unsigned)>& job, uint64_t tasks) {
   std::lock_guard call(call_mutex_);
-  {
-    std::lock_guard lock(mutex_);
-    job_ = &job;
-    running_ = static_cast<unsigned>(helpers_.size());
-    ++generation_;
+  if (tasks > 1 && !helpers_.empty()) {
+    {
+      std::lock_guard lock(mutex_);
+      job_ = &job;
+      open_ = true;
+      ++generation_;
+    }
+    wake_.notify_all();
   }
-  wake_.notify_all();
   job(0);
   std::unique_lock lock(mutex_);
+  open_ = false;
   done_.wait(lock, [this] { return running_ == 0; });
   job_ = nullptr;
 }
@@ -53,7 +56,9 @@ void WorkerPool::helper_loop(unsigned worker) {
       wake_.wait(lock, [&] { return stopping_ || generation_ != seen; });
       if (stopping_) return;
       seen = generation_;
+      if (!open_) continue;  // worker 0 finished the job before this helper woke
       job = job_;
+      ++running_;
     }
     (*job)(worker);
     std::lock_guard lock(mutex_);

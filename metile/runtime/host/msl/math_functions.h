@@ -3,7 +3,9 @@
 // implementations: the host is the precise reference, never the fast approximation.
 #pragma once
 
+#include <bit>
 #include <cmath>
+#include <cstdint>
 
 #include "vector_types.h"
 
@@ -49,6 +51,55 @@ F fmax_inline(F x, F y) {
   return x != x ? y : y != y ? x : x > y ? x : y;
 }
 
+// glibc's expf (since 2.28: 2^(k/32) from a 32-entry table times a cubic in double), written
+// out so that a thread loop vectorises it: the same table, coefficients and operations, with
+// FMAs exactly where glibc's FMA build has them, so it returns glibc's bits for every float
+// (checked exhaustively). It is used only where that build is known to be the one glibc runs:
+// x86-64 glibc, compiled for a CPU with FMA and AVX2 (glibc picks its FMA variant on such a
+// CPU); elsewhere exp stays the libm call.
+#if defined(__GLIBC__) && defined(__x86_64__) && defined(__FMA__) && defined(__AVX2__) && \
+    (__GLIBC__ > 2 || __GLIBC_MINOR__ >= 28)
+#define METILE_HOST_INLINE_EXPF 1
+inline constexpr uint64_t kExp2Table[32] = {
+    0x3ff0000000000000, 0x3fefd9b0d3158574, 0x3fefb5586cf9890f, 0x3fef9301d0125b51,
+    0x3fef72b83c7d517b, 0x3fef54873168b9aa, 0x3fef387a6e756238, 0x3fef1e9df51fdee1,
+    0x3fef06fe0a31b715, 0x3feef1a7373aa9cb, 0x3feedea64c123422, 0x3feece086061892d,
+    0x3feebfdad5362a27, 0x3feeb42b569d4f82, 0x3feeab07dd485429, 0x3feea47eb03a5585,
+    0x3feea09e667f3bcd, 0x3fee9f75e8ec5f74, 0x3feea11473eb0187, 0x3feea589994cce13,
+    0x3feeace5422aa0db, 0x3feeb737b0cdc5e5, 0x3feec49182a3f090, 0x3feed503b23e255d,
+    0x3feee89f995ad3ad, 0x3feeff76f2fb5e47, 0x3fef199bdd85529c, 0x3fef3720dcef9069,
+    0x3fef5818dcfba487, 0x3fef7c97337b9b5f, 0x3fefa4afa2a490da, 0x3fefd0765b6e4540,
+};
+inline float expf_as_glibc(float x) {
+  constexpr double inv_ln2_n = 0x1.71547652b82fep+0 * 32, shift = 0x1.8p+52;
+  constexpr double c0 = 0x1.c6af84b912394p-5 / 32 / 32 / 32, c1 = 0x1.ebfce50fac4f3p-3 / 32 / 32,
+                   c2 = 0x1.62e42ff0c52d6p-1 / 32;
+  const double xd = x;
+  const double k_shifted = __builtin_fma(inv_ln2_n, xd, shift);  // k = round(x * 32 / ln 2)
+  const double r = __builtin_fma(inv_ln2_n, xd, -(k_shifted - shift));
+  const uint64_t k = std::bit_cast<uint64_t>(k_shifted);
+  const double s = std::bit_cast<double>(kExp2Table[k % 32] + (k << 47));  // 2^(k/32)
+  const double y = __builtin_fma(__builtin_fma(c0, r, c1), r * r, __builtin_fma(c2, r, 1.0)) * s;
+  // glibc's special cases, as bit selects (a ?: on floats would be a branch that keeps the
+  // loop from vectorising): overflow to inf, underflow to 0, a NaN quietened as x + x does.
+  const uint32_t e = std::bit_cast<uint32_t>(float(y));
+  const uint32_t over = -uint32_t(x > 0x1.62e42ep6f), under = -uint32_t(x < -0x1.9fe368p6f),
+                 nan = -uint32_t(x != x);
+  const uint32_t finite = ((e & ~over) | (0x7f800000u & over)) & ~under;
+  return std::bit_cast<float>((finite & ~nan) | ((std::bit_cast<uint32_t>(x) | 0x400000u) & nan));
+}
+#endif
+inline float exp_of(float x) {
+#ifdef METILE_HOST_INLINE_EXPF
+  return expf_as_glibc(x);
+#else
+  return std::exp(x);
+#endif
+}
+inline double exp_of(double x) {
+  return std::exp(x);
+}
+
 #define METILE_MATH_UNARY(name, expr)                     \
   template <floating T>                                   \
   T name(T value) {                                       \
@@ -59,7 +110,7 @@ F fmax_inline(F x, F y) {
   vec<T, N, P> name(const vec<T, N, P>& v) {              \
     return componentwise(v, [](T e) { return name(e); }); \
   }
-METILE_MATH_UNARY(exp, std::exp(x))
+METILE_MATH_UNARY(exp, exp_of(x))
 METILE_MATH_UNARY(exp2, std::exp2(x))
 METILE_MATH_UNARY(exp10, std::pow(compute_t<T>(10), x))
 METILE_MATH_UNARY(log, std::log(x))
@@ -227,12 +278,14 @@ vec<T, N, P> normalize(const vec<T, N, P>& a) {
 
 }  // namespace math_impl
 
-#define METILE_MATH_FUNCTIONS(X)                                                                  \
-  X(exp)                                                                                          \
-  X(exp2) X(exp10) X(log) X(log2) X(log10) X(sqrt) X(rsqrt) X(fabs) X(sin) X(cos) X(tan) X(asin)  \
-      X(acos) X(atan) X(sinh) X(cosh) X(tanh) X(floor) X(ceil) X(trunc) X(round) X(rint) X(fract) \
-          X(sign) X(saturate) X(fmin) X(fmax) X(fmod) X(pow) X(powr) X(atan2) X(copysign) X(step) \
-              X(divide) X(fma) X(mad) X(min) X(max) X(clamp) X(abs) X(mix) X(isnan) X(isinf)      \
+#define METILE_MATH_FUNCTIONS(X)                                                                \
+  X(exp)                                                                                        \
+  X(exp2)                                                                                       \
+  X(exp10)                                                                                      \
+  X(log) X(log2) X(log10) X(sqrt) X(rsqrt) X(fabs) X(sin) X(cos) X(tan) X(asin) X(acos) X(atan) \
+      X(sinh) X(cosh) X(tanh) X(floor) X(ceil) X(trunc) X(round) X(rint) X(fract) X(sign)       \
+          X(saturate) X(fmin) X(fmax) X(fmod) X(pow) X(powr) X(atan2) X(copysign) X(step)       \
+              X(divide) X(fma) X(mad) X(min) X(max) X(clamp) X(abs) X(mix) X(isnan) X(isinf)    \
                   X(isfinite) X(signbit) X(select) X(dot) X(length) X(normalize)
 #define METILE_USING_MATH(name) using math_impl::name;
 METILE_MATH_FUNCTIONS(METILE_USING_MATH)
