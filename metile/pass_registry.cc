@@ -20,7 +20,6 @@
 #include "metile/transform/dce.h"
 #include "metile/transform/eliminate_redundant_conversions.h"
 #include "metile/transform/merge_online_reductions.h"
-#include "metile/transform/peel_complete_iterations.h"
 
 namespace metile {
 
@@ -43,6 +42,12 @@ PassResult run_eliminate_redundant_conversions(Kernel k, PassContext& context) {
 PassResult run_merge_online_reductions(Kernel k, PassContext& context) {
   transform::OnlineReductionMerge done = transform::merge_online_reductions(std::move(k));
   context.online_reductions = std::move(done.records);
+  return std::move(done.result);
+}
+
+PassResult run_peel_complete_iterations(Kernel k, PassContext& context) {
+  transform::Peeling done = transform::peel_complete_iterations(std::move(k));
+  context.peeled_loops = std::move(done.loops);
   return std::move(done.result);
 }
 
@@ -157,7 +162,7 @@ const std::vector<Pass>& registry() {
       {"peel_complete_iterations",
        "splits a zero-start loop's iterations whose device tiles are provably complete from a "
        "guarded remainder",
-       [](Kernel k, PassContext&) { return transform::peel_complete_iterations(std::move(k)); }},
+       run_peel_complete_iterations},
       {"eliminate_redundant_conversions",
        "checks ownership, then removes identity layout conversions, cancels inverse pairs and "
        "composes chains",

@@ -4,6 +4,8 @@
 #include <map>
 #include <optional>
 
+#include "metile/ir/printer.h"
+
 namespace metile::transform {
 
 namespace {
@@ -22,7 +24,7 @@ bool is_device_tile(const Op& op) {
 class Peeler {
  public:
   // Peeling moves ops, so the facts it reads are copied out first.
-  explicit Peeler(ir::Kernel& k) : k_(k) {
+  explicit Peeler(ir::Kernel& k) : k_(k), names_(ir::printed_value_names(k)) {
     ir::walk(k_.body, [&](const Op& op) {
       if (op.kind == OpKind::Constant && ir::is_integer(k_.type(op.results[0]).dtype))
         constants_[op.results[0]] = op.int_attr("value");
@@ -31,6 +33,8 @@ class Peeler {
   }
 
   bool run() { return block(k_.body); }
+
+  std::vector<PeeledLoop> peeled;
 
  private:
   // Peels the eligible loops of a block outside every loop (and of its ifs' regions).
@@ -42,6 +46,7 @@ class Peeler {
         for (ir::Block& region : op.regions) changed |= block(region);
       if (op.kind == OpKind::For) {
         if (const std::optional<int64_t> offset = complete_offset(op)) {
+          record(op, *offset);
           peel(op, *offset, ops);
           changed = true;
           continue;
@@ -110,6 +115,15 @@ class Peeler {
     return largest;
   }
 
+  void record(const Op& loop, int64_t offset) {
+    int tiles = 0;
+    for (const Op& op : loop.regions[0].ops) tiles += is_device_tile(op);
+    const std::string index = names_[static_cast<size_t>(loop.regions[0].args[0])];
+    peeled.push_back({"for " + index + (loop.loc.known() ? " at " + loop.loc.str() : ""), tiles,
+                      index + " + " + std::to_string(offset + kTile) +
+                          " <= " + names_[static_cast<size_t>(loop.operands[1])]});
+  }
+
   ValueId emit(std::vector<Op>& ops, OpKind kind, std::vector<ValueId> operands, Type type,
                ir::Attrs attrs, const SourceLocation& loc) {
     const ValueId r = k_.new_value(type);
@@ -174,15 +188,18 @@ class Peeler {
   }
 
   ir::Kernel& k_;
+  const std::vector<std::string> names_;  // the input's, as its dump prints them
   std::map<ValueId, int64_t> constants_;
   std::map<ValueId, std::pair<ValueId, ValueId>> sums_;
 };
 
 }  // namespace
 
-ir::PassResult peel_complete_iterations(ir::Kernel k) {
-  const bool changed = Peeler(k).run();
-  return {std::move(k), changed};
+Peeling peel_complete_iterations(ir::Kernel k) {
+  Peeler peeler(k);
+  const bool changed = peeler.run();
+  std::vector<PeeledLoop> loops = std::move(peeler.peeled);
+  return {{std::move(k), changed}, std::move(loops)};
 }
 
 }  // namespace metile::transform

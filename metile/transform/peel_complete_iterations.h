@@ -1,5 +1,8 @@
 #pragma once
 
+#include <string>
+#include <vector>
+
 #include "metile/ir/pass_result.h"
 
 namespace metile::transform {
@@ -19,6 +22,15 @@ namespace metile::transform {
 // with o + 8 <= X. Loops with unrelated extents, uncertain offsets or device tiles in nested
 // loops keep their guards, unchanged. Values carried by the loop, scalars and fragments alike,
 // pass from the first portion into the remainder.
-ir::PassResult peel_complete_iterations(ir::Kernel k);
+struct PeeledLoop {
+  std::string loop;       // "for %8 at file:line"
+  int device_tiles = 0;   // the device tile accesses it marked complete in the first portion
+  std::string condition;  // the proof's condition on an iteration's index i
+};
+struct Peeling {
+  ir::PassResult result;
+  std::vector<PeeledLoop> loops;
+};
+Peeling peel_complete_iterations(ir::Kernel k);
 
 }  // namespace metile::transform

@@ -139,6 +139,9 @@ def device_tile_view(base, shape, strides, access):
     if base.dtype not in ("f16", "f32"):
         raise user_error(f"tensor: device tile views hold f16 or f32, got {base.dtype}",
                          user_location(), NotSupportedError)
+    if access not in (None, "read", "write", "read_write"):
+        raise user_error(f"tensor: access must be read, write or read_write, got '{access}'",
+                         user_location())
     shape = tuple(shape) if isinstance(shape, (tuple, list)) else (shape,)
     if len(shape) != 2 or not all(isinstance(d, (int, Value)) for d in shape):
         raise user_error(f"tensor: a device tile view has rank two, got shape {shape!r}",

@@ -4,6 +4,7 @@ variant, a column-major view with runtime extents in both dimensions, the same u
 permuted matrix lane map, and each contract violation with its message."""
 
 import os
+import re
 import subprocess
 import sys
 
@@ -107,11 +108,18 @@ def test_the_complete_iterations_are_peeled():
     dispatch = masked_tiles[(1,)].prepare(np.zeros((9, 8), np.float32), np.array([9], np.int32),
                                           np.zeros((9, 8), np.float32), STRICT_MATH=True,
                                           SCHEDULE=INLINE)
-    passes = {p["name"]: p["changed"] for p in dispatch.execution_report["passes"]}
+    report = dispatch.execution_report
+    passes = {p["name"]: p["changed"] for p in report["passes"]}
     assert passes["peel_complete_iterations"] is True
-    # The first loop's tiles are one matrix access each; only the remainder has the scratch path.
-    first, remainder = dispatch.source.split("for (", 2)[1:]
-    assert "_barrier" not in first and "_barrier" in remainder
+    [peeled] = report["peeled_loops"]
+    assert peeled["device_tiles"] == 2 and peeled["loop"].endswith("test_device_tiles.py:38")
+    assert re.fullmatch(r"%\w+ \+ 8 <= %\w+", peeled["complete_when"]), peeled
+    # Two loops over rows: the first one's tiles are one matrix access each, with no scratch
+    # path; only the remainder's have the scratch copies and their SIMD-group barriers.
+    body = dispatch.source.split("masked_tiles_body(", 1)[1]
+    first, remainder = body.split("for (int i")[1:]
+    barrier = "__syncwarp" if metile.device() == "cuda" else "simdgroup_barrier"
+    assert barrier not in first and remainder.count(barrier) == 4
 
 
 # A fragment and a scalar carried across the peeled loop's two portions.
