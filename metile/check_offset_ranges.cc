@@ -175,6 +175,8 @@ std::optional<Interval> OffsetRangeCheck::visit(const ir::Op& op, std::array<int
     case OpKind::MatrixLoad:
     case OpKind::MatrixStore:
     case OpKind::MatrixMma:
+    case OpKind::DeviceTileLoad:
+    case OpKind::DeviceTileStore:
     case OpKind::Rsqrt:
     case OpKind::Tanh:
     case OpKind::Sin:

@@ -13,6 +13,7 @@
 #include "metile/support/errors.h"
 #include "metile/transform/apply_math_mode.h"
 #include "metile/transform/canonicalize.h"
+#include "metile/transform/check_device_tiles.h"
 #include "metile/transform/check_matrix_barriers.h"
 #include "metile/transform/check_ownership.h"
 #include "metile/transform/cse.h"
@@ -41,6 +42,12 @@ PassResult run_eliminate_redundant_conversions(Kernel k, PassContext& context) {
 PassResult run_merge_online_reductions(Kernel k, PassContext& context) {
   transform::OnlineReductionMerge done = transform::merge_online_reductions(std::move(k));
   context.online_reductions = std::move(done.records);
+  return std::move(done.result);
+}
+
+PassResult run_peel_complete_iterations(Kernel k, PassContext& context) {
+  transform::Peeling done = transform::peel_complete_iterations(std::move(k));
+  context.peeled_loops = std::move(done.loops);
   return std::move(done.result);
 }
 
@@ -152,6 +159,10 @@ const std::vector<Pass>& registry() {
        run_merge_online_reductions},
       {"dce", "removes ops whose results are unused and that have no effects",
        [](Kernel k, PassContext&) { return transform::eliminate_dead_code(std::move(k)); }},
+      {"peel_complete_iterations",
+       "splits a zero-start loop's iterations whose device tiles are provably complete from a "
+       "guarded remainder",
+       run_peel_complete_iterations},
       {"eliminate_redundant_conversions",
        "checks ownership, then removes identity layout conversions, cancels inverse pairs and "
        "composes chains",
@@ -165,6 +176,13 @@ const std::vector<Pass>& registry() {
        "allocation",
        [](Kernel k, PassContext&) {
          transform::check_matrix_barriers(k);
+         return PassResult{std::move(k), false};
+       }},
+      {"check_device_tiles",
+       "checks device tiles' scratch allocations and that no device buffer matrix operations "
+       "access is both read and written",
+       [](Kernel k, PassContext&) {
+         transform::check_device_tiles(k);
          return PassResult{std::move(k), false};
        }},
       {"plan_threads", "picks the threads per threadgroup for the target (--target)",

@@ -17,6 +17,7 @@
 #include "metile/target/target.h"
 #include "metile/transform/eliminate_redundant_conversions.h"
 #include "metile/transform/merge_online_reductions.h"
+#include "metile/transform/peel_complete_iterations.h"
 
 namespace metile {
 
@@ -32,6 +33,7 @@ struct PassContext {
   std::vector<transform::LayoutOptimization>
       layout_optimizations;  // by eliminate_redundant_conversions
   std::vector<transform::OnlineReductionRecord> online_reductions;  // by merge_online_reductions
+  std::vector<transform::PeeledLoop> peeled_loops;                  // by peel_complete_iterations
   std::optional<lower::ThreadPlan> thread_plan;  // set by plan_threads, read by lower_to_metal
   std::optional<schedule::Schedule> schedule;    // the caller's SCHEDULE (nullopt: omitted)
   std::optional<schedule::SchedulePlan> schedule_plan;  // set by plan_schedule

@@ -29,12 +29,18 @@ PipelineResult compile_to_source(ir::Kernel kernel, const PipelineOptions& optio
   //    where the online softmax law verifies.
   kernel = steps.run("merge_online_reductions", std::move(kernel));
   kernel = steps.run("dce", std::move(kernel));
+  //    Device tiles: iterations whose tiles are provably complete leave their bounds checks
+  //    behind in a guarded remainder loop.
+  kernel = steps.run("peel_complete_iterations", std::move(kernel));
   //    Ownership (thread layouts): redundant conversions go, then the owner of every tile
   //    element of the final kernel is computed and checked; lowering reads that map.
   kernel = steps.run("eliminate_redundant_conversions", std::move(kernel));
   steps.analyze("check_ownership", kernel);
   //    Barriers must order the scalar and matrix fragment accesses of shared memory.
   steps.analyze("check_matrix_barriers", kernel);
+  //    Device tiles own their scratch, and a buffer matrix operations access is read or
+  //    written, not both.
+  steps.analyze("check_device_tiles", kernel);
 
   // 3. Schedule: how many threads share a tile (the lane geometry), then the backend,
   //    SIMD-group geometry, staging, vector width and buffering, each with its reason; an

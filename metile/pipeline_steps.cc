@@ -95,6 +95,8 @@ PipelineResult PipelineSteps::finish(ir::Kernel tile, ir::Kernel metal,
   for (const transform::OnlineReductionRecord& r : context_.online_reductions)
     report_.discoveries.push_back(
         {"online softmax", r.loops, r.merged, r.law, r.obligations, r.cases_checked, r.detail});
+  for (const transform::PeeledLoop& p : context_.peeled_loops)
+    report_.peeled_loops.push_back({p.loop, p.device_tiles, p.condition});
   report_.grouped_loads = context_.vector_groups.loads;
   report_.grouped_stores = context_.vector_groups.stores;
   report_.threadgroup_bytes = emitted.abi.threadgroup_bytes;

@@ -284,6 +284,8 @@ void CEmitter::emit_op_lines(const ir::Op& op) {
     case K::Dot:
     case K::Reshape:
     case K::Trans:
+    case K::DeviceTileLoad:
+    case K::DeviceTileStore:
       fail(op, "is a Tile IR op and has no rendering; lower the kernel to Metal IR first");
   }
   fail(op, "unknown op kind " + std::to_string(static_cast<int>(op.kind)));

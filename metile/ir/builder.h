@@ -146,6 +146,17 @@ class TileBuilder : public Builder {
   ValueId fragment_of(ValueId value, const std::string& op);
   ValueId matrix_load(ValueId ptr, ValueId offset, ValueId stride, bool transpose);
   void matrix_store(ValueId fragment, ValueId ptr, ValueId offset, ValueId stride, bool transpose);
+  // Device tiles (ops.def: device_tile_load / device_tile_store): the 8x8 tile at (row,
+  // column) of the rows x columns view of device pointer ptr with constant strides; scratch
+  // the shared allocation incomplete tiles pass through, viewed as scratch_rows x 8.
+  struct DeviceTile {
+    ValueId ptr, row, column, rows, columns;
+    int64_t row_stride, column_stride;
+    ValueId scratch;
+    int64_t scratch_rows;
+  };
+  ValueId device_tile_load(const DeviceTile& tile);
+  void device_tile_store(ValueId fragment, const DeviceTile& tile);
 
   // The shape two operands broadcast to; fails naming `op` when they do not.
   std::vector<int64_t> broadcast_shape(const std::string& op, const Type& a, const Type& b) const;

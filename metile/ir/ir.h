@@ -112,6 +112,7 @@ enum class TypeRule : uint8_t {
   MatrixLoad,
   MatrixStore,
   MatrixMma,
+  DeviceTile,
 };
 
 // How many operands, results or regions an op takes; kMany: no upper bound.

@@ -547,6 +547,33 @@ void TileBuilder::matrix_store(ValueId fragment, ValueId ptr, ValueId offset, Va
   create(OpKind::MatrixStore, {fragment, ptr, offset, stride}, {}, std::move(attrs));
 }
 
+namespace {
+Attrs device_tile_attrs(const TileBuilder::DeviceTile& tile) {
+  return {{"row_stride", tile.row_stride},
+          {"column_stride", tile.column_stride},
+          {"scratch_rows", tile.scratch_rows}};
+}
+
+std::vector<ValueId> device_tile_operands(const TileBuilder::DeviceTile& tile) {
+  return {tile.ptr, tile.row, tile.column, tile.rows, tile.columns, tile.scratch};
+}
+}  // namespace
+
+ValueId TileBuilder::device_tile_load(const DeviceTile& tile) {
+  if (!type(tile.ptr).is_pointer())
+    fail("device_tile_load", "the address must be a pointer, got " + describe(tile.ptr));
+  return create1(OpKind::DeviceTileLoad, device_tile_operands(tile),
+                 Type::matrix(type(tile.ptr).dtype), device_tile_attrs(tile));
+}
+
+void TileBuilder::device_tile_store(ValueId fragment, const DeviceTile& tile) {
+  if (!type(fragment).is_matrix())
+    fail("device_tile_store", "the value must be a matrix fragment, got " + describe(fragment));
+  std::vector<ValueId> operands = device_tile_operands(tile);
+  operands.insert(operands.begin(), fragment);
+  create(OpKind::DeviceTileStore, std::move(operands), {}, device_tile_attrs(tile));
+}
+
 ValueId TileBuilder::dot(ValueId a, ValueId b, ValueId acc, const std::string& precision) {
   if (!precision.empty() && precision != "ieee" && precision != "tf32")
     fail("dot", "precision must be ieee or tf32, got '" + precision + "'");

@@ -71,6 +71,8 @@ class TileOpRules {
         return trans();
       case R::ConvertLayout:
         return convert_layout();
+      case R::DeviceTile:
+        return device_tile();
       // The shared rules (verifier.cc) cover these.
       case R::Constant:
       case R::GridGeometry:
@@ -196,6 +198,32 @@ class TileOpRules {
     if (value != expected)
       fail("the value must be " + expected.str() + " (the coordinates' shape, the tensor's dtype)",
            {value_id, a(0)});
+  }
+
+  // device_tile_load (p, row, column, rows, columns, scratch) or device_tile_store (m, p,
+  // ...): a device pointer to the fragment's f16 or f32, i32 coordinates and extents, scratch
+  // a threadgroup pointer of that dtype, strides positive with one of them 1.
+  void device_tile() {
+    const bool store = op_.kind == OpKind::DeviceTileStore;
+    const size_t first = store ? 1 : 0;
+    const Type& m = store ? in(0) : out();
+    if (!m.is_matrix() || (m.dtype != DType::f16 && m.dtype != DType::f32))
+      return fail("the fragment must be an f16 or f32 matrix", {store ? a(0) : r()});
+    const Type& p = in(first);
+    if (!p.is_pointer() || p.space != AddressSpace::Device || p.dtype != m.dtype)
+      return fail("the address must be a device pointer to the fragment's dtype", {a(first)});
+    for (size_t i = first + 1; i < first + 5; ++i)
+      if (in(i) != Type::scalar(DType::i32))
+        return fail("the row, column and extents must be i32 scalars", {a(i)});
+    const Type& scratch = in(first + 5);
+    if (!scratch.is_pointer() || scratch.space != AddressSpace::Threadgroup ||
+        scratch.dtype != m.dtype)
+      return fail("the scratch must be a threadgroup pointer to the fragment's dtype",
+                  {a(first + 5)});
+    const int64_t rs = op_.int_attr("row_stride"), cs = op_.int_attr("column_stride");
+    if (rs <= 0 || cs <= 0 || (rs != 1 && cs != 1))
+      fail("the strides must be positive, one of them 1 (row- or column-major), got (" +
+           std::to_string(rs) + ", " + std::to_string(cs) + ")");
   }
 
   void shared_alloc() {

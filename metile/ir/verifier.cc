@@ -133,6 +133,7 @@ class CommonOpRules {
       case R::MatrixLoad:
       case R::MatrixStore:
       case R::MatrixMma:
+      case R::DeviceTile:
       case R::Yield:
         return;
     }

@@ -6,10 +6,9 @@
 
 namespace metile::lower {
 
-namespace {
 // Fragments are the simdgroup_inline backend's: the kernel places one per SIMD group itself,
 // which the schedule plan must have agreed to (geometry, staging, no whole-GEMM tiling).
-void require_inline_backend(const Lowering& l, const ir::Op& op) {
+void require_fragment_backend(const Lowering& l, const ir::Op& op) {
   if (l.schedule_plan.backend == schedule::Backend::SimdgroupInline) return;
   l.user_error(op,
                "matrix fragments (tensor(block_shape=(8, 8)) views and dot of fragments) need "
@@ -19,6 +18,8 @@ void require_inline_backend(const Lowering& l, const ir::Op& op) {
                    l.schedule_plan.backend_reason + ")");
 }
 
+namespace {
+
 ir::ValueId fragment_operand(Lowering& l, const ir::Op& op, ir::ValueId v) {
   if (l.tile_type(v).is_matrix()) return l.scalar(v);
   return l.uniform_scalar(op, v, "the fragment's pointer, offset, stride or fill value");
@@ -26,7 +27,7 @@ ir::ValueId fragment_operand(Lowering& l, const ir::Op& op, ir::ValueId v) {
 }  // namespace
 
 void lower_fragment_op(Lowering& l, const ir::Op& op) {
-  require_inline_backend(l, op);
+  require_fragment_backend(l, op);
   std::vector<ir::ValueId> operands;
   for (ir::ValueId v : op.operands) operands.push_back(fragment_operand(l, op, v));
   if (op.results.empty()) return l.emit_void(op.kind, std::move(operands), op.attrs);
@@ -35,7 +36,7 @@ void lower_fragment_op(Lowering& l, const ir::Op& op) {
 }
 
 void lower_fragment_dot(Lowering& l, const ir::Op& op) {
-  require_inline_backend(l, op);
+  require_fragment_backend(l, op);
   std::vector<ir::ValueId> operands;
   for (ir::ValueId v : op.operands) operands.push_back(fragment_operand(l, op, v));
   const ir::Type& t = l.tile_type(op.results[0]);

@@ -122,6 +122,10 @@ void lower_block(Lowering& l, const ir::Block& block) {
       case K::MatrixStore:
         lower_fragment_op(l, op);
         break;
+      case K::DeviceTileLoad:
+      case K::DeviceTileStore:
+        lower_device_tile(l, op);
+        break;
       case K::For:
         lower_for(l, op);
         break;

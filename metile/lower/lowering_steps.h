@@ -111,6 +111,11 @@ int64_t register_reduction_bytes(const ir::Kernel& tile, const ThreadPlan& plan,
 // as matrix_mma.
 void lower_fragment_op(Lowering& l, const ir::Op& op);
 void lower_fragment_dot(Lowering& l, const ir::Op& op);
+// UserError unless the schedule plan's backend is simdgroup_inline, which fragments need.
+void require_fragment_backend(const Lowering& l, const ir::Op& op);
+// lower_fragment_tile.cc: device_tile_load / device_tile_store, as a matrix access of device
+// memory for a complete tile and bounded scalar copies through the scratch otherwise.
+void lower_device_tile(Lowering& l, const ir::Op& op);
 
 // lower_control_flow.cc: for and if.
 void lower_for(Lowering& l, const ir::Op& op);

@@ -257,6 +257,8 @@ class Reader {
       case K::MatrixLoad:
       case K::MatrixStore:
       case K::MatrixMma:
+      case K::DeviceTileLoad:
+      case K::DeviceTileStore:
       case K::ThreadgroupBuffer:
       case K::SimdShuffle:
       case K::SimdShuffleXor:

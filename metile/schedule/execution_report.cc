@@ -71,6 +71,10 @@ nlohmann::json ExecutionReport::to_json() const {
     record[d.applied ? "result" : "reason"] = d.detail;
     j["discoveries"].push_back(std::move(record));
   }
+  j["peeled_loops"] = nlohmann::json::array();
+  for (const PeeledLoopRecord& p : peeled_loops)
+    j["peeled_loops"].push_back(
+        {{"loop", p.loop}, {"device_tiles", p.device_tiles}, {"complete_when", p.condition}});
   j["grouped_loads"] = grouped_loads;
   j["grouped_stores"] = grouped_stores;
   j["math_mode"] = math_mode;

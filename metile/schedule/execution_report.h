@@ -84,6 +84,14 @@ struct DiscoveryRecord {
   std::string detail;  // applied: what the code became; otherwise why not
 };
 
+// One loop peel_complete_iterations split: its first portion runs the iterations meeting
+// `condition`, with `device_tiles` tile accesses unguarded; the remainder keeps the guards.
+struct PeeledLoopRecord {
+  std::string loop;
+  int64_t device_tiles = 0;
+  std::string condition;
+};
+
 struct ExecutionReport {
   std::string kernel;
   std::string target;
@@ -108,6 +116,7 @@ struct ExecutionReport {
   SchedulePlan schedule_plan;
   std::vector<BufferingRecord> buffering;
   std::vector<FusedEpilogueRecord> fused_epilogues;
+  std::vector<PeeledLoopRecord> peeled_loops;
   std::string math_mode;  // "default" | "strict" | "relaxed"
   int64_t source_bytes = 0;
 

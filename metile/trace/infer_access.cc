@@ -72,8 +72,11 @@ BufferUses find_buffer_uses(const ir::Kernel& kernel,
   uses.params.resize(kernel.params.size());
   ir::walk(kernel.body, [&](const Op& op) {
     if (op.operands.empty()) return;
-    const std::set<int>& through = origins[op.operands[0]];
-    // A memory op's first operand is its address (a pointer or a tensor descriptor).
+    // A memory op's first operand is its address (a pointer or a tensor descriptor), after
+    // the fragment a matrix store writes.
+    const bool fragment_first =
+        op.kind == OpKind::MatrixStore || op.kind == OpKind::DeviceTileStore;
+    const std::set<int>& through = origins[op.operands[fragment_first ? 1 : 0]];
     const ir::OpInfo& info = ir::op_info(op.kind);
     if (info.has(ir::Trait::ReadsMemory)) mark(uses, through, true, op.loc);
     if (info.has(ir::Trait::WritesMemory)) mark(uses, through, false, op.loc);

@@ -171,6 +171,8 @@ class OwnershipCheck {
       case OpKind::MatrixFill:
       case OpKind::MatrixLoad:
       case OpKind::MatrixStore:
+      case OpKind::DeviceTileLoad:
+      case OpKind::DeviceTileStore:
       case OpKind::Constant:
       case OpKind::ProgramId:
       case OpKind::NumPrograms:

@@ -38,6 +38,8 @@ OpClass op_class(OpKind k) {
     case OpKind::PackedStore:
     case OpKind::MatrixLoad:
     case OpKind::MatrixStore:
+    case OpKind::DeviceTileLoad:
+    case OpKind::DeviceTileStore:
       return OpClass::Memory;
     case OpKind::Add:
     case OpKind::Sub:

@@ -62,11 +62,11 @@ def tensor(ptr, shape, strides=None, block_shape=None, access=None):
     ``access`` is "read", "write" or "read_write"; by default it follows what the kernel
     does with the buffer."""
     if block_shape is not None:
-        return fragment_view(ptr, shape, strides, block_shape)
+        return fragment_view(ptr, shape, strides, block_shape, access)
     trace = current("tensor")
     base = as_value(ptr, "tensor")
     if base.pointer and base.type.threadgroup:
-        return shared_view(base, shape, strides)
+        return shared_view(base, shape, strides, access)
     shape = tuple(shape) if isinstance(shape, (tuple, list)) else (shape,)
     if strides is None:
         if all(isinstance(d, int) for d in shape):

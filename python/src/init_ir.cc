@@ -333,6 +333,29 @@ void bind_trace(nb::module_& m) {
           "fragment"_a, "ptr"_a, "offset"_a, "stride"_a, "transpose"_a,
           "Stores an 8x8 fragment as matrix_load reads it.")
       .def(
+          "device_tile_load",
+          [b](T& t, ir::ValueId p, ir::ValueId row, ir::ValueId column, ir::ValueId rows,
+              ir::ValueId columns, int64_t row_stride, int64_t column_stride, ir::ValueId scratch,
+              int64_t scratch_rows) {
+            return b(t).device_tile_load(
+                {p, row, column, rows, columns, row_stride, column_stride, scratch, scratch_rows});
+          },
+          "ptr"_a, "row"_a, "column"_a, "rows"_a, "columns"_a, "row_stride"_a, "column_stride"_a,
+          "scratch"_a, "scratch_rows"_a,
+          "The 8x8 fragment at (row, column) of a rows x columns device view; elements outside "
+          "read 0. Incomplete tiles pass through `scratch` (scratch_rows x 8).")
+      .def(
+          "device_tile_store",
+          [b](T& t, ir::ValueId m, ir::ValueId p, ir::ValueId row, ir::ValueId column,
+              ir::ValueId rows, ir::ValueId columns, int64_t row_stride, int64_t column_stride,
+              ir::ValueId scratch, int64_t scratch_rows) {
+            b(t).device_tile_store(m, {p, row, column, rows, columns, row_stride, column_stride,
+                                       scratch, scratch_rows});
+          },
+          "fragment"_a, "ptr"_a, "row"_a, "column"_a, "rows"_a, "columns"_a, "row_stride"_a,
+          "column_stride"_a, "scratch"_a, "scratch_rows"_a,
+          "Stores an 8x8 fragment where device_tile_load reads it, only inside the view.")
+      .def(
           "reshape",
           [b](T& t, ir::ValueId v, std::vector<int64_t> shape) {
             return b(t).reshape(v, std::move(shape));

@@ -225,6 +225,62 @@ TEST(CudaCompile, DeviceAssertAndPrintUsePrintfAndTrap) {
   EXPECT_NE(ptx.find("trap;"), std::string::npos);
 }
 
+// Device tiles (seed 002's masked_tiles loop, in f16 and f32): the peeled loop's complete
+// tiles are matrix loads and stores of global memory, the remainder's tails bounded scalar
+// copies through shared scratch between warp barriers.
+TEST(CudaCompile, DeviceTilesLoadAndStoreGlobalMemory) {
+  for (const char* dtype : {"f16", "f32"}) {
+    const std::string t = dtype, m = "matrix<8x8x" + t + ">";
+    const std::string tile =
+        ", %rows, %eight, %scratch {column_stride = 1, row_stride = 8, "
+        "scratch_rows = 8}";
+    ir::Kernel kernel = ir::parse("tile.kernel @device_tiles(%src: ptr<" + t +
+                                  "> {access = \"read\"}, %out: ptr<" + t +
+                                  "> {access = \"write\"}, %rows: i32) {\n"
+                                  "  %scratch = shared_alloc {size = 64} : ptr<" +
+                                  t +
+                                  ", threadgroup>\n"
+                                  "  %zero = constant {value = 0} : i32\n"
+                                  "  %eight = constant {value = 8} : i32\n"
+                                  "  %one = constant {value = 1.0} : " +
+                                  t +
+                                  "\n"
+                                  "  %ones = matrix_fill %one : " +
+                                  m +
+                                  "\n"
+                                  "  for %zero, %rows, %eight {\n"
+                                  "  ^(%row: i32):\n"
+                                  "    %x = device_tile_load %src, %row, %zero" +
+                                  tile + " : " + m +
+                                  "\n"
+                                  "    %y = add %x, %ones : " +
+                                  m +
+                                  "\n"
+                                  "    device_tile_store %y, %out, %row, %zero" +
+                                  tile +
+                                  "\n"
+                                  "    yield\n"
+                                  "  }\n"
+                                  "}\n");
+    SCOPED_TRACE(t);
+    PipelineOptions options;
+    options.target = &target::target_by_name("sm90");
+    schedule::Schedule inline_fragments;
+    inline_fragments.backend = schedule::Backend::SimdgroupInline;
+    options.schedule = inline_fragments;
+    const PipelineResult r = compile_to_source(std::move(kernel), options);
+    const std::string& source = r.emitted.source;
+    EXPECT_NE(source.find("metile_matrix_load("), std::string::npos) << source;
+    EXPECT_NE(source.find("metile_matrix_store("), std::string::npos) << source;
+    EXPECT_NE(source.find("__syncwarp()"), std::string::npos) << source;
+    const std::string ptx = compile_to_ptx(source, "device_tiles");
+    expect_entry(ptx, "device_tiles");
+    for (const char* access : {"ld.global", "st.global", "ld.shared", "st.shared"})
+      EXPECT_NE(ptx.find(std::string(access)), std::string::npos) << access << "\n" << ptx;
+    EXPECT_NE(ptx.find("bar.warp.sync"), std::string::npos) << ptx;
+  }
+}
+
 // A broken source fails with NVRTC's log, so the two tests above can fail.
 TEST(CudaCompile, BrokenSourceReportsTheLog) {
   ::testing::TestPartResultArray failures;

@@ -171,6 +171,8 @@ class Interpreter {
       case OpKind::MatrixLoad:
       case OpKind::MatrixStore:
       case OpKind::MatrixMma:
+      case OpKind::DeviceTileLoad:
+      case OpKind::DeviceTileStore:
       case OpKind::SimdShuffle:
       case OpKind::SimdShuffleXor:
       case OpKind::SimdShuffleDown:

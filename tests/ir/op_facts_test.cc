@@ -192,6 +192,7 @@ TEST(OpFacts, TypeRulesAgreeWithTheOtherFacts) {
       case TypeRule::MatrixLoad:
       case TypeRule::MatrixStore:
       case TypeRule::MatrixMma:
+      case TypeRule::DeviceTile:
         break;
     }
     if (info.regions.max > 0) {

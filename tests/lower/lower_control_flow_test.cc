@@ -221,6 +221,7 @@ TEST(LowerControlFlow, PerThreadIfMayNotHoldConvergentOps) {
     k.name = "bad_if";
     ir::TileBuilder b(k);
     b.add_param("out", Type::ptr(DType::i32), "write");
+    const ValueId tiles = b.add_param("tiles", Type::ptr(DType::f32), "read_write");
     const ValueId t = b.thread_id();
     // The fragment ops need a pointer and a fragment to be valid Tile IR; the stored fragment
     // is filled in the branch too (outside it, lowering would first ask for the
@@ -234,6 +235,13 @@ TEST(LowerControlFlow, PerThreadIfMayNotHoldConvergentOps) {
     } else if (info.kind == OpKind::MatrixStore) {
       b.matrix_store(b.matrix_fill(b.constant(0.0, DType::f32)), shared, zero, eight, false);
       held = "matrix_fill";
+    } else if (info.kind == OpKind::DeviceTileLoad || info.kind == OpKind::DeviceTileStore) {
+      const ir::TileBuilder::DeviceTile tile{tiles, zero, zero, eight, eight, 8, 1, shared, 8};
+      if (info.kind == OpKind::DeviceTileLoad)
+        b.device_tile_load(tile);
+      else
+        b.device_tile_store(b.matrix_fill(b.constant(0.0, DType::f32)), tile);
+      if (info.kind == OpKind::DeviceTileStore) held = "matrix_fill";
     } else {
       b.create(info.kind, std::vector<ValueId>(info.operands.min, t),
                std::vector<Type>(info.results.min, Type::scalar(DType::i32)),

@@ -230,6 +230,8 @@ class Runner {
       case K::Dot:
       case K::Reshape:
       case K::Trans:
+      case K::DeviceTileLoad:
+      case K::DeviceTileStore:
         fail(&op, -1, "a Tile IR op in Metal IR");
       case K::PackedLoad:
       case K::PackedStore:

@@ -43,9 +43,11 @@ TEST(PassRegistry, OneNamePerStepInPipelineOrder) {
                                              "cse",
                                              "merge_online_reductions",
                                              "dce",
+                                             "peel_complete_iterations",
                                              "eliminate_redundant_conversions",
                                              "check_ownership",
                                              "check_matrix_barriers",
+                                             "check_device_tiles",
                                              "plan_threads",
                                              "plan_schedule",
                                              "check_resources",
@@ -108,8 +110,9 @@ TEST(PassRegistry, UnknownPassListsTheKnownOnes) {
     EXPECT_EQ(std::string(e.what()),
               "unknown pass 'lower'; known passes: verify, apply_math_mode, canonicalize, "
               "expand_tensor_access, cse, merge_online_reductions, dce, "
-              "eliminate_redundant_conversions, check_ownership, check_matrix_barriers, "
-              "plan_threads, plan_schedule, check_resources, lower_to_metal, verify_scratch, "
+              "peel_complete_iterations, eliminate_redundant_conversions, check_ownership, "
+              "check_matrix_barriers, check_device_tiles, plan_threads, plan_schedule, "
+              "check_resources, lower_to_metal, verify_scratch, "
               "group_vector_accesses, "
               "verify_vector_accesses, emit_msl, emit_cuda");
   }

@@ -155,7 +155,7 @@ TEST(DebugDump, WritesEveryStepAndTheFilesReadBackUnchanged) {
       EXPECT_EQ(ir::print(ir::parse(text, entry.path().string())), text) << entry.path();
     }
   }
-  EXPECT_EQ(by_extension[".tir"], 8);  // input + seven Tile IR passes
+  EXPECT_EQ(by_extension[".tir"], 9);  // input + eight Tile IR passes
   EXPECT_EQ(by_extension[".mir"], 7);  // lowering, verify_scratch + five Metal IR passes
   EXPECT_EQ(by_extension[".metal"], 1);
   EXPECT_EQ(by_extension[".json"], 0);  // the schedule's JSON has a folder of its own

@@ -63,15 +63,6 @@ def test_two_products_under_a_permuted_lane_map():
     subprocess.run([sys.executable, "-c", code], env=env, check=True)
 
 
-def test_device_fragment_views_name_scratch():
-    @metile.kernel
-    def device_view(Source):
-        metile.tensor(Source, shape=(8, 8), block_shape=(8, 8), access="read")
-
-    with pytest.raises(metile.NotSupportedError, match="scratch="):
-        device_view[(1,)](np.zeros((8, 8), np.float32))
-
-
 def test_fragments_without_the_inline_backend_name_the_schedule():
     a = np.eye(8, dtype=np.float32)
     with pytest.raises(metile.CompilationError, match=r'SCHEDULE=metile.Schedule\(backend="simdgroup_inline"\)'):
