@@ -8,6 +8,7 @@
 #include "metile/lower/lower_to_metal.h"
 #include "metile/lower/plan_threads.h"
 #include "metile/lower/verify_scratch.h"
+#include "metile/lower/verify_software_pipeline.h"
 #include "metile/lower/verify_vector_accesses.h"
 #include "metile/schedule/plan_schedule.h"
 #include "metile/support/errors.h"
@@ -91,6 +92,19 @@ PassResult run_lower_to_metal(Kernel k, PassContext& context) {
 
 PassResult run_verify_scratch(Kernel k, PassContext& context) {
   lower::verify_scratch(k, context.target.simd_width);
+  return {std::move(k), false};
+}
+
+// The pipelines' verified rules go into lowering's records (none when run on IR text).
+PassResult run_verify_software_pipeline(Kernel k, PassContext& context) {
+  std::vector<std::vector<std::string>> verified =
+      lower::verify_software_pipeline(k, context.target);
+  std::vector<schedule::SoftwarePipeline>& records = context.lowering.pipelines;
+  if (!records.empty() && records.size() != verified.size())
+    throw InternalError("verify_software_pipeline: lowering recorded " +
+                        std::to_string(records.size()) + " pipelines, the Metal IR holds " +
+                        std::to_string(verified.size()));
+  for (size_t i = 0; i < records.size(); ++i) records[i].verified = std::move(verified[i]);
   return {std::move(k), false};
 }
 
@@ -181,6 +195,10 @@ const std::vector<Pass>& registry() {
       {"verify_scratch",
        "checks every exchange and reduction through threadgroup scratch (Metal IR)",
        run_verify_scratch},
+      {"verify_software_pipeline",
+       "checks every two-stage software pipeline's slots, copies, barriers and rotation "
+       "(Metal IR)",
+       run_verify_software_pipeline},
       {"group_vector_accesses",
        "groups four consecutive f16/f32 accesses of a thread into one guarded packed vector "
        "access",

@@ -51,6 +51,7 @@ TEST(PassRegistry, OneNamePerStepInPipelineOrder) {
                                              "check_resources",
                                              "lower_to_metal",
                                              "verify_scratch",
+                                             "verify_software_pipeline",
                                              "group_vector_accesses",
                                              "verify_vector_accesses",
                                              "emit_msl",
@@ -110,7 +111,7 @@ TEST(PassRegistry, UnknownPassListsTheKnownOnes) {
               "expand_tensor_access, cse, merge_online_reductions, dce, "
               "eliminate_redundant_conversions, check_ownership, check_matrix_barriers, "
               "plan_threads, plan_schedule, check_resources, lower_to_metal, verify_scratch, "
-              "group_vector_accesses, "
+              "verify_software_pipeline, group_vector_accesses, "
               "verify_vector_accesses, emit_msl, emit_cuda");
   }
 }

@@ -1,0 +1,79 @@
+"""The SIMD-group GEMM's expert controls (seed 002's table, seed 004's two-stage pipeline):
+double_buffer=True against numpy on ragged shapes, f16/bf16/f32, with and without the double
+buffer and under a permuted matrix lane map; the pipeline in execution_report.pipelines and
+the allocation report; each rejection's message."""
+
+import os
+import subprocess
+import sys
+
+import ml_dtypes
+import numpy as np
+import pytest
+
+import metile
+from metile_kernels.gemm import grid, matmul
+
+BF16 = ml_dtypes.bfloat16
+
+
+def _inputs(rng, shape, dtype):
+    # Small multiples of 1/2 keep every product and partial sum exact in f32.
+    return (rng.integers(-4, 5, shape) * 0.5).astype(dtype)
+
+
+def _run(rows, columns, inner, dtype, schedule, rng, blocks=(32, 32, 16)):
+    left, right = _inputs(rng, (rows, inner), dtype), _inputs(rng, (inner, columns), dtype)
+    output = np.full((rows, columns), 7, np.float32)  # every element must be overwritten
+    dispatch = matmul[grid(rows, columns, blocks[0], blocks[1])].prepare(
+        left, right, output, rows, columns, inner, BLOCK_M=blocks[0], BLOCK_N=blocks[1],
+        BLOCK_K=blocks[2], SCHEDULE=schedule)
+    dispatch()
+    np.testing.assert_array_equal(output, left.astype(np.float32) @ right.astype(np.float32))
+    return dispatch
+
+
+# Ragged in every dimension, K shorter than one BLOCK_K, and K one exact block.
+@pytest.mark.parametrize("dtype", [np.float16, BF16, np.float32])
+@pytest.mark.parametrize("rows,columns,inner", [(70, 45, 37), (9, 23, 5), (33, 17, 16)])
+@pytest.mark.parametrize("double_buffer", [True, False])
+def test_ragged_matmul_with_and_without_double_buffer(rows, columns, inner, dtype,
+                                                      double_buffer, rng):
+    schedule = metile.Schedule(backend="simdgroup", staging="threadgroup",
+                               double_buffer=double_buffer)
+    report = _run(rows, columns, inner, dtype, schedule, rng).execution_report
+    assert len(report["pipelines"]) == (1 if double_buffer else 0)
+
+
+def test_the_pipeline_is_reported_with_its_storage(rng):
+    schedule = metile.Schedule(backend="simdgroup", staging="threadgroup", double_buffer=True)
+    report = _run(40, 40, 40, np.float16, schedule, rng).execution_report
+    (pipeline,) = report["pipelines"]
+    assert (pipeline["stages"], pipeline["copy"], pipeline["sync"]) == (
+        2, "synchronous", "threadgroup_barrier")
+    a, b = pipeline["buffers"]
+    assert (a["operand"], a["dtype"], a["slot_shape"], a["slots"]) == ("a", "f16", [32, 16], 2)
+    assert (b["operand"], b["slot_shape"], b["slot_bytes"]) == ("b", [16, 32], 16 * 32 * 2)
+    assert pipeline["bytes"] == 2 * 2 * 32 * 16 * 2
+    steps = [(s["phase"], s["action"]) for s in pipeline["sequence"]]
+    assert steps == [("prologue", "copy"), ("prologue", "publish"), ("steady", "copy"),
+                     ("steady", "consume"), ("steady", "publish"), ("steady", "release"),
+                     ("steady", "rotate"), ("drain", "consume"), ("drain", "release")]
+    allocations = {x["purpose"]: x for x in report["allocations"]}
+    for buffer in (a, b):
+        allocation = allocations[buffer["allocation"]]
+        assert (allocation["offset"], allocation["bytes"]) == (buffer["offset"],
+                                                               2 * buffer["slot_bytes"])
+    assert [x["allocation"] for x in report["buffering"]] == [a["allocation"], b["allocation"]]
+    assert report["schedule_plan"]["double_buffer"]["value"] is True
+    assert pipeline["verified"] == ["types", "threadgroup capacity", "uniform control flow",
+                                    "copy ownership", "fragment bounds", "publication",
+                                    "slot reuse"]
+
+
+def test_double_buffer_under_a_permuted_lane_map():
+    env = dict(os.environ, METILE_HOST_MATRIX_LANE_MAP="permuted")
+    code = ("import sys; sys.path.insert(0, %r); import numpy as np; import test_gemm_pipeline "
+            "as t; t.test_ragged_matmul_with_and_without_double_buffer(70, 45, 37, np.float16, "
+            "True, np.random.default_rng(3))" % os.path.dirname(__file__))
+    subprocess.run([sys.executable, "-c", code], env=env, check=True)
