@@ -196,7 +196,6 @@ void lower_dot(Lowering& l, const ir::Op& op) {
                     "else); " +
                         l.name(op.results[0]) +
                         " is not one, so there is nothing to double-buffer");
-  if (s.vector_width == 4) not_built("vector_width=4");
   if (l.plan.dot_matrix_fragments) {
     if (const std::optional<DotGeometry> geometry = simdgroup_dot_geometry(l, op))
       return lower_dot_simdgroup(l, op, *geometry);

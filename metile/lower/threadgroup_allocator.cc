@@ -35,14 +35,6 @@ int64_t ThreadgroupAllocator::allocate_scratch(const std::string& purpose, ir::D
   return scratch_offset_;
 }
 
-int64_t ThreadgroupAllocator::allocate_scratch_at(const std::string& purpose, ir::DType dtype,
-                                                  int64_t elements, int64_t within) {
-  const int64_t bytes = elements * ir::dtype_bytes(dtype);
-  scratch_bytes_ = std::max(scratch_bytes_, within + bytes);
-  allocations_.push_back({purpose, scratch_offset_ + within, bytes, dtype, elements});
-  return scratch_offset_ + within;
-}
-
 int64_t ThreadgroupAllocator::user_bytes(const ir::Kernel& tile) {
   int64_t bytes = 0;
   ir::walk(tile.body, [&](const ir::Op& op) {

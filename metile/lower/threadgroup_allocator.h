@@ -26,10 +26,6 @@ class ThreadgroupAllocator {
   int64_t allocate_private(const std::string& purpose, ir::DType dtype, int64_t elements);
   // Scratch that is dead after its release barrier; returns its byte offset.
   int64_t allocate_scratch(const std::string& purpose, ir::DType dtype, int64_t elements);
-  // Scratch that starts `within` bytes into the shared scratch region (the buffers of one use
-  // that are live together, such as a software pipeline's); returns its byte offset.
-  int64_t allocate_scratch_at(const std::string& purpose, ir::DType dtype, int64_t elements,
-                              int64_t within);
 
   // The block size, rounded up to 16 bytes (0 when nothing was allocated).
   int64_t total_bytes() const;

@@ -1,0 +1,75 @@
+#include "metile/lower/dot_operand_vectors.h"
+
+#include <algorithm>
+
+#include "metile/support/bits.h"
+#include "metile/support/errors.h"
+
+namespace metile::lower {
+
+namespace {
+
+const char* kWhy =
+    "Schedule(vector_width=4) requires vectorized aligned operand interiors (4 consecutive "
+    "elements per thread); arbitrary ragged shapes may reject it: ";
+
+// Thread t owns logical [4t, 4t + 4) (+ r * 4T): logical bits 0 and 1 are register bits, the
+// next ones the thread's, the rest the remaining register bits.
+ir::ThreadLayout four_contiguous(int64_t size, int64_t threads) {
+  const int n = log2_exact(size), thread_bits = log2_exact(threads);
+  std::vector<int> order(static_cast<size_t>(n));
+  order[0] = thread_bits;
+  order[1] = thread_bits + 1;
+  for (int b = 0; b < thread_bits; ++b) order[static_cast<size_t>(b + 2)] = b;
+  for (int b = thread_bits + 2; b < n; ++b) order[static_cast<size_t>(b)] = b;
+  return ir::ThreadLayout(order, 0, size / threads);
+}
+
+}  // namespace
+
+void plan_dot_operand_vectors(const ir::Kernel& tile, ThreadPlan& plan) {
+  const int64_t threads = plan.threads_per_threadgroup;
+  ir::walk(tile.body, [&](const ir::Op& op) {
+    if (op.kind != ir::OpKind::Dot || !tile.type(op.operands[0]).is_tile()) return;
+    for (int operand : {0, 1}) {
+      const ir::Type& t = tile.type(op.operands[operand]);
+      const int64_t size = t.num_elements();
+      const std::string what = std::string(operand ? "b" : "a") + " tile " + t.str();
+      if (plan.explicit_layouts)
+        throw NotSupported(kWhy + what + " has the layout the kernel gives it", op.loc);
+      if (t.shape[1] % 4 || size < 4 * threads || !is_power_of_two(size) ||
+          !is_power_of_two(threads))
+        throw NotSupported(kWhy + what + " cannot give each of " + std::to_string(threads) +
+                               " threads runs of 4 consecutive row elements",
+                           op.loc);
+      const auto same_size = [&](const ir::ThreadLayout& l) { return l.size() == size; };
+      plan.layouts.erase(std::remove_if(plan.layouts.begin(), plan.layouts.end(), same_size),
+                         plan.layouts.end());
+      plan.layouts.insert(plan.layouts.begin(), four_contiguous(size, threads));
+    }
+  });
+}
+
+void require_grouped_loads(const ir::Kernel& metal) {
+  // `tail`: inside the else region of an if whose then region holds a packed_load.
+  const auto check = [&](const auto& self, const ir::Block& block, bool tail) -> void {
+    for (const ir::Op& op : block.ops) {
+      if (op.kind == ir::OpKind::Load && !tail &&
+          metal.type(op.operands[0]).space == ir::AddressSpace::Device)
+        throw NotSupported(std::string(kWhy) + "the device load %" + std::to_string(op.results[0]) +
+                               " could not be grouped (its four addresses are not proven "
+                               "consecutive and aligned)",
+                           op.loc);
+      bool packed = false;
+      if (op.kind == ir::OpKind::If)
+        ir::walk(op.regions[0], [&](const ir::Op& inner) {
+          packed = packed || inner.kind == ir::OpKind::PackedLoad;
+        });
+      for (size_t r = 0; r < op.regions.size(); ++r)
+        self(self, op.regions[r], tail || (packed && r == 1));
+    }
+  };
+  check(check, metal.body, false);
+}
+
+}  // namespace metile::lower
