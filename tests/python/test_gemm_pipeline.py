@@ -77,3 +77,54 @@ def test_double_buffer_under_a_permuted_lane_map():
             "as t; t.test_ragged_matmul_with_and_without_double_buffer(70, 45, 37, np.float16, "
             "True, np.random.default_rng(3))" % os.path.dirname(__file__))
     subprocess.run([sys.executable, "-c", code], env=env, check=True)
+
+
+@metile.kernel
+def _dot_and_sum(left, right, output, total, BLOCK: metile.constexpr = 16):
+    """A K loop that also sums its a tiles: not the canonical pipelined loop."""
+    i = metile.arange(0, BLOCK)
+    acc = metile.zeros((BLOCK, BLOCK), dtype="f32")
+    running = metile.zeros((BLOCK, BLOCK), dtype="f32")
+    for k in metile.tile_range(0, 32, BLOCK):
+        a = metile.load(left + i[:, None] * 32 + (k + i)[None, :])
+        b = metile.load(right + (k + i)[:, None] * BLOCK + i[None, :])
+        acc = metile.dot(a, b, acc)
+        running = running + a
+    metile.store(output + i[:, None] * BLOCK + i[None, :], acc)
+    metile.store(total + i[:, None] * BLOCK + i[None, :], running)
+
+
+def test_a_loop_that_is_not_canonical_is_rejected_whole():
+    left, right = np.ones((16, 32), np.float32), np.ones((32, 16), np.float32)
+    output, total = np.zeros((16, 16), np.float32), np.zeros((16, 16), np.float32)
+    schedule = metile.Schedule(backend="simdgroup", double_buffer=True)
+    with pytest.raises(metile.NotSupportedError,
+                       match=r"Schedule\(double_buffer=True\) cannot pipeline for .*: it carries "
+                             r"2 values; the pipelined loop carries only the dot's accumulator"):
+        _dot_and_sum[(1,)](left, right, output, total, SCHEDULE=schedule)
+    # Without the requirement the same loop runs single-buffered.
+    _dot_and_sum[(1,)](left, right, output, total, SCHEDULE=metile.Schedule(backend="simdgroup"))
+    np.testing.assert_array_equal(output, left @ right)
+
+
+def test_seed_002_checked_schedule_geometry_and_width_four_rejection(rng):
+    # Seed 002's checked expert controls on matmul (BLOCK 64/64/16): num_simdgroups=4 runs the
+    # kernel on 128 threads; vector_width=4 needs vectorized operand loads that the
+    # descriptor GEMM cannot prove today (its addresses cross a broadcast exchange), so it is
+    # rejected with the reason.
+    rows, columns, inner = 128, 64, 32
+    seed = dict(backend="simdgroup", num_simdgroups=4, staging="threadgroup",
+                double_buffer=False)
+    dispatch = _run(rows, columns, inner, np.float16,
+                    metile.Schedule(vector_width=1, **seed), rng, blocks=(64, 64, 16))
+    assert dispatch.execution_report["geometry"]["threads_per_threadgroup"] == [128, 1, 1]
+    left, right = _inputs(rng, (rows, inner), np.float16), _inputs(rng, (inner, columns),
+                                                                   np.float16)
+    output = np.zeros((rows, columns), np.float32)
+    with pytest.raises(metile.NotSupportedError,
+                       match=r"Schedule\(vector_width=4\) requires vectorized aligned operand "
+                             r"interiors .*arbitrary ragged shapes may reject it: the device load"):
+        matmul[grid(rows, columns)].prepare(left, right, output, rows, columns, inner,
+                                            BLOCK_M=64, BLOCK_N=64, BLOCK_K=16,
+                                            RELAXED_PRECISION=False,
+                                            SCHEDULE=metile.Schedule(vector_width=4, **seed))
