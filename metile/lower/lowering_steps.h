@@ -110,6 +110,11 @@ void lower_pipelined_for(Lowering& l, const ir::Op& loop, const FragmentCarry& c
 // lowering (0 unless the plan requires double buffering).
 int64_t pipeline_bytes(const ir::Kernel& tile, const schedule::SchedulePlan& plan);
 
+// dot_operand_vectors.cc: under Schedule(vector_width=4) on the simdgroup backend, a dot
+// operand's load whose address and mask are recomputable from their definitions, lowered so
+// that each run of four slots reads four consecutive addresses (false: not such a load).
+bool lower_vectorized_operand_load(Lowering& l, const ir::Op& op);
+
 // lower_trans.cc: reshape (no movement) and trans (forwarded, SIMD shuffles or scratch).
 void lower_reshape(Lowering& l, const ir::Op& op);
 void lower_trans(Lowering& l, const ir::Op& op);

@@ -3,6 +3,7 @@ double_buffer=True against numpy on ragged shapes, f16/bf16/f32, with and withou
 buffer and under a permuted matrix lane map; the pipeline in execution_report.pipelines and
 the allocation report; each rejection's message."""
 
+import json
 import os
 import subprocess
 import sys
@@ -107,24 +108,50 @@ def test_a_loop_that_is_not_canonical_is_rejected_whole():
     np.testing.assert_array_equal(output, left @ right)
 
 
-def test_seed_002_checked_schedule_geometry_and_width_four_rejection(rng):
-    # Seed 002's checked expert controls on matmul (BLOCK 64/64/16): num_simdgroups=4 runs the
-    # kernel on 128 threads; vector_width=4 needs vectorized operand loads that the
-    # descriptor GEMM cannot prove today (its addresses cross a broadcast exchange), so it is
-    # rejected with the reason.
-    rows, columns, inner = 128, 64, 32
-    seed = dict(backend="simdgroup", num_simdgroups=4, staging="threadgroup",
-                double_buffer=False)
-    dispatch = _run(rows, columns, inner, np.float16,
-                    metile.Schedule(vector_width=1, **seed), rng, blocks=(64, 64, 16))
-    assert dispatch.execution_report["geometry"]["threads_per_threadgroup"] == [128, 1, 1]
-    left, right = _inputs(rng, (rows, inner), np.float16), _inputs(rng, (inner, columns),
-                                                                   np.float16)
+def test_seed_002_checked_expert_controls_run_as_written(capsys):
+    # Seed 002's first example, verbatim but for the setup its text describes: grid covers
+    # the output tiles and the buffers hold row-major matrices of rows x inner, inner x
+    # columns and rows x columns (ragged here: vectorized interiors, scalar tails).
+    import metile
+    from metile_kernels.gemm import matmul
+
+    rows, columns, inner = 70, 45, 37
+    rng = np.random.default_rng(5)
+    left = _inputs(rng, (rows, inner), np.float16)
+    right = _inputs(rng, (inner, columns), np.float16)
     output = np.zeros((rows, columns), np.float32)
+    grid = (metile.cdiv(rows, 64), metile.cdiv(columns, 64))
+
+    schedule = metile.Schedule(
+        backend="simdgroup",
+        num_simdgroups=4,
+        staging="threadgroup",
+        vector_width=4,
+        double_buffer=False,
+    )
+    dispatch = matmul[grid].prepare(
+        left, right, output, rows, columns, inner,
+        BLOCK_M=64, BLOCK_N=64, BLOCK_K=16,
+        RELAXED_PRECISION=False,
+        SCHEDULE=schedule,
+    )
+    print(dispatch.explain())
+    dispatch()
+
+    np.testing.assert_array_equal(output, left.astype(np.float32) @ right.astype(np.float32))
+    report = json.loads(capsys.readouterr().out)
+    assert report["geometry"]["threads_per_threadgroup"] == [128, 1, 1]
+    assert report["schedule_plan"]["vector_width"]["value"] == 4
+    assert report["grouped_loads"] == 4  # two runs of four per thread in a and in b
+
+
+def test_width_four_rejects_what_it_cannot_vectorize(rng):
+    left, right = _inputs(rng, (64, 32), BF16), _inputs(rng, (32, 64), BF16)
+    output = np.zeros((64, 64), np.float32)
     with pytest.raises(metile.NotSupportedError,
                        match=r"Schedule\(vector_width=4\) requires vectorized aligned operand "
-                             r"interiors .*arbitrary ragged shapes may reject it: the device load"):
-        matmul[grid(rows, columns)].prepare(left, right, output, rows, columns, inner,
-                                            BLOCK_M=64, BLOCK_N=64, BLOCK_K=16,
-                                            RELAXED_PRECISION=False,
-                                            SCHEDULE=metile.Schedule(vector_width=4, **seed))
+                             r"interiors .*arbitrary ragged shapes may reject it: a tile "
+                             r"tile<64x16xbf16>: grouped vector accesses move f16 or f32"):
+        matmul[grid(64, 64)].prepare(left, right, output, 64, 64, 32,
+                                     SCHEDULE=metile.Schedule(backend="simdgroup",
+                                                              vector_width=4))
