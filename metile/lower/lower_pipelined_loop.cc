@@ -183,7 +183,9 @@ class PipelinedLoop {
     l_.bind(body_.args[0], LoweredValue({k}, false, true));
     ir::Block copy;
     for (const ir::Op* op : copy_) copy.ops.push_back(*op);
+    ++l_.nesting;  // inside its guard
     lower_block(l_, copy);
+    --l_.nesting;
     publish_tile(l_, a_, a_slot, 0);
     publish_tile(l_, b_, b_slot, 0);
   }
