@@ -3,11 +3,13 @@
 #include <algorithm>
 
 #include "metile/check_resources.h"
+#include "metile/lower/dot_operand_vectors.h"
 #include "metile/lower/expand_tensor_access.h"
 #include "metile/lower/group_vector_accesses.h"
 #include "metile/lower/lower_to_metal.h"
 #include "metile/lower/plan_threads.h"
 #include "metile/lower/verify_scratch.h"
+#include "metile/lower/verify_software_pipeline.h"
 #include "metile/lower/verify_vector_accesses.h"
 #include "metile/schedule/plan_schedule.h"
 #include "metile/support/errors.h"
@@ -56,8 +58,37 @@ PassResult run_check_ownership(Kernel k, PassContext& context) {
   return {std::move(k), false};
 }
 
+// Schedule(vector_width=4) on the SIMD-group GEMM: vectorized operand loads are required.
+bool required_operand_vectors(const PassContext& context) {
+  return context.schedule_plan && context.schedule_plan->vector_width == 4 &&
+         context.schedule_plan->backend == schedule::Backend::Simdgroup;
+}
+
+// Whether the kernel has a dot of 2-D tiles, which the whole-GEMM backends tile over their
+// SIMD groups.
+bool has_tile_dot(const Kernel& k) {
+  bool found = false;
+  ir::walk(k.body, [&](const ir::Op& op) {
+    found = found || (op.kind == ir::OpKind::Dot && k.type(op.operands[0]).is_tile());
+  });
+  return found;
+}
+
+// Schedule(num_simdgroups=N) on a GEMM kernel (a dot of tiles) that declares no lane count of
+// its own runs it on N SIMD groups (seed 002's checked matmul), as if it declared num_threads
+// = N * SIMD width; other kernels run on their traced lanes, which N must match.
 PassResult run_plan_threads(Kernel k, PassContext& context) {
-  context.thread_plan = lower::plan_threads(k, context.target);
+  const std::optional<int> groups =
+      context.schedule ? context.schedule->num_simdgroups : std::nullopt;
+  if (!groups || k.attrs.count("num_threads") || !has_tile_dot(k)) {
+    context.thread_plan = lower::plan_threads(k, context.target);
+    return {std::move(k), false};
+  }
+  Kernel sized = k;
+  sized.attrs["num_threads"] = int64_t{*groups} * context.target.simd_width;
+  context.thread_plan = lower::plan_threads(sized, context.target);
+  context.thread_plan->reason =
+      "Schedule(num_simdgroups=" + std::to_string(*groups) + "): " + context.thread_plan->reason;
   return {std::move(k), false};
 }
 
@@ -70,6 +101,7 @@ PassResult run_plan_schedule(Kernel k, PassContext& context) {
   // Dots take matrix fragments exactly when the plan's backend is simdgroup.
   context.thread_plan->dot_matrix_fragments =
       context.schedule_plan->backend == schedule::Backend::Simdgroup;
+  if (required_operand_vectors(context)) lower::plan_dot_operand_vectors(k, *context.thread_plan);
   return {std::move(k), false};
 }
 
@@ -101,6 +133,19 @@ PassResult run_verify_scratch(Kernel k, PassContext& context) {
   return {std::move(k), false};
 }
 
+// The pipelines' verified rules go into lowering's records (none when run on IR text).
+PassResult run_verify_software_pipeline(Kernel k, PassContext& context) {
+  std::vector<std::vector<std::string>> verified =
+      lower::verify_software_pipeline(k, context.target);
+  std::vector<schedule::SoftwarePipeline>& records = context.lowering.pipelines;
+  if (!records.empty() && records.size() != verified.size())
+    throw InternalError("verify_software_pipeline: lowering recorded " +
+                        std::to_string(records.size()) + " pipelines, the Metal IR holds " +
+                        std::to_string(verified.size()));
+  for (size_t i = 0; i < records.size(); ++i) records[i].verified = std::move(verified[i]);
+  return {std::move(k), false};
+}
+
 // The plan's vector_width 1 turns grouping off (plan_schedule rejects a forced 4).
 PassResult run_group_vector_accesses(Kernel k, PassContext& context) {
   if (context.schedule_plan && context.schedule_plan->vector_width == 1)
@@ -110,6 +155,7 @@ PassResult run_group_vector_accesses(Kernel k, PassContext& context) {
 
 PassResult run_verify_vector_accesses(Kernel k, PassContext& context) {
   lower::verify_vector_accesses(k, context.target);
+  if (required_operand_vectors(context)) lower::require_grouped_loads(k);
   return {std::move(k), false};
 }
 
@@ -199,6 +245,10 @@ const std::vector<Pass>& registry() {
       {"verify_scratch",
        "checks every exchange and reduction through threadgroup scratch (Metal IR)",
        run_verify_scratch},
+      {"verify_software_pipeline",
+       "checks every two-stage software pipeline's slots, copies, barriers and rotation "
+       "(Metal IR)",
+       run_verify_software_pipeline},
       {"group_vector_accesses",
        "groups four consecutive f16/bf16/f32 accesses of a thread into one guarded packed vector "
        "access",

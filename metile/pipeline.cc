@@ -54,6 +54,8 @@ PipelineResult compile_to_source(ir::Kernel kernel, const PipelineOptions& optio
   //    threadgroup collectives, threadgroup memory is allocated.
   ir::Kernel metal = steps.run("lower_to_metal", kernel);
   metal = steps.run("verify_scratch", std::move(metal));
+  //    Software pipelines (double_buffer=True) must follow seed 004's dependency sequence.
+  metal = steps.run("verify_software_pipeline", std::move(metal));
 
   // 5. Metal IR passes.
   metal = steps.run("canonicalize", std::move(metal));

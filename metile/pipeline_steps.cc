@@ -90,6 +90,7 @@ PipelineResult PipelineSteps::finish(ir::Kernel tile, ir::Kernel metal,
   report_.schedule_plan = *context_.schedule_plan;
   for (const lower::Buffering& b : context_.lowering.buffering)
     report_.buffering.push_back({b.loop, b.allocation, b.stages, b.bytes});
+  report_.pipelines = context_.lowering.pipelines;
   for (const lower::FusedEpilogue& e : context_.lowering.fused_epilogues)
     report_.fused_epilogues.push_back({e.store, e.ops, e.scalar_parameters});
   for (const transform::OnlineReductionRecord& r : context_.online_reductions)

@@ -28,6 +28,12 @@ Block& Builder::insertion_block() {
   return open_.empty() ? kernel_.body : open_.back().op.regions.back();
 }
 
+Op& Builder::last_op() {
+  Block& block = insertion_block();
+  METILE_ASSERT(!block.ops.empty(), "last_op: the insertion block is empty");
+  return block.ops.back();
+}
+
 ValueId Builder::add_param(const std::string& name, Type type, const std::string& access) {
   ValueId v = kernel_.new_value(std::move(type), name);
   kernel_.params.push_back({name, v, access});

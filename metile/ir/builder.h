@@ -54,6 +54,9 @@ class Builder {
   std::vector<ValueId> end_if(const std::vector<ValueId>& else_yields);
 
   int open_regions() const { return static_cast<int>(open_.size()); }
+  // The op appended last at the insertion point (after end_if or end_for: that op), to
+  // annotate it; an InternalError when the insertion block is empty.
+  Op& last_op();
 
  protected:
   [[noreturn]] void fail(const std::string& op, const std::string& rule) const;

@@ -12,6 +12,7 @@
 
 #include "metile/ir/ir.h"
 #include "metile/lower/plan_threads.h"
+#include "metile/schedule/software_pipeline.h"
 
 namespace metile::lower {
 
@@ -74,6 +75,8 @@ struct LoweringFacts {
   std::vector<LayoutConversion> layout_conversions;
   std::vector<Buffering> buffering;            // empty: nothing is software-buffered
   std::vector<FusedEpilogue> fused_epilogues;  // empty: no epilogue fused
+  // The software pipelines materialised (verify_software_pipeline fills in `verified`).
+  std::vector<schedule::SoftwarePipeline> pipelines;
 };
 
 struct LoweringResult : LoweringFacts {

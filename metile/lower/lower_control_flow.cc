@@ -124,6 +124,9 @@ bool uniform_bounds(const Lowering& l, const ir::Op& loop) {
 }  // namespace
 
 void lower_for(Lowering& l, const ir::Op& op) {
+  // A K loop the plan requires double-buffered is a software pipeline of its own.
+  if (const std::optional<FragmentCarry> carry = pipelined_carry(l, op))
+    return lower_pipelined_for(l, op, *carry);
   const ir::Block& body = op.regions[0];
   const std::vector<ir::ValueId> inits(op.operands.begin() + 3, op.operands.end());
   const bool per_thread = !uniform_bounds(l, op);

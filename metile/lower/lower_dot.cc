@@ -189,8 +189,13 @@ void lower_dot(Lowering& l, const ir::Op& op) {
     not_built("a tensor_ops or simdgroup_inline plan");
   if (s.staging == schedule::Staging::Device && s.backend == schedule::Backend::Simdgroup)
     not_built("staging='device'");
-  if (s.double_buffer == true) not_built("double_buffer=True");
-  if (s.vector_width == 4) not_built("vector_width=4");
+  if (s.double_buffer == true)
+    l.not_supported(op,
+                    "Schedule(double_buffer=True) pipelines the accumulation of a K loop (acc = "
+                    "dot(a, b, acc) carried by a tile_range, the accumulator used by nothing "
+                    "else); " +
+                        l.name(op.results[0]) +
+                        " is not one, so there is nothing to double-buffer");
   if (l.plan.dot_matrix_fragments) {
     if (const std::optional<DotGeometry> geometry = simdgroup_dot_geometry(l, op))
       return lower_dot_simdgroup(l, op, *geometry);

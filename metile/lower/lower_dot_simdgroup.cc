@@ -90,6 +90,14 @@ class SimdgroupDot {
     return slots;
   }
 
+  // The pipeline's consume step (lower_pipelined_loop.cc): acc += a @ b from the current
+  // slots, no barrier.
+  std::vector<ir::ValueId> consume(std::vector<ir::ValueId> acc, ir::ValueId a_slot,
+                                   ir::ValueId b_slot) {
+    multiply_from(acc, a_slot, b_slot, 0);
+    return acc;
+  }
+
   static LoweredValue fragment_value(std::vector<ir::ValueId> fragments) {
     LoweredValue v(std::move(fragments), true, false);
     v.fragments = true;
@@ -128,6 +136,15 @@ class SimdgroupDot {
     publish_tile(l_, op_.operands[0], buffer, 0);
     publish_tile(l_, op_.operands[1], buffer, m_ * k_);
     l_.threadgroup_barrier();
+    multiply_from(acc, buffer, buffer, m_ * k_);
+    l_.threadgroup_barrier();
+  }
+
+  // acc += a @ b from a row-major [M, K] at a_buffer[0] and [K, N] at b_buffer[b_base]: the
+  // K/8 steps of fragment loads and multiply-accumulates, no barrier.
+  void multiply_from(std::vector<ir::ValueId>& acc, ir::ValueId a_buffer, ir::ValueId b_buffer,
+                     int64_t b_base) {
+    origin();
     const ir::Type operand = ir::Type::matrix(a_type_.dtype);
     ir::Attrs attrs;
     if (op_.has_attr("precision")) attrs["precision"] = op_.str_attr("precision");
@@ -136,20 +153,19 @@ class SimdgroupDot {
       for (int64_t i = 0; i < rows_; ++i)
         a.push_back(l_.emit(
             ir::OpKind::MatrixLoad,
-            {buffer, fragment_offset(row0_, i, ir::kNoValue, step, k_, 0), l_.const_int(k_)},
+            {a_buffer, fragment_offset(row0_, i, ir::kNoValue, step, k_, 0), l_.const_int(k_)},
             operand));
       const ir::ValueId k_row = l_.const_int(8 * step);
       for (int64_t j = 0; j < columns_; ++j)
-        b.push_back(
-            l_.emit(ir::OpKind::MatrixLoad,
-                    {buffer, fragment_offset(k_row, 0, column0_, j, n_, m_ * k_), l_.const_int(n_)},
-                    operand));
+        b.push_back(l_.emit(
+            ir::OpKind::MatrixLoad,
+            {b_buffer, fragment_offset(k_row, 0, column0_, j, n_, b_base), l_.const_int(n_)},
+            operand));
       for (int64_t i = 0; i < rows_; ++i)
         for (int64_t j = 0; j < columns_; ++j)
           acc[i * columns_ + j] = l_.emit(ir::OpKind::MatrixMma,
                                           {a[i], b[j], acc[i * columns_ + j]}, f32_matrix(), attrs);
     }
-    l_.threadgroup_barrier();
   }
 
   static ir::Type i32() { return ir::Type::scalar(ir::DType::i32); }
@@ -224,6 +240,12 @@ int64_t fragment_count(const Lowering& l, const FragmentCarry& carry) {
 std::vector<ir::ValueId> carried_fragments(Lowering& l, const FragmentCarry& carry,
                                            ir::ValueId value) {
   return SimdgroupDot(l, *carry.dot, carry.geometry).fragments_of(value);
+}
+
+std::vector<ir::ValueId> consume_pipeline_slots(Lowering& l, const FragmentCarry& carry,
+                                                std::vector<ir::ValueId> acc, ir::ValueId a_slot,
+                                                ir::ValueId b_slot) {
+  return SimdgroupDot(l, *carry.dot, carry.geometry).consume(std::move(acc), a_slot, b_slot);
 }
 
 LoweredValue carried_fragment_value(std::vector<ir::ValueId> fragments) {

@@ -42,6 +42,7 @@ void lower_ptr_add(Lowering& l, const ir::Op& op) {
 }
 
 void lower_load(Lowering& l, const ir::Op& op) {
+  if (lower_vectorized_operand_load(l, op)) return;
   const ir::Type& t = l.tile_type(op.results[0]);
   const bool masked = op.operands.size() == 3;
   if (!t.is_tile()) {

@@ -165,7 +165,7 @@ LoweringResult lower_to_metal(const ir::Kernel& tile, const ThreadPlan& plan,
     throw UserError("lower_to_metal: kernel '" + tile.name + "' is not Tile IR");
   check_thread_plan(plan, target);
   Lowering l(tile, plan, schedule, target, ThreadgroupAllocator::user_bytes(tile),
-             register_reduction_bytes(tile, plan, target));
+             register_reduction_bytes(tile, plan, target) + pipeline_bytes(tile, schedule));
   lower_block(l, tile.body);
   const int64_t bytes = l.allocator.total_bytes();
   if (bytes > target.threadgroup_memory_bytes)
@@ -188,6 +188,7 @@ LoweringResult lower_to_metal(const ir::Kernel& tile, const ThreadPlan& plan,
   result.layout_conversions = std::move(l.layout_conversions);
   result.buffering = std::move(l.buffering);
   result.fused_epilogues = std::move(l.fused_epilogues);
+  result.pipelines = std::move(l.pipelines);
   result.metal = std::move(l.metal);
   return result;
 }

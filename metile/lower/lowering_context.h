@@ -57,6 +57,7 @@ class Lowering {
   std::vector<LayoutConversion> layout_conversions;
   std::vector<Buffering> buffering;
   std::vector<FusedEpilogue> fused_epilogues;
+  std::vector<schedule::SoftwarePipeline> pipelines;
   // How many for/if regions enclose the op being lowered (0: the kernel's top level).
   int nesting = 0;
 

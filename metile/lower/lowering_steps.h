@@ -100,6 +100,28 @@ std::vector<ir::ValueId> carried_slots(Lowering& l, const FragmentCarry& carry,
                                        const std::vector<ir::ValueId>& fragments,
                                        const ir::Type& type);
 
+// The carried dot's acc += a @ b from row-major a [M, K] at a_slot and b [K, N] at b_slot
+// (threadgroup pointers to a software pipeline's current slots), with no barrier.
+std::vector<ir::ValueId> consume_pipeline_slots(Lowering& l, const FragmentCarry& carry,
+                                                std::vector<ir::ValueId> acc, ir::ValueId a_slot,
+                                                ir::ValueId b_slot);
+
+// lower_pipelined_loop.cc: a K loop whose dot the plan requires double-buffered
+// (double_buffer=True), as seed 004's two-stage software pipeline.
+// The loop's fragment carry when the plan requires a double buffer and the loop accumulates
+// a dot in fragments; NotSupported naming the reason when such a loop is not the canonical
+// K loop (nothing is rewritten then); none for a loop without such a dot.
+std::optional<FragmentCarry> pipelined_carry(const Lowering& l, const ir::Op& loop);
+void lower_pipelined_for(Lowering& l, const ir::Op& loop, const FragmentCarry& carry);
+// The threadgroup bytes of the pipelines' slots, a region of their own laid out before
+// lowering (0 unless the plan requires double buffering).
+int64_t pipeline_bytes(const ir::Kernel& tile, const schedule::SchedulePlan& plan);
+
+// dot_operand_vectors.cc: under Schedule(vector_width=4) on the simdgroup backend, a dot
+// operand's load whose address and mask are recomputable from their definitions, lowered so
+// that each run of four slots reads four consecutive addresses (false: not such a load).
+bool lower_vectorized_operand_load(Lowering& l, const ir::Op& op);
+
 // lower_trans.cc: reshape (no movement) and trans (forwarded, SIMD shuffles or scratch).
 void lower_reshape(Lowering& l, const ir::Op& op);
 void lower_trans(Lowering& l, const ir::Op& op);

@@ -81,7 +81,9 @@ class Verifier {
                                                                         : Event::Load,
              &op, &block, in_if, in_loop});
       for (const ir::Block& region : op.regions)
-        collect(region, in_if || op.kind == OpKind::If, in_loop || op.kind == OpKind::For);
+        // A software pipeline's guards have uniform conditions (verify_software_pipeline).
+        collect(region, in_if || (op.kind == OpKind::If && !op.has_attr("pipeline")),
+                in_loop || op.kind == OpKind::For);
     }
   }
 
@@ -91,9 +93,9 @@ class Verifier {
     const auto it = op.attrs.find("scratch");
     if (it != op.attrs.end()) b.kind = std::get<std::string>(it->second);
     if (!b.kind.empty() && b.kind != "exchange" && b.kind != "reduction" &&
-        b.kind != "private_reduction")
+        b.kind != "private_reduction" && b.kind != "pipeline")
       fail("threadgroup_buffer " + name(op.results[0]) + " has scratch kind '" + b.kind +
-           "', not exchange, reduction or private_reduction");
+           "', not exchange, reduction, private_reduction or pipeline");
     b.size = op.int_attr("size");
     b.begin = op.int_attr("offset");
     b.end = b.begin + b.size * ir::dtype_bytes(k_.type(op.results[0]).dtype);
@@ -107,7 +109,8 @@ class Verifier {
       privates += a.kind == "private_reduction";
       for (const auto& [w, b] : buffers_) {
         if (v == w || a.kind.empty() || a.begin >= b.end || b.begin >= a.end) continue;
-        if (b.kind.empty() || a.kind == "private_reduction" || b.kind == "private_reduction")
+        if (b.kind.empty() || a.kind == "private_reduction" || b.kind == "private_reduction" ||
+            a.kind == "pipeline" || b.kind == "pipeline")
           fail(a.kind + " scratch " + name(v) + " [" + std::to_string(a.begin) + ", " +
                std::to_string(a.end) + ") overlaps " +
                (b.kind.empty() ? "shared_alloc" : b.kind + " scratch") + " " + name(w) + " [" +
@@ -124,6 +127,8 @@ class Verifier {
 
   void check_buffer(ValueId v, const Buffer& b) {
     check_pointer_uses(v, v);
+    // A software pipeline's slots follow its own sequence (verify_software_pipeline).
+    if (b.kind == "pipeline") return;
     // Shared reduction scratch may sit in an if: lowering admits a reduction there only when
     // the condition is uniform (lower_control_flow.cc), which Metal IR does not record.
     for (const Event& e : events_[v])

@@ -7,7 +7,9 @@
 //                 pointer or control flow
 //   unconditional every access and its barriers run in every thread: no exchange or private
 //                 reduction inside an `if` (a shared reduction may sit in one, since lowering
-//                 admits it only under a uniform condition)
+//                 admits it only under a uniform condition, and so may anything inside a
+//                 software pipeline's guard {pipeline = ...}); pipeline slots (scratch =
+//                 pipeline) overlap nothing and follow verify_software_pipeline's rules
 //   sequence      stores, a publication barrier, loads, then (shared scratch) a release
 //                 barrier before the next stores; private scratch is written once, outside
 //                 loops, never after its publication

@@ -58,6 +58,8 @@ nlohmann::json ExecutionReport::to_json() const {
   for (const BufferingRecord& b : buffering)
     j["buffering"].push_back(
         {{"loop", b.loop}, {"allocation", b.allocation}, {"stages", b.stages}, {"bytes", b.bytes}});
+  j["pipelines"] = nlohmann::json::array();
+  for (const SoftwarePipeline& p : pipelines) j["pipelines"].push_back(p.to_json());
   j["fused_epilogues"] = nlohmann::json::array();
   for (const FusedEpilogueRecord& e : fused_epilogues)
     j["fused_epilogues"].push_back(

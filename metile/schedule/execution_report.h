@@ -14,6 +14,7 @@
 #include <nlohmann/json.hpp>
 
 #include "metile/schedule/schedule_plan.h"
+#include "metile/schedule/software_pipeline.h"
 
 namespace metile::schedule {
 
@@ -115,6 +116,8 @@ struct ExecutionReport {
   // plan_schedule's decisions and reasons, which lowering implemented.
   SchedulePlan schedule_plan;
   std::vector<BufferingRecord> buffering;
+  // The verified software pipelines of matrix K loops (software_pipeline.h).
+  std::vector<SoftwarePipeline> pipelines;
   std::vector<FusedEpilogueRecord> fused_epilogues;
   std::vector<PeeledLoopRecord> peeled_loops;
   std::string math_mode;  // "default" | "strict" | "relaxed"

@@ -423,8 +423,9 @@ class Planner {
     plan_.double_buffer = asked_.double_buffer;
     if (plan_.backend == Backend::Simdgroup) {
       plan_.double_buffer_reason =
-          !asked_.double_buffer   ? "auto: the lowering materialises a software double buffer "
-                                    "where its K loop's two-stage pipeline validates"
+          !asked_.double_buffer   ? "auto: a single operand buffer (a two-stage software "
+                                    "pipeline is materialised only when required: shared-memory "
+                                    "staging is not assumed faster)"
           : *asked_.double_buffer ? "required: a materialised two-stage software pipeline"
                                   : "prohibited: a single operand buffer";
       return;

@@ -53,6 +53,7 @@ TEST(PassRegistry, OneNamePerStepInPipelineOrder) {
                                              "check_resources",
                                              "lower_to_metal",
                                              "verify_scratch",
+                                             "verify_software_pipeline",
                                              "group_vector_accesses",
                                              "verify_vector_accesses",
                                              "emit_msl",
@@ -113,7 +114,7 @@ TEST(PassRegistry, UnknownPassListsTheKnownOnes) {
               "peel_complete_iterations, eliminate_redundant_conversions, check_ownership, "
               "check_matrix_barriers, check_device_tiles, plan_threads, plan_schedule, "
               "check_resources, lower_to_metal, verify_scratch, "
-              "group_vector_accesses, "
+              "verify_software_pipeline, group_vector_accesses, "
               "verify_vector_accesses, emit_msl, emit_cuda");
   }
 }

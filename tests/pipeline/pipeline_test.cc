@@ -156,7 +156,8 @@ TEST(DebugDump, WritesEveryStepAndTheFilesReadBackUnchanged) {
     }
   }
   EXPECT_EQ(by_extension[".tir"], 9);  // input + eight Tile IR passes
-  EXPECT_EQ(by_extension[".mir"], 7);  // lowering, verify_scratch + five Metal IR passes
+  // lowering, verify_scratch, verify_software_pipeline + five Metal IR passes
+  EXPECT_EQ(by_extension[".mir"], 8);
   EXPECT_EQ(by_extension[".metal"], 1);
   EXPECT_EQ(by_extension[".json"], 0);  // the schedule's JSON has a folder of its own
   int reports = 0;

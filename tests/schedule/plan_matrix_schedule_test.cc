@@ -100,7 +100,7 @@ TEST(PlanMatrixSchedule, SimdgroupTilesTheOutputOnEachTargetsFacility) {
                   "auto: operand tiles through threadgroup memory, 4096 bytes of operand tiles "
                   "against target host's 32768");
   EXPECT_FALSE(host.double_buffer.has_value());
-  expect_contains(host.double_buffer_reason, "auto: the lowering materialises");
+  expect_contains(host.double_buffer_reason, "auto: a single operand buffer");
 
   const SchedulePlan sm90 = plan(square_dot(32), "sm90", backend(Backend::Simdgroup));
   EXPECT_EQ(sm90.strategy, MatrixStrategy::MmaSync);

@@ -1,0 +1,193 @@
+#include "metile/lower/dot_operand_vectors.h"
+
+#include <algorithm>
+#include <map>
+
+#include "metile/lower/lowering_steps.h"
+
+#include "metile/support/bits.h"
+#include "metile/support/errors.h"
+
+namespace metile::lower {
+
+namespace {
+
+const char* kWhy =
+    "Schedule(vector_width=4) requires vectorized aligned operand interiors (4 consecutive "
+    "elements per thread); arbitrary ragged shapes may reject it: ";
+
+// Thread t owns logical [4t, 4t + 4) (+ r * 4T): logical bits 0 and 1 are register bits, the
+// next ones the thread's, the rest the remaining register bits.
+ir::ThreadLayout four_contiguous(int64_t size, int64_t threads) {
+  const int n = log2_exact(size), thread_bits = log2_exact(threads);
+  std::vector<int> order(static_cast<size_t>(n));
+  order[0] = thread_bits;
+  order[1] = thread_bits + 1;
+  for (int b = 0; b < thread_bits; ++b) order[static_cast<size_t>(b + 2)] = b;
+  for (int b = thread_bits + 2; b < n; ++b) order[static_cast<size_t>(b)] = b;
+  return ir::ThreadLayout(order, 0, size / threads);
+}
+
+}  // namespace
+
+void plan_dot_operand_vectors(const ir::Kernel& tile, ThreadPlan& plan) {
+  const int64_t threads = plan.threads_per_threadgroup;
+  ir::walk(tile.body, [&](const ir::Op& op) {
+    if (op.kind != ir::OpKind::Dot || !tile.type(op.operands[0]).is_tile()) return;
+    for (int operand : {0, 1}) {
+      const ir::Type& t = tile.type(op.operands[operand]);
+      const int64_t size = t.num_elements();
+      const std::string what = std::string(operand ? "b" : "a") + " tile " + t.str();
+      if (t.dtype != ir::DType::f16 && t.dtype != ir::DType::f32)
+        throw NotSupported(kWhy + what + ": grouped vector accesses move f16 or f32 elements",
+                           op.loc);
+      if (plan.explicit_layouts)
+        throw NotSupported(kWhy + what + " has the layout the kernel gives it", op.loc);
+      if (t.shape[1] % 4 || size < 4 * threads || !is_power_of_two(size) ||
+          !is_power_of_two(threads))
+        throw NotSupported(kWhy + what + " cannot give each of " + std::to_string(threads) +
+                               " threads runs of 4 consecutive row elements",
+                           op.loc);
+      const auto same_size = [&](const ir::ThreadLayout& l) { return l.size() == size; };
+      plan.layouts.erase(std::remove_if(plan.layouts.begin(), plan.layouts.end(), same_size),
+                         plan.layouts.end());
+      plan.layouts.insert(plan.layouts.begin(), four_contiguous(size, threads));
+    }
+  });
+}
+
+namespace {
+
+// The element of a Tile IR integer, pointer or i1 tile at logical coordinates, recomputed in
+// Metal IR from the tile's definition (arange, splat, expand_dims, broadcast and elementwise
+// ops) instead of read from its register slots: a broadcast's slots come through an
+// exchange, which hides from group_vector_accesses that neighbouring addresses are
+// consecutive. nullopt when some op of the definition is not one of those.
+class Rematerialise {
+ public:
+  Rematerialise(Lowering& l, const std::map<ir::ValueId, const ir::Op*>& definers)
+      : l_(l), definers_(definers) {}
+
+  bool possible(ir::ValueId v) const {
+    const ir::Type& t = l_.tile_type(v);
+    if (!t.is_tile()) return l_.get(v).uniform;
+    const auto it = definers_.find(v);
+    if (it == definers_.end()) return false;
+    const ir::Op& op = *it->second;
+    using K = ir::OpKind;
+    const K kind = op.kind;
+    if (kind == K::Arange) return !op.has_attr("layout");
+    const bool recomputable = kind == K::Splat || kind == K::ExpandDims || kind == K::Broadcast ||
+                              kind == K::Add || kind == K::Sub || kind == K::Mul ||
+                              kind == K::And || kind == K::Or || kind == K::Cmp ||
+                              kind == K::PtrAdd;
+    if (!recomputable) return false;
+    for (ir::ValueId o : op.operands)
+      if (!possible(o)) return false;
+    return true;
+  }
+
+  // v at coordinates (one Metal IR i32 per dimension of v's shape).
+  ir::ValueId at(ir::ValueId v, const std::vector<ir::ValueId>& coords) {
+    const ir::Type& t = l_.tile_type(v);
+    if (!t.is_tile()) return l_.scalar(v);
+    const ir::Op& op = *definers_.at(v);
+    if (op.kind == ir::OpKind::Arange) {
+      const int64_t start = op.int_attr("start");
+      return start == 0 ? coords[0]
+                        : l_.emit(ir::OpKind::Add, {coords[0], l_.const_int(start)}, i32());
+    }
+    if (op.kind == ir::OpKind::Splat) return l_.scalar(op.operands[0]);
+    if (op.kind == ir::OpKind::ExpandDims) {
+      std::vector<ir::ValueId> inner = coords;
+      inner.erase(inner.begin() + op.int_attr("axis"));
+      return at(op.operands[0], inner);
+    }
+    if (op.kind == ir::OpKind::Broadcast) {
+      const ir::Type& source = l_.tile_type(op.operands[0]);
+      std::vector<ir::ValueId> inner = coords;
+      for (size_t d = 0; d < inner.size(); ++d)
+        if (source.shape[d] == 1) inner[d] = l_.const_int(0);
+      return at(op.operands[0], inner);
+    }
+    std::vector<ir::ValueId> operands;  // an elementwise op or ptr_add, element by element
+    for (ir::ValueId o : op.operands) operands.push_back(at(o, coords));
+    return l_.emit(op.kind, operands, t.element(), op.attrs);
+  }
+
+ private:
+  static ir::Type i32() { return ir::Type::scalar(ir::DType::i32); }
+  Lowering& l_;
+  const std::map<ir::ValueId, const ir::Op*>& definers_;
+};
+
+}  // namespace
+
+bool lower_vectorized_operand_load(Lowering& l, const ir::Op& op) {
+  const schedule::SchedulePlan& s = l.schedule_plan;
+  const ir::Type& t = l.tile_type(op.results[0]);
+  if (s.vector_width != 4 || s.backend != schedule::Backend::Simdgroup || !t.is_tile() ||
+      t.shape.size() != 2 || t.shape[1] % 4)
+    return false;
+  std::map<ir::ValueId, const ir::Op*> definers;
+  bool operand = false;
+  ir::walk(l.tile.body, [&](const ir::Op& o) {
+    for (ir::ValueId r : o.results) definers[r] = &o;
+    operand = operand || (o.kind == ir::OpKind::Dot &&
+                          (o.operands[0] == op.results[0] || o.operands[1] == op.results[0]));
+  });
+  Rematerialise remat(l, definers);
+  for (ir::ValueId v : op.operands)
+    if (!remat.possible(v)) return false;
+  const ir::ThreadLayout layout = l.layout(t);
+  if (!operand || layout.elements_per_thread() < 4) return false;
+  // Slot r holds logical index part + offset(r), where part has its two low bits clear (the
+  // four-contiguous layout) and offset(r) = offset(r & ~3) + (r & 3): the four slots of a run
+  // share the row and take consecutive columns.
+  const int column_bits = log2_exact(t.shape[1]);
+  const ir::Type i32 = ir::Type::scalar(ir::DType::i32);
+  const ir::ValueId part = l.thread_part(layout);
+  LoweredValue result;
+  result.layout = layout;
+  for (int64_t r = 0; r < l.slot_count(t); r += 4) {
+    const int64_t base = Lowering::slot_offset(layout, r);
+    for (int64_t d = 1; d < 4; ++d)
+      if (Lowering::slot_offset(layout, r + d) != base + d) return false;
+    const ir::ValueId start = l.emit(ir::OpKind::Add, {part, l.const_int(base)}, i32);
+    const ir::ValueId row = l.emit(ir::OpKind::Shr, {start, l.const_int(column_bits)}, i32);
+    const ir::ValueId column0 = l.emit(ir::OpKind::And, {start, l.const_int(t.shape[1] - 1)}, i32);
+    for (int64_t d = 0; d < 4; ++d) {
+      const ir::ValueId column =
+          d == 0 ? column0 : l.emit(ir::OpKind::Add, {column0, l.const_int(d)}, i32);
+      std::vector<ir::ValueId> operands;
+      for (ir::ValueId v : op.operands) operands.push_back(remat.at(v, {row, column}));
+      result.slots.push_back(l.emit(ir::OpKind::Load, operands, t.element()));
+    }
+  }
+  l.bind(op.results[0], std::move(result));
+  return true;
+}
+
+void require_grouped_loads(const ir::Kernel& metal) {
+  // `tail`: inside the else region of an if whose then region holds a packed_load.
+  const auto check = [&](const auto& self, const ir::Block& block, bool tail) -> void {
+    for (const ir::Op& op : block.ops) {
+      if (op.kind == ir::OpKind::Load && !tail &&
+          metal.type(op.operands[0]).space == ir::AddressSpace::Device)
+        throw NotSupported(std::string(kWhy) + "the device load %" + std::to_string(op.results[0]) +
+                               " could not be grouped (its four addresses are not proven "
+                               "consecutive and aligned)",
+                           op.loc);
+      bool packed = false;
+      if (op.kind == ir::OpKind::If)
+        ir::walk(op.regions[0], [&](const ir::Op& inner) {
+          packed = packed || inner.kind == ir::OpKind::PackedLoad;
+        });
+      for (size_t r = 0; r < op.regions.size(); ++r)
+        self(self, op.regions[r], tail || (packed && r == 1));
+    }
+  };
+  check(check, metal.body, false);
+}
+
+}  // namespace metile::lower
