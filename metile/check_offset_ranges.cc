@@ -170,6 +170,8 @@ std::optional<Interval> OffsetRangeCheck::visit(const ir::Op& op, std::array<int
     case OpKind::MatrixLoad:
     case OpKind::MatrixStore:
     case OpKind::MatrixMma:
+    case OpKind::DescriptorMatmul:
+    case OpKind::MppMatmul2d:
     case OpKind::Rsqrt:
     case OpKind::Tanh:
     case OpKind::Sin:

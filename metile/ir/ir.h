@@ -107,6 +107,8 @@ enum class TypeRule : uint8_t {
   MatrixLoad,
   MatrixStore,
   MatrixMma,
+  DescriptorMatmul,
+  MppMatmul2d,
 };
 
 // How many operands, results or regions an op takes; kMany: no upper bound.

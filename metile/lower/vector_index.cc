@@ -150,6 +150,8 @@ class Reader {
       case K::MatrixLoad:
       case K::MatrixStore:
       case K::MatrixMma:
+      case K::DescriptorMatmul:
+      case K::MppMatmul2d:
       case K::ThreadgroupBuffer:
       case K::SimdShuffle:
       case K::SimdShuffleXor:

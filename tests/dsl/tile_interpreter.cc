@@ -169,6 +169,8 @@ class Interpreter {
       case OpKind::MatrixLoad:
       case OpKind::MatrixStore:
       case OpKind::MatrixMma:
+      case OpKind::DescriptorMatmul:
+      case OpKind::MppMatmul2d:
       case OpKind::SimdShuffle:
       case OpKind::SimdShuffleXor:
       case OpKind::SimdShuffleDown:

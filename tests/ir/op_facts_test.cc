@@ -188,9 +188,15 @@ TEST(OpFacts, TypeRulesAgreeWithTheOtherFacts) {
       case TypeRule::MatrixStore:
       case TypeRule::MatrixMma:
         break;
+      case TypeRule::DescriptorMatmul:
+      case TypeRule::MppMatmul2d:
+        EXPECT_TRUE(info.has(Trait::Convergent)) << info.name;
+        break;
     }
     if (info.regions.max > 0) {
-      EXPECT_TRUE(info.rule == TypeRule::For || info.rule == TypeRule::If) << info.name;
+      EXPECT_TRUE(info.rule == TypeRule::For || info.rule == TypeRule::If ||
+                  info.rule == TypeRule::DescriptorMatmul || info.rule == TypeRule::MppMatmul2d)
+          << info.name;
     }
   }
 }

@@ -239,6 +239,9 @@ class Runner {
       case K::MatrixMma:
         fail(&op, -1,
              "the test interpreter holds no matrix fragments (the host emulator runs these)");
+      case K::DescriptorMatmul:
+      case K::MppMatmul2d:
+        fail(&op, -1, "the test interpreter runs no tensor backend (the host emulator does)");
     }
     fail(&op, -1, "an op kind outside ops.def");
   }

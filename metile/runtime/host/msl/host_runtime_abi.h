@@ -4,7 +4,7 @@
 // metal_stdlib emulation reaches barriers and SIMD collectives through it.
 #pragma once
 
-#define METILE_HOST_ABI_VERSION 3u
+#define METILE_HOST_ABI_VERSION 4u
 // Bytes each lane may deposit in one SIMD rendezvous (a long4 is 32).
 #define METILE_HOST_SIMD_SLOT_BYTES 64u
 #define METILE_HOST_SIMD_WIDTH 32u
@@ -56,6 +56,9 @@ struct MetileHostRuntime {
   // A work-group function's report of a misuse by thread `thread`; abandons the
   // threadgroup. Never returns.
   void (*fail_thread)(unsigned thread, const char* message);
+  // The calling thread's index in its threadgroup (fiber execution only): which elements of
+  // a Metal 4 cooperative tensor it holds.
+  unsigned (*thread_index)(void);
 };
 
 // Exported by every kernel module.
