@@ -294,7 +294,25 @@ class Matcher {
     return std::nullopt;
   }
 
-  std::optional<Mismatch> pointwise(const Op& op) const {
+  // A memory read, reduction, control flow or product that a reshaping op (broadcast,
+  // expand_dims, ...) carries into the epilogue: the op to name.
+  const Op* underlying(const Op& op) const {
+    for (ValueId v : op.operands) {
+      const Op* d = def(v);
+      if (!d) continue;
+      const OpKind k = d->kind;
+      if (k == OpKind::Load || k == OpKind::TensorLoad || k == OpKind::Reduce ||
+          k == OpKind::ReduceAxis || k == OpKind::Scan || k == OpKind::For || k == OpKind::If ||
+          k == OpKind::Dot)
+        return d;
+      if (const Op* below = underlying(*d)) return below;
+    }
+    return nullptr;
+  }
+
+  std::optional<Mismatch> pointwise(const Op& given) const {
+    const Op* below = ir::is_elementwise(given.kind) ? nullptr : underlying(given);
+    const Op& op = below ? *below : given;
     const OpKind k = op.kind;
     if (k == OpKind::Load || k == OpKind::TensorLoad)
       return Mismatch{&op,
