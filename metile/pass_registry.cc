@@ -144,7 +144,8 @@ const std::vector<Pass>& registry() {
        "turns a descriptor GEMM's K loop, pointwise epilogue and store into one "
        "descriptor_matmul where the plan will take the target's tensor backend",
        [](Kernel k, PassContext& context) {
-         return lower::form_descriptor_matmul(std::move(k), context.target, context.schedule);
+         return lower::form_descriptor_matmul(std::move(k), context.target, context.schedule,
+                                              &context.unformed_epilogue);
        }},
       {"expand_tensor_access",
        "rewrites tensor descriptor loads/stores as bounds-masked pointer accesses",

@@ -340,9 +340,12 @@ class Matcher {
 
   // A splat's scalar: a constant or a runtime scalar parameter, not a dimension.
   std::optional<Mismatch> scalar_leaf(const Op* splat) const {
-    const ValueId s = splat->operands[0];
+    ValueId s = splat->operands[0];
     const Op* op = def(s);
     if (op && op->kind == OpKind::Constant) return std::nullopt;
+    if (op && op->kind == OpKind::Cast && is_param(op->operands[0]) &&
+        is_dimension(op->operands[0]))
+      s = op->operands[0];  // a dimension converted to float is still a dimension
     if (!is_param(s))
       return Mismatch{op ? op : splat,
                       "computes an epilogue scalar; its leaves are constants "
@@ -372,6 +375,26 @@ class Matcher {
   std::map<ValueId, int> uses_;
   std::set<ValueId> params_;
 };
+
+// The report's record of an epilogue: its ops in order, the parameters it reads and the
+// output conversion.
+FusedEpilogue describe(const ir::Kernel& k, const Matcher& matcher, const Match& m) {
+  FusedEpilogue e;
+  const Op& store = k.body.ops[m.store];
+  e.store = matcher.describe(&store);
+  std::set<ValueId> parameters;
+  for (const Op* op : m.epilogue) {
+    if (op->kind != OpKind::Splat) e.ops.push_back(std::string(ir::op_name(op->kind)));
+    if (op->kind == OpKind::Splat && matcher.is_param(op->operands[0]))
+      parameters.insert(op->operands[0]);
+  }
+  for (ValueId p : parameters) e.scalar_parameters.push_back(matcher.name(p));
+  const ir::DType out = k.type(m.stored).dtype;
+  e.output_conversion =
+      out == ir::DType::f32 ? "none (f32)" : "f32 -> " + std::string(ir::dtype_name(out));
+  e.backend = "simdgroup (the accumulator's registers, after the K loop)";
+  return e;
+}
 
 ir::Kernel rewrite(ir::Kernel k, const Match& m) {
   const Op& loop = k.body.ops[m.loop];
@@ -449,11 +472,19 @@ bool tensor_backend_wanted(const target::Target& target,
 }
 
 ir::PassResult form_descriptor_matmul(ir::Kernel tile, const target::Target& target,
-                                      const std::optional<schedule::Schedule>& schedule) {
+                                      const std::optional<schedule::Schedule>& schedule,
+                                      std::optional<FusedEpilogue>* unformed) {
   bool has_dot = false;
   ir::walk(tile.body, [&](const Op& op) { has_dot = has_dot || op.kind == OpKind::Dot; });
   // Without a dot plan_schedule says what the kernel lacks.
-  if (!has_dot || !tensor_backend_wanted(target, schedule)) return {std::move(tile), false};
+  if (!has_dot) return {std::move(tile), false};
+  if (!tensor_backend_wanted(target, schedule)) {
+    Matcher matcher(tile);
+    std::variant<Match, Mismatch> found = matcher.match();
+    if (const Match* m = std::get_if<Match>(&found); m && unformed)
+      *unformed = describe(tile, matcher, *m);
+    return {std::move(tile), false};
+  }
   const bool required = schedule && schedule->backend == schedule::Backend::TensorOps;
   Matcher matcher(tile);
   std::variant<Match, Mismatch> found = matcher.match();

@@ -21,6 +21,7 @@
 #include <optional>
 
 #include "metile/ir/pass_result.h"
+#include "metile/lower/lower.h"
 #include "metile/schedule/schedule.h"
 #include "metile/target/target.h"
 
@@ -33,7 +34,10 @@ namespace metile::lower {
 bool tensor_backend_wanted(const target::Target& target,
                            const std::optional<schedule::Schedule>& schedule);
 
+// `unformed`, when given, receives the epilogue of a descriptor GEMM the pass leaves for the
+// SIMD-group path (which runs it on the accumulator's registers before the store).
 ir::PassResult form_descriptor_matmul(ir::Kernel tile, const target::Target& target,
-                                      const std::optional<schedule::Schedule>& schedule);
+                                      const std::optional<schedule::Schedule>& schedule,
+                                      std::optional<FusedEpilogue>* unformed = nullptr);
 
 }  // namespace metile::lower
