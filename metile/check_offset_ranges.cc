@@ -177,6 +177,8 @@ std::optional<Interval> OffsetRangeCheck::visit(const ir::Op& op, std::array<int
     case OpKind::MatrixMma:
     case OpKind::DeviceTileLoad:
     case OpKind::DeviceTileStore:
+    case OpKind::DescriptorMatmul:
+    case OpKind::MppMatmul2d:
     case OpKind::Rsqrt:
     case OpKind::Tanh:
     case OpKind::Sin:

@@ -5,6 +5,7 @@
 #include "metile/check_resources.h"
 #include "metile/lower/dot_operand_vectors.h"
 #include "metile/lower/expand_tensor_access.h"
+#include "metile/lower/form_descriptor_matmul.h"
 #include "metile/lower/group_vector_accesses.h"
 #include "metile/lower/lower_to_metal.h"
 #include "metile/lower/plan_threads.h"
@@ -192,6 +193,13 @@ const std::vector<Pass>& registry() {
       {"canonicalize",
        "folds constants, applies exact algebraic identities, picks constant branches",
        [](Kernel k, PassContext&) { return transform::canonicalize(std::move(k)); }},
+      {"form_descriptor_matmul",
+       "turns a descriptor GEMM's K loop, pointwise epilogue and store into one "
+       "descriptor_matmul where the plan will take the target's tensor backend",
+       [](Kernel k, PassContext& context) {
+         return lower::form_descriptor_matmul(std::move(k), context.target, context.schedule,
+                                              &context.unformed_epilogue);
+       }},
       {"expand_tensor_access",
        "rewrites tensor descriptor loads/stores as bounds-masked pointer accesses",
        [](Kernel k, PassContext&) { return lower::expand_tensor_access(std::move(k)); }},

@@ -37,9 +37,11 @@ struct PassContext {
   std::optional<lower::ThreadPlan> thread_plan;  // set by plan_threads, read by lower_to_metal
   std::optional<schedule::Schedule> schedule;    // the caller's SCHEDULE (nullopt: omitted)
   std::optional<schedule::SchedulePlan> schedule_plan;  // set by plan_schedule
-  lower::LoweringFacts lowering;                        // set by lower_to_metal
-  lower::VectorGroups vector_groups;                    // counted by group_vector_accesses
-  std::optional<codegen::EmittedKernel> emitted;        // set by emit_msl and emit_cuda
+  // A descriptor GEMM's epilogue form_descriptor_matmul left for the SIMD-group path.
+  std::optional<lower::FusedEpilogue> unformed_epilogue;
+  lower::LoweringFacts lowering;                  // set by lower_to_metal
+  lower::VectorGroups vector_groups;              // counted by group_vector_accesses
+  std::optional<codegen::EmittedKernel> emitted;  // set by emit_msl and emit_cuda
 };
 
 struct Pass {

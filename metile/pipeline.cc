@@ -23,6 +23,9 @@ PipelineResult compile_to_source(ir::Kernel kernel, const PipelineOptions& optio
   // 2. Target-independent Tile IR passes.
   kernel = steps.run("apply_math_mode", std::move(kernel));
   kernel = steps.run("canonicalize", std::move(kernel));
+  //    A descriptor GEMM the target's tensor backend will take becomes one op (its K loop,
+  //    pointwise epilogue and store) before descriptors become pointer arithmetic.
+  kernel = steps.run("form_descriptor_matmul", std::move(kernel));
   kernel = steps.run("expand_tensor_access", std::move(kernel));
   kernel = steps.run("cse", std::move(kernel));
   //    Discovery: a max pass and a sum-of-exp pass over the same data become one online pass

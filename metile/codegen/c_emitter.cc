@@ -257,6 +257,8 @@ void CEmitter::emit_op_lines(const ir::Op& op) {
       return emit_matrix_store(op);
     case K::MatrixMma:
       return emit_matrix_mma(op);
+    case K::MppMatmul2d:
+      return emit_mpp_matmul2d(op);
     case K::For:
       return emit_for(op);
     case K::If:
@@ -286,6 +288,7 @@ void CEmitter::emit_op_lines(const ir::Op& op) {
     case K::Trans:
     case K::DeviceTileLoad:
     case K::DeviceTileStore:
+    case K::DescriptorMatmul:
       fail(op, "is a Tile IR op and has no rendering; lower the kernel to Metal IR first");
   }
   fail(op, "unknown op kind " + std::to_string(static_cast<int>(op.kind)));

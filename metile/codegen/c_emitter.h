@@ -66,6 +66,8 @@ class CEmitter {
   void emit_matrix_load(const ir::Op& op);
   void emit_matrix_store(const ir::Op& op);
   void emit_matrix_mma(const ir::Op& op);
+  // mpp_statements.cc: a Metal 4 matmul2d and its epilogue over the destination's elements.
+  void emit_mpp_matmul2d(const ir::Op& op);
   // "p + offset": the address a matrix access starts at.
   std::string matrix_address(ir::ValueId ptr, ir::ValueId offset) const;
 

@@ -35,6 +35,25 @@ enum class BarrierMem { None, Threadgroup, Device, All };
 
 enum class SpecialFloat { NaN, Infinity, NegativeInfinity };
 
+// One mpp_matmul2d (ops.def) as the dialect spells it: `prefix` starts every local it declares.
+struct MppMatmul2dCall {
+  std::string prefix;
+  int64_t m = 0, n = 0, simdgroups = 0;
+  bool reduced_precision = false;  // precision = tf32
+  ir::DType operand_dtype = ir::DType::f32, output_dtype = ir::DType::f32;
+  // a, b, c, rows, columns, inner, a_stride, b_stride, c_stride, row, column (the op's order).
+  std::array<std::string, 11> operands;
+};
+// The statements around its epilogue: `setup` runs the product into a destination whose
+// `capacity` elements the calling thread holds; element i (`index`) exists where `is_valid`
+// holds, is read as `element` and receives the epilogue's value as `result`; `finish` stores
+// the destination.
+struct MppMatmul2dText {
+  std::vector<std::string> setup;
+  std::string index, capacity, is_valid, element, result;
+  std::vector<std::string> finish;
+};
+
 // How a family of library functions takes values of one dtype.
 enum class Route { Direct, ViaFloat, Unsupported };
 
@@ -225,6 +244,10 @@ class CDialect {
   virtual std::string matrix_mma(const std::string& result, const std::string& a,
                                  const std::string& b, const std::string& c, ir::DType t, bool fast,
                                  Prelude& prelude) const;
+
+  // Metal 4 tensor ops (mpp_dialect.cc holds the default, MSL's MetalPerformancePrimitives
+  // matmul2d; a language without them throws NotSupported).
+  virtual MppMatmul2dText mpp_matmul2d(const MppMatmul2dCall& call, Prelude& prelude) const;
 
  private:
   const DialectTable& table_;

@@ -113,6 +113,8 @@ enum class TypeRule : uint8_t {
   MatrixStore,
   MatrixMma,
   DeviceTile,
+  DescriptorMatmul,
+  MppMatmul2d,
 };
 
 // How many operands, results or regions an op takes; kMany: no upper bound.

@@ -101,6 +101,9 @@ class CommonOpRules {
         return for_loop();
       case R::If:
         return if_else();
+      case R::DescriptorMatmul:
+      case R::MppMatmul2d:
+        return descriptor_matmul();
       // Only their counts and attributes (checked before) are shared; the dialect's own
       // rules check the rest.
       case R::Arange:
@@ -344,6 +347,28 @@ class CommonOpRules {
     std::vector<Type> types;
     for (ValueId v : op_.results) types.push_back(c_.type(v));
     yields_match(types, "the if's results");
+  }
+
+  // Both dialects' descriptor GEMM: three pointers of float dtypes (a and b of one), eight
+  // i32 scalars, and an epilogue region from the accumulator (an [M, N] f32 tile in Tile IR,
+  // one f32 element in Metal IR) to c's dtype.
+  void descriptor_matmul() {
+    for (size_t i = 0; i < 3; ++i)
+      if (!in(i).is_pointer() || !is_float(in(i).dtype))
+        return fail("operand " + std::to_string(i) + " must be a pointer to floats", {a(i)});
+    if (in(0).dtype != in(1).dtype) return fail("a and b must have one dtype", {a(0), a(1)});
+    for (size_t i = 3; i < op_.operands.size(); ++i)
+      if (in(i) != Type::scalar(DType::i32))
+        return fail("operand " + std::to_string(i) + " must be an i32 scalar", {a(i)});
+    const Block& body = op_.regions[0];
+    if (body.args.size() != 1) return fail("the epilogue takes one argument, the accumulator");
+    Type acc = c_.type(body.args[0]);
+    if (acc.dtype != DType::f32 || acc.pointer || (!acc.is_scalar() && !acc.is_tile()) ||
+        (acc.is_tile() && (acc.shape.size() != 2 || acc.shape[0] < 8 || acc.shape[1] < 8)))
+      return fail("the accumulator must be f32 (an [M, N] tile of M, N >= 8 in Tile IR)",
+                  {body.args[0]});
+    acc.dtype = in(2).dtype;
+    yields_match({acc}, "the epilogue stores it to c");
   }
 
   Checker& c_;

@@ -63,6 +63,8 @@ struct FusedEpilogue {
   std::string store;                           // "tensor_store %21"
   std::vector<std::string> ops;                // "mul", "add", "select", ... in order
   std::vector<std::string> scalar_parameters;  // runtime scalars captured at kernel entry
+  std::string output_conversion;               // "f32 -> f16", or "none (f32)"
+  std::string backend;                         // the GEMM emitter that applies it
 };
 
 // What lowering decided besides the Metal IR; the execution report lists it.

@@ -134,6 +134,9 @@ void lower_block(Lowering& l, const ir::Block& block) {
         break;
       case K::Yield:
         break;  // the enclosing for/if reads the yielded values
+      case K::DescriptorMatmul:
+        lower_descriptor_matmul(l, op);
+        break;
       case K::MakeTensor:
       case K::TensorLoad:
       case K::TensorStore:
@@ -153,6 +156,7 @@ void lower_block(Lowering& l, const ir::Block& block) {
       case K::MatrixMma:
       case K::AssertTrue:
       case K::Print:
+      case K::MppMatmul2d:
         l.not_supported(op, "is a Metal IR op, not a Tile IR op");
     }
   }

@@ -71,6 +71,10 @@ void publish_tile(Lowering& l, ir::ValueId tile, ir::ValueId buffer, int64_t off
 std::vector<ir::ValueId> read_tile(Lowering& l, const ir::Type& type,
                                    const ir::ThreadLayout& layout, ir::ValueId buffer);
 
+// lower_dot_mpp.cc: a descriptor GEMM (form_descriptor_matmul.h) on the tensor backend's
+// Metal 4 matmul2d, its epilogue applied to each accumulator element before the store.
+void lower_descriptor_matmul(Lowering& l, const ir::Op& op);
+
 // lower_dot_simdgroup.cc: the SIMD-group grid over a dot's [M, N] output.
 struct DotGeometry {
   int simdgroups_m = 1, simdgroups_n = 1;

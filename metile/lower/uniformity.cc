@@ -45,9 +45,15 @@ class Analysis {
     for (ir::ValueId r : op.results) set(r, uniform);
   }
 
-  // The ops with regions: for and if (ops.def; tests/ir/op_facts_test.cc keeps it so).
+  // The ops with regions: for, if and the descriptor GEMMs (ops.def; tests/ir/op_facts_test.cc
+  // keeps it so).
   void control_flow(const ir::Op& op) {
     if (op.kind == ir::OpKind::For) return loop(op);
+    if (op.kind == ir::OpKind::DescriptorMatmul || op.kind == ir::OpKind::MppMatmul2d) {
+      // The epilogue's accumulator element differs between threads.
+      set(op.regions[0].args[0], false);
+      return block(op.regions[0]);
+    }
     METILE_ASSERT(op.kind == ir::OpKind::If, std::string(ir::op_name(op.kind)) +
                                                  " has regions that the uniformity analysis "
                                                  "does not know");

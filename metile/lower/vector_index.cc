@@ -259,6 +259,8 @@ class Reader {
       case K::MatrixMma:
       case K::DeviceTileLoad:
       case K::DeviceTileStore:
+      case K::DescriptorMatmul:
+      case K::MppMatmul2d:
       case K::ThreadgroupBuffer:
       case K::SimdShuffle:
       case K::SimdShuffleXor:

@@ -62,8 +62,11 @@ nlohmann::json ExecutionReport::to_json() const {
   for (const SoftwarePipeline& p : pipelines) j["pipelines"].push_back(p.to_json());
   j["fused_epilogues"] = nlohmann::json::array();
   for (const FusedEpilogueRecord& e : fused_epilogues)
-    j["fused_epilogues"].push_back(
-        {{"store", e.store}, {"ops", e.ops}, {"scalar_parameters", e.scalar_parameters}});
+    j["fused_epilogues"].push_back({{"store", e.store},
+                                    {"ops", e.ops},
+                                    {"scalar_parameters", e.scalar_parameters},
+                                    {"output_conversion", e.output_conversion},
+                                    {"backend", e.backend}});
   j["discoveries"] = nlohmann::json::array();
   for (const DiscoveryRecord& d : discoveries) {
     nlohmann::json record = {

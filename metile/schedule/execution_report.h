@@ -71,6 +71,8 @@ struct FusedEpilogueRecord {
   std::string store;
   std::vector<std::string> ops;
   std::vector<std::string> scalar_parameters;
+  std::string output_conversion;  // "f32 -> f16", or "none (f32)"
+  std::string backend;            // the GEMM emitter that applies it
 };
 
 // One algorithm rewrite a pass considered (merge_online_reductions): applied under its law's

@@ -21,7 +21,7 @@ std::vector<const ir::Op*> matrix_ops(const ir::Kernel& k) {
   const auto is_fragment = [&](ir::ValueId v) { return k.type(v).is_matrix(); };
   std::vector<const ir::Op*> found;
   ir::walk(k.body, [&](const ir::Op& op) {
-    if (op.kind == ir::OpKind::Dot ||
+    if (op.kind == ir::OpKind::Dot || op.kind == ir::OpKind::DescriptorMatmul ||
         std::any_of(op.operands.begin(), op.operands.end(), is_fragment) ||
         std::any_of(op.results.begin(), op.results.end(), is_fragment))
       found.push_back(&op);
@@ -64,7 +64,10 @@ class Planner {
         lanes_(lanes),
         asked_(requested.value_or(Schedule{})),
         matrix_ops_(matrix_ops(k)),
-        dots_(tile_dots(k, matrix_ops_)) {
+        dots_(tile_dots(k, matrix_ops_)),
+        descriptor_gemms_(std::count_if(
+            matrix_ops_.begin(), matrix_ops_.end(),
+            [](const ir::Op* op) { return op->kind == ir::OpKind::DescriptorMatmul; })) {
     plan_.requested = requested;
     plan_.simd_width = t.simd_width;
   }
@@ -114,10 +117,12 @@ class Planner {
                              "registers";
       return;
     }
-    const size_t fragment_ops = matrix_ops_.size() - dots_.size();
+    const size_t fragment_ops = matrix_ops_.size() - dots_.size() - descriptor_gemms_;
     const std::string work =
         fragment_ops
             ? "the kernel's " + text(static_cast<int64_t>(fragment_ops)) + " matrix fragment op(s)"
+        : descriptor_gemms_
+            ? std::string("the kernel's descriptor GEMM (descriptor_matmul)")
             : "the kernel's " + text(static_cast<int64_t>(dots_.size())) + " dot op(s)";
     if (fragment_ops && asked_.backend != Backend::Auto &&
         asked_.backend != Backend::SimdgroupInline)
@@ -131,6 +136,14 @@ class Planner {
           plan_.backend_reason = "auto: " + work +
                                  " need backend='simdgroup_inline', which a kernel asks for "
                                  "explicitly";
+        } else if (descriptor_gemms_) {
+          // form_descriptor_matmul formed it because nothing asked for the SIMD-group path.
+          plan_.backend = Backend::TensorOps;
+          plan_.backend_reason =
+              "auto: " + work +
+              " reads its operands from device memory on the target's tensor backend (an "
+              "explicit vector_width, double_buffer=True or staging='threadgroup' selects the "
+              "SIMD-group path instead)";
         } else if (asked_.vector_width || asked_.double_buffer == true) {
           plan_.backend = Backend::Simdgroup;
           plan_.backend_reason =
@@ -243,6 +256,7 @@ class Planner {
   // rule); the plan reports the first dot's grid.
   void choose_matrix_tiling() {
     choose_lane_geometry();
+    if (descriptor_gemms_) return choose_tensor_geometry();
     std::optional<std::pair<int, int>> first;
     for (const ir::Op* dot : dots_) {
       const ir::Type& acc = k_.type(dot->operands[2]);
@@ -260,6 +274,18 @@ class Planner {
     plan_.geometry_reason +=
         "; the first dot's output in 8x8 fragments over WM=" + text(first->first) +
         " x WN=" + text(first->second) + " SIMD groups";
+  }
+
+  // Metal 4's matmul2d spreads the output tile over execution_simdgroups<N> itself: the
+  // compiler places nothing, so the grid is 1 x 1 and the lanes must be whole SIMD groups.
+  void choose_tensor_geometry() {
+    if (lanes_.threads_per_threadgroup % target_.simd_width)
+      reject(asked_.num_simdgroups ? "num_simdgroups" : "backend",
+             text(lanes_.threads_per_threadgroup) +
+                 " threads are no whole number of SIMD groups "
+                 "for execution_simdgroups");
+    plan_.geometry_reason += "; matmul2d spreads the output tile over execution_simdgroups<" +
+                             text(plan_.num_simdgroups) + "> itself (lane map opaque)";
   }
 
   // WM x WN == groups (powers of two) with whole 8x8 fragments per SIMD group, the squarest
@@ -457,6 +483,7 @@ class Planner {
   const Schedule asked_;
   const std::vector<const ir::Op*> matrix_ops_;
   const std::vector<const ir::Op*> dots_;  // of 2-D tiles: the rest hold fragments
+  const size_t descriptor_gemms_;          // descriptor_matmul ops (form_descriptor_matmul)
   SchedulePlan plan_;
 };
 

@@ -68,7 +68,9 @@ std::vector<Target> make_targets() {
   // buffers are 16-byte aligned (GuardedRegion).
   // The emulator runs a threadgroup in microseconds, not nanoseconds: a launch of more than
   // 2^24 threadgroups would run for hours, so it is refused.
-  Target host = apple("host", 1, true, simdgroup, 100);
+  // It also emulates Metal 4's tensor ops (MetalPerformancePrimitives' matmul2d), so the
+  // tensor_ops backend's MSL runs here as it would on an M5.
+  Target host = apple("host", 1, true, tensor_ops, 100);
   host.max_threadgroups_per_launch = int64_t{1} << 24;
   ts.push_back(std::move(host));
   return ts;

@@ -193,6 +193,7 @@ class OwnershipCheck {
       // Only kernels without explicit layouts get here (check_subset).
       case OpKind::For:
       case OpKind::If:
+      case OpKind::DescriptorMatmul:  // its epilogue region works on the accumulator tile
         for (const ir::Block& region : op.regions) {
           for (ValueId a : region.args) set_tile(a, Owner::Implicit);
           block(region);
@@ -211,6 +212,7 @@ class OwnershipCheck {
       case OpKind::MatrixMma:
       case OpKind::AssertTrue:
       case OpKind::Print:
+      case OpKind::MppMatmul2d:
         throw InternalError("check_ownership: Metal IR op " + std::string(ir::op_name(op.kind)) +
                             " in Tile IR kernel " + k_.name);
     }

@@ -85,6 +85,8 @@ OpClass op_class(OpKind k) {
     case OpKind::SimdMin:
       return OpClass::SimdCollective;
     case OpKind::MatrixMma:
+    // A whole matmul2d counts as one multiply-accumulate: its K extent is a runtime value.
+    case OpKind::MppMatmul2d:
       return OpClass::Mma;
     case OpKind::ProgramId:
     case OpKind::NumPrograms:
@@ -105,6 +107,7 @@ OpClass op_class(OpKind k) {
     case OpKind::Scan:
     case OpKind::XorPermute:
     case OpKind::Dot:
+    case OpKind::DescriptorMatmul:
       return OpClass::Tile;
   }
   throw InternalError("cost model: an op kind outside ops.def");

@@ -146,6 +146,26 @@ std::map<OpKind, Case> metal_cases() {
                             f(b, OpKind::MatrixMma, {m, m, m}, matrix);
                           },
                           "simdgroup_multiply_accumulate(v4, v3, v3, v3);"};
+  // A 32 x 32 matmul2d over buf whose epilogue doubles each element.
+  c[OpKind::MppMatmul2d] = {
+      [](MetalBuilder& b, const Sample& s) {
+        ir::Block epilogue;
+        const Type f32 = Type::scalar(DType::f32);
+        epilogue.args.push_back(b.kernel().new_value(f32));
+        ir::Op twice;
+        twice.kind = OpKind::Add;
+        twice.operands = {epilogue.args[0], epilogue.args[0]};
+        twice.results = {b.kernel().new_value(f32)};
+        ir::Op yield;
+        yield.kind = OpKind::Yield;
+        yield.operands = twice.results;
+        epilogue.ops = {twice, yield};
+        b.create(OpKind::MppMatmul2d, {s.buf, s.buf, s.buf, s.n, s.n, s.n, s.n, s.n, s.n, s.n, s.n},
+                 {}, {{"m", int64_t{32}}, {"n", int64_t{32}}, {"simdgroups", int64_t{1}}},
+                 {epilogue});
+      },
+      "metile_mpp_op.run(metile_mpp_a_tile, metile_mpp_b_tile, "
+      "metile_mpp_acc);"};
   c[OpKind::ThreadgroupBuffer] = {[](MetalBuilder& b, const Sample&) {
                                     f(b, OpKind::ThreadgroupBuffer, {},
                                       Type::ptr(DType::f32, ir::AddressSpace::Threadgroup),

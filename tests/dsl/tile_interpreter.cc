@@ -173,6 +173,8 @@ class Interpreter {
       case OpKind::MatrixMma:
       case OpKind::DeviceTileLoad:
       case OpKind::DeviceTileStore:
+      case OpKind::DescriptorMatmul:
+      case OpKind::MppMatmul2d:
       case OpKind::SimdShuffle:
       case OpKind::SimdShuffleXor:
       case OpKind::SimdShuffleDown:

@@ -35,10 +35,13 @@ TEST(OpFacts, CountsAreRanges) {
 
 TEST(OpFacts, OpsWithRegionsDeclareThem) {
   for (const OpInfo& info : all_ops()) {
-    const bool parsed_with_regions = info.kind == OpKind::For || info.kind == OpKind::If;
-    EXPECT_EQ(info.regions.min > 0, parsed_with_regions) << info.name;
-    // Region ops take their effects from what their regions hold.
-    if (info.regions.max > 0) {
+    const bool control_flow = info.kind == OpKind::For || info.kind == OpKind::If;
+    // A descriptor GEMM's region is its pointwise epilogue; the op reads and writes memory.
+    const bool descriptor_gemm =
+        info.kind == OpKind::DescriptorMatmul || info.kind == OpKind::MppMatmul2d;
+    EXPECT_EQ(info.regions.min > 0, control_flow || descriptor_gemm) << info.name;
+    // Control flow takes its effects from what its regions hold.
+    if (control_flow) {
       EXPECT_FALSE(info.has(Trait::Pure)) << info.name;
       EXPECT_FALSE(info.has(Trait::WritesMemory)) << info.name;
     }
@@ -194,9 +197,15 @@ TEST(OpFacts, TypeRulesAgreeWithTheOtherFacts) {
       case TypeRule::MatrixMma:
       case TypeRule::DeviceTile:
         break;
+      case TypeRule::DescriptorMatmul:
+      case TypeRule::MppMatmul2d:
+        EXPECT_TRUE(info.has(Trait::Convergent)) << info.name;
+        break;
     }
     if (info.regions.max > 0) {
-      EXPECT_TRUE(info.rule == TypeRule::For || info.rule == TypeRule::If) << info.name;
+      EXPECT_TRUE(info.rule == TypeRule::For || info.rule == TypeRule::If ||
+                  info.rule == TypeRule::DescriptorMatmul || info.rule == TypeRule::MppMatmul2d)
+          << info.name;
     }
   }
 }

@@ -247,6 +247,9 @@ class Runner {
       case K::AssertTrue:
       case K::Print:
         fail(&op, -1, "the test interpreter does not run debugging ops (the host emulator does)");
+      case K::DescriptorMatmul:
+      case K::MppMatmul2d:
+        fail(&op, -1, "the test interpreter runs no tensor backend (the host emulator does)");
     }
     fail(&op, -1, "an op kind outside ops.def");
   }

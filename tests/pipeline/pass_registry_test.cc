@@ -39,6 +39,7 @@ TEST(PassRegistry, OneNamePerStepInPipelineOrder) {
   const std::vector<std::string> expected = {"verify",
                                              "apply_math_mode",
                                              "canonicalize",
+                                             "form_descriptor_matmul",
                                              "expand_tensor_access",
                                              "cse",
                                              "merge_online_reductions",
@@ -110,7 +111,7 @@ TEST(PassRegistry, UnknownPassListsTheKnownOnes) {
   } catch (const UserError& e) {
     EXPECT_EQ(std::string(e.what()),
               "unknown pass 'lower'; known passes: verify, apply_math_mode, canonicalize, "
-              "expand_tensor_access, cse, merge_online_reductions, dce, "
+              "form_descriptor_matmul, expand_tensor_access, cse, merge_online_reductions, dce, "
               "peel_complete_iterations, eliminate_redundant_conversions, check_ownership, "
               "check_matrix_barriers, check_device_tiles, plan_threads, plan_schedule, "
               "check_resources, lower_to_metal, verify_scratch, "

@@ -87,6 +87,24 @@ TEST_P(PipelineGolden, EmittedCudaMatchesGolden) {
 INSTANTIATE_TEST_SUITE_P(Library, PipelineGolden, testing::ValuesIn(library()),
                          [](const auto& info) { return info.param.name; });
 
+// The tensor_ops backend's MSL for an M5: Metal 4 matmul2d over tensor_inline views, the f16
+// output through its own cooperative destination.
+TEST(PipelineGolden, TensorOpsGemmMatchesGolden) {
+  PipelineOptions options;
+  options.target = &target::target_by_name("apple-m5");
+  Schedule tensor_ops;
+  tensor_ops.backend = schedule::Backend::TensorOps;
+  options.schedule = tensor_ops;
+  const PipelineResult r =
+      compile_to_source(kernels::gemm(DType::f16, DType::f16, 64, 32), options);
+  expect_matches_golden(r.emitted.source, golden_dir("msl") / "gemm_tensor_ops_f16.metal");
+  const nlohmann::json j = r.report.to_json();
+  ASSERT_EQ(j["fused_epilogues"].size(), 1u);
+  EXPECT_EQ(j["fused_epilogues"][0]["ops"], nlohmann::json::array({"cast"}));
+  EXPECT_EQ(j["fused_epilogues"][0]["output_conversion"], "f32 -> f16");
+  EXPECT_EQ(j["schedule_plan"]["backend"]["strategy"], "mpp_matmul2d");
+}
+
 TEST(ExecutionReport, SoftmaxRecordsGeometryAllocationsPassesAndLoops) {
   PipelineResult r = compile_to_source(kernels::softmax(DType::f32, 512));
   const nlohmann::json j = r.report.to_json();
@@ -155,7 +173,7 @@ TEST(DebugDump, WritesEveryStepAndTheFilesReadBackUnchanged) {
       EXPECT_EQ(ir::print(ir::parse(text, entry.path().string())), text) << entry.path();
     }
   }
-  EXPECT_EQ(by_extension[".tir"], 9);  // input + eight Tile IR passes
+  EXPECT_EQ(by_extension[".tir"], 10);  // input + nine Tile IR passes
   // lowering, verify_scratch, verify_software_pipeline + five Metal IR passes
   EXPECT_EQ(by_extension[".mir"], 8);
   EXPECT_EQ(by_extension[".metal"], 1);

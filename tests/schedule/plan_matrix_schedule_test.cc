@@ -125,9 +125,9 @@ TEST(PlanMatrixSchedule, TensorOpsOnlyWhereTheTargetHasThem) {
   EXPECT_EQ(m5.strategy, MatrixStrategy::MppMatmul2d);
   EXPECT_EQ(m5.staging, Staging::Device);
   expect_contains(m5.staging_reason, "the tensor backend reads its operands from device memory");
-  expect_contains(error_of<NotSupported>(square_dot(32), "host", backend(Backend::TensorOps)),
+  expect_contains(error_of<NotSupported>(square_dot(32), "apple-m3", backend(Backend::TensorOps)),
                   "Schedule(backend='tensor_ops') cannot be met for kernel 'square_dot': target "
-                  "host has no tensor ops (it offers simdgroup-8x8)");
+                  "apple-m3 has no tensor ops (it offers simdgroup-8x8)");
   expect_contains(error_of<NotSupported>(square_dot(32), "sm90", backend(Backend::TensorOps)),
                   "target sm90's tensor backend (wgmma with TMA) is a later lowering strategy, "
                   "not built yet; use backend='simdgroup' (mma.sync)");

@@ -198,7 +198,7 @@ TEST(PlanSchedule, NoTargetHasNax) {
       error_of<NotSupported>(kernels::vector_add(ir::DType::f32), with_backend(Backend::Nax)),
       "Schedule(backend='nax') cannot be met for kernel 'vector_add_f32': no meTile "
       "target has Apple's neural accelerator (NAX); target host offers "
-      "simdgroup-8x8");
+      "simdgroup-8x8, apple-tensor-ops");
 }
 
 TEST(PlanSchedule, LegacyGeometryConstexprsAreChecked) {

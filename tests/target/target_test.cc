@@ -28,8 +28,10 @@ TEST(Targets, Sm90HasTheH200Limits) {
   EXPECT_FALSE(target_by_name("host").collectives_need_whole_simd_groups);
 }
 
-TEST(Targets, AppleTargetsHaveSimdgroupMatricesAndOnlyM5HasTensorOps) {
-  for (const char* name : {"apple-m1", "apple-m2", "apple-m3", "apple-m4", "host"}) {
+TEST(Targets, AppleTargetsHaveSimdgroupMatricesAndM5AndTheHostHaveTensorOps) {
+  // The host emulator emulates Metal 4's tensor ops (msl/mpp_tensor_ops.h).
+  EXPECT_TRUE(target_by_name("host").matrix_facilities.has(MatrixFacility::AppleTensorOps));
+  for (const char* name : {"apple-m1", "apple-m2", "apple-m3", "apple-m4"}) {
     const Target& t = target_by_name(name);
     EXPECT_EQ(t.language, Language::MSL) << name;
     EXPECT_TRUE(t.matrix_facilities.has(MatrixFacility::SimdgroupMatrix8x8)) << name;

@@ -235,6 +235,10 @@ class CudaDialect final : public CDialect {
                          Prelude& prelude) const override {
     return cuda_matrix::mma(result, a, b, c, t, tf32, *this, prelude);
   }
+  // plan_schedule gives CUDA targets no Metal 4 tensor ops; a hand-written kernel gets here.
+  MppMatmul2dText mpp_matmul2d(const MppMatmul2dCall&, Prelude&) const override {
+    throw NotSupported("emit CUDA: mpp_matmul2d is Metal 4's tensor ops, which CUDA C++ lacks");
+  }
 
  private:
   // metile_simd_sum/max/min for dtype t: a butterfly of __shfl_xor_sync, after which every

@@ -11,6 +11,7 @@
 #include "msl/device_debug.h"
 #include "msl/host_runtime_abi.h"
 #include "msl/math_functions.h"
+#include "msl/mpp_tensor_ops.h"
 #include "msl/scalar_types.h"
 #include "msl/simd.h"
 #include "msl/simdgroup_matrix.h"

@@ -28,6 +28,13 @@ MetileHostSimdView simd_rendezvous(const void* value, unsigned bytes, const char
 unsigned simd_lane() {
   return ThreadgroupRunner::active()->simd_lane();
 }
+unsigned thread_index() {
+  const std::optional<unsigned> thread = ThreadgroupRunner::active()->current_thread();
+  if (!thread)
+    ThreadgroupRunner::active()->fail(
+        "a cooperative tensor needs its thread's index, which a work-group function lacks");
+  return *thread;
+}
 void fail(const char* message) {
   ThreadgroupRunner::active()->fail(message);
 }
@@ -46,8 +53,8 @@ void memory_access(const void* address, unsigned bytes, int is_write, const void
 }
 
 const MetileHostRuntime table{
-    METILE_HOST_ABI_VERSION, &threadgroup_barrier, &simd_rendezvous, &simd_lane,    &fail,
-    matrix_lane_map.data(),  &memory_access,       &fail_thread,     &assert_failed};
+    METILE_HOST_ABI_VERSION, &threadgroup_barrier, &simd_rendezvous, &simd_lane,     &fail,
+    matrix_lane_map.data(),  &memory_access,       &fail_thread,     &assert_failed, &thread_index};
 
 // METILE_HOST_MATRIX_LANE_MAP=permuted: lane l holds what Apple's mapping gives lane
 // (13 * l + 7) % 32, a fixed permutation (13 is odd, so it is one) that moves every lane.

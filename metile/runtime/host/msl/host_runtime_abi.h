@@ -4,7 +4,7 @@
 // metal_stdlib emulation reaches barriers and SIMD collectives through it.
 #pragma once
 
-#define METILE_HOST_ABI_VERSION 4u
+#define METILE_HOST_ABI_VERSION 5u
 // Bytes each lane may deposit in one SIMD rendezvous (a long4 is 32).
 #define METILE_HOST_SIMD_SLOT_BYTES 64u
 #define METILE_HOST_SIMD_WIDTH 32u
@@ -59,6 +59,9 @@ struct MetileHostRuntime {
   // A failed device_assert of thread `thread` at the kernel's source line file:line (file
   // "" when unknown); abandons the threadgroup. Never returns.
   void (*assert_failed)(unsigned thread, const char* message, const char* file, int line);
+  // The calling thread's index in its threadgroup (fiber execution only): which elements of
+  // a Metal 4 cooperative tensor it holds.
+  unsigned (*thread_index)(void);
 };
 
 // Exported by every kernel module.
