@@ -7,9 +7,11 @@ random misuses that must raise a user error. Deterministic by seed (docs/reliabi
     python -m metile.fuzz --minutes 20             # as many as fit, from a random seed
 
 ``run_case(seed)`` runs one case and raises ``Finding`` for a wrong result, an internal
-error, or a misuse that did not give a user error.
+error, or a misuse that did not give a user error; ``fingerprint(seed)`` hashes the case's
+source, which tests/fuzz/corpus/tracer/seeds.txt records beside each seed that found a
+defect.
 """
 
-from .runner import Finding, run_case
+from .runner import Finding, fingerprint, run_case
 
-__all__ = ["Finding", "run_case"]
+__all__ = ["Finding", "fingerprint", "run_case"]

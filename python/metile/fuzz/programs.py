@@ -21,8 +21,9 @@ SENTINEL = {"f16": -77.0, "bf16": -77.0, "f32": -77.0, "i32": -77, "u32": 77777}
 
 
 class Val:
-    def __init__(self, name, dtype, shape):
+    def __init__(self, name, dtype, shape, data=None):
         self.name, self.dtype, self.shape = name, dtype, tuple(shape)
+        self.data = data  # a load of "nonzero" or "shift" data (0..31): raw divisors and amounts
 
 
 def broadcast(*shapes):
@@ -91,6 +92,8 @@ class Program:
         if self.two_d:
             self.BM, self.BN = (int(2 ** rng.integers(0, 6)) for _ in range(2))
             self.M, self.N = int(rng.integers(1, self.BM + 1)), int(rng.integers(1, self.BN + 1))
+            if rng.random() < 0.3:  # no ragged tail: raw loaded divisors are safe
+                self.M, self.N = self.BM, self.BN
             self.grid = 1
             self.constexprs.update(BM=self.BM, BN=self.BN)
             self.tile = (self.BM, self.BN)
@@ -98,14 +101,20 @@ class Program:
             self.B = int(2 ** rng.integers(0, 8)) if rng.random() < 0.1 else int(
                 2 ** rng.integers(2, 8))
             self.n = int(rng.integers(1, 3 * self.B + 1))
+            if rng.random() < 0.3:
+                self.n = self.B * int(rng.integers(1, 4))
             self.grid = -(-self.n // self.B)
             self.constexprs.update(BLOCK=self.B)
             self.tile = (self.B,)
+        # No ragged tail: every element a thread owns is loaded, so raw loaded divisors and
+        # shift amounts are safe (a thread that owns no element must not fault on them).
+        self.full = (self.M, self.N) == self.tile if self.two_d else self.n % self.B == 0
         self.K = int(rng.integers(0, 5))
         self.scalars = {"n": self.n} if not self.two_d else {"M": self.M, "N": self.N}
         self.scalars.update(K=self.K, alpha=float(self.choice([0.5, -1.25, 3.0])),
                             beta=int(rng.integers(-9, 10)))
         self.inputs = {}
+        self.data_kinds = {}
         self._prologue()
         for _ in range(int(rng.integers(2, 6))):
             self._load()
@@ -149,7 +158,11 @@ class Program:
         if self.two_d:
             pattern = self.choice(["tile", "tile", "row", "col"])
         name = self._new_param("in", dtype)
+        data = None
+        if self.full and dtype in INTEGERS and self.rng.random() < 0.4:
+            data = self.choice(["nonzero", "shift"])
         self.inputs[name] = (dtype, pattern)
+        self.data_kinds[name] = data
         other = self._other(dtype)
         other_source = "" if other is None else f", other={_literal(other)}"
         if pattern == "tile":
@@ -168,7 +181,7 @@ class Program:
                                           "f32" if isinstance(other, float) else "i32"), dtype)
             return ref.R(dtype, np.where(valid, data, fill.v))
 
-        self.value(source, dtype, shape, compute)
+        self.value(source, dtype, shape, compute).data = data
 
     def _operation(self):
         kinds = ["binary"] * 5 + ["number"] * 2 + ["compare"] * 2 + ["where", "cast", "cast",
@@ -354,14 +367,16 @@ class Program:
         if b is None:
             return None
         dtype = ref.promote(a.dtype, b.dtype)
+        raw = b.data == "shift"
 
         def compute(env, ctx):
-            amount = ref.arithmetic("&", env[b.name], ref.number(31, b.dtype), b.dtype)
+            amount = env[b.name] if raw else ref.arithmetic("&", env[b.name],
+                                                            ref.number(31, b.dtype), b.dtype)
             return ref.arithmetic(op, ref.convert(env[a.name], dtype), ref.convert(amount, dtype),
                                   dtype)
 
-        return self.value(f"{a.name} {op} ({b.name} & 31)", dtype, broadcast(a.shape, b.shape),
-                          compute)
+        amount = b.name if raw else f"({b.name} & 31)"
+        return self.value(f"{a.name} {op} {amount}", dtype, broadcast(a.shape, b.shape), compute)
 
     def _op_bitwise(self):
         op = self.choice(["&", "|", "^"])
@@ -387,13 +402,18 @@ class Program:
         if b is None:
             return None
         negative = b.dtype == "i32" and self.rng.random() < 0.3
-        if b.dtype in FLOATS:
+        raw = op != "/" and b.data == "nonzero"
+        if raw:
+            divisor, negative = b.name, False
+        elif b.dtype in FLOATS:
             divisor = f"(metile.abs({b.name}) + 1.0)"
         else:
             divisor = f"(-(({b.name} & 7) + 2))" if negative else f"(({b.name} & 7) + 1)"
 
         def divisor_value(env):
             x = env[b.name]
+            if raw:
+                return x
             if b.dtype in FLOATS:
                 return ref.arithmetic("+", ref.absolute(x), ref.number(1.0, b.dtype), b.dtype)
             x = ref.arithmetic("&", x, ref.number(7, b.dtype), b.dtype)
@@ -622,7 +642,7 @@ class Program:
             pattern = self.inputs[name][1]
             count = {"tile": size, "chunks": max(self.K, 1) * size}.get(pattern) or (
                 self.N if pattern == "row" else self.M)
-            arrays[name] = random_data(rng, dtype, count)
+            arrays[name] = random_data(rng, dtype, count, self.data_kinds.get(name))
         return arrays
 
     def expected(self, arrays):
@@ -701,7 +721,14 @@ def ref_numpy(dtype):
     return to_numpy(dtype)
 
 
-def random_data(rng, dtype, count):
+def random_data(rng, dtype, count, kind=None):
+    if kind == "nonzero":
+        values = rng.integers(1, 21, count)
+        if dtype == "i32":  # negative ones too, but not -1 (INT_MIN // -1 overflows)
+            values = np.where((values > 1) & (rng.random(count) < 0.5), -values, values)
+        return values.astype(ref_numpy(dtype))
+    if kind == "shift":
+        return rng.integers(0, 32, count).astype(ref_numpy(dtype))
     if dtype in FLOATS:
         values = rng.uniform(-2.0, 2.0, count)
         whole = rng.random(count) < 0.2

@@ -2,6 +2,7 @@
 or a misuse (it must raise a user error with a message). A case is its seed: the same seed
 gives the same program, data and verdict."""
 
+import hashlib
 import importlib.util
 import sys
 import tempfile
@@ -102,6 +103,12 @@ def run_misuse(seed, folder):
     if case.expected:
         raise Finding(f"misuse '{case.what}' ran without an error\n{case.source}")
     return case, None
+
+
+def fingerprint(seed):
+    """A short hash of the program or misuse that ``seed`` makes (for corpora)."""
+    source = Program(seed).source() if seed % 2 == 0 else misuse.Misuse(seed).source
+    return hashlib.sha256(source.encode()).hexdigest()[:12]
 
 
 def run_case(seed, folder=None):

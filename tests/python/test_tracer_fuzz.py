@@ -1,0 +1,63 @@
+"""The tracer fuzzer (metile.fuzz, docs/reliability.md "Fuzzing"): a short run of fresh
+cases, the corpus of cases that found defects, and checks that its oracle can fail."""
+
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from metile.fuzz import Finding, fingerprint, run_case
+from metile.fuzz import runner
+from metile.fuzz.programs import Program
+
+CORPUS = Path(__file__).resolve().parents[1] / "fuzz" / "corpus" / "tracer" / "seeds.txt"
+SMOKE_SEEDS = range(0, 24)  # 12 valid programs and 12 misuses: about 10 s on the host
+
+
+def corpus():
+    for line in CORPUS.read_text().splitlines():
+        if line.strip() and not line.startswith("#"):
+            seed, print_, _ = line.split(maxsplit=2)
+            yield int(seed), print_
+
+
+@pytest.mark.parametrize("seed", SMOKE_SEEDS)
+def test_smoke(seed):
+    run_case(seed)
+
+
+@pytest.mark.parametrize("seed, recorded", list(corpus()))
+def test_corpus(seed, recorded):
+    assert fingerprint(seed) == recorded, (
+        f"seed {seed} no longer makes the program it found a defect with: the generator "
+        f"changed; find the case again and record its new seed")
+    run_case(seed)
+
+
+def test_a_wrong_output_is_a_finding(tmp_path):
+    program = Program(0)
+    kernel = runner.load_kernel(program.source(), program.name, tmp_path)
+    arrays = program.arrays(np.random.default_rng(1))
+    expected = program.expected({k: v.copy() for k, v in arrays.items()})
+    kernel[(program.grid,)](*program.launch_arguments(arrays), **program.constexprs)
+    assert runner.compare(program, arrays, expected) == []
+    name, dtype, _ = program.outputs[0]
+    arrays[name][0] += 1  # one element off by one: beyond every error bound
+    problems = runner.compare(program, arrays, expected)
+    assert problems and problems[0].startswith(f"{name}[0] ({dtype}")
+
+
+def test_a_misuse_that_runs_is_a_finding(monkeypatch):
+    seed = next(s for s in range(1, 400, 2) if runner.misuse.Misuse(s).how == "block")
+    monkeypatch.setattr(runner.misuse.Misuse, "launch", lambda self, kernel: None)
+    with pytest.raises(Finding, match="ran without an error"):
+        run_case(seed)
+
+
+def test_the_command_line_runs_cases_and_counts_them():
+    done = subprocess.run([sys.executable, "-m", "metile.fuzz", "--seed", "1", "--count", "3"],
+                          capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert done.stdout.splitlines()[-1] == "fuzz: 3 cases, 0 findings"
