@@ -8,6 +8,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+import metile
 from metile.fuzz import Finding, fingerprint, run_case
 from metile.fuzz import runner
 from metile.fuzz.programs import Program
@@ -61,3 +62,23 @@ def test_the_command_line_runs_cases_and_counts_them():
                           capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stdout + done.stderr
     assert done.stdout.splitlines()[-1] == "fuzz: 3 cases, 0 findings"
+
+
+# Defects the fuzzer found, each reproduced directly.
+
+@metile.kernel
+def fused(x_ptr, y_ptr, z_ptr, out, BLOCK: metile.constexpr):
+    offs = metile.arange(0, BLOCK)
+    x, y, z = (metile.load(p + offs) for p in (x_ptr, y_ptr, z_ptr))
+    metile.store(out + offs, metile.fma(x, y, z))
+
+
+def test_fma_promotes_its_three_operands_first_as_triton_does():
+    # f16 x and y beside an f32 z multiply in f32 (the product of two f16 values is exact
+    # there); the product used to be rounded to f16 first (seeds 1446, 1564, 1640, 1816).
+    rng = np.random.default_rng(5)
+    x, y = (rng.uniform(-2, 2, 64).astype(np.float16) for _ in range(2))
+    z = rng.uniform(-2, 2, 64).astype(np.float32)
+    out = np.zeros(64, np.float32)
+    fused[(1,)](x, y, z, out, BLOCK=64)
+    assert np.array_equal(out, x.astype(np.float32) * y.astype(np.float32) + z)

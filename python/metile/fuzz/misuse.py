@@ -74,7 +74,9 @@ BODY_MISUSES = [
     ("a constant too large for i32", ["i = i + 4294967296"], ANY_USER),
     ("a runtime zero divisor", ["i = i // (i - i)"], FAULT),
     ("a zero remainder divisor", ["i = i % (i * 0)"], COMPILE + FAULT),
-    ("an unmasked load past the end", ["x = metile.load(src + offs + n)"], FAULT),
+    # 16 elements on: past the slack (under 16 bytes) that a buffer's alignment leaves
+    # before its guard page, where reads are not detected (docs/host_emulator.md).
+    ("an unmasked load past the end", ["x = metile.load(src + offs + n + 16)"], FAULT),
     ("a literal zero divisor", ["i = i // 0"], COMPILE + FAULT),
     ("device_assert on a traced value", ["metile.device_assert(x > -100.0)"], None),
     ("a static_assert that fails", ["metile.static_assert({B} < 0, 'block too small')"],

@@ -396,6 +396,8 @@ class Program:
         op = self.choice(["/", "//", "%"])
         if op == "/":
             a, b = self._binary_pair(self._numeric, self._numeric)
+            if b is not None and {a.dtype, b.dtype} == {"i32", "u32"}:
+                return None  # a CompilationError (misuse.py has it)
         else:
             a = self.pick(lambda v: v.dtype in INTEGERS)
             b = a and self.pick(lambda v: v.dtype == a.dtype and broadcast(a.shape, v.shape))
