@@ -82,3 +82,22 @@ def test_fma_promotes_its_three_operands_first_as_triton_does():
     out = np.zeros(64, np.float32)
     fused[(1,)](x, y, z, out, BLOCK=64)
     assert np.array_equal(out, x.astype(np.float32) * y.astype(np.float32) + z)
+
+
+@metile.kernel
+def select_negated(x_ptr, out, BLOCK: metile.constexpr):
+    offs = metile.arange(0, BLOCK)
+    x = metile.load(x_ptr + offs)
+    metile.store(out + offs, metile.where(~(x > 0), -x, x))
+
+
+def test_invert_of_a_boolean_is_a_boolean():
+    # ~ of an i1 gave an i32, which where() refused as a condition (seed 1330).
+    x = np.array([-3, 0, 2, -1, 5, 7, -8, 1], np.int32)
+    out = np.zeros(8, np.int32)
+    select_negated[(1,)](x, out, BLOCK=8)
+    assert out.tolist() == np.abs(x).tolist()
+    inverts = [line for line in select_negated.trace(x, out, BLOCK=8).print().splitlines()
+               if " xor " in line]
+    assert inverts and all(line.endswith("tile<8xi1>") or "tile<8xi1> loc" in line
+                           for line in inverts)
