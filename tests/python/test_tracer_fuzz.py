@@ -101,3 +101,20 @@ def test_invert_of_a_boolean_is_a_boolean():
                if " xor " in line]
     assert inverts and all(line.endswith("tile<8xi1>") or "tile<8xi1> loc" in line
                            for line in inverts)
+
+
+@pytest.mark.parametrize("child, timeout, found, next_seed", [
+    ("import os; print('start 7\\nok 7\\nstart 8', flush=True); os.abort()", 60, "crash", 9),
+    ("import time; print('start 3', flush=True); time.sleep(60)", 1, "hang", 4),
+])
+def test_the_command_line_reports_a_crash_or_a_hang_and_goes_on(monkeypatch, child, timeout,
+                                                                found, next_seed):
+    from metile.fuzz import __main__ as command_line
+
+    monkeypatch.setattr(command_line, "_worker_command",
+                        lambda first, count: [sys.executable, "-c", child])
+    reports = []
+    seed, ran = command_line._run_batch(first=next_seed - 2, count=10, timeout=timeout,
+                                        deadline=None, report=lambda *r: reports.append(r))
+    assert seed == next_seed
+    assert [(s, text.split(":")[0]) for s, text in reports] == [(next_seed - 1, found)]

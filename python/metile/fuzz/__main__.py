@@ -48,29 +48,35 @@ def main(argv=None):
     deadline = time.monotonic() + 60 * args.minutes if args.minutes else None
     print(f"fuzz: from seed {seed}", flush=True)
     ran, found, end = 0, [], None if count is None else seed + count
-    while (end is None or seed < end) and (deadline is None or time.monotonic() < deadline):
-        batch = 1000 if end is None else end - seed
-        seed, executed, findings = _run_batch(seed, batch, args.timeout, deadline)
-        ran += executed
-        found += findings
-    for failing, text in found:
+
+    def report(failing, text):
+        found.append(failing)
         print(f"--- finding, seed {failing}:\n{text}", flush=True)
         if args.findings:
             with open(args.findings, "a") as out:
                 out.write(f"{failing}\n")
+
+    while (end is None or seed < end) and (deadline is None or time.monotonic() < deadline):
+        batch = 1000 if end is None else end - seed
+        seed, executed = _run_batch(seed, batch, args.timeout, deadline, report)
+        ran += executed
     print(f"fuzz: {ran} cases, {len(found)} findings"
-          + (f" (seeds {', '.join(str(s) for s, _ in found)})" if found else ""), flush=True)
+          + (f" (seeds {', '.join(map(str, found))})" if found else ""), flush=True)
     return 1 if found else 0
 
 
-def _run_batch(first, count, timeout, deadline):
-    """Runs seeds first.. in one child until it ends, crashes or hangs. Returns the next
-    seed to run, the cases executed and the findings [(seed, text)]."""
-    command = [sys.executable, "-m", "metile.fuzz", "--worker", str(first), str(count)]
+def _worker_command(first, count):
+    return [sys.executable, "-m", "metile.fuzz", "--worker", str(first), str(count)]
+
+
+def _run_batch(first, count, timeout, deadline, report):
+    """Runs seeds first.. in one child until it ends, crashes or hangs, calling
+    report(seed, text) for each finding. Returns the next seed to run and the cases run."""
+    command = _worker_command(first, count)
     errors = tempfile.TemporaryFile("w+")
     child = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=errors,
                              env=dict(os.environ, PYTHONFAULTHANDLER="1"))
-    current, executed, findings, buffer, collecting = None, 0, [], "", None
+    current, executed, buffer, collecting = None, 0, "", None
     started = time.monotonic()
     while True:
         ready = select.select([child.stdout], [], [], 0.1)[0]
@@ -81,7 +87,7 @@ def _run_batch(first, count, timeout, deadline):
             for line in lines:
                 if collecting is not None:
                     if line == "end":
-                        findings.append((current, "\n".join(collecting)))
+                        report(current, "\n".join(collecting))
                         executed, current, collecting = executed + 1, None, None
                     else:
                         collecting.append(line)
@@ -97,19 +103,18 @@ def _run_batch(first, count, timeout, deadline):
         elif current is not None and time.monotonic() - started > timeout:
             child.kill()
             child.wait()
-            findings.append((current, f"hang: the case ran longer than {timeout:g} s"))
-            return current + 1, executed + 1, findings
+            report(current, f"hang: the case ran longer than {timeout:g} s")
+            return current + 1, executed + 1
         elif deadline is not None and time.monotonic() > deadline:
             child.kill()
             child.wait()
-            return (current if current is not None else first + executed), executed, findings
+            return (current if current is not None else first + executed), executed
     if child.returncode != 0 and current is not None:
         errors.seek(0)
         stderr = errors.read()[-4000:]
-        findings.append((current, f"crash: the process ended with status {child.returncode}"
-                                  f"\n{stderr}"))
-        return current + 1, executed + 1, findings
-    return first + count, executed, findings
+        report(current, f"crash: the process ended with status {child.returncode}\n{stderr}")
+        return current + 1, executed + 1
+    return first + count, executed
 
 
 if __name__ == "__main__":
