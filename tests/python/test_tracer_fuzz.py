@@ -118,3 +118,21 @@ def test_the_command_line_reports_a_crash_or_a_hang_and_goes_on(monkeypatch, chi
                                         deadline=None, report=lambda *r: reports.append(r))
     assert seed == next_seed
     assert [(s, text.split(":")[0]) for s, text in reports] == [(next_seed - 1, found)]
+
+
+@metile.kernel
+def scan_rows(x_ptr, out, M: metile.constexpr, N: metile.constexpr, AXIS: metile.constexpr):
+    offs = metile.arange(0, M)[:, None] * N + metile.arange(0, N)[None, :]
+    metile.store(out + offs, metile.cumsum(metile.load(x_ptr + offs), axis=AXIS))
+
+
+@pytest.mark.parametrize("m, n, axis, dtype, warps", [
+    (1, 64, 1, np.int32, 4), (1, 128, 1, np.float32, 8), (8, 8, 0, np.float32, 4),
+    (4, 16, 1, np.int32, 8)])
+def test_a_scan_of_a_tile_smaller_than_the_threadgroup(m, n, axis, dtype, warps):
+    # The threads that own no element read past the scan's exchange scratch: an
+    # InternalCompilerError from verify_scratch (num_warps=4 on 64 elements, seed 10).
+    x = np.random.default_rng(3).integers(-5, 6, (m, n)).astype(dtype)
+    out = np.zeros_like(x)
+    scan_rows[(1,)](x, out, M=m, N=n, AXIS=axis, num_warps=warps)
+    np.testing.assert_allclose(out, np.cumsum(x, axis=axis), rtol=1e-6)

@@ -20,6 +20,14 @@ BUFFER_DTYPES = FLOATS + INTEGERS
 SENTINEL = {"f16": -77.0, "bf16": -77.0, "f32": -77.0, "i32": -77, "u32": 77777}
 
 
+HELPER = """
+@metile.jit
+def fuzz_helper(a, b):
+    return a * b - a
+
+"""
+
+
 class Val:
     def __init__(self, name, dtype, shape, data=None):
         self.name, self.dtype, self.shape = name, dtype, tuple(shape)
@@ -50,6 +58,7 @@ class Program:
         self.constexprs = {}
         self.outputs = []  # (param name, dtype, pattern)
         self.count = 0
+        self.uses_helper = False
         self._generate()
 
     # -- emission ---------------------------------------------------------------------------
@@ -109,6 +118,14 @@ class Program:
         # No ragged tail: every element a thread owns is loaded, so raw loaded divisors and
         # shift amounts are safe (a thread that owns no element must not fault on them).
         self.full = (self.M, self.N) == self.tile if self.two_d else self.n % self.B == 0
+        self.options = {}
+        option = rng.random()
+        if option < 0.25:
+            self.options["num_warps"] = int(2 ** rng.integers(0, 4))
+        elif option < 0.35:
+            self.options["STRICT_MATH"] = True
+        elif option < 0.45:
+            self.options["RELAXED_PRECISION"] = True
         self.K = int(rng.integers(0, 5))
         self.scalars = {"n": self.n} if not self.two_d else {"M": self.M, "N": self.N}
         self.scalars.update(K=self.K, alpha=float(self.choice([0.5, -1.25, 3.0])),
@@ -186,7 +203,8 @@ class Program:
     def _operation(self):
         kinds = ["binary"] * 5 + ["number"] * 2 + ["compare"] * 2 + ["where", "cast", "cast",
                                                                      "unary", "math", "math"]
-        kinds += ["reduce", "scan", "minmax", "shift", "divide", "bitwise", "fma"]
+        kinds += ["reduce", "scan", "minmax", "shift", "divide", "bitwise", "fma", "clamp", "full",
+                  "helper"]
         if self.two_d:
             kinds += ["expand", "broadcast", "trans"]
         for _ in range(8):
@@ -344,6 +362,55 @@ class Program:
 
         return self.value(f"metile.{op}({a.name}, {b.name})", dtype,
                           broadcast(a.shape, b.shape), compute)
+
+    def _op_clamp(self):
+        a = self.pick(lambda v: v.dtype in FLOATS)
+        if a is None:
+            return None
+        low, high = sorted(float(self.choice([-1.5, -0.5, 0.0, 0.25, 1.0, 2.0])) for _ in range(2))
+
+        def compute(env, ctx):
+            x = env[a.name]
+            lo, hi = (ref.convert(ref.number(c, "f32"), a.dtype) for c in (low, high))
+            return ref.arithmetic("minimum", ref.arithmetic("maximum", x, lo, a.dtype), hi,
+                                  a.dtype)
+
+        return self.value(f"metile.clamp({a.name}, {low}, {high})", a.dtype, a.shape, compute)
+
+    def _op_full(self):
+        a = self.pick(lambda v: len(v.shape) >= 1)
+        dtype = self.choice(BUFFER_DTYPES + ("i1",)) if self.rng.random() < 0.5 else a.dtype
+        number = (float(self.choice([0.5, -2.0, 3.0])) if dtype in FLOATS else
+                  int(self.choice([0, 1])) if dtype in ("i1", "u32") else int(self.choice([-3, 7])))
+        if dtype == a.dtype and self.rng.random() < 0.5:
+            zero = self.rng.random() < 0.5
+            source = f"metile.zeros_like({a.name})" if zero else (
+                f"metile.full_like({a.name}, {_literal(number)})")
+            number = 0 if zero else number
+        else:
+            source = f"metile.full({a.shape}, {_literal(number)}, '{dtype}')"
+
+        def compute(env, ctx):
+            constant = ref.convert(ref.number(number, "f32" if isinstance(number, float)
+                                              else "i32"), dtype)
+            return ref.R(dtype, np.full(a.shape, constant.v))
+
+        return self.value(source, dtype, a.shape, compute)
+
+    def _op_helper(self):
+        # HELPER (a @metile.jit function of the kernel's module) runs inline while tracing.
+        a, b = self._binary_pair(self._numeric, self._numeric)
+        if b is None:
+            return None
+        dtype = ref.promote(a.dtype, b.dtype)
+        self.uses_helper = True
+
+        def compute(env, ctx):
+            x, y = ref.convert(env[a.name], dtype), ref.convert(env[b.name], dtype)
+            return ref.arithmetic("-", ref.arithmetic("*", x, y, dtype), x, dtype)
+
+        return self.value(f"fuzz_helper({a.name}, {b.name})", dtype, broadcast(a.shape, b.shape),
+                          compute)
 
     def _op_fma(self):
         a, b = self._binary_pair(lambda v: v.dtype in FLOATS, lambda v: v.dtype in FLOATS)
@@ -627,7 +694,8 @@ class Program:
         names = [p[0] for p in self.params] + list(self.scalars) + [
             f"{c}: metile.constexpr" for c in self.constexprs]
         body = "\n".join("    " + text for text in self.blocks[0][0])
-        return (f"import metile\n\n\n@metile.kernel\ndef {self.name}({', '.join(names)}):\n"
+        helper = HELPER if self.uses_helper else ""
+        return (f"import metile\n\n{helper}\n@metile.kernel\ndef {self.name}({', '.join(names)}):\n"
                 f"{body}\n")
 
     def arrays(self, rng):

@@ -12,6 +12,7 @@ from pathlib import Path
 import numpy as np
 
 from .. import errors
+from ..buffer import Buffer
 from . import misuse
 from .programs import Program
 from .reference import FLOATS
@@ -61,21 +62,40 @@ def compare(program, arrays, expected):
     return problems
 
 
+def _passed_as(array, form):
+    """The array as a launch takes it: itself, a metile.Buffer, or a strided view of a larger
+    array (which a launch copies in and back)."""
+    if form == 1:
+        return Buffer(data=array)
+    if form == 2:
+        spread = np.zeros(2 * len(array), array.dtype)
+        spread[::2] = array
+        return spread[::2]
+    return array
+
+
 def run_valid(seed, folder):
     """Traces, compiles and launches the valid program of ``seed``; raises Finding."""
     program = Program(seed)
     source = program.source()
     kernel = load_kernel(source, program.name, folder)
-    arrays = program.arrays(np.random.default_rng(seed + 1))
+    rng = np.random.default_rng(seed + 1)
+    arrays = program.arrays(rng)
     expected = program.expected({k: v.copy() for k, v in arrays.items()})
+    passed = {name: _passed_as(array, rng.integers(4)) for name, array in arrays.items()}
     try:
-        kernel[(program.grid,)](*program.launch_arguments(arrays), **program.constexprs)
+        kernel[(program.grid,)](*program.launch_arguments(passed), **program.constexprs,
+                                **program.options)
     except Exception as error:  # noqa: BLE001 - every exception of a valid program is one
         raise Finding(f"valid program raised {type(error).__name__}: {error}\n"
-                      f"{traceback.format_exc(limit=-3)}\n{source}") from None
+                      f"{traceback.format_exc(limit=-3)}\n{source}\noptions: "
+                      f"{program.options}") from None
+    for name, argument in passed.items():
+        arrays[name] = argument.numpy() if isinstance(argument, Buffer) else argument
     problems = compare(program, arrays, expected)
     if problems:
-        raise Finding("wrong result:\n  " + "\n  ".join(problems) + f"\n{source}")
+        raise Finding("wrong result:\n  " + "\n  ".join(problems) + f"\n{source}\noptions: "
+                      f"{program.options}")
     return program
 
 
