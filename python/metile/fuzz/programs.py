@@ -337,8 +337,15 @@ class Program:
             self.rng.random() < 0.2)
         spelled = f"metile.fast_{name}" if fast else f"metile.{name}"
 
+        # sigmoid is 1 / (1 + exp(-x)), as in Triton: of f16 or bf16 an f32 (the division).
+        dtype = "f32" if name == "sigmoid" else a.dtype
+
         def compute(env, ctx):
             x = env[a.name]
+            if name == "sigmoid":
+                e = ref.math_function("exp", ref.negate(x))
+                t = ref.arithmetic("+", ref.number(1.0, a.dtype), e, a.dtype)
+                return ref.arithmetic("/", ref.number(1.0, "f32"), ref.convert(t, "f32"), "f32")
             if guard in ("abs", "abs+1"):
                 x = ref.absolute(x)
             if guard == "abs+1":
@@ -347,7 +354,7 @@ class Program:
                 x = ref.arithmetic("minimum", x, ref.number(4.0, a.dtype), a.dtype)
             return ref.math_function(name, x)
 
-        return self.value(f"{spelled}({argument})", a.dtype, a.shape, compute)
+        return self.value(f"{spelled}({argument})", dtype, a.shape, compute)
 
     def _op_minmax(self):
         op = self.choice(["maximum", "minimum"])
