@@ -136,3 +136,21 @@ def test_a_scan_of_a_tile_smaller_than_the_threadgroup(m, n, axis, dtype, warps)
     out = np.zeros_like(x)
     scan_rows[(1,)](x, out, M=m, N=n, AXIS=axis, num_warps=warps)
     np.testing.assert_allclose(out, np.cumsum(x, axis=axis), rtol=1e-6)
+
+
+@metile.kernel
+def transpose_mask(x_ptr, out, M: metile.constexpr, N: metile.constexpr):
+    offs = metile.arange(0, M)[:, None] * N + metile.arange(0, N)[None, :]
+    positive = metile.load(x_ptr + offs) > 0
+    transposed = metile.arange(0, N)[:, None] * M + metile.arange(0, M)[None, :]
+    metile.store(out + transposed, metile.trans(positive))
+
+
+@pytest.mark.parametrize("m, n, warps", [(4, 8, 1), (8, 8, 1), (32, 32, 4), (16, 4, 8)])
+def test_trans_of_a_boolean_tile(m, n, warps):
+    # A transpose within a SIMD group shuffled the i1 values themselves, which MSL's SIMD
+    # functions refuse: a CompilationError from the emitter (seed 202320).
+    x = np.random.default_rng(0).integers(-3, 4, (m, n)).astype(np.int32)
+    out = np.zeros((n, m), np.int32)
+    transpose_mask[(1,)](x, out, M=m, N=n, num_warps=warps)
+    assert np.array_equal(out, (x > 0).T)
