@@ -11,7 +11,7 @@ while it runs (a zero divisor, a read out of bounds).
 import numpy as np
 
 from .. import errors
-from .programs import BUFFER_DTYPES
+from .programs import BUFFER_DTYPES, random_data
 
 COMPILE = (errors.CompilationError,)
 ARGUMENTS = (TypeError,)
@@ -131,8 +131,6 @@ class Misuse:
         self.source = (f"import metile\n\n\n@metile.kernel\ndef {self.name}(src, isrc, out, n, "
                        f"BLOCK: metile.constexpr):\n{body_text}\n")
         data_rng = np.random.default_rng(seed + 1)
-        from .programs import random_data
-
         self.arrays = [random_data(data_rng, self.src_dtype, self.n),
                        random_data(data_rng, "i32", self.n),
                        np.zeros(self.n, np.float32)]
