@@ -36,6 +36,19 @@ void lower_splat(Lowering& l, const ir::Op& op) {
   l.bind(op.results[0], {std::vector<ir::ValueId>(l.slot_count(t), s), true, true});
 }
 
+namespace {
+
+// Integer division, remainder and shifts trap on the host for a zero divisor or an over-wide
+// shift amount (host_compiler.cc), and are undefined on every target.
+bool divides_or_shifts(const ir::Op& op, ir::DType element) {
+  using K = ir::OpKind;
+  const bool kind = op.kind == K::Div || op.kind == K::Rem || op.kind == K::FloorDiv ||
+                    op.kind == K::Shl || op.kind == K::Shr;
+  return kind && ir::is_integer(element);
+}
+
+}  // namespace
+
 void lower_elementwise(Lowering& l, const ir::Op& op) {
   const ir::Type& t = l.tile_type(op.results[0]);
   if (!t.is_tile()) {
@@ -54,6 +67,12 @@ void lower_elementwise(Lowering& l, const ir::Op& op) {
   LoweredValue result;
   result.uniform = splats;
   result.layout = l.operand_layout(op);
+  // A thread that owns no element of the tile still computes its slot, from loads that
+  // gave `other` (0): it divides by 1 and shifts by 0 instead, so that only an element of
+  // the tile can fault.
+  const bool guard = divides_or_shifts(op, t.element().dtype) && !splats && l.has_idle_threads(t) &&
+                     !l.get(op.operands[1]).uniform;
+  const ir::ValueId owns = guard ? l.owns_element(t.num_elements()) : ir::kNoValue;
   for (int64_t r = 0; r < l.slot_count(t); ++r) {
     if (splats && r > 0) {
       result.slots.push_back(result.slots[0]);
@@ -63,6 +82,12 @@ void lower_elementwise(Lowering& l, const ir::Op& op) {
     for (ir::ValueId v : op.operands) {
       const LoweredValue& lv = l.get(v);
       operands.push_back(lv.tile ? lv.slots[r] : l.uniform_scalar(op, v, "the scalar operand"));
+    }
+    if (guard) {
+      const bool shift = op.kind == ir::OpKind::Shl || op.kind == ir::OpKind::Shr;
+      const ir::DType dtype = t.element().dtype;
+      operands[1] = l.emit(ir::OpKind::Select,
+                           {owns, operands[1], l.const_int(shift ? 0 : 1, dtype)}, t.element());
     }
     result.slots.push_back(l.emit(op.kind, operands, t.element(), op.attrs));
   }

@@ -96,11 +96,18 @@ class Scan {
       l_.emit_void(ir::OpKind::Store, operands);
     }
     l_.threadgroup_barrier();
+    // Threads past the layout's own (a tile smaller than the threadgroup) own no element and
+    // read nothing either: their indices lie past the scratch.
+    ir::ValueId nothing = ir::kNoValue;
+    if (writer != ir::kNoValue)
+      nothing =
+          ir::is_float(type_.dtype) ? l_.const_float(0, type_.dtype) : l_.const_int(0, type_.dtype);
     std::vector<ir::ValueId> partner;
     for (size_t r = 0; r < total_.size(); ++r) {
       const ir::ValueId at = l_.emit(ir::OpKind::Xor, {index_[r], l_.const_int(1 << b)}, i32);
-      partner.push_back(
-          l_.emit(ir::OpKind::Load, {l_.emit(ir::OpKind::PtrAdd, {buffer, at}, ptr)}, scalar_));
+      std::vector<ir::ValueId> operands = {l_.emit(ir::OpKind::PtrAdd, {buffer, at}, ptr)};
+      if (writer != ir::kNoValue) operands.insert(operands.end(), {writer, nothing});
+      partner.push_back(l_.emit(ir::OpKind::Load, operands, scalar_));
     }
     l_.threadgroup_barrier();
     return partner;

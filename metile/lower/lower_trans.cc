@@ -97,6 +97,20 @@ class Transpose {
     return result;
   }
 
+  // simd_shuffle of `value` from `lane`; i1 values cross as i32 (MSL's SIMD-group functions
+  // take no bool).
+  ir::ValueId shuffle(ir::ValueId value, ir::ValueId lane) {
+    const ir::Type element = source_type_.element();
+    if (element.dtype != ir::DType::i1)
+      return l_.emit(ir::OpKind::SimdShuffle, {value, lane}, element);
+    const ir::Type i32 = ir::Type::scalar(ir::DType::i32);
+    const ir::ValueId wide =
+        l_.emit(ir::OpKind::Select, {value, l_.const_int(1), l_.const_int(0)}, i32);
+    return l_.emit(ir::OpKind::Cmp,
+                   {l_.emit(ir::OpKind::SimdShuffle, {wide, lane}, i32), l_.const_int(0)}, element,
+                   {{"pred", std::string("ne")}});
+  }
+
   std::vector<ir::ValueId> shuffled() {
     if (source_type_.pointer) return {};  // SIMD collectives move numbers
     const int64_t simd = l_.target.simd_width;
@@ -119,15 +133,14 @@ class Transpose {
       const ir::ValueId lane =
           l_.emit(ir::OpKind::And, {emit_physical(s, true), l_.const_int(simd - 1)}, i32);
       const std::vector<int64_t>& used = used_slots[r];
-      ir::ValueId value = l_.emit(ir::OpKind::SimdShuffle, {values()[used[0]], lane}, element);
+      ir::ValueId value = shuffle(values()[used[0]], lane);
       if (used.size() > 1) {
         const ir::ValueId slot = emit_physical(s, false);
         for (size_t k = 1; k < used.size(); ++k) {
           const ir::ValueId same =
               l_.emit(ir::OpKind::Cmp, {slot, l_.const_int(used[k])},
                       ir::Type::scalar(ir::DType::i1), {{"pred", std::string("eq")}});
-          const ir::ValueId other =
-              l_.emit(ir::OpKind::SimdShuffle, {values()[used[k]], lane}, element);
+          const ir::ValueId other = shuffle(values()[used[k]], lane);
           value = l_.emit(ir::OpKind::Select, {same, other, value}, element);
         }
       }

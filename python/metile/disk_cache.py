@@ -1,6 +1,6 @@
 """The on-disk cache of traced kernels: Tile IR text keyed by the kernel's source, the
-values it reads from its globals and closure, the argument signature and the compiler
-build. A new process that launches the same kernel with the same signature parses the IR
+values it reads from its globals and closure, the argument signature, the compiler
+build and the tracer's own sources. A new process that launches the same kernel with the same signature parses the IR
 instead of tracing (compiled objects are cached on disk by the C++ core). Each entry
 carries its key and a checksum of its text, verified on load (see checked_body).
 
@@ -9,6 +9,7 @@ is METILE_CACHE_DIR, else $XDG_CACHE_HOME/metile, else ~/.cache/metile. METILE_T
 turns it off.
 """
 
+import functools
 import hashlib
 import inspect
 import os
@@ -95,10 +96,31 @@ def function_fingerprint(fn, seen=None):
     return hashlib.sha256("\n".join(parts).encode()).hexdigest()
 
 
+def source_stamp(root):
+    """A hash of the path, size and modification time of every Python file under ``root``."""
+    parts = []
+    for folder, subfolders, files in os.walk(root):
+        subfolders.sort()
+        for name in sorted(f for f in files if f.endswith(".py")):
+            stat = os.stat(os.path.join(folder, name))
+            parts.append(f"{os.path.relpath(os.path.join(folder, name), root)}:{stat.st_size}:"
+                         f"{stat.st_mtime_ns}")
+    return hashlib.sha256("\n".join(parts).encode()).hexdigest()
+
+
+@functools.cache
+def _package_stamp():
+    # The tracer's own Python code decides what IR a kernel traces to: a checkout whose
+    # python/metile was edited must not read IR an older tracer wrote (__version__ only
+    # changes with a release).
+    return source_stamp(os.path.dirname(os.path.abspath(__file__)))
+
+
 def key(fingerprint, signature):
     from . import __version__
 
-    text = f"{fingerprint}\n{signature!r}\n{__version__}\n{_core_stamp()}"
+    text = (f"{fingerprint}\n{signature!r}\n{__version__}\n{_core_stamp()}\n"
+            f"{_package_stamp()}")
     return hashlib.sha256(text.encode()).hexdigest()
 
 

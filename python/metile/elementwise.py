@@ -12,7 +12,7 @@ from . import dtypes
 from .errors import NotSupportedError, user_error
 from .frames import user_location
 from .language import where
-from .values import as_value, binary, cast, compare, is_number, unary
+from .values import as_value, as_values, binary, cast, compare, is_number, unary
 
 # Abramowitz and Stegun 7.1.26: |erf(x) - approximation| <= 1.5e-7 for x >= 0.
 _ERF_P = 0.3275911
@@ -84,8 +84,12 @@ def log2(x):
 
 
 def fma(x, y, z):
-    """x * y + z, elementwise, with Triton's promotion. Rounded as a multiply and an add;
-    the target compiler may contract them into one fused operation, as Triton's may not."""
+    """x * y + z, elementwise, the three operands promoted to one dtype first, as Triton's
+    tl.fma does (f16 x and y beside an f32 z multiply in f32). Rounded as a multiply and an
+    add; the target compiler may contract them into one fused operation, as Triton's may not."""
+    x, y = as_values(x, y, "fma")
+    z, x = as_values(z, x, "fma")
+    z, y = as_values(z, y, "fma")
     return x * y + z
 
 

@@ -6,8 +6,10 @@ compiled once per process (and its traced IR is reused across processes through
 disk_cache). ``stats`` counts traces, compiles and cache hits.
 """
 
+import atexit
 import functools
 import inspect
+import weakref
 from dataclasses import dataclass
 
 from . import _core, disk_cache, loops, source_rewrite
@@ -100,6 +102,20 @@ def _threads_of_warps(name, num_warps):
     return num_warps * SIMD_WIDTH
 
 
+# Every KernelFunction, so that their caches of _core objects are dropped at exit: a kernel
+# that something outside meTile keeps alive through interpreter shutdown (torch.compile's
+# guards, an extension's static storage) would otherwise hold its compiled kernels past
+# the bindings' teardown, which nanobind reports as leaked instances, types and functions.
+_LIVE_KERNELS = weakref.WeakSet()
+
+
+@atexit.register
+def _release_caches():
+    for kernel in list(_LIVE_KERNELS):
+        kernel._cache.clear()
+        kernel._traced.clear()
+
+
 class KernelFunction:
     """A kernel: launch it with ``kernel[grid](*args, **constexprs_and_options)``. Called
     from another kernel while it is traced, it runs inline as a helper (like a Triton
@@ -133,6 +149,7 @@ class KernelFunction:
         self._cache = {}  # (signature, math mode, Schedule or None) -> Specialisation
         self._traced = {}  # signature -> traced Tile IR (shared by the math modes)
         self.stats = CacheStats()
+        _LIVE_KERNELS.add(self)
 
     def __getitem__(self, grid):
         from .launch import BoundKernel

@@ -338,7 +338,9 @@ class Value:
         return unary("abs", self)
 
     def __invert__(self):
-        ones = 1 if self.dtype == "i1" else (0xFFFFFFFF if self.dtype == "u32" else -1)
+        # True, not 1, for a boolean: a Python int would promote it to i32 (Triton's ~ of an
+        # i1 is an i1).
+        ones = True if self.dtype == "i1" else (0xFFFFFFFF if self.dtype == "u32" else -1)
         return binary("xor", self, ones)
 
     def __lt__(self, other):

@@ -171,3 +171,26 @@ def test_a_threadgroup_memory_race_names_the_threads_offset_and_line():
     assert error.line == line_of(reverse_through_shared.fn, "metile.store(staged + offs")
     assert error.kernel == "reverse_through_shared" and error.buffer is None
     assert error.offset is not None and error.thread is not None
+
+
+@metile.kernel
+def divide_and_shift(x_ptr, d_ptr, quotient, remainder, shifted, BLOCK: metile.constexpr):
+    offs = metile.arange(0, BLOCK)
+    x = metile.load(x_ptr + offs)
+    d = metile.load(d_ptr + offs)
+    metile.store(quotient + offs, x // d)
+    metile.store(remainder + offs, x % d)
+    metile.store(shifted + offs, x << (32 - d))
+
+
+def test_threads_that_own_no_element_do_not_fault_on_their_divisors():
+    # A 4-element tile on 32 threads: threads 4..31 own nothing and their loads give 0, which
+    # used to divide by zero and shift by 32 (found by the tracer fuzzer, seed 342).
+    x = np.array([-7, 7, 100, -2**31], np.int32)
+    d = np.array([2, 3, 31, 5], np.int32)
+    quotient, remainder, shifted = (np.zeros(4, np.int32) for _ in range(3))
+    divide_and_shift[(1,)](x, d, quotient, remainder, shifted, BLOCK=4)
+    assert quotient.tolist() == (x.astype(np.int64) // d).tolist()
+    assert remainder.tolist() == np.fmod(x, d).tolist()
+    expected = (x.astype(np.uint64) << (32 - d).astype(np.uint64)) & 0xFFFFFFFF
+    assert shifted.tolist() == expected.astype(np.uint32).view(np.int32).tolist()

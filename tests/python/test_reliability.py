@@ -72,6 +72,27 @@ def test_another_kernels_entry_under_this_key_is_traced_again(monkeypatch, tmp_p
     np.testing.assert_array_equal(out, np.arange(40, dtype=np.float32) * 3)
 
 
+def test_an_edited_tracer_does_not_read_the_ir_an_older_one_wrote(monkeypatch, tmp_path):
+    # The tracer's own sources are part of the key: an edit of python/metile (a checkout
+    # needs no rebuild for one) used to keep serving the IR the previous code traced.
+    from metile import disk_cache
+
+    monkeypatch.setenv("METILE_CACHE_DIR", str(tmp_path))
+    run(triple)
+    k, _ = run(triple)
+    assert k.stats.disk_hits == 1
+    monkeypatch.setattr(disk_cache, "_package_stamp", lambda: "another tracer")
+    k, out = run(triple)
+    assert (k.stats.traces, k.stats.disk_hits) == (1, 0)
+    np.testing.assert_array_equal(out, np.arange(40, dtype=np.float32) * 3)
+    tracer = tmp_path / "tracer"
+    (tracer / "sub").mkdir(parents=True)
+    (tracer / "sub" / "values.py").write_text("x = 1\n")
+    before = disk_cache.source_stamp(tracer)
+    (tracer / "sub" / "values.py").write_text("x = 22\n")
+    assert disk_cache.source_stamp(tracer) != before
+
+
 @metile.kernel
 def copy(x, out, n, BLOCK: metile.constexpr):
     i = metile.program_id(0) * BLOCK + metile.arange(0, BLOCK)
