@@ -5,6 +5,7 @@
 #include "metile/check_resources.h"
 #include "metile/lower/expand_tensor_access.h"
 #include "metile/lower/group_vector_accesses.h"
+#include "metile/lower/lower_dot_wgmma.h"
 #include "metile/lower/lower_to_metal.h"
 #include "metile/lower/plan_threads.h"
 #include "metile/lower/verify_scratch.h"
@@ -49,6 +50,11 @@ PassResult run_check_ownership(Kernel k, PassContext& context) {
   return {std::move(k), false};
 }
 
+PassResult run_match_async_gemm(Kernel k, PassContext& context) {
+  context.async_gemm = lower::match_async_gemm(k);
+  return {std::move(k), false};
+}
+
 PassResult run_plan_threads(Kernel k, PassContext& context) {
   context.thread_plan = lower::plan_threads(k, context.target);
   return {std::move(k), false};
@@ -59,7 +65,8 @@ PassResult run_plan_schedule(Kernel k, PassContext& context) {
     throw UserError("plan_schedule: kernel '" + k.name +
                     "' has no lane geometry; run plan_threads before plan_schedule");
   context.schedule_plan =
-      schedule::plan_schedule(k, context.target, *context.thread_plan, context.schedule);
+      schedule::plan_schedule(k, context.target, *context.thread_plan, context.schedule,
+                              context.async_gemm ? &*context.async_gemm : nullptr);
   // Dots take matrix fragments exactly when the plan's backend is simdgroup.
   context.thread_plan->dot_matrix_fragments =
       context.schedule_plan->backend == schedule::Backend::Simdgroup;
@@ -139,6 +146,10 @@ const std::vector<Pass>& registry() {
       {"canonicalize",
        "folds constants, applies exact algebraic identities, picks constant branches",
        [](Kernel k, PassContext&) { return transform::canonicalize(std::move(k)); }},
+      {"match_async_gemm",
+       "finds whether the kernel (descriptors not yet expanded) is the canonical descriptor "
+       "GEMM that sm90's wgmma_tma strategy lowers",
+       run_match_async_gemm},
       {"expand_tensor_access",
        "rewrites tensor descriptor loads/stores as bounds-masked pointer accesses",
        [](Kernel k, PassContext&) { return lower::expand_tensor_access(std::move(k)); }},

@@ -32,8 +32,9 @@ struct PassContext {
   std::vector<transform::LayoutOptimization>
       layout_optimizations;  // by eliminate_redundant_conversions
   std::vector<transform::OnlineReductionRecord> online_reductions;  // by merge_online_reductions
-  std::optional<lower::ThreadPlan> thread_plan;  // set by plan_threads, read by lower_to_metal
-  std::optional<schedule::Schedule> schedule;    // the caller's SCHEDULE (nullopt: omitted)
+  std::optional<schedule::AsyncGemm> async_gemm;  // set by match_async_gemm, read by plan_schedule
+  std::optional<lower::ThreadPlan> thread_plan;   // set by plan_threads, read by lower_to_metal
+  std::optional<schedule::Schedule> schedule;     // the caller's SCHEDULE (nullopt: omitted)
   std::optional<schedule::SchedulePlan> schedule_plan;  // set by plan_schedule
   lower::LoweringFacts lowering;                        // set by lower_to_metal
   lower::VectorGroups vector_groups;                    // counted by group_vector_accesses

@@ -23,6 +23,9 @@ PipelineResult compile_to_source(ir::Kernel kernel, const PipelineOptions& optio
   // 2. Target-independent Tile IR passes.
   kernel = steps.run("apply_math_mode", std::move(kernel));
   kernel = steps.run("canonicalize", std::move(kernel));
+  //    While the descriptors are still whole: is the kernel the canonical GEMM that sm90's
+  //    wgmma_tma strategy lowers with TMA tensor maps? (plan_schedule decides.)
+  steps.analyze("match_async_gemm", kernel);
   kernel = steps.run("expand_tensor_access", std::move(kernel));
   kernel = steps.run("cse", std::move(kernel));
   //    Discovery: a max pass and a sum-of-exp pass over the same data become one online pass

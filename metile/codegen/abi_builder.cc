@@ -35,6 +35,28 @@ AbiParam abi_param(const ir::Kernel& k, const ir::Param& p) {
   return a;
 }
 
+// The tensor maps a warp-specialised kernel takes (lower_dot_wgmma.cc writes them as kernel
+// attributes tensor_maps = n and tensor_map<i>_<field>).
+std::vector<TensorMapParam> tensor_maps(const ir::Kernel& k) {
+  if (!k.attrs.count("tensor_maps")) return {};
+  std::vector<TensorMapParam> maps(static_cast<size_t>(kernel_int(k, "tensor_maps")));
+  for (size_t i = 0; i < maps.size(); ++i) {
+    const std::string at = "tensor_map" + std::to_string(i) + "_";
+    TensorMapParam& m = maps[i];
+    m.buffer = static_cast<int>(kernel_int(k, at + "buffer"));
+    m.outer = static_cast<int>(kernel_int(k, at + "outer"));
+    m.inner = static_cast<int>(kernel_int(k, at + "inner"));
+    m.stride = static_cast<int>(kernel_int(k, at + "stride"));
+    m.box_outer = kernel_int(k, at + "box_outer");
+    m.box_inner = kernel_int(k, at + "box_inner");
+    for (int p : {m.buffer, m.outer, m.inner, m.stride})
+      if (p < 0 || p >= static_cast<int>(k.params.size()))
+        throw UserError("kernel '" + k.name + "': tensor map " + std::to_string(i) +
+                        " names parameter " + std::to_string(p) + ", which does not exist");
+  }
+  return maps;
+}
+
 }  // namespace
 
 KernelABI build_abi(const ir::Kernel& metal) {
@@ -42,6 +64,12 @@ KernelABI build_abi(const ir::Kernel& metal) {
   abi.kernel_name = metal.name;
   abi.body_name = metal.name + "_body";
   for (const ir::Param& p : metal.params) abi.params.push_back(abi_param(metal, p));
+  abi.tensor_maps = tensor_maps(metal);
+  if (metal.attrs.count("persistent_rows"))
+    abi.persistent = PersistentTiles{static_cast<int>(kernel_int(metal, "persistent_rows")),
+                                     static_cast<int>(kernel_int(metal, "persistent_columns")),
+                                     kernel_int(metal, "persistent_block_m"),
+                                     kernel_int(metal, "persistent_block_n")};
   const int64_t threads = kernel_int(metal, "threads_per_threadgroup");
   if (threads <= 0 || threads > std::numeric_limits<int>::max())
     throw UserError("kernel '" + metal.name + "': threads_per_threadgroup must be positive, got " +

@@ -250,6 +250,18 @@ void CEmitter::emit_op_lines(const ir::Op& op) {
       return emit_matrix_store(op);
     case K::MatrixMma:
       return emit_matrix_mma(op);
+    case K::MbarrierInit:
+    case K::MbarrierFence:
+    case K::MbarrierArrive:
+    case K::MbarrierArriveExpectTx:
+    case K::MbarrierWait:
+    case K::TmaLoad:
+    case K::WgmmaFence:
+    case K::WgmmaMma:
+    case K::WgmmaCommit:
+    case K::WgmmaWait:
+    case K::SetMaxNReg:
+      return emit_async(op);
     case K::For:
       return emit_for(op);
     case K::If:

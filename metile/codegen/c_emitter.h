@@ -65,6 +65,9 @@ class CEmitter {
   void emit_matrix_load(const ir::Op& op);
   void emit_matrix_store(const ir::Op& op);
   void emit_matrix_mma(const ir::Op& op);
+  // The sm90 asynchronous pipeline ops (ops.def's AsyncPipeline rule): wgmma_mma's results
+  // start as copies of its accumulator operands, which the statement updates in place.
+  void emit_async(const ir::Op& op);
   // "p + offset": the address a matrix access starts at.
   std::string matrix_address(ir::ValueId ptr, ir::ValueId offset) const;
 

@@ -107,6 +107,7 @@ enum class TypeRule : uint8_t {
   MatrixLoad,
   MatrixStore,
   MatrixMma,
+  AsyncPipeline,
 };
 
 // How many operands, results or regions an op takes; kMany: no upper bound.

@@ -176,6 +176,7 @@ std::vector<Diagnostic> verify_metal(const Kernel& k) {
     if (op.kind == OpKind::Extract) check_extract(c, op);
     if (op.kind == OpKind::IsAligned) check_is_aligned(c, op);
     check_matrix_op(c, op);
+    if (op_info(op.kind).rule == TypeRule::AsyncPipeline) check_async_op(c, op);
   };
   rules.check_kernel = check_kernel;
   return verify_with(k, rules);

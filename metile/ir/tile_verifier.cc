@@ -89,6 +89,7 @@ class TileOpRules {
       case R::MatrixLoad:
       case R::MatrixStore:
       case R::MatrixMma:
+      case R::AsyncPipeline:
         return check_matrix_op(c_, op_);
       case R::For:
       case R::If:

@@ -128,6 +128,7 @@ class CommonOpRules {
       case R::MatrixLoad:
       case R::MatrixStore:
       case R::MatrixMma:
+      case R::AsyncPipeline:
       case R::Yield:
         return;
     }

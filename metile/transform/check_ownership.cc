@@ -204,6 +204,17 @@ class OwnershipCheck {
       case OpKind::Extract:
       case OpKind::IsAligned:
       case OpKind::MatrixMma:
+      case OpKind::MbarrierInit:
+      case OpKind::MbarrierFence:
+      case OpKind::MbarrierArrive:
+      case OpKind::MbarrierArriveExpectTx:
+      case OpKind::MbarrierWait:
+      case OpKind::TmaLoad:
+      case OpKind::WgmmaFence:
+      case OpKind::WgmmaMma:
+      case OpKind::WgmmaCommit:
+      case OpKind::WgmmaWait:
+      case OpKind::SetMaxNReg:
         throw InternalError("check_ownership: Metal IR op " + std::string(ir::op_name(op.kind)) +
                             " in Tile IR kernel " + k_.name);
     }

@@ -79,6 +79,17 @@ OpClass op_class(OpKind k) {
     case OpKind::SimdMin:
       return OpClass::SimdCollective;
     case OpKind::MatrixMma:
+    case OpKind::MbarrierInit:
+    case OpKind::MbarrierFence:
+    case OpKind::MbarrierArrive:
+    case OpKind::MbarrierArriveExpectTx:
+    case OpKind::MbarrierWait:
+    case OpKind::TmaLoad:
+    case OpKind::WgmmaFence:
+    case OpKind::WgmmaMma:
+    case OpKind::WgmmaCommit:
+    case OpKind::WgmmaWait:
+    case OpKind::SetMaxNReg:
       return OpClass::Mma;
     case OpKind::ProgramId:
     case OpKind::NumPrograms:

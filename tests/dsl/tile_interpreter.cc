@@ -169,6 +169,17 @@ class Interpreter {
       case OpKind::MatrixLoad:
       case OpKind::MatrixStore:
       case OpKind::MatrixMma:
+      case OpKind::MbarrierInit:
+      case OpKind::MbarrierFence:
+      case OpKind::MbarrierArrive:
+      case OpKind::MbarrierArriveExpectTx:
+      case OpKind::MbarrierWait:
+      case OpKind::TmaLoad:
+      case OpKind::WgmmaFence:
+      case OpKind::WgmmaMma:
+      case OpKind::WgmmaCommit:
+      case OpKind::WgmmaWait:
+      case OpKind::SetMaxNReg:
       case OpKind::SimdShuffle:
       case OpKind::SimdShuffleXor:
       case OpKind::SimdShuffleDown:
