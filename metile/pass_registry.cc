@@ -8,6 +8,7 @@
 #include "metile/lower/lower_dot_wgmma.h"
 #include "metile/lower/lower_to_metal.h"
 #include "metile/lower/plan_threads.h"
+#include "metile/lower/verify_async_pipeline.h"
 #include "metile/lower/verify_scratch.h"
 #include "metile/lower/verify_vector_accesses.h"
 #include "metile/schedule/plan_schedule.h"
@@ -94,6 +95,11 @@ PassResult run_lower_to_metal(Kernel k, PassContext& context) {
   Kernel metal = std::move(lowered.metal);
   context.lowering = std::move(static_cast<lower::LoweringFacts&>(lowered));
   return {std::move(metal), true};
+}
+
+PassResult run_verify_async_pipeline(Kernel k, PassContext&) {
+  lower::verify_async_pipeline(k);
+  return {std::move(k), false};
 }
 
 PassResult run_verify_scratch(Kernel k, PassContext& context) {
@@ -192,6 +198,10 @@ const std::vector<Pass>& registry() {
       {"verify_scratch",
        "checks every exchange and reduction through threadgroup scratch (Metal IR)",
        run_verify_scratch},
+      {"verify_async_pipeline",
+       "checks the mbarrier ring's slot ownership, phase parity, publication and release "
+       "(Metal IR)",
+       run_verify_async_pipeline},
       {"group_vector_accesses",
        "groups four consecutive f16/f32 accesses of a thread into one guarded packed vector "
        "access",

@@ -51,6 +51,8 @@ PipelineResult compile_to_source(ir::Kernel kernel, const PipelineOptions& optio
   //    threadgroup collectives, threadgroup memory is allocated.
   ir::Kernel metal = steps.run("lower_to_metal", kernel);
   metal = steps.run("verify_scratch", std::move(metal));
+  //    An sm90 mbarrier ring must own, publish and release its stages in order.
+  metal = steps.run("verify_async_pipeline", std::move(metal));
 
   // 5. Metal IR passes.
   metal = steps.run("canonicalize", std::move(metal));

@@ -39,6 +39,7 @@ TEST(PassRegistry, OneNamePerStepInPipelineOrder) {
   const std::vector<std::string> expected = {"verify",
                                              "apply_math_mode",
                                              "canonicalize",
+                                             "match_async_gemm",
                                              "expand_tensor_access",
                                              "cse",
                                              "merge_online_reductions",
@@ -51,6 +52,7 @@ TEST(PassRegistry, OneNamePerStepInPipelineOrder) {
                                              "check_resources",
                                              "lower_to_metal",
                                              "verify_scratch",
+                                             "verify_async_pipeline",
                                              "group_vector_accesses",
                                              "verify_vector_accesses",
                                              "emit_msl",
@@ -107,10 +109,10 @@ TEST(PassRegistry, UnknownPassListsTheKnownOnes) {
   } catch (const UserError& e) {
     EXPECT_EQ(std::string(e.what()),
               "unknown pass 'lower'; known passes: verify, apply_math_mode, canonicalize, "
-              "expand_tensor_access, cse, merge_online_reductions, dce, "
+              "match_async_gemm, expand_tensor_access, cse, merge_online_reductions, dce, "
               "eliminate_redundant_conversions, check_ownership, check_matrix_barriers, "
               "plan_threads, plan_schedule, check_resources, lower_to_metal, verify_scratch, "
-              "group_vector_accesses, "
+              "verify_async_pipeline, group_vector_accesses, "
               "verify_vector_accesses, emit_msl, emit_cuda");
   }
 }
