@@ -35,6 +35,18 @@ AbiParam abi_param(const ir::Kernel& k, const ir::Param& p) {
   return a;
 }
 
+// A kernel attribute holding a parameter index, or -1 - value for a constant.
+AbiExtent abi_extent(const ir::Kernel& k, const std::string& name) {
+  const int64_t code = kernel_int(k, name);
+  if (code >= 0) {
+    if (code >= static_cast<int64_t>(k.params.size()))
+      throw UserError("kernel '" + k.name + "': " + name + " names parameter " +
+                      std::to_string(code) + ", which does not exist");
+    return {static_cast<int>(code), 0};
+  }
+  return {-1, -1 - code};
+}
+
 // The tensor maps a warp-specialised kernel takes (lower_dot_wgmma.cc writes them as kernel
 // attributes tensor_maps = n and tensor_map<i>_<field>).
 std::vector<TensorMapParam> tensor_maps(const ir::Kernel& k) {
@@ -44,15 +56,14 @@ std::vector<TensorMapParam> tensor_maps(const ir::Kernel& k) {
     const std::string at = "tensor_map" + std::to_string(i) + "_";
     TensorMapParam& m = maps[i];
     m.buffer = static_cast<int>(kernel_int(k, at + "buffer"));
-    m.outer = static_cast<int>(kernel_int(k, at + "outer"));
-    m.inner = static_cast<int>(kernel_int(k, at + "inner"));
-    m.stride = static_cast<int>(kernel_int(k, at + "stride"));
+    if (m.buffer < 0 || m.buffer >= static_cast<int>(k.params.size()))
+      throw UserError("kernel '" + k.name + "': tensor map " + std::to_string(i) +
+                      " names buffer parameter " + std::to_string(m.buffer) +
+                      ", which does not exist");
+    m.outer = abi_extent(k, at + "outer");
+    m.inner = abi_extent(k, at + "inner");
     m.box_outer = kernel_int(k, at + "box_outer");
     m.box_inner = kernel_int(k, at + "box_inner");
-    for (int p : {m.buffer, m.outer, m.inner, m.stride})
-      if (p < 0 || p >= static_cast<int>(k.params.size()))
-        throw UserError("kernel '" + k.name + "': tensor map " + std::to_string(i) +
-                        " names parameter " + std::to_string(p) + ", which does not exist");
   }
   return maps;
 }
@@ -66,10 +77,9 @@ KernelABI build_abi(const ir::Kernel& metal) {
   for (const ir::Param& p : metal.params) abi.params.push_back(abi_param(metal, p));
   abi.tensor_maps = tensor_maps(metal);
   if (metal.attrs.count("persistent_rows"))
-    abi.persistent = PersistentTiles{static_cast<int>(kernel_int(metal, "persistent_rows")),
-                                     static_cast<int>(kernel_int(metal, "persistent_columns")),
-                                     kernel_int(metal, "persistent_block_m"),
-                                     kernel_int(metal, "persistent_block_n")};
+    abi.persistent = PersistentTiles{
+        abi_extent(metal, "persistent_rows"), abi_extent(metal, "persistent_columns"),
+        kernel_int(metal, "persistent_block_m"), kernel_int(metal, "persistent_block_n")};
   const int64_t threads = kernel_int(metal, "threads_per_threadgroup");
   if (threads <= 0 || threads > std::numeric_limits<int>::max())
     throw UserError("kernel '" + metal.name + "': threads_per_threadgroup must be positive, got " +

@@ -34,13 +34,20 @@ struct AbiParam {
   std::string access;                // buffers: read | write | read_write
 };
 
+// An extent a launch knows: the value of i32 scalar parameter `param`, or `value` when param
+// is -1 (a constant the compiler specialised).
+struct AbiExtent {
+  int param = -1;
+  int64_t value = 0;
+};
+
 // A TMA tensor map the runtime builds for each launch (sm90, docs/hopper.md) and passes after
 // the parameters: the 2-D row-major tensor at buffer parameter `buffer`, `outer` x `inner`
-// elements (scalar parameters; rows `stride` elements apart), copied in boxes of box_outer x
-// box_inner elements with 128-byte swizzling; elements past the tensor read 0.
+// elements (rows `inner` elements apart), copied in boxes of box_outer x box_inner elements
+// with 128-byte swizzling; elements past the tensor read 0.
 struct TensorMapParam {
   int buffer = 0;
-  int outer = 0, inner = 0, stride = 0;  // parameter indices of i32 scalars
+  AbiExtent outer, inner;
   int64_t box_outer = 0, box_inner = 0;
 };
 
@@ -48,7 +55,7 @@ struct TensorMapParam {
 // along x, which visit the rows x columns output's block_m x block_n tiles (scalar parameters)
 // themselves; the caller's grid must cover the tiles.
 struct PersistentTiles {
-  int rows = 0, columns = 0;  // parameter indices of i32 scalars
+  AbiExtent rows, columns;
   int64_t block_m = 0, block_n = 0;
 };
 

@@ -122,8 +122,9 @@ class WgmmaKernel {
     ir::ValueId m, n;
   };
 
-  ir::ValueId tiles_along(int param, int64_t block) {
-    const ir::ValueId extent = l_.scalar(l_.tile.params[static_cast<size_t>(param)].value);
+  ir::ValueId tiles_along(const schedule::Extent& e, int64_t block) {
+    const ir::ValueId extent =
+        e.param >= 0 ? l_.scalar(l_.tile.params[static_cast<size_t>(e.param)].value) : c(e.value);
     return div(add(extent, c(block - 1)), c(block));
   }
 
@@ -329,20 +330,23 @@ class WgmmaKernel {
                             g_.stages * stage_elements_ * ir::dtype_bytes(g_.dtype)});
     ir::Attrs& a = l_.metal.attrs;
     a["tensor_maps"] = int64_t{2};
-    const auto map = [&](int index, int buffer, int outer, int inner, int64_t box_outer,
-                         int64_t box_inner) {
+    // An extent is a parameter index, or -1 - value for a constant (never below -1 - 2^31).
+    const auto code = [](const schedule::Extent& e) {
+      return e.param >= 0 ? int64_t{e.param} : -1 - e.value;
+    };
+    const auto map = [&](int index, int buffer, const schedule::Extent& outer,
+                         const schedule::Extent& inner, int64_t box_outer, int64_t box_inner) {
       const std::string at = "tensor_map" + std::to_string(index) + "_";
       a[at + "buffer"] = int64_t{buffer};
-      a[at + "outer"] = int64_t{outer};
-      a[at + "inner"] = int64_t{inner};
-      a[at + "stride"] = int64_t{inner};
+      a[at + "outer"] = code(outer);
+      a[at + "inner"] = code(inner);
       a[at + "box_outer"] = box_outer;
       a[at + "box_inner"] = box_inner;
     };
     map(0, g_.left, g_.rows, g_.inner, g_.block_m, g_.block_k);
     map(1, g_.right, g_.inner, g_.columns, g_.block_k, kSwizzleColumns);
-    a["persistent_rows"] = int64_t{g_.rows};
-    a["persistent_columns"] = int64_t{g_.columns};
+    a["persistent_rows"] = code(g_.rows);
+    a["persistent_columns"] = code(g_.columns);
     a["persistent_block_m"] = g_.block_m;
     a["persistent_block_n"] = g_.block_n;
   }

@@ -120,17 +120,31 @@ class Matcher {
     return false;
   }
 
-  // The descriptor of a row-major [outer, inner] tensor over a buffer parameter: buffer, outer
-  // and inner parameter indices.
-  std::optional<std::array<int, 3>> row_major(ir::ValueId desc) const {
+  // An i32 scalar parameter or a constant.
+  std::optional<schedule::Extent> extent(ir::ValueId v) const {
+    if (const int p = param(v); p >= 0) return schedule::Extent{p, 0};
+    if (const std::optional<double> c = constant(v))
+      return schedule::Extent{-1, static_cast<int64_t>(*c)};
+    return std::nullopt;
+  }
+
+  struct RowMajor {
+    int buffer;
+    schedule::Extent outer, inner;
+  };
+
+  // The descriptor of a row-major [outer, inner] tensor over a buffer parameter, whose extents
+  // are parameters or constants and whose row stride is its inner extent.
+  std::optional<RowMajor> row_major(ir::ValueId desc) const {
     const ir::Op* make = def(desc, K::MakeTensor);
     if (!make || make->operands.size() != 5) return std::nullopt;
     const int buffer = param(make->operands[0]);
-    const int outer = param(make->operands[1]), inner = param(make->operands[2]);
-    if (buffer < 0 || outer < 0 || inner < 0 || make->operands[3] != make->operands[2] ||
+    const auto outer = extent(make->operands[1]), inner = extent(make->operands[2]);
+    const auto stride = extent(make->operands[3]);
+    if (buffer < 0 || !outer || !inner || !stride || !(*stride == *inner) ||
         constant(make->operands[4]) != 1.0)
       return std::nullopt;
-    return std::array<int, 3>{buffer, outer, inner};
+    return RowMajor{buffer, *outer, *inner};
   }
 
   std::string match_loop(const ir::Op& loop) {
@@ -166,12 +180,13 @@ class Matcher {
     const auto right = row_major(load_b->operands[0]);
     if (!left || !right)
       return "the operands are not row-major tensors of buffer and scalar parameters";
-    gemm_.left = (*left)[0];
-    gemm_.rows = (*left)[1];
-    gemm_.inner = (*left)[2];
-    gemm_.right = (*right)[0];
-    gemm_.columns = (*right)[2];
-    if ((*right)[1] != gemm_.inner || param(loop.operands[1]) != gemm_.inner)
+    gemm_.left = left->buffer;
+    gemm_.rows = left->outer;
+    gemm_.inner = left->inner;
+    gemm_.right = right->buffer;
+    gemm_.columns = right->inner;
+    const auto end = extent(loop.operands[1]);
+    if (!(right->outer == gemm_.inner) || !end || !(*end == gemm_.inner))
       return "the K loop and the operands do not share one inner extent";
     const ir::ValueId iv = body.args[0];
     const ir::ValueId a_k = offset_arange(expanded(load_a->operands[2], 0), gemm_.block_k);
@@ -194,7 +209,7 @@ class Matcher {
       return "the product is not stored at (row[:, None], column[None, :])";
     const ir::Op* make = def(store.operands[0], K::MakeTensor);
     const auto out = row_major(store.operands[0]);
-    if (!make || !out || (*out)[1] != gemm_.rows || (*out)[2] != gemm_.columns)
+    if (!make || !out || !(out->outer == gemm_.rows) || !(out->inner == gemm_.columns))
       return "the output is not a row-major [rows, columns] tensor";
     // The stored value must derive from the loop's accumulator.
     std::vector<ir::ValueId> work = {store.operands[3]};

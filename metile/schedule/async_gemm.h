@@ -12,6 +12,14 @@
 
 namespace metile::schedule {
 
+// A tensor extent: an i32 scalar parameter (param >= 0) or a constant (a Schedule specialises
+// integer scalars).
+struct Extent {
+  int param = -1;
+  int64_t value = 0;
+  bool operator==(const Extent&) const = default;
+};
+
 struct AsyncGemm {
   std::string not_matched;  // why the kernel is not the canonical GEMM; empty when it is
   bool matched() const { return not_matched.empty(); }
@@ -19,7 +27,7 @@ struct AsyncGemm {
   ir::DType dtype = ir::DType::bf16;  // of left and right (f16 or bf16)
   int64_t block_m = 0, block_n = 0, block_k = 0;
   int left = -1, right = -1;  // buffer parameters: left [rows, inner], right [inner, columns]
-  int rows = -1, columns = -1, inner = -1;  // i32 scalar parameters
+  Extent rows, columns, inner;
   // Set by plan_schedule: ring stages, consumer warp groups (each 64 rows of the tile), the
   // grouped tile order's group height, and shared memory for the ring and its mbarriers.
   int stages = 0;

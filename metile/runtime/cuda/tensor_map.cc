@@ -18,9 +18,10 @@ constexpr int kSwizzle128B = 3;
 constexpr int kL2Promotion128B = 2;
 constexpr int kOobFillZero = 0;
 
-int64_t scalar_i32(std::span<const BoundArg> bound, int param) {
+int64_t extent(std::span<const BoundArg> bound, const codegen::AbiExtent& e) {
+  if (e.param < 0) return e.value;
   int32_t v = 0;
-  std::memcpy(&v, bound[static_cast<size_t>(param)].scalar, sizeof v);
+  std::memcpy(&v, bound[static_cast<size_t>(e.param)].scalar, sizeof v);
   return v;
 }
 
@@ -38,8 +39,8 @@ std::vector<TensorMap> encode_tensor_maps(const DriverApi& api, const codegen::K
     const codegen::TensorMapParam& m = abi.tensor_maps[i];
     const codegen::AbiParam& buffer = abi.params[static_cast<size_t>(m.buffer)];
     const int64_t element = ir::dtype_bytes(buffer.dtype);
-    const int64_t outer = scalar_i32(bound, m.outer), inner = scalar_i32(bound, m.inner);
-    const int64_t stride = scalar_i32(bound, m.stride) * element;
+    const int64_t outer = extent(bound, m.outer), inner = extent(bound, m.inner);
+    const int64_t stride = inner * element;
     const CUdeviceptr base = addresses[static_cast<size_t>(m.buffer)];
     const std::string what = "kernel '" + abi.kernel_name + "': the TMA tensor map of '" +
                              buffer.name + "' [" + std::to_string(outer) + ", " +
@@ -68,7 +69,7 @@ std::array<unsigned, 3> persistent_grid(const codegen::KernelABI& abi,
                                         std::span<const BoundArg> bound,
                                         const std::array<unsigned, 3>& grid, int cores) {
   const codegen::PersistentTiles& p = *abi.persistent;
-  const int64_t rows = scalar_i32(bound, p.rows), columns = scalar_i32(bound, p.columns);
+  const int64_t rows = extent(bound, p.rows), columns = extent(bound, p.columns);
   const int64_t tiles_m = std::max<int64_t>(0, (rows + p.block_m - 1) / p.block_m);
   const int64_t tiles_n = std::max<int64_t>(0, (columns + p.block_n - 1) / p.block_n);
   if (grid[0] < tiles_m || grid[1] < tiles_n || grid[2] != 1)

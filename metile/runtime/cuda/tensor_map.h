@@ -1,8 +1,8 @@
 // The TMA tensor maps and the persistent grid of a warp-specialised sm90 kernel
 // (KernelABI::tensor_maps and ::persistent, docs/hopper.md), built at each launch from the
 // bound arguments: cuTensorMapEncodeTiled over the buffer's device address, the tensor's
-// extents and row stride (scalar arguments), the ABI's box, 128-byte swizzling and zero fill
-// past the edges.
+// extents (scalar arguments or constants; rows are `inner` elements apart), the ABI's box, 128-byte
+// swizzling and zero fill past the edges.
 #pragma once
 
 #include <array>
