@@ -156,7 +156,7 @@ TEST(DebugDump, WritesEveryStepAndTheFilesReadBackUnchanged) {
     }
   }
   EXPECT_EQ(by_extension[".tir"], 8);  // input + seven Tile IR passes
-  EXPECT_EQ(by_extension[".mir"], 7);  // lowering, verify_scratch + five Metal IR passes
+  EXPECT_EQ(by_extension[".mir"], 8);  // lowering, two verifiers + five Metal IR passes
   EXPECT_EQ(by_extension[".metal"], 1);
   EXPECT_EQ(by_extension[".json"], 0);  // the schedule's JSON has a folder of its own
   int reports = 0;
