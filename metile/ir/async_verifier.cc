@@ -60,6 +60,15 @@ void check_async_op(Checker& c, const Op& op) {
     return check_i32(c, op, 2, 2, "the coordinates");
   }
   if (k == OpKind::WgmmaMma) return check_wgmma(c, op);
+  if (k == OpKind::WgmmaWait) {
+    if (op.operands.size() != op.results.size())
+      return c.report(&op, "the accumulator registers come back one result per operand");
+    for (size_t i = 0; i < op.results.size(); ++i)
+      if (c.type(op.operands[i]) != Type::scalar(DType::f32) ||
+          c.type(op.results[i]) != Type::scalar(DType::f32))
+        return c.report(&op, "accumulator registers must be f32 scalars",
+                        {op.operands[i], op.results[i]});
+  }
   // The fences, commit, wait and setmaxnreg have no operands; their attributes are checked.
 }
 

@@ -257,8 +257,11 @@ class WgmmaKernel {
     // The previous step's wgmma have finished reading its stage: release it.
     release(l_.emit(K::And, {leader_, cmp("gt", k.induction_var, c(0))}, i1()),
             rem(add(i, c(g_.stages - 1)), c(g_.stages)));
-    const std::vector<ir::ValueId> result = l_.builder.end_for(acc);
-    l_.emit_void(K::WgmmaWait, {}, {{"pending", int64_t{0}}});
+    const std::vector<ir::ValueId> finished = l_.builder.end_for(acc);
+    // The accumulators pass through the last wait, so the epilogue reads them after it.
+    const std::vector<ir::ValueId> result =
+        l_.builder.create(K::WgmmaWait, finished, std::vector<ir::Type>(finished.size(), f32()),
+                          {{"pending", int64_t{0}}});
     release(l_.emit(K::And, {leader_, cmp("gt", steps, c(0))}, i1()),
             rem(add(first_, add(steps, c(g_.stages - 1))), c(g_.stages)));
     LoweredValue value(result, true, false);

@@ -144,9 +144,14 @@ std::string statement(const ir::Op& op, const std::vector<std::string>& operands
   if (op.kind == K::WgmmaMma) return mma(op, operands, results, element, prelude);
   if (op.kind == K::WgmmaCommit)
     return "asm volatile(\"wgmma.commit_group.sync.aligned;\" ::: \"memory\");";
-  if (op.kind == K::WgmmaWait)
+  if (op.kind == K::WgmmaWait) {
+    // The accumulators as in-out operands: reads of them cannot move above the wait.
+    std::string registers;
+    for (size_t i = 0; i < results.size(); ++i)
+      registers += std::string(i ? ", " : "") + "\"+f\"(" + results[i] + ")";
     return "asm volatile(\"wgmma.wait_group.sync.aligned " +
-           std::to_string(op.int_attr("pending")) + ";\" ::: \"memory\");";
+           std::to_string(op.int_attr("pending")) + ";\" : " + registers + " :: \"memory\");";
+  }
   if (op.kind == K::SetMaxNReg)
     return "asm volatile(\"setmaxnreg." + op.str_attr("action") + ".sync.aligned.u32 " +
            std::to_string(op.int_attr("registers")) + ";\");";
