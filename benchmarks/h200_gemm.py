@@ -38,11 +38,16 @@ BLOCKS = {"BLOCK_M": 64, "BLOCK_N": 64, "BLOCK_K": 16}
 DECODE_BLOCKS = {"BLOCK_M": 16, "BLOCK_N": 32, "BLOCK_K": 64}
 
 
+# The sm90 tensor_ops backend (wgmma_tma, docs/hopper.md): its 128 x 256 x 64 tile.
+TENSOR_OPS_BLOCKS = {"BLOCK_M": 128, "BLOCK_N": 256, "BLOCK_K": 64}
+
+
 def blocks_for(shape):
     return DECODE_BLOCKS if shape[0] <= 16 else BLOCKS
 ALPHA, BETA = 0.5, -0.25
-GEMM_CANDIDATES = ("metile", "cublas", "triton")
-EPILOGUE_CANDIDATES = ("fused", "separate", "torch_compile")
+GEMM_CANDIDATES = ("metile", "tensor_ops", "cublas", "triton")
+EPILOGUE_CANDIDATES = ("fused", "fused_tensor_ops", "separate", "cublas_pointwise",
+                       "torch_compile")
 HOST_GEMM_CANDIDATES = ("metile",)
 HOST_EPILOGUE_CANDIDATES = ("fused", "separate")
 
@@ -112,7 +117,11 @@ def prepare_metile(kind, a, b, out, shape, scratch=None):
     metile, grid, matmul, matmul_leaky, leaky = kernels()
     m, n, k = shape
     blocks = blocks_for(shape)
+    if kind in ("tensor_ops", "fused_tensor_ops"):
+        blocks = dict(TENSOR_OPS_BLOCKS, SCHEDULE=metile.Schedule(backend="tensor_ops"))
     tiles = grid(m, n, blocks["BLOCK_M"], blocks["BLOCK_N"])
+    if kind == "fused_tensor_ops":
+        return [matmul_leaky[tiles].prepare(a, b, out, m, n, k, ALPHA, BETA, **blocks)]
     if kind == "fused":
         return [matmul_leaky[tiles].prepare(a, b, out, m, n, k, ALPHA, BETA, **blocks)]
     if kind == "separate":
@@ -241,7 +250,7 @@ def triton_matmul():
     return launch
 
 
-def cuda_case(kind, dtype, shape, rounds, triton_launch, compiled_leaky):
+def cuda_case(kind, dtype, shape, rounds, triton_launch, compiled_leaky, compiled_pointwise):
     import torch
     from memory_bound.timing import time_interleaved
 
@@ -264,6 +273,9 @@ def cuda_case(kind, dtype, shape, rounds, triton_launch, compiled_leaky):
         steps = prepare_metile(name, a, b, out, shape, scratch)
         if name in ("metile", "fused"):
             result["metile_report"] = report_of(steps[0])
+        if name in ("tensor_ops", "fused_tensor_ops"):
+            result["tensor_ops_plan"] = json.loads(json.dumps(steps[0].schedule_plan,
+                                                              default=str))
         return (lambda: [step() for step in steps]), out
 
     def cublas():
@@ -274,6 +286,14 @@ def cuda_case(kind, dtype, shape, rounds, triton_launch, compiled_leaky):
         out = poisoned()
         return (lambda: triton_launch(a, b, out)), out
 
+    def cublas_pointwise():  # cuBLAS, then the epilogue as one separate (compiled) pointwise op
+        product, out = poisoned(), poisoned()
+
+        def call():
+            torch.matmul(a, b, out=product)
+            compiled_pointwise(product, out)
+        return call, out
+
     def torch_compile():
         holder = {}
 
@@ -281,9 +301,14 @@ def cuda_case(kind, dtype, shape, rounds, triton_launch, compiled_leaky):
             holder["out"] = compiled_leaky(a, b)
         return call, holder
 
-    makers = ({"fused": lambda: metile_steps("fused"), "separate": lambda: metile_steps("separate"),
+    makers = ({"fused": lambda: metile_steps("fused"),
+               "fused_tensor_ops": lambda: metile_steps("fused_tensor_ops"),
+               "separate": lambda: metile_steps("separate"),
+               "cublas_pointwise": cublas_pointwise,
                "torch_compile": torch_compile} if kind == "epilogue" else
-              {"metile": lambda: metile_steps("metile"), "cublas": cublas, "triton": triton_})
+              {"metile": lambda: metile_steps("metile"),
+               "tensor_ops": lambda: metile_steps("tensor_ops"),
+               "cublas": cublas, "triton": triton_})
     launches = {}
     for name, make in makers.items():
         start = time.perf_counter()
@@ -352,6 +377,40 @@ def host_info(device):
             "metile_device": device}
 
 
+def cold_compile_times(triton_launch):
+    """Seconds from trace to cubin of one 4096^3 bf16 GEMM, cold (no trace, cubin or Triton
+    cache): meTile's tensor_ops kernel beside the Triton tutorial kernel's first launch."""
+    import tempfile
+    import torch
+    saved = {k: os.environ.get(k) for k in ("METILE_CACHE_DIR", "TRITON_CACHE_DIR")}
+    times = {}
+    with tempfile.TemporaryDirectory() as root:
+        os.environ["METILE_CACHE_DIR"] = os.path.join(root, "metile")
+        os.environ["TRITON_CACHE_DIR"] = os.path.join(root, "triton")
+        try:
+            metile, grid, matmul, _, _ = kernels()
+            a = torch.zeros(4096, 4096, device="cuda", dtype=torch.bfloat16)
+            out = torch.empty_like(a)
+            start = time.perf_counter()
+            matmul.compile(a, a, out, 4096, 4096, 4096,
+                           SCHEDULE=metile.Schedule(backend="tensor_ops"), **TENSOR_OPS_BLOCKS)
+            times["metile_tensor_ops"] = time.perf_counter() - start
+            start = time.perf_counter()
+            triton_launch(a, a, out)
+            torch.cuda.synchronize()
+            times["triton_first_launch"] = time.perf_counter() - start
+        except Exception as e:  # recorded, the run goes on
+            times["error"] = f"{type(e).__name__}: {e}"[:500]
+        finally:
+            for k, v in saved.items():
+                if v is None:
+                    os.environ.pop(k, None)
+                else:
+                    os.environ[k] = v
+    print(f"cold compile (trace -> cubin): {times}", flush=True)
+    return times
+
+
 def measure(args):
     started = time.perf_counter()
     sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -388,10 +447,17 @@ def measure(args):
             scaled = (a @ b) * ALPHA + BETA
             return torch.where(scaled > 0, scaled, scaled * 0.1)
         compiled_leaky = torch.compile(leaky_graph)
+
+        def pointwise(product, out):
+            scaled = product.float() * ALPHA + BETA
+            out.copy_(torch.where(scaled > 0, scaled, scaled * 0.1))
+        compiled_pointwise = torch.compile(pointwise)
+        report["compile_s"] = cold_compile_times(triton_launch)
     for i, (kind, dtype, shape) in enumerate(cases):
         try:
             result = (numpy_case(kind, dtype, shape, rounds) if host else
-                      cuda_case(kind, dtype, shape, rounds, triton_launch, compiled_leaky))
+                      cuda_case(kind, dtype, shape, rounds, triton_launch, compiled_leaky,
+                                compiled_pointwise))
         except Exception as e:  # e.g. out of memory making inputs: recorded, the run goes on
             result = result_head(kind, dtype, shape)
             result.update(status="failed", failures={"case": f"{type(e).__name__}: {e}"[:2000]})

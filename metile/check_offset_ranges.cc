@@ -179,6 +179,17 @@ std::optional<Interval> OffsetRangeCheck::visit(const ir::Op& op, std::array<int
     case OpKind::DeviceTileStore:
     case OpKind::DescriptorMatmul:
     case OpKind::MppMatmul2d:
+    case OpKind::MbarrierInit:
+    case OpKind::MbarrierFence:
+    case OpKind::MbarrierArrive:
+    case OpKind::MbarrierArriveExpectTx:
+    case OpKind::MbarrierWait:
+    case OpKind::TmaLoad:
+    case OpKind::WgmmaFence:
+    case OpKind::WgmmaMma:
+    case OpKind::WgmmaCommit:
+    case OpKind::WgmmaWait:
+    case OpKind::SetMaxNReg:
     case OpKind::Rsqrt:
     case OpKind::Tanh:
     case OpKind::Sin:

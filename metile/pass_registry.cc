@@ -7,8 +7,10 @@
 #include "metile/lower/expand_tensor_access.h"
 #include "metile/lower/form_descriptor_matmul.h"
 #include "metile/lower/group_vector_accesses.h"
+#include "metile/lower/lower_dot_wgmma.h"
 #include "metile/lower/lower_to_metal.h"
 #include "metile/lower/plan_threads.h"
+#include "metile/lower/verify_async_pipeline.h"
 #include "metile/lower/verify_scratch.h"
 #include "metile/lower/verify_software_pipeline.h"
 #include "metile/lower/verify_vector_accesses.h"
@@ -59,6 +61,11 @@ PassResult run_check_ownership(Kernel k, PassContext& context) {
   return {std::move(k), false};
 }
 
+PassResult run_match_async_gemm(Kernel k, PassContext& context) {
+  context.async_gemm = lower::match_async_gemm(k);
+  return {std::move(k), false};
+}
+
 // Schedule(vector_width=4) on the SIMD-group GEMM: vectorized operand loads are required.
 bool required_operand_vectors(const PassContext& context) {
   return context.schedule_plan && context.schedule_plan->vector_width == 4 &&
@@ -98,7 +105,8 @@ PassResult run_plan_schedule(Kernel k, PassContext& context) {
     throw UserError("plan_schedule: kernel '" + k.name +
                     "' has no lane geometry; run plan_threads before plan_schedule");
   context.schedule_plan =
-      schedule::plan_schedule(k, context.target, *context.thread_plan, context.schedule);
+      schedule::plan_schedule(k, context.target, *context.thread_plan, context.schedule,
+                              context.async_gemm ? &*context.async_gemm : nullptr);
   // Dots take matrix fragments exactly when the plan's backend is simdgroup.
   context.thread_plan->dot_matrix_fragments =
       context.schedule_plan->backend == schedule::Backend::Simdgroup;
@@ -127,6 +135,11 @@ PassResult run_lower_to_metal(Kernel k, PassContext& context) {
   Kernel metal = std::move(lowered.metal);
   context.lowering = std::move(static_cast<lower::LoweringFacts&>(lowered));
   return {std::move(metal), true};
+}
+
+PassResult run_verify_async_pipeline(Kernel k, PassContext&) {
+  lower::verify_async_pipeline(k);
+  return {std::move(k), false};
 }
 
 PassResult run_verify_scratch(Kernel k, PassContext& context) {
@@ -200,6 +213,10 @@ const std::vector<Pass>& registry() {
          return lower::form_descriptor_matmul(std::move(k), context.target, context.schedule,
                                               &context.unformed_epilogue);
        }},
+      {"match_async_gemm",
+       "finds whether the kernel (descriptors not yet expanded) is the canonical descriptor "
+       "GEMM that sm90's wgmma_tma strategy lowers",
+       run_match_async_gemm},
       {"expand_tensor_access",
        "rewrites tensor descriptor loads/stores as bounds-masked pointer accesses",
        [](Kernel k, PassContext&) { return lower::expand_tensor_access(std::move(k)); }},
@@ -257,6 +274,10 @@ const std::vector<Pass>& registry() {
        "checks every two-stage software pipeline's slots, copies, barriers and rotation "
        "(Metal IR)",
        run_verify_software_pipeline},
+      {"verify_async_pipeline",
+       "checks the mbarrier ring's slot ownership, phase parity, publication and release "
+       "(Metal IR)",
+       run_verify_async_pipeline},
       {"group_vector_accesses",
        "groups four consecutive f16/bf16/f32 accesses of a thread into one guarded packed vector "
        "access",

@@ -34,8 +34,9 @@ struct PassContext {
       layout_optimizations;  // by eliminate_redundant_conversions
   std::vector<transform::OnlineReductionRecord> online_reductions;  // by merge_online_reductions
   std::vector<transform::PeeledLoop> peeled_loops;                  // by peel_complete_iterations
-  std::optional<lower::ThreadPlan> thread_plan;  // set by plan_threads, read by lower_to_metal
-  std::optional<schedule::Schedule> schedule;    // the caller's SCHEDULE (nullopt: omitted)
+  std::optional<schedule::AsyncGemm> async_gemm;  // set by match_async_gemm, read by plan_schedule
+  std::optional<lower::ThreadPlan> thread_plan;   // set by plan_threads, read by lower_to_metal
+  std::optional<schedule::Schedule> schedule;     // the caller's SCHEDULE (nullopt: omitted)
   std::optional<schedule::SchedulePlan> schedule_plan;  // set by plan_schedule
   // A descriptor GEMM's epilogue form_descriptor_matmul left for the SIMD-group path.
   std::optional<lower::FusedEpilogue> unformed_epilogue;

@@ -26,6 +26,9 @@ PipelineResult compile_to_source(ir::Kernel kernel, const PipelineOptions& optio
   //    A descriptor GEMM the target's tensor backend will take becomes one op (its K loop,
   //    pointwise epilogue and store) before descriptors become pointer arithmetic.
   kernel = steps.run("form_descriptor_matmul", std::move(kernel));
+  //    While the descriptors are still whole: is the kernel the canonical GEMM that sm90's
+  //    wgmma_tma strategy lowers with TMA tensor maps? (plan_schedule decides.)
+  steps.analyze("match_async_gemm", kernel);
   kernel = steps.run("expand_tensor_access", std::move(kernel));
   kernel = steps.run("cse", std::move(kernel));
   //    Discovery: a max pass and a sum-of-exp pass over the same data become one online pass
@@ -59,6 +62,8 @@ PipelineResult compile_to_source(ir::Kernel kernel, const PipelineOptions& optio
   metal = steps.run("verify_scratch", std::move(metal));
   //    Software pipelines (double_buffer=True) must follow seed 004's dependency sequence.
   metal = steps.run("verify_software_pipeline", std::move(metal));
+  //    An sm90 mbarrier ring must own, publish and release its stages in order.
+  metal = steps.run("verify_async_pipeline", std::move(metal));
 
   // 5. Metal IR passes.
   metal = steps.run("canonicalize", std::move(metal));

@@ -259,6 +259,18 @@ void CEmitter::emit_op_lines(const ir::Op& op) {
       return emit_matrix_mma(op);
     case K::MppMatmul2d:
       return emit_mpp_matmul2d(op);
+    case K::MbarrierInit:
+    case K::MbarrierFence:
+    case K::MbarrierArrive:
+    case K::MbarrierArriveExpectTx:
+    case K::MbarrierWait:
+    case K::TmaLoad:
+    case K::WgmmaFence:
+    case K::WgmmaMma:
+    case K::WgmmaCommit:
+    case K::WgmmaWait:
+    case K::SetMaxNReg:
+      return emit_async(op);
     case K::For:
       return emit_for(op);
     case K::If:

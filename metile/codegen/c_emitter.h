@@ -68,6 +68,9 @@ class CEmitter {
   void emit_matrix_mma(const ir::Op& op);
   // mpp_statements.cc: a Metal 4 matmul2d and its epilogue over the destination's elements.
   void emit_mpp_matmul2d(const ir::Op& op);
+  // The sm90 asynchronous pipeline ops (ops.def's AsyncPipeline rule): wgmma_mma's results
+  // start as copies of its accumulator operands, which the statement updates in place.
+  void emit_async(const ir::Op& op);
   // "p + offset": the address a matrix access starts at.
   std::string matrix_address(ir::ValueId ptr, ir::ValueId offset) const;
 

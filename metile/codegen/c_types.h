@@ -8,8 +8,8 @@
 
 namespace metile::codegen {
 
-// "float", "half4", "device const float*", "threadgroup int*", "simdgroup_float8x8". Tiles and descriptors are a
-// UserError (they do not exist in Metal IR). read_only adds const to a pointee.
+// "float", "half4", "device const float*", "threadgroup int*", "simdgroup_float8x8". Tiles and
+// descriptors are a UserError (they do not exist in Metal IR). read_only adds const to a pointee.
 std::string type_name(const ir::Type& t, const CDialect& dialect, bool read_only = false);
 
 // The same type with f32 elements: what f16/bf16 math is computed in.

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "metile/codegen/prelude.h"
+#include "metile/ir/ir.h"
 #include "metile/ir/types.h"
 #include "metile/support/errors.h"
 #include "metile/target/target.h"
@@ -248,6 +249,20 @@ class CDialect {
   // Metal 4 tensor ops (mpp_dialect.cc holds the default, MSL's MetalPerformancePrimitives
   // matmul2d; a language without them throws NotSupported).
   virtual MppMatmul2dText mpp_matmul2d(const MppMatmul2dCall& call, Prelude& prelude) const;
+  // The asynchronous pipeline ops (ops.def's AsyncPipeline rule, docs/hopper.md): the statement
+  // of `op` from its operands' and results' names; `element` is the dtype of its first pointer
+  // operand. Only the CUDA dialect renders them: the default is an internal error, since
+  // plan_schedule picks them for sm90 alone.
+  virtual std::string async_statement(const ir::Op& op, const std::vector<std::string>& operands,
+                                      const std::vector<std::string>& results, ir::DType element,
+                                      Prelude& prelude) const;
+  // The words before the entry's name for a kernel of `threads` threads per threadgroup that
+  // takes tensor maps (`tensor_maps` > 0); the table's entry_qualifier by default.
+  virtual std::string entry_qualifier(int64_t threads, size_t tensor_maps) const;
+  // The entry's and the body's declarations of tensor map parameter `index`, and the argument
+  // the entry passes for it; InternalError by default.
+  virtual std::string tensor_map_param(int64_t index, bool entry) const;
+  virtual std::string tensor_map_argument(int64_t index) const;
 
  private:
   const DialectTable& table_;

@@ -21,8 +21,8 @@ struct EmittedKernel {
 const CDialect& dialect_for(const target::Target& target);
 
 // The kernel in the target's language (dialect_for); for the host target, followed by its
-// work-group function or the reason it has none (host/workgroup_emitter.h). Throws UserError (or NotSupported)
-// naming the op on anything it cannot render; never drops an op silently.
+// work-group function or the reason it has none (host/workgroup_emitter.h). Throws UserError (or
+// NotSupported) naming the op on anything it cannot render; never drops an op silently.
 EmittedKernel emit(const ir::Kernel& metal, const target::Target& target);
 
 // The kernel in the words of `dialect`, checked against the limits of `target`: what emit

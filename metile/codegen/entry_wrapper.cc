@@ -41,6 +41,8 @@ std::vector<std::string> body_parameters(const KernelABI& abi, const CDialect& d
   const DialectTable& d = dialect.table();
   std::vector<std::string> params;
   for (const AbiParam& p : abi.params) params.push_back(body_param(p, dialect));
+  for (size_t i = 0; i < abi.tensor_maps.size(); ++i)
+    params.push_back(dialect.tensor_map_param(static_cast<int64_t>(i), false));
   params.push_back(std::string(d.block_type) + " " + std::string(d.block_name));
   for (const GeometryArg& g : d.geometry)
     params.push_back(std::string(g.type) + " " + std::string(g.name));
@@ -57,6 +59,8 @@ std::string entry_wrapper(const KernelABI& abi, const CDialect& dialect) {
   std::vector<std::string> params;
   for (size_t i = 0; i < abi.params.size(); ++i)
     params.push_back(entry_param(abi.params[i], static_cast<int>(i), dialect));
+  for (size_t i = 0; i < abi.tensor_maps.size(); ++i)
+    params.push_back(dialect.tensor_map_param(static_cast<int64_t>(i), true));
   std::string locals;
   for (const GeometryArg& g : d.geometry) {
     if (!g.entry_attribute.empty())
@@ -68,11 +72,14 @@ std::string entry_wrapper(const KernelABI& abi, const CDialect& dialect) {
   }
   std::string call = abi.body_name + "(";
   for (const AbiParam& p : abi.params) call += p.name + ", ";
+  for (size_t i = 0; i < abi.tensor_maps.size(); ++i)
+    call += dialect.tensor_map_argument(static_cast<int64_t>(i)) + ", ";
   call += d.block_name;
   for (const GeometryArg& g : d.geometry) call += ", " + std::string(g.name);
   call += ");";
-  return std::string(d.entry_qualifier) + " " + abi.kernel_name + parameter_list(params) + " {\n" +
-         locals + "  " + dialect.threadgroup_block(abi.threadgroup_bytes) + "\n  " + call + "\n}\n";
+  return dialect.entry_qualifier(abi.threads_total(), abi.tensor_maps.size()) + " " +
+         abi.kernel_name + parameter_list(params) + " {\n" + locals + "  " +
+         dialect.threadgroup_block(abi.threadgroup_bytes) + "\n  " + call + "\n}\n";
 }
 
 }  // namespace metile::codegen

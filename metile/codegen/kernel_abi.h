@@ -17,6 +17,7 @@
 #include <algorithm>
 #include <array>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -33,6 +34,31 @@ struct AbiParam {
   std::string access;                // buffers: read | write | read_write
 };
 
+// An extent a launch knows: the value of i32 scalar parameter `param`, or `value` when param
+// is -1 (a constant the compiler specialised).
+struct AbiExtent {
+  int param = -1;
+  int64_t value = 0;
+};
+
+// A TMA tensor map the runtime builds for each launch (sm90, docs/hopper.md) and passes after
+// the parameters: the 2-D row-major tensor at buffer parameter `buffer`, `outer` x `inner`
+// elements (rows `inner` elements apart), copied in boxes of box_outer x box_inner elements
+// with 128-byte swizzling; elements past the tensor read 0.
+struct TensorMapParam {
+  int buffer = 0;
+  AbiExtent outer, inner;
+  int64_t box_outer = 0, box_inner = 0;
+};
+
+// A persistent kernel (sm90's wgmma_tma): the runtime launches min(tiles, SMs) workers
+// along x, which visit the rows x columns output's block_m x block_n tiles (scalar parameters)
+// themselves; the caller's grid must cover the tiles.
+struct PersistentTiles {
+  AbiExtent rows, columns;
+  int64_t block_m = 0, block_n = 0;
+};
+
 // A line of the emitted source and the user's source line of the op it was emitted from.
 struct SourceLine {
   int line = 0;  // 1-based, in the emitted source
@@ -43,6 +69,8 @@ struct KernelABI {
   std::string kernel_name;  // the entry function
   std::string body_name;    // the body function: <kernel_name>_body
   std::vector<AbiParam> params;
+  std::vector<TensorMapParam> tensor_maps;  // hidden: built by the runtime, passed after params
+  std::optional<PersistentTiles> persistent;
   std::array<int, 3> threads_per_threadgroup{1, 1, 1};
   int64_t threadgroup_bytes = 0;
   // How the launch grid maps to threadgroups: one threadgroup per program, so

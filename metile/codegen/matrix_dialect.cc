@@ -58,4 +58,28 @@ std::string CDialect::matrix_mma(const std::string& result, const std::string& a
   return "simdgroup_multiply_accumulate(" + result + ", " + a + ", " + b + ", " + c + ");";
 }
 
+std::string CDialect::async_statement(const ir::Op& op, const std::vector<std::string>&,
+                                      const std::vector<std::string>&, ir::DType, Prelude&) const {
+  throw InternalError("emit " + std::string(table_.language) + ": " +
+                      std::string(ir::op_name(op.kind)) +
+                      " is an sm90 asynchronous pipeline op, which only the CUDA dialect renders");
+}
+
+std::string CDialect::entry_qualifier(int64_t, size_t tensor_maps) const {
+  if (tensor_maps)
+    throw InternalError("emit " + std::string(table_.language) +
+                        ": tensor map parameters are CUDA's alone");
+  return std::string(table_.entry_qualifier);
+}
+
+std::string CDialect::tensor_map_param(int64_t, bool) const {
+  throw InternalError("emit " + std::string(table_.language) +
+                      ": tensor map parameters are CUDA's alone");
+}
+
+std::string CDialect::tensor_map_argument(int64_t) const {
+  throw InternalError("emit " + std::string(table_.language) +
+                      ": tensor map parameters are CUDA's alone");
+}
+
 }  // namespace metile::codegen

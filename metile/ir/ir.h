@@ -115,6 +115,7 @@ enum class TypeRule : uint8_t {
   DeviceTile,
   DescriptorMatmul,
   MppMatmul2d,
+  AsyncPipeline,
 };
 
 // How many operands, results or regions an op takes; kMany: no upper bound.

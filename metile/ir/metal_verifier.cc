@@ -193,6 +193,7 @@ std::vector<Diagnostic> verify_metal(const Kernel& k) {
     if (op.kind == OpKind::IsAligned) check_is_aligned(c, op);
     if (op.kind == OpKind::AssertTrue || op.kind == OpKind::Print) check_debug_op(c, op);
     check_matrix_op(c, op);
+    if (op_info(op.kind).rule == TypeRule::AsyncPipeline) check_async_op(c, op);
   };
   rules.check_kernel = check_kernel;
   return verify_with(k, rules);

@@ -97,6 +97,7 @@ class TileOpRules {
       case R::MatrixLoad:
       case R::MatrixStore:
       case R::MatrixMma:
+      case R::AsyncPipeline:
         return check_matrix_op(c_, op_);
       case R::AssertTrue:  // Metal IR ops: the dialect check rejects them here
       case R::Print:

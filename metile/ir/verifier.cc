@@ -137,6 +137,7 @@ class CommonOpRules {
       case R::MatrixStore:
       case R::MatrixMma:
       case R::DeviceTile:
+      case R::AsyncPipeline:
       case R::Yield:
         return;
     }

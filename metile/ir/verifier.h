@@ -83,6 +83,8 @@ std::vector<Diagnostic> verify_with(const Kernel& k, const DialectRules& rules);
 // the types of matrix_fill, matrix_load, matrix_store and matrix_mma.
 void check_matrix_type(Checker& c, const Op* definer, ValueId v);
 void check_matrix_op(Checker& c, const Op& op);
+// The types of the sm90 asynchronous pipeline ops (async_verifier.cc).
+void check_async_op(Checker& c, const Op& op);
 
 std::vector<Diagnostic> verify_tile(const Kernel& k);
 std::vector<Diagnostic> verify_metal(const Kernel& k);

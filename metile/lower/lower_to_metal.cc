@@ -1,5 +1,6 @@
 #include "metile/lower/lower_to_metal.h"
 
+#include "metile/lower/lower_dot_wgmma.h"
 #include "metile/lower/lowering_steps.h"
 
 namespace metile::lower {
@@ -8,6 +9,7 @@ void lower_block(Lowering& l, const ir::Block& block) {
   using K = ir::OpKind;
   for (const ir::Op& op : block.ops) {
     l.builder.set_location(op.loc);  // Metal IR ops keep the user's line (fault reports)
+    if (l.intercept && l.intercept(op)) continue;
     switch (op.kind) {
       case K::Add:
       case K::Sub:
@@ -157,6 +159,17 @@ void lower_block(Lowering& l, const ir::Block& block) {
       case K::AssertTrue:
       case K::Print:
       case K::MppMatmul2d:
+      case K::MbarrierInit:
+      case K::MbarrierFence:
+      case K::MbarrierArrive:
+      case K::MbarrierArriveExpectTx:
+      case K::MbarrierWait:
+      case K::TmaLoad:
+      case K::WgmmaFence:
+      case K::WgmmaMma:
+      case K::WgmmaCommit:
+      case K::WgmmaWait:
+      case K::SetMaxNReg:
         l.not_supported(op, "is a Metal IR op, not a Tile IR op");
     }
   }
@@ -167,16 +180,26 @@ LoweringResult lower_to_metal(const ir::Kernel& tile, const ThreadPlan& plan,
                               const schedule::SchedulePlan& schedule) {
   if (tile.dialect != ir::Dialect::Tile)
     throw UserError("lower_to_metal: kernel '" + tile.name + "' is not Tile IR");
-  check_thread_plan(plan, target);
-  Lowering l(tile, plan, schedule, target, ThreadgroupAllocator::user_bytes(tile),
-             register_reduction_bytes(tile, plan, target) + pipeline_bytes(tile, schedule));
-  lower_block(l, tile.body);
+  // The wgmma_tma strategy lowers the whole kernel on its consumer warp groups' plan.
+  const bool wgmma = schedule.strategy == schedule::MatrixStrategy::WgmmaTma;
+  const ThreadPlan lanes = wgmma ? wgmma_thread_plan(*schedule.async_gemm) : plan;
+  check_thread_plan(lanes, target);
+  // Its ring and mbarriers are laid out first, as a kernel's own shared allocations are.
+  const int64_t user_bytes =
+      wgmma ? schedule.async_gemm->ring_bytes : ThreadgroupAllocator::user_bytes(tile);
+  Lowering l(tile, lanes, schedule, target, user_bytes,
+             register_reduction_bytes(tile, lanes, target) + pipeline_bytes(tile, schedule));
+  if (wgmma)
+    lower_wgmma_kernel(l);
+  else
+    lower_block(l, tile.body);
   const int64_t bytes = l.allocator.total_bytes();
   if (bytes > target.threadgroup_memory_bytes)
     throw OutOfResources("lower_to_metal: kernel '" + tile.name + "' needs " +
                          std::to_string(bytes) + " bytes of threadgroup memory; target " +
                          target.name + " has " + std::to_string(target.threadgroup_memory_bytes));
-  l.metal.attrs["threads_per_threadgroup"] = int64_t{plan.threads_per_threadgroup};
+  l.metal.attrs["threads_per_threadgroup"] =
+      wgmma ? wgmma_block_threads(*schedule.async_gemm) : int64_t{plan.threads_per_threadgroup};
   l.metal.attrs["threadgroup_bytes"] = bytes;
   // verify_scratch accepts exactly this many private_reduction buffers.
   int64_t private_buffers = 0;
@@ -184,7 +207,7 @@ LoweringResult lower_to_metal(const ir::Kernel& tile, const ThreadPlan& plan,
     private_buffers += r.scratch.rfind("private", 0) == 0;
   if (private_buffers) l.metal.attrs["private_reductions"] = private_buffers;
   LoweringResult result;
-  result.plan = plan;
+  result.plan = lanes;
   result.allocations = l.allocator.allocations();
   result.loops = std::move(l.loops);
   result.value_layouts = std::move(l.value_layouts);

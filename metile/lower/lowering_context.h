@@ -8,6 +8,7 @@
 // one Metal IR value, uniform or per-thread.
 #pragma once
 
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -60,6 +61,9 @@ class Lowering {
   std::vector<schedule::SoftwarePipeline> pipelines;
   // How many for/if regions enclose the op being lowered (0: the kernel's top level).
   int nesting = 0;
+  // A whole-kernel strategy (lower_dot_wgmma.cc) lowers some ops itself: lower_block offers it
+  // each op first, and skips the op when it returns true.
+  std::function<bool(const ir::Op&)> intercept;
 
   // ---- Tile IR values ----------------------------------------------------------------
   const ir::Type& tile_type(ir::ValueId v) const { return tile.type(v); }

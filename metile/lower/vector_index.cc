@@ -261,6 +261,17 @@ class Reader {
       case K::DeviceTileStore:
       case K::DescriptorMatmul:
       case K::MppMatmul2d:
+      case K::MbarrierInit:
+      case K::MbarrierFence:
+      case K::MbarrierArrive:
+      case K::MbarrierArriveExpectTx:
+      case K::MbarrierWait:
+      case K::TmaLoad:
+      case K::WgmmaFence:
+      case K::WgmmaMma:
+      case K::WgmmaCommit:
+      case K::WgmmaWait:
+      case K::SetMaxNReg:
       case K::ThreadgroupBuffer:
       case K::SimdShuffle:
       case K::SimdShuffleXor:

@@ -58,8 +58,9 @@ constexpr int64_t kMatrixTile = 8;
 class Planner {
  public:
   Planner(const ir::Kernel& k, const target::Target& t, const lower::ThreadPlan& lanes,
-          const std::optional<Schedule>& requested)
-      : k_(k),
+          const std::optional<Schedule>& requested, const AsyncGemm* gemm)
+      : gemm_(gemm),
+        k_(k),
         target_(t),
         lanes_(lanes),
         asked_(requested.value_or(Schedule{})),
@@ -75,6 +76,10 @@ class Planner {
   SchedulePlan run() {
     if (plan_.requested) check_schedule(asked_);
     choose_backend();
+    if (plan_.strategy == MatrixStrategy::WgmmaTma) {
+      choose_wgmma_pipeline();
+      return std::move(plan_);
+    }
     if (plan_.backend == Backend::Simdgroup || plan_.backend == Backend::TensorOps)
       choose_matrix_tiling();
     else
@@ -150,6 +155,11 @@ class Planner {
               "auto with an explicit vector_width or double_buffer=True: the controllable "
               "SIMD-group path (the opaque tensor backend cannot honour them) for " +
               work;
+        } else if (wgmma_unfit().empty()) {
+          plan_.backend = Backend::TensorOps;
+          plan_.backend_reason = "auto: " + work +
+                                 " form the canonical descriptor GEMM, which target " +
+                                 target_.name + "'s tensor backend lowers";
         } else if (simdgroup_fits()) {
           plan_.backend = Backend::Simdgroup;
           plan_.backend_reason =
@@ -182,6 +192,9 @@ class Planner {
       case Backend::Nax:
         throw InternalError("plan_schedule: nax is rejected above");
     }
+    if (asked_.backend == Backend::Auto && plan_.backend != Backend::TensorOps &&
+        target_.matrix_facilities.has(target::MatrixFacility::Wgmma))
+      plan_.backend_reason += "; wgmma_tma not chosen: " + wgmma_unfit();
     choose_strategy();
   }
 
@@ -217,15 +230,83 @@ class Planner {
           plan_.backend_reason += " (Metal 4 matmul2d on target " + target_.name + ")";
           return;
         }
-        if (has.has(target::MatrixFacility::Wgmma))
-          reject<NotSupported>("backend",
-                               "target " + target_.name +
-                                   "'s tensor backend (wgmma with TMA) is a later lowering "
-                                   "strategy, not built yet; use backend='simdgroup' "
-                                   "(mma.sync)");
+        if (has.has(target::MatrixFacility::Wgmma)) {
+          if (const std::string why = wgmma_unfit(); !why.empty())
+            reject<NotSupported>("backend", "target " + target_.name +
+                                                "'s tensor backend (wgmma_tma) cannot lower it: " +
+                                                why + "; use backend='simdgroup' (mma.sync)");
+          plan_.strategy = MatrixStrategy::WgmmaTma;
+          plan_.backend_reason +=
+              " (wgmma_tma: TMA loads into an mbarrier ring, wgmma, "
+              "producer/consumer warp groups, persistent tiles, on target " +
+              target_.name + ")";
+          return;
+        }
         reject<NotSupported>("backend", "target " + target_.name +
                                             " has no tensor ops (it offers " + facilities() + ")");
     }
+  }
+
+  // ---- the wgmma_tma strategy (docs/hopper.md) ------------------------------------------
+  // Why the kernel cannot take target's wgmma_tma strategy; empty when it can.
+  std::string wgmma_unfit() const {
+    if (!target_.matrix_facilities.has(target::MatrixFacility::Wgmma) || !target_.has_tma ||
+        !target_.has_mbarrier || !target_.has_setmaxnreg)
+      return "target " + target_.name + " lacks wgmma, TMA, mbarriers or setmaxnreg";
+    if (!gemm_) return "the kernel was not matched against the canonical descriptor GEMM";
+    if (!gemm_->matched())
+      return "the kernel is not the canonical descriptor GEMM (" + gemm_->not_matched + ")";
+    if (gemm_->block_m != 128 || gemm_->block_k != 64 ||
+        (gemm_->block_n != 64 && gemm_->block_n != 128 && gemm_->block_n != 256))
+      return "its tile is " + text(gemm_->block_m) + "x" + text(gemm_->block_n) + "x" +
+             text(gemm_->block_k) +
+             " (BLOCK_M x BLOCK_N x BLOCK_K); wgmma_tma takes 128 x 64, 128 or 256 x 64: two "
+             "consumer warp groups of 64 rows and 128-byte swizzled K rows";
+    return "";
+  }
+
+  // The restricted schedule: the ring, the warp groups and the tile order are fixed, so the
+  // controls that would change them are rejected by name.
+  void choose_wgmma_pipeline() {
+    AsyncGemm g = *gemm_;
+    g.consumers = static_cast<int>(g.block_m / 64);
+    const int64_t stage =
+        (g.block_m * g.block_k + g.block_k * g.block_n) * ir::dtype_bytes(g.dtype);
+    g.stages =
+        static_cast<int>(std::min<int64_t>(5, (target_.threadgroup_memory_bytes - 1024) / stage));
+    g.ring_bytes = g.stages * stage + 16 * g.stages;
+    const int groups = (g.consumers + 1) * 4;
+    plan_.num_simdgroups = groups;
+    plan_.threads_per_threadgroup = groups * target_.simd_width;
+    plan_.simdgroups_m = g.consumers;
+    plan_.simdgroups_n = 1;
+    plan_.geometry_reason = "wgmma_tma: " + text(g.consumers) +
+                            " consumer warp groups (64 rows of the tile each, wgmma m64n" +
+                            text(g.block_n) + "k16) and one producer warp group issuing TMA, " +
+                            text(plan_.threads_per_threadgroup) + " threads";
+    if (asked_.num_simdgroups && *asked_.num_simdgroups != groups)
+      reject("num_simdgroups", "a wgmma_tma kernel runs " + text(groups) +
+                                   " SIMD groups (its warp groups), not " +
+                                   text(*asked_.num_simdgroups));
+    if (asked_.staging != Staging::Auto)
+      reject("staging", "the wgmma_tma strategy stages its operands itself, by TMA into a " +
+                            text(g.stages) + "-stage shared-memory ring");
+    plan_.staging = Staging::Threadgroup;
+    plan_.staging_reason = "auto: TMA into a " + text(g.stages) + "-stage ring of " +
+                           text(g.ring_bytes) + " bytes of shared memory";
+    if (asked_.vector_width)
+      reject("vector_width", "the wgmma_tma strategy's copies are TMA boxes, not vectors");
+    plan_.vector_width = 0;
+    plan_.vector_width_reason =
+        "auto: TMA copies whole tiles; the epilogue's stores are grouped "
+        "where proven consecutive";
+    if (asked_.double_buffer == false)
+      reject("double_buffer", "the wgmma_tma strategy always buffers its K loop in a " +
+                                  text(g.stages) + "-stage ring");
+    plan_.double_buffer = true;
+    plan_.double_buffer_reason = "auto: an asynchronous " + text(g.stages) +
+                                 "-stage mbarrier ring (full/empty barriers per stage)";
+    plan_.async_gemm = g;
   }
 
   // ---- geometry ------------------------------------------------------------------------
@@ -477,6 +558,7 @@ class Planner {
     return names.empty() ? "no matrix facility" : names;
   }
 
+  const AsyncGemm* gemm_;
   const ir::Kernel& k_;
   const target::Target& target_;
   const lower::ThreadPlan& lanes_;
@@ -490,9 +572,9 @@ class Planner {
 }  // namespace
 
 SchedulePlan plan_schedule(const ir::Kernel& tile, const target::Target& target,
-                           const lower::ThreadPlan& lanes,
-                           const std::optional<Schedule>& requested) {
-  return Planner(tile, target, lanes, requested).run();
+                           const lower::ThreadPlan& lanes, const std::optional<Schedule>& requested,
+                           const AsyncGemm* gemm) {
+  return Planner(tile, target, lanes, requested, gemm).run();
 }
 
 }  // namespace metile::schedule

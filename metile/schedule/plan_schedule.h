@@ -18,8 +18,10 @@ namespace metile::schedule {
 // kernel or the Target cannot meet is a UserError (NotSupported for a facility no Target or
 // no lowering has yet; OutOfResources for threadgroup memory) naming the control, the kernel
 // and why; an automatic control is decided, never rejected.
+// `gemm`: what match_async_gemm found in the kernel before its descriptors were expanded
+// (nullptr: not looked for), which the wgmma_tma strategy needs.
 SchedulePlan plan_schedule(const ir::Kernel& tile, const target::Target& target,
-                           const lower::ThreadPlan& lanes,
-                           const std::optional<Schedule>& requested);
+                           const lower::ThreadPlan& lanes, const std::optional<Schedule>& requested,
+                           const AsyncGemm* gemm = nullptr);
 
 }  // namespace metile::schedule

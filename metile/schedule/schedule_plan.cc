@@ -14,6 +14,8 @@ std::string_view matrix_strategy_name(MatrixStrategy s) {
       return "mma_sync";
     case MatrixStrategy::MppMatmul2d:
       return "mpp_matmul2d";
+    case MatrixStrategy::WgmmaTma:
+      return "wgmma_tma";
   }
   throw InternalError("matrix_strategy_name: unknown strategy");
 }
@@ -37,7 +39,20 @@ nlohmann::json SchedulePlan::to_json() const {
       {"value", double_buffer ? nlohmann::json(*double_buffer) : nlohmann::json("auto")},
       {"reason", double_buffer_reason}};
   j["requested"] = requested ? requested->to_json() : nlohmann::json();
+  if (async_gemm) j["async_gemm"] = async_gemm->to_json();
   return j;
+}
+
+nlohmann::json AsyncGemm::to_json() const {
+  if (!matched()) return {{"matched", false}, {"reason", not_matched}};
+  return {{"matched", true},
+          {"dtype", ir::dtype_name(dtype)},
+          {"tile", {block_m, block_n, block_k}},
+          {"stages", stages},
+          {"consumer_warp_groups", consumers},
+          {"producer_warp_groups", 1},
+          {"group_m", group_m},
+          {"ring_bytes", ring_bytes}};
 }
 
 }  // namespace metile::schedule

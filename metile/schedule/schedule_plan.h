@@ -27,6 +27,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "metile/schedule/async_gemm.h"
 #include "metile/schedule/schedule.h"
 
 namespace metile::schedule {
@@ -36,6 +37,7 @@ enum class MatrixStrategy : uint8_t {
   SimdgroupMatrix,  // MSL simdgroup_matrix<T, 8, 8> (Apple GPUs, the host emulator)
   MmaSync,          // CUDA mma.sync warp fragments, behind the same Metal IR matrix ops
   MppMatmul2d,      // Metal 4 mpp::tensor_ops::matmul2d (apple-m5)
+  WgmmaTma,         // sm90: TMA into an mbarrier ring, wgmma, warp-specialised (docs/hopper.md)
 };
 
 std::string_view matrix_strategy_name(MatrixStrategy s);  // "none", "simdgroup_matrix", ...
@@ -62,6 +64,9 @@ struct SchedulePlan {
   std::string double_buffer_reason;
 
   std::optional<Schedule> requested;
+
+  // WgmmaTma: the GEMM it lowers and its pipeline (async_gemm.h).
+  std::optional<AsyncGemm> async_gemm;
 
   bool matrix() const { return backend != Backend::Elementwise; }
   nlohmann::json to_json() const;

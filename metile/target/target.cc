@@ -42,6 +42,9 @@ Target sm90() {
   t.max_grid = {INT32_MAX, 65535, 65535};
   t.supports_bf16 = true;
   t.matrix_facilities = {MatrixFacility::MmaSync, MatrixFacility::Wgmma};
+  t.has_tma = true;
+  t.has_mbarrier = true;
+  t.has_setmaxnreg = true;
   t.buffer_alignment_bytes = 256;
   t.max_vector_bytes = 16;
   t.max_vector_elements = 8;  // eight 2-byte elements in one 16-byte access

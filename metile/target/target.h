@@ -68,6 +68,12 @@ struct Target {
   std::optional<int> registers_per_core;  // the register file of one core (SM), when published
   bool supports_bf16 = false;
   MatrixFacilities matrix_facilities;
+  // The asynchronous facilities a warp-specialised pipeline needs (sm90): TMA tiled copies from
+  // tensor maps (cp.async.bulk.tensor), mbarrier phases with expected transaction bytes, and
+  // warp-group register reallocation (setmaxnreg).
+  bool has_tma = false;
+  bool has_mbarrier = false;
+  bool has_setmaxnreg = false;
   // Vector memory access: a buffer's first byte is aligned to buffer_alignment_bytes, and
   // one load or store moves at most max_vector_bytes in at most max_vector_elements lanes.
   int buffer_alignment_bytes = 16;

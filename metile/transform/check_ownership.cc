@@ -213,6 +213,17 @@ class OwnershipCheck {
       case OpKind::AssertTrue:
       case OpKind::Print:
       case OpKind::MppMatmul2d:
+      case OpKind::MbarrierInit:
+      case OpKind::MbarrierFence:
+      case OpKind::MbarrierArrive:
+      case OpKind::MbarrierArriveExpectTx:
+      case OpKind::MbarrierWait:
+      case OpKind::TmaLoad:
+      case OpKind::WgmmaFence:
+      case OpKind::WgmmaMma:
+      case OpKind::WgmmaCommit:
+      case OpKind::WgmmaWait:
+      case OpKind::SetMaxNReg:
         throw InternalError("check_ownership: Metal IR op " + std::string(ir::op_name(op.kind)) +
                             " in Tile IR kernel " + k_.name);
     }

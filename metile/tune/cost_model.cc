@@ -87,6 +87,17 @@ OpClass op_class(OpKind k) {
     case OpKind::MatrixMma:
     // A whole matmul2d counts as one multiply-accumulate: its K extent is a runtime value.
     case OpKind::MppMatmul2d:
+    case OpKind::MbarrierInit:
+    case OpKind::MbarrierFence:
+    case OpKind::MbarrierArrive:
+    case OpKind::MbarrierArriveExpectTx:
+    case OpKind::MbarrierWait:
+    case OpKind::TmaLoad:
+    case OpKind::WgmmaFence:
+    case OpKind::WgmmaMma:
+    case OpKind::WgmmaCommit:
+    case OpKind::WgmmaWait:
+    case OpKind::SetMaxNReg:
       return OpClass::Mma;
     case OpKind::ProgramId:
     case OpKind::NumPrograms:

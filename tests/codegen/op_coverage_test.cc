@@ -34,6 +34,7 @@ using SampleFn = std::function<void(MetalBuilder&, const Sample&)>;
 struct Case {
   SampleFn build;
   std::string expected;  // text the rendering must contain
+  bool cuda = false;     // an sm90 op, which only the CUDA dialect renders (rendered for sm90)
 };
 
 ir::ValueId f(MetalBuilder& b, OpKind kind, std::vector<ir::ValueId> operands, Type t,
@@ -166,6 +167,48 @@ std::map<OpKind, Case> metal_cases() {
       },
       "metile_mpp_op.run(metile_mpp_a_tile, metile_mpp_b_tile, "
       "metile_mpp_acc);"};
+  // sm90's asynchronous pipeline ops (docs/hopper.md), over an mbarrier and a bf16 tile.
+  const auto async = [](OpKind kind, ir::Attrs attrs) -> SampleFn {
+    return [=](MetalBuilder& b, const Sample& s) {
+      const ir::ValueId bar =
+          f(b, OpKind::ThreadgroupBuffer, {}, Type::ptr(DType::i64, ir::AddressSpace::Threadgroup),
+            {{"offset", int64_t{0}}, {"size", int64_t{2}}});
+      const ir::ValueId tile =
+          f(b, OpKind::ThreadgroupBuffer, {}, Type::ptr(DType::bf16, ir::AddressSpace::Threadgroup),
+            {{"offset", int64_t{16}}, {"size", int64_t{8}}});
+      std::vector<ir::ValueId> operands;
+      if (kind == OpKind::MbarrierInit || kind == OpKind::MbarrierArrive ||
+          kind == OpKind::MbarrierArriveExpectTx)
+        operands = {bar};
+      if (kind == OpKind::MbarrierWait) operands = {bar, s.n};
+      if (kind == OpKind::TmaLoad) operands = {tile, bar, s.n, s.n};
+      if (kind != OpKind::WgmmaMma) return b.create(kind, operands, {}, attrs), void();
+      b.create(kind, {tile, tile, s.x, s.x, s.x, s.x},
+               std::vector<Type>(4, Type::scalar(DType::f32)), attrs);
+    };
+  };
+  c[OpKind::MbarrierInit] = {async(OpKind::MbarrierInit, {{"count", int64_t{2}}}),
+                             "metile_mbarrier_init(v3, 2u);", true};
+  c[OpKind::MbarrierFence] = {async(OpKind::MbarrierFence, {}), "fence.mbarrier_init", true};
+  c[OpKind::MbarrierArrive] = {async(OpKind::MbarrierArrive, {}), "metile_mbarrier_arrive(v3);",
+                               true};
+  c[OpKind::MbarrierArriveExpectTx] = {
+      async(OpKind::MbarrierArriveExpectTx, {{"bytes", int64_t{1024}}}),
+      "metile_mbarrier_arrive_expect_tx(v3, 1024u);", true};
+  c[OpKind::MbarrierWait] = {async(OpKind::MbarrierWait, {}), "metile_mbarrier_wait(v3, n);", true};
+  c[OpKind::TmaLoad] = {async(OpKind::TmaLoad, {{"map", int64_t{0}}}),
+                        "metile_tma_load(v4, metile_tensor_map0, v3, n, n);", true};
+  c[OpKind::WgmmaFence] = {async(OpKind::WgmmaFence, {}), "wgmma.fence.sync.aligned;", true};
+  c[OpKind::WgmmaMma] = {
+      async(OpKind::WgmmaMma, {{"n", int64_t{8}}, {"b_block_bytes", int64_t{128}}}),
+      "wgmma.mma_async.sync.aligned.m64n8k16.f32.bf16.bf16", true};
+  c[OpKind::WgmmaCommit] = {async(OpKind::WgmmaCommit, {}), "wgmma.commit_group.sync.aligned;",
+                            true};
+  c[OpKind::WgmmaWait] = {async(OpKind::WgmmaWait, {{"pending", int64_t{1}}}),
+                          "wgmma.wait_group.sync.aligned 1;", true};
+  c[OpKind::SetMaxNReg] = {
+      async(OpKind::SetMaxNReg, {{"registers", int64_t{40}}, {"action", std::string("dec")}}),
+      "setmaxnreg.dec.sync.aligned.u32 40;", true};
   c[OpKind::ThreadgroupBuffer] = {[](MetalBuilder& b, const Sample&) {
                                     f(b, OpKind::ThreadgroupBuffer, {},
                                       Type::ptr(DType::f32, ir::AddressSpace::Threadgroup),
@@ -219,7 +262,7 @@ std::map<OpKind, Case> metal_cases() {
   return c;
 }
 
-std::string emit_sample(const SampleFn& build) {
+std::string emit_sample(const SampleFn& build, bool cuda = false) {
   ir::Kernel k = metal_kernel("sample", 32, 32);
   MetalBuilder b(k);
   Sample s;
@@ -227,7 +270,15 @@ std::string emit_sample(const SampleFn& build) {
   s.n = b.add_param("n", Type::scalar(DType::i32));
   s.x = b.named(b.load(s.buf), "x");
   build(b, s);
-  return emit(k, target::default_target()).source;
+  if (cuda) {
+    // TmaLoad names tensor map 0: the kernel declares one, of the buffer and n.
+    k.attrs["tensor_maps"] = int64_t{1};
+    for (const char* field : {"buffer", "outer", "inner"})
+      k.attrs[std::string("tensor_map0_") + field] = int64_t{field[0] == 'b' ? 0 : 1};
+    k.attrs["tensor_map0_box_outer"] = int64_t{8};
+    k.attrs["tensor_map0_box_inner"] = int64_t{64};
+  }
+  return emit(k, cuda ? target::target_by_name("sm90") : target::default_target()).source;
 }
 
 TEST(OpCoverage, EveryMetalOpRenders) {
@@ -241,7 +292,7 @@ TEST(OpCoverage, EveryMetalOpRenders) {
       continue;
     }
     std::string src;
-    EXPECT_NO_THROW(src = emit_sample(it->second.build)) << info.name;
+    EXPECT_NO_THROW(src = emit_sample(it->second.build, it->second.cuda)) << info.name;
     EXPECT_NE(src.find(it->second.expected), std::string::npos)
         << info.name << " should render '" << it->second.expected << "' in:\n"
         << src;

@@ -175,6 +175,17 @@ class Interpreter {
       case OpKind::DeviceTileStore:
       case OpKind::DescriptorMatmul:
       case OpKind::MppMatmul2d:
+      case OpKind::MbarrierInit:
+      case OpKind::MbarrierFence:
+      case OpKind::MbarrierArrive:
+      case OpKind::MbarrierArriveExpectTx:
+      case OpKind::MbarrierWait:
+      case OpKind::TmaLoad:
+      case OpKind::WgmmaFence:
+      case OpKind::WgmmaMma:
+      case OpKind::WgmmaCommit:
+      case OpKind::WgmmaWait:
+      case OpKind::SetMaxNReg:
       case OpKind::SimdShuffle:
       case OpKind::SimdShuffleXor:
       case OpKind::SimdShuffleDown:

@@ -250,6 +250,18 @@ class Runner {
       case K::DescriptorMatmul:
       case K::MppMatmul2d:
         fail(&op, -1, "the test interpreter runs no tensor backend (the host emulator does)");
+      case K::MbarrierInit:
+      case K::MbarrierFence:
+      case K::MbarrierArrive:
+      case K::MbarrierArriveExpectTx:
+      case K::MbarrierWait:
+      case K::TmaLoad:
+      case K::WgmmaFence:
+      case K::WgmmaMma:
+      case K::WgmmaCommit:
+      case K::WgmmaWait:
+      case K::SetMaxNReg:
+        fail(&op, -1, "the test interpreter runs no sm90 asynchronous pipeline op");
     }
     fail(&op, -1, "an op kind outside ops.def");
   }

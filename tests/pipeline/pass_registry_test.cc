@@ -40,6 +40,7 @@ TEST(PassRegistry, OneNamePerStepInPipelineOrder) {
                                              "apply_math_mode",
                                              "canonicalize",
                                              "form_descriptor_matmul",
+                                             "match_async_gemm",
                                              "expand_tensor_access",
                                              "cse",
                                              "merge_online_reductions",
@@ -55,6 +56,7 @@ TEST(PassRegistry, OneNamePerStepInPipelineOrder) {
                                              "lower_to_metal",
                                              "verify_scratch",
                                              "verify_software_pipeline",
+                                             "verify_async_pipeline",
                                              "group_vector_accesses",
                                              "verify_vector_accesses",
                                              "emit_msl",
@@ -111,11 +113,12 @@ TEST(PassRegistry, UnknownPassListsTheKnownOnes) {
   } catch (const UserError& e) {
     EXPECT_EQ(std::string(e.what()),
               "unknown pass 'lower'; known passes: verify, apply_math_mode, canonicalize, "
-              "form_descriptor_matmul, expand_tensor_access, cse, merge_online_reductions, dce, "
+              "form_descriptor_matmul, match_async_gemm, expand_tensor_access, cse, "
+              "merge_online_reductions, dce, "
               "peel_complete_iterations, eliminate_redundant_conversions, check_ownership, "
               "check_matrix_barriers, check_device_tiles, plan_threads, plan_schedule, "
               "check_resources, lower_to_metal, verify_scratch, "
-              "verify_software_pipeline, group_vector_accesses, "
+              "verify_software_pipeline, verify_async_pipeline, group_vector_accesses, "
               "verify_vector_accesses, emit_msl, emit_cuda");
   }
 }

@@ -174,8 +174,9 @@ TEST(DebugDump, WritesEveryStepAndTheFilesReadBackUnchanged) {
     }
   }
   EXPECT_EQ(by_extension[".tir"], 10);  // input + nine Tile IR passes
-  // lowering, verify_scratch, verify_software_pipeline + five Metal IR passes
-  EXPECT_EQ(by_extension[".mir"], 8);
+  // lowering, verify_scratch, verify_software_pipeline, verify_async_pipeline + five Metal IR
+  // passes
+  EXPECT_EQ(by_extension[".mir"], 9);
   EXPECT_EQ(by_extension[".metal"], 1);
   EXPECT_EQ(by_extension[".json"], 0);  // the schedule's JSON has a folder of its own
   int reports = 0;

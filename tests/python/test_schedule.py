@@ -98,13 +98,13 @@ def test_staging_must_match_a_kernel_that_declares_shared_memory():
     np.testing.assert_array_equal(out, X + 1)
 
 
-# The default device's matrix strategy and tensor backend: mma.sync and a not-yet-built wgmma
-# on the cuda device (sm90); simdgroup_matrix and Metal 4 tensor ops on the host target, whose
-# matmul2d lowers only a descriptor GEMM's K loop (test_gemm_tensor_ops.py).
+# The default device's matrix strategy and tensor backend: mma.sync, and wgmma_tma for the
+# canonical descriptor GEMM only (docs/hopper.md), on the cuda device (sm90); simdgroup_matrix
+# and Metal 4 tensor ops on the host target, whose matmul2d lowers only a descriptor GEMM's K
+# loop (test_gemm_tensor_ops.py).
 ON_CUDA = metile.device() == "cuda"
 STRATEGY = "mma_sync" if ON_CUDA else "simdgroup_matrix"
-NO_TENSOR_OPS = ("cannot be met for kernel 'product': target sm90's tensor backend (wgmma with "
-                 "TMA) is a later lowering strategy" if ON_CUDA else
+NO_TENSOR_OPS = ("target sm90's tensor backend (wgmma_tma) cannot lower it" if ON_CUDA else
                  "cannot lower kernel 'product' on target host: '%32 = dot' at")
 
 

@@ -129,8 +129,9 @@ TEST(PlanMatrixSchedule, TensorOpsOnlyWhereTheTargetHasThem) {
                   "Schedule(backend='tensor_ops') cannot be met for kernel 'square_dot': target "
                   "apple-m3 has no tensor ops (it offers simdgroup-8x8)");
   expect_contains(error_of<NotSupported>(square_dot(32), "sm90", backend(Backend::TensorOps)),
-                  "target sm90's tensor backend (wgmma with TMA) is a later lowering strategy, "
-                  "not built yet; use backend='simdgroup' (mma.sync)");
+                  "target sm90's tensor backend (wgmma_tma) cannot lower it: the kernel was not "
+                  "matched against the canonical descriptor GEMM; use backend='simdgroup' "
+                  "(mma.sync)");
 }
 
 TEST(PlanMatrixSchedule, TensorOpsRejectControlsItCannotHonour) {

@@ -2,6 +2,7 @@
 
 #include "metile/codegen/c_types.h"
 #include "metile/codegen/cuda/cuda_matrix.h"
+#include "metile/codegen/cuda/cuda_wgmma.h"
 #include "metile/codegen/literals.h"
 #include "metile/support/errors.h"
 
@@ -238,6 +239,28 @@ class CudaDialect final : public CDialect {
   // plan_schedule gives CUDA targets no Metal 4 tensor ops; a hand-written kernel gets here.
   MppMatmul2dText mpp_matmul2d(const MppMatmul2dCall&, Prelude&) const override {
     throw NotSupported("emit CUDA: mpp_matmul2d is Metal 4's tensor ops, which CUDA C++ lacks");
+  }
+
+  // The sm90 asynchronous pipeline ops and tensor maps: cuda_wgmma.h.
+  std::string async_statement(const ir::Op& op, const std::vector<std::string>& operands,
+                              const std::vector<std::string>& results, ir::DType element,
+                              Prelude& prelude) const override {
+    return cuda_wgmma::statement(op, operands, results, element, prelude);
+  }
+  // A warp-specialised kernel (the only one with tensor maps) runs exactly its threads, one
+  // block per SM: the register budget setmaxnreg redistributes is 64K / threads each.
+  std::string entry_qualifier(int64_t threads, size_t tensor_maps) const override {
+    if (!tensor_maps) return std::string(table().entry_qualifier);
+    return std::string(table().entry_qualifier) + " __launch_bounds__(" + std::to_string(threads) +
+           ", 1)";
+  }
+  // Tensor maps are __grid_constant__ parameters, so the body may take their addresses.
+  std::string tensor_map_param(int64_t index, bool entry) const override {
+    return entry ? "const __grid_constant__ metile_tensor_map " + cuda_wgmma::tensor_map_name(index)
+                 : "const metile_tensor_map* " + cuda_wgmma::tensor_map_name(index);
+  }
+  std::string tensor_map_argument(int64_t index) const override {
+    return "&" + cuda_wgmma::tensor_map_name(index);
   }
 
  private:

@@ -1,9 +1,11 @@
 #include "metile/runtime/cuda/cuda_device.h"
 
+#include <array>
 #include <vector>
 
 #include "metile/runtime/cuda/cubin_cache.h"
 #include "metile/runtime/cuda/nvrtc.h"
+#include "metile/runtime/cuda/tensor_map.h"
 #include "metile/runtime/kernel_errors.h"
 #include "metile/support/errors.h"
 
@@ -106,6 +108,8 @@ CudaDevice::CudaDevice() {
         "cuDeviceGetAttribute");
   check(api_->cuDeviceGetAttribute(&minor_, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, device_),
         "cuDeviceGetAttribute");
+  check(api_->cuDeviceGetAttribute(&cores_, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, device_),
+        "cuDeviceGetAttribute(CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT)");
   check(api_->cuDeviceGetAttribute(&max_shared_optin_,
                                    CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN, device_),
         "cuDeviceGetAttribute");
@@ -238,14 +242,21 @@ LaunchTiming CudaDevice::launch(const Module& module, const Grid& grid,
     addresses[i] = storage->address();
     params[i] = &addresses[i];
   }
+  // A warp-specialised sm90 kernel also takes its TMA tensor maps, and runs persistently.
+  std::vector<TensorMap> maps = encode_tensor_maps(*api_, abi, bound, addresses);
+  for (TensorMap& m : maps) params.push_back(m.bytes.data());
+  std::array<unsigned, 3> blocks = {grid.x, grid.y, grid.z};
+  if (abi.persistent) blocks = persistent_grid(abi, bound, blocks, cores_);
+  if (blocks[0] == 0) return {};  // no tile to compute
   make_current();
   const auto stream = reinterpret_cast<CUstream>(options.stream);
   const auto& block = abi.threads_per_threadgroup;
   auto queue_kernel = [&] {
-    check(api_->cuLaunchKernel(
-              cuda_module->function(), grid.x, grid.y, grid.z, static_cast<unsigned>(block[0]),
-              static_cast<unsigned>(block[1]), static_cast<unsigned>(block[2]),
-              static_cast<unsigned>(abi.threadgroup_bytes), stream, params.data(), nullptr),
+    check(api_->cuLaunchKernel(cuda_module->function(), blocks[0], blocks[1], blocks[2],
+                               static_cast<unsigned>(block[0]), static_cast<unsigned>(block[1]),
+                               static_cast<unsigned>(block[2]),
+                               static_cast<unsigned>(abi.threadgroup_bytes), stream, params.data(),
+                               nullptr),
           "cuLaunchKernel", kernel);
     std::lock_guard lock(state_mutex_);
     last_launched_ = kernel;

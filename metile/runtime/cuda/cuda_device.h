@@ -117,6 +117,7 @@ class CudaDevice : public Device {
   CUcontext context_ = nullptr;
   int major_ = 0, minor_ = 0;
   int max_shared_optin_ = 0;
+  int cores_ = 1;  // streaming multiprocessors: a persistent kernel's workers
   std::string gpu_name_;
   mutable std::mutex state_mutex_;  // guards the two strings below
   mutable std::string fault_;       // the sticky error that made the context unusable

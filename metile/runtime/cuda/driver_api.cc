@@ -105,6 +105,8 @@ std::unique_ptr<DriverApi> DriverApi::load(const std::vector<std::string>& candi
   std::string no_v2;
   if (!bind_symbol(lib, "cuEventElapsedTime_v2", d->cuEventElapsedTime, no_v2))
     bind_symbol(lib, "cuEventElapsedTime", d->cuEventElapsedTime, missing);
+  std::string no_tma;
+  bind_symbol(lib, "cuTensorMapEncodeTiled", d->cuTensorMapEncodeTiled, no_tma);
   if (!missing.empty()) {
     why = lib.path() + " lacks " + missing;
     return nullptr;

@@ -31,6 +31,7 @@ constexpr CUresult CUDA_ERROR_NOT_FOUND = 500;
 constexpr int CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR = 75;
 constexpr int CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR = 76;
 constexpr int CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN = 97;
+constexpr int CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT = 16;
 constexpr int CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK = 0;
 constexpr int CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES = 1;
 constexpr int CU_FUNC_ATTRIBUTE_NUM_REGS = 4;
@@ -89,6 +90,11 @@ struct DriverApi {
   CUresult (*cuEventRecord)(CUevent, CUstream) = nullptr;
   CUresult (*cuEventSynchronize)(CUevent) = nullptr;
   CUresult (*cuEventElapsedTime)(float*, CUevent, CUevent) = nullptr;
+  // CUDA 12 and later (sm90's TMA); nullptr with an older driver, which kernels that need tensor
+  // maps then report.
+  CUresult (*cuTensorMapEncodeTiled)(void*, int, unsigned, void*, const std::uint64_t*,
+                                     const std::uint64_t*, const std::uint32_t*,
+                                     const std::uint32_t*, int, int, int, int) = nullptr;
 };
 
 }  // namespace metile::runtime::cuda

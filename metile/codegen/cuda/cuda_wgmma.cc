@@ -1,0 +1,162 @@
+#include "metile/codegen/cuda/cuda_wgmma.h"
+
+#include "metile/support/errors.h"
+
+namespace metile::codegen::cuda_wgmma {
+
+namespace {
+
+constexpr std::string_view kQualifier = "static __device__ __forceinline__";
+
+// CUtensorMap's 128 opaque bytes, which the runtime fills with cuTensorMapEncodeTiled.
+constexpr std::string_view kTensorMap =
+    "struct __align__(64) metile_tensor_map {\n"
+    "  unsigned long long opaque[16];\n"
+    "};\n";
+
+std::string helper(std::string_view signature, std::string_view body) {
+  return std::string(kQualifier) + " " + std::string(signature) + " {\n" + std::string(body) +
+         "}\n";
+}
+
+// The shared-window address of a generic pointer into shared memory, as PTX wants it.
+void add_smem(Prelude& prelude) {
+  prelude.add_type("metile_smem",
+                   helper("unsigned int metile_smem(const void* p)",
+                          "  return static_cast<unsigned int>(__cvta_generic_to_shared(p));\n"));
+}
+
+std::string mbarrier(Prelude& prelude, const std::string& name, const std::string& params,
+                     const std::string& body) {
+  add_smem(prelude);
+  prelude.add(name, ir::DType::i64, helper("void metile_" + name + "(" + params + ")", body));
+  return "metile_" + name;
+}
+
+// wgmma's shared-memory matrix descriptor (PTX ISA, "Matrix Descriptor Format"): the start
+// address, the leading and stride byte offsets (each >> 4, 14 bits) and 128-byte swizzling
+// (mode 1, bits 62-63). The base offset is 0: every swizzled tile starts on 1024 bytes.
+void add_descriptor(Prelude& prelude) {
+  add_smem(prelude);
+  prelude.add("wgmma_descriptor", ir::DType::i64,
+              helper("unsigned long long metile_wgmma_descriptor(const void* p, unsigned int "
+                     "leading, unsigned int stride)",
+                     "  const unsigned int address = metile_smem(p);\n"
+                     "  return (unsigned long long)((address & 0x3FFFFu) >> 4) |\n"
+                     "         ((unsigned long long)((leading & 0x3FFFFu) >> 4) << 16) |\n"
+                     "         ((unsigned long long)((stride & 0x3FFFFu) >> 4) << 32) | (1ull << "
+                     "62);\n"));
+}
+
+std::string ptx_type(ir::DType t) {
+  switch (t) {
+    case ir::DType::f16:
+      return "f16";
+    case ir::DType::bf16:
+      return "bf16";
+    case ir::DType::f32:
+    case ir::DType::i32:
+    case ir::DType::u32:
+    case ir::DType::i64:
+    case ir::DType::i1:
+      break;
+  }
+  throw InternalError("emit CUDA: wgmma_mma of " + std::string(ir::dtype_name(t)) +
+                      " operands (the verifier allows f16 and bf16)");
+}
+
+// One wgmma.mma_async: D (n/2 f32 registers per thread) += A (64x16, K-major) @ B (16xn,
+// N-major: the transpose bit), both from 128-byte-swizzled shared memory. A's 8-row groups are
+// 1024 bytes apart (its leading offset is unused with swizzling); B's 8-row groups too, and
+// its 64-column blocks b_block_bytes apart.
+std::string mma(const ir::Op& op, const std::vector<std::string>& operands,
+                const std::vector<std::string>& results, ir::DType element, Prelude& prelude) {
+  add_descriptor(prelude);
+  const int64_t n = op.int_attr("n");
+  const size_t registers = results.size();
+  std::string outputs, constraints;
+  for (size_t i = 0; i < registers; ++i) {
+    outputs += (i ? ", %" : "%") + std::to_string(i);
+    constraints += std::string(i ? ", " : "") + "\"+f\"(" + results[i] + ")";
+  }
+  const std::string r = std::to_string(registers);
+  const std::string t = ptx_type(element);
+  return "asm volatile(\"{\\n.reg .pred p;\\nsetp.ne.b32 p, %" + std::to_string(registers + 2) +
+         ", 0;\\nwgmma.mma_async.sync.aligned.m64n" + std::to_string(n) + "k16.f32." + t + "." + t +
+         " {" + outputs + "}, %" + r + ", %" + std::to_string(registers + 1) +
+         ", p, 1, 1, 0, 1;\\n}\\n\" : " + constraints + " : \"l\"(metile_wgmma_descriptor(" +
+         operands[0] + ", 16u, 1024u)), \"l\"(metile_wgmma_descriptor(" + operands[1] + ", " +
+         std::to_string(op.int_attr("b_block_bytes")) + "u, 1024u)), \"r\"(1));";
+}
+
+}  // namespace
+
+std::string tensor_map_name(int64_t index) {
+  return "metile_tensor_map" + std::to_string(index);
+}
+
+void declare_tensor_map(Prelude& prelude) {
+  prelude.add_type("metile_tensor_map", std::string(kTensorMap));
+}
+
+std::string statement(const ir::Op& op, const std::vector<std::string>& operands,
+                      const std::vector<std::string>& results, ir::DType element,
+                      Prelude& prelude) {
+  using K = ir::OpKind;
+  if (op.kind == K::MbarrierInit)
+    return mbarrier(prelude, "mbarrier_init", "const void* bar, unsigned int count",
+                    "  asm volatile(\"mbarrier.init.shared::cta.b64 [%0], %1;\" :: "
+                    "\"r\"(metile_smem(bar)), \"r\"(count) : \"memory\");\n") +
+           "(" + operands[0] + ", " + std::to_string(op.int_attr("count")) + "u);";
+  if (op.kind == K::MbarrierFence)
+    return "asm volatile(\"fence.mbarrier_init.release.cluster;\" ::: \"memory\");";
+  if (op.kind == K::MbarrierArrive)
+    return mbarrier(prelude, "mbarrier_arrive", "const void* bar",
+                    "  asm volatile(\"mbarrier.arrive.shared::cta.b64 _, [%0];\" :: "
+                    "\"r\"(metile_smem(bar)) : \"memory\");\n") +
+           "(" + operands[0] + ");";
+  if (op.kind == K::MbarrierArriveExpectTx)
+    return mbarrier(prelude, "mbarrier_arrive_expect_tx", "const void* bar, unsigned int bytes",
+                    "  asm volatile(\"mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;\" "
+                    ":: \"r\"(metile_smem(bar)), \"r\"(bytes) : \"memory\");\n") +
+           "(" + operands[0] + ", " + std::to_string(op.int_attr("bytes")) + "u);";
+  if (op.kind == K::MbarrierWait)
+    // try_wait suspends the thread for a while before it reports the phase incomplete.
+    return mbarrier(prelude, "mbarrier_wait", "const void* bar, int parity",
+                    "  asm volatile(\"{\\n.reg .pred done;\\nWAIT:\\n"
+                    "mbarrier.try_wait.parity.shared::cta.b64 done, [%0], %1;\\n"
+                    "@!done bra WAIT;\\n}\\n\" :: \"r\"(metile_smem(bar)), \"r\"(parity) : "
+                    "\"memory\");\n") +
+           "(" + operands[0] + ", " + operands[1] + ");";
+  if (op.kind == K::TmaLoad) {
+    declare_tensor_map(prelude);
+    return mbarrier(prelude, "tma_load",
+                    "void* dst, const metile_tensor_map* map, const void* bar, int c0, int c1",
+                    "  asm volatile(\"cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::"
+                    "complete_tx::bytes [%0], [%1, {%3, %4}], [%2];\" :: "
+                    "\"r\"(metile_smem(dst)), \"l\"(reinterpret_cast<unsigned long long>(map)), "
+                    "\"r\"(metile_smem(bar)), \"r\"(c0), \"r\"(c1) : \"memory\");\n") +
+           "(" + operands[0] + ", " + tensor_map_name(op.int_attr("map")) + ", " + operands[1] +
+           ", " + operands[2] + ", " + operands[3] + ");";
+  }
+  if (op.kind == K::WgmmaFence)
+    return "asm volatile(\"wgmma.fence.sync.aligned;\" ::: \"memory\");";
+  if (op.kind == K::WgmmaMma) return mma(op, operands, results, element, prelude);
+  if (op.kind == K::WgmmaCommit)
+    return "asm volatile(\"wgmma.commit_group.sync.aligned;\" ::: \"memory\");";
+  if (op.kind == K::WgmmaWait) {
+    // The accumulators as in-out operands: reads of them cannot move above the wait.
+    std::string registers;
+    for (size_t i = 0; i < results.size(); ++i)
+      registers += std::string(i ? ", " : "") + "\"+f\"(" + results[i] + ")";
+    return "asm volatile(\"wgmma.wait_group.sync.aligned " +
+           std::to_string(op.int_attr("pending")) + ";\" : " + registers + " :: \"memory\");";
+  }
+  if (op.kind == K::SetMaxNReg)
+    return "asm volatile(\"setmaxnreg." + op.str_attr("action") + ".sync.aligned.u32 " +
+           std::to_string(op.int_attr("registers")) + ";\");";
+  throw InternalError("emit CUDA: " + std::string(ir::op_name(op.kind)) +
+                      " is not an asynchronous pipeline op");
+}
+
+}  // namespace metile::codegen::cuda_wgmma

@@ -1,0 +1,75 @@
+// The types of the sm90 asynchronous pipeline ops (ops.def's AsyncPipeline rule): mbarriers are
+// i64 in threadgroup memory, copies and multiplies read and write threadgroup memory, parities
+// and coordinates are i32, and wgmma_mma carries n/2 f32 accumulator registers.
+#include "metile/ir/verifier.h"
+
+namespace metile::ir::verifier_detail {
+
+namespace {
+
+bool threadgroup_pointer(const Type& t) {
+  return t.is_pointer() && !t.is_tile() && t.space == AddressSpace::Threadgroup;
+}
+
+void check_barrier_operand(Checker& c, const Op& op, size_t i) {
+  const Type& t = c.type(op.operands[i]);
+  if (!threadgroup_pointer(t) || t.dtype != DType::i64)
+    c.report(&op, "the mbarrier must be a threadgroup pointer to i64", {op.operands[i]});
+}
+
+void check_i32(Checker& c, const Op& op, size_t first, size_t count, const std::string& what) {
+  for (size_t i = first; i < first + count; ++i)
+    if (c.type(op.operands[i]) != Type::scalar(DType::i32))
+      c.report(&op, what + " must be i32 scalars", {op.operands[i]});
+}
+
+void check_wgmma(Checker& c, const Op& op) {
+  const Type& a = c.type(op.operands[0]);
+  if (!threadgroup_pointer(a) || (a.dtype != DType::f16 && a.dtype != DType::bf16) ||
+      c.type(op.operands[1]) != a)
+    return c.report(&op, "a and b must be threadgroup pointers to f16 or bf16, of one dtype",
+                    {op.operands[0], op.operands[1]});
+  const int64_t n = op.int_attr("n");
+  if (n < 8 || n > 256 || n % 8 != 0) return c.report(&op, "n must be a multiple of 8 in [8, 256]");
+  if (op.results.size() != static_cast<size_t>(n / 2) ||
+      op.operands.size() != op.results.size() + 2)
+    return c.report(&op, "the accumulator is n/2 = " + std::to_string(n / 2) +
+                             " f32 registers per thread, as operands and as results");
+  for (size_t i = 0; i < op.results.size(); ++i)
+    if (c.type(op.operands[2 + i]) != Type::scalar(DType::f32) ||
+        c.type(op.results[i]) != Type::scalar(DType::f32))
+      return c.report(&op, "accumulator registers must be f32 scalars",
+                      {op.operands[2 + i], op.results[i]});
+}
+
+}  // namespace
+
+void check_async_op(Checker& c, const Op& op) {
+  const OpKind k = op.kind;
+  if (k == OpKind::MbarrierInit || k == OpKind::MbarrierArrive ||
+      k == OpKind::MbarrierArriveExpectTx)
+    return check_barrier_operand(c, op, 0);
+  if (k == OpKind::MbarrierWait) {
+    check_barrier_operand(c, op, 0);
+    return check_i32(c, op, 1, 1, "the parity");
+  }
+  if (k == OpKind::TmaLoad) {
+    if (!threadgroup_pointer(c.type(op.operands[0])))
+      c.report(&op, "the destination must be a threadgroup pointer", {op.operands[0]});
+    check_barrier_operand(c, op, 1);
+    return check_i32(c, op, 2, 2, "the coordinates");
+  }
+  if (k == OpKind::WgmmaMma) return check_wgmma(c, op);
+  if (k == OpKind::WgmmaWait) {
+    if (op.operands.size() != op.results.size())
+      return c.report(&op, "the accumulator registers come back one result per operand");
+    for (size_t i = 0; i < op.results.size(); ++i)
+      if (c.type(op.operands[i]) != Type::scalar(DType::f32) ||
+          c.type(op.results[i]) != Type::scalar(DType::f32))
+        return c.report(&op, "accumulator registers must be f32 scalars",
+                        {op.operands[i], op.results[i]});
+  }
+  // The fences, commit, wait and setmaxnreg have no operands; their attributes are checked.
+}
+
+}  // namespace metile::ir::verifier_detail

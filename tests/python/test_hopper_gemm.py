@@ -1,0 +1,65 @@
+"""sm90's tensor_ops backend (wgmma_tma, docs/hopper.md) on the GPU: metile_kernels.gemm's matmul
+and matmul_leaky with 128 x 256 x 64 (and 128 x 128 x 64) tiles against torch, in bf16 and f16,
+square and ragged (M, N, K not multiples of the tile; K below the tile; M = 1), with and
+without the leaky epilogue. Skipped unless the default device is cuda with an sm90 GPU."""
+
+import pytest
+
+import metile
+
+torch = pytest.importorskip("torch")
+if metile.device() != "cuda" or not torch.cuda.is_available() or \
+        torch.cuda.get_device_capability() != (9, 0):
+    pytest.skip("needs the cuda device on an sm90 GPU", allow_module_level=True)
+
+from metile_kernels.gemm import grid, matmul, matmul_leaky  # noqa: E402
+
+DTYPES = {"bf16": torch.bfloat16, "f16": torch.float16}
+TOLERANCE = {"bf16": 2e-2, "f16": 4e-3}  # max |out - ref| / max |ref|
+ALPHA, BETA = 0.5, -0.25
+# (M, N, K): a tile multiple, ragged in every dimension, K below BLOCK_K, a single row.
+SHAPES = [(512, 512, 256), (300, 200, 72), (129, 264, 1000), (77, 64, 8), (1, 512, 512)]
+
+
+def run(kernel, dtype, shape, block_n, *scalars):
+    m, n, k = shape
+    a = torch.randn(m, k, device="cuda", dtype=DTYPES[dtype])
+    b = torch.randn(k, n, device="cuda", dtype=DTYPES[dtype])
+    c = torch.zeros(m, n, device="cuda", dtype=DTYPES[dtype])
+    blocks = dict(BLOCK_M=128, BLOCK_N=block_n, BLOCK_K=64)
+    dispatch = kernel[grid(m, n, 128, block_n)].prepare(
+        a, b, c, m, n, k, *scalars, SCHEDULE=metile.Schedule(backend="tensor_ops"), **blocks)
+    dispatch()
+    torch.cuda.synchronize()
+    assert dispatch.schedule_plan["backend"]["strategy"] == "wgmma_tma"
+    return a.float() @ b.float(), c.float()
+
+
+def assert_close(got, want, dtype):
+    scale = max(want.abs().max().item(), 1e-30)
+    assert (got - want).abs().max().item() / scale <= TOLERANCE[dtype]
+
+
+@pytest.mark.parametrize("dtype", sorted(DTYPES))
+@pytest.mark.parametrize("shape", SHAPES)
+@pytest.mark.parametrize("block_n", [256, 128])
+def test_matmul_matches_torch(dtype, shape, block_n):
+    want, got = run(matmul, dtype, shape, block_n)
+    assert_close(got, want, dtype)
+
+
+@pytest.mark.parametrize("dtype", sorted(DTYPES))
+@pytest.mark.parametrize("shape", SHAPES)
+def test_leaky_epilogue_matches_torch(dtype, shape):
+    product, got = run(matmul_leaky, dtype, shape, 256, ALPHA, BETA)
+    scaled = product * ALPHA + BETA
+    assert_close(got, torch.where(scaled > 0, scaled, scaled * 0.1), dtype)
+
+
+def test_a_grid_that_misses_tiles_is_rejected():
+    a = torch.zeros(256, 64, device="cuda", dtype=torch.bfloat16)
+    b = torch.zeros(64, 256, device="cuda", dtype=torch.bfloat16)
+    c = torch.zeros(256, 256, device="cuda", dtype=torch.bfloat16)
+    with pytest.raises(Exception, match="grid must cover"):
+        matmul[(1, 1)](a, b, c, 256, 256, 64, BLOCK_M=128, BLOCK_N=256, BLOCK_K=64,
+                       SCHEDULE=metile.Schedule(backend="tensor_ops"))
