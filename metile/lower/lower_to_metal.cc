@@ -187,8 +187,11 @@ LoweringResult lower_to_metal(const ir::Kernel& tile, const ThreadPlan& plan,
   // Its ring and mbarriers are laid out first, as a kernel's own shared allocations are.
   const int64_t user_bytes =
       wgmma ? schedule.async_gemm->ring_bytes : ThreadgroupAllocator::user_bytes(tile);
+  // Its ring is its own double buffering: the two-stage pipeline's slots are the SIMD-group
+  // path's alone.
+  const int64_t pipeline = wgmma ? 0 : pipeline_bytes(tile, schedule);
   Lowering l(tile, lanes, schedule, target, user_bytes,
-             register_reduction_bytes(tile, lanes, target) + pipeline_bytes(tile, schedule));
+             register_reduction_bytes(tile, lanes, target) + pipeline);
   if (wgmma)
     lower_wgmma_kernel(l);
   else
