@@ -131,10 +131,20 @@ def prepare_metile(kind, a, b, out, shape, scratch=None):
     return [matmul[tiles].prepare(a, b, out, m, n, k, **blocks)]
 
 
+# The checkout's root: source locations in reports are written relative to it, so a results
+# file names no machine's paths.
+CHECKOUT = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
+
+
+def portable_json(value):
+    """value as plain JSON data, its source locations relative to the checkout."""
+    return json.loads(json.dumps(value, default=str).replace(CHECKOUT, ""))
+
+
 def report_of(dispatch):
     report = getattr(dispatch, "execution_report", None)
     try:
-        return json.loads(json.dumps(report, default=str))
+        return portable_json(report)
     except (TypeError, ValueError):
         return None
 
@@ -274,8 +284,7 @@ def cuda_case(kind, dtype, shape, rounds, triton_launch, compiled_leaky, compile
         if name in ("metile", "fused"):
             result["metile_report"] = report_of(steps[0])
         if name in ("tensor_ops", "fused_tensor_ops"):
-            result["tensor_ops_plan"] = json.loads(json.dumps(steps[0].schedule_plan,
-                                                              default=str))
+            result["tensor_ops_plan"] = portable_json(steps[0].schedule_plan)
         return (lambda: [step() for step in steps]), out
 
     def cublas():
