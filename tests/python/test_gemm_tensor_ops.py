@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 import metile
-from metile_kernels.gemm import grid, matmul, matmul_leaky
+from metile_kernels.gemm import _product, grid, matmul, matmul_leaky
 
 pytestmark = pytest.mark.skipif(metile.device() != "host",
                                 reason="Metal 4 tensor ops: Apple GPUs and the host emulator")
@@ -97,18 +97,11 @@ def test_an_explicit_width_rejects_tensor_ops(rng):
                                SCHEDULE=metile.Schedule(backend="tensor_ops", vector_width=1))
 
 
-# Epilogues the tensor backend cannot fuse: each names the op that does not fit.
+# Epilogues the tensor backend cannot fuse, on the library's own K loop (`_product`): each names
+# the op that does not fit.
 @metile.kernel
 def _with_bias(left, right, bias, output, rows, columns, inner, BLOCK: metile.constexpr = 32):
-    a = metile.tensor(left, shape=(rows, inner), access="read")
-    b = metile.tensor(right, shape=(inner, columns), access="read")
-    row = metile.program_id(0) * BLOCK + metile.arange(0, BLOCK)
-    column = metile.program_id(1) * BLOCK + metile.arange(0, BLOCK)
-    ks = metile.arange(0, 16)
-    acc = metile.zeros((BLOCK, BLOCK), dtype="f32")
-    for k in metile.tile_range(0, inner, 16):
-        acc = metile.dot(a.load((row[:, None], (k + ks)[None, :])),
-                         b.load(((k + ks)[:, None], column[None, :])), acc)
+    acc, row, column = _product(left, right, rows, columns, inner, BLOCK, BLOCK, 16)
     c = metile.tensor(output, shape=(rows, columns), access="write")
     shift = metile.tensor(bias, shape=(columns,), access="read")
     c.store((row[:, None], column[None, :]), acc + shift.load((column,))[None, :])
@@ -116,30 +109,14 @@ def _with_bias(left, right, bias, output, rows, columns, inner, BLOCK: metile.co
 
 @metile.kernel
 def _truncated(left, right, output, rows, columns, inner, BLOCK: metile.constexpr = 32):
-    a = metile.tensor(left, shape=(rows, inner), access="read")
-    b = metile.tensor(right, shape=(inner, columns), access="read")
-    row = metile.program_id(0) * BLOCK + metile.arange(0, BLOCK)
-    column = metile.program_id(1) * BLOCK + metile.arange(0, BLOCK)
-    ks = metile.arange(0, 16)
-    acc = metile.zeros((BLOCK, BLOCK), dtype="f32")
-    for k in metile.tile_range(0, inner, 16):
-        acc = metile.dot(a.load((row[:, None], (k + ks)[None, :])),
-                         b.load(((k + ks)[:, None], column[None, :])), acc)
+    acc, row, column = _product(left, right, rows, columns, inner, BLOCK, BLOCK, 16)
     c = metile.tensor(output, shape=(rows, columns), access="write")
     c.store((row[:, None], column[None, :]), acc.to("i32").to("f32"))
 
 
 @metile.kernel
 def _stored_twice(left, right, output, copy, rows, columns, inner, BLOCK: metile.constexpr = 32):
-    a = metile.tensor(left, shape=(rows, inner), access="read")
-    b = metile.tensor(right, shape=(inner, columns), access="read")
-    row = metile.program_id(0) * BLOCK + metile.arange(0, BLOCK)
-    column = metile.program_id(1) * BLOCK + metile.arange(0, BLOCK)
-    ks = metile.arange(0, 16)
-    acc = metile.zeros((BLOCK, BLOCK), dtype="f32")
-    for k in metile.tile_range(0, inner, 16):
-        acc = metile.dot(a.load((row[:, None], (k + ks)[None, :])),
-                         b.load(((k + ks)[:, None], column[None, :])), acc)
+    acc, row, column = _product(left, right, rows, columns, inner, BLOCK, BLOCK, 16)
     c = metile.tensor(output, shape=(rows, columns), access="write")
     d = metile.tensor(copy, shape=(rows, columns), access="write")
     c.store((row[:, None], column[None, :]), acc)
@@ -148,15 +125,7 @@ def _stored_twice(left, right, output, copy, rows, columns, inner, BLOCK: metile
 
 @metile.kernel
 def _reduced(left, right, output, rows, columns, inner, BLOCK: metile.constexpr = 32):
-    a = metile.tensor(left, shape=(rows, inner), access="read")
-    b = metile.tensor(right, shape=(inner, columns), access="read")
-    row = metile.program_id(0) * BLOCK + metile.arange(0, BLOCK)
-    column = metile.program_id(1) * BLOCK + metile.arange(0, BLOCK)
-    ks = metile.arange(0, 16)
-    acc = metile.zeros((BLOCK, BLOCK), dtype="f32")
-    for k in metile.tile_range(0, inner, 16):
-        acc = metile.dot(a.load((row[:, None], (k + ks)[None, :])),
-                         b.load(((k + ks)[:, None], column[None, :])), acc)
+    acc, row, column = _product(left, right, rows, columns, inner, BLOCK, BLOCK, 16)
     c = metile.tensor(output, shape=(rows, columns), access="write")
     c.store((row[:, None], column[None, :]), acc - metile.max(acc, axis=1)[:, None])
 
