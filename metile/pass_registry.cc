@@ -104,9 +104,9 @@ PassResult run_plan_schedule(Kernel k, PassContext& context) {
   if (!context.thread_plan)
     throw UserError("plan_schedule: kernel '" + k.name +
                     "' has no lane geometry; run plan_threads before plan_schedule");
-  context.schedule_plan =
-      schedule::plan_schedule(k, context.target, *context.thread_plan, context.schedule,
-                              context.async_gemm ? &*context.async_gemm : nullptr);
+  context.schedule_plan = schedule::plan_schedule(
+      k, context.target, *context.thread_plan, context.schedule,
+      context.async_gemm ? &*context.async_gemm : nullptr, context.tensor_backend_declined);
   // Dots take matrix fragments exactly when the plan's backend is simdgroup.
   context.thread_plan->dot_matrix_fragments =
       context.schedule_plan->backend == schedule::Backend::Simdgroup;
@@ -211,7 +211,8 @@ const std::vector<Pass>& registry() {
        "descriptor_matmul where the plan will take the target's tensor backend",
        [](Kernel k, PassContext& context) {
          return lower::form_descriptor_matmul(std::move(k), context.target, context.schedule,
-                                              &context.unformed_epilogue);
+                                              &context.unformed_epilogue,
+                                              &context.tensor_backend_declined);
        }},
       {"match_async_gemm",
        "finds whether the kernel (descriptors not yet expanded) is the canonical descriptor "

@@ -40,6 +40,9 @@ struct PassContext {
   std::optional<schedule::SchedulePlan> schedule_plan;  // set by plan_schedule
   // A descriptor GEMM's epilogue form_descriptor_matmul left for the SIMD-group path.
   std::optional<lower::FusedEpilogue> unformed_epilogue;
+  // Why form_descriptor_matmul left a dot kernel that wanted the tensor backend automatically
+  // (empty: it did not); plan_schedule's backend reason says so.
+  std::string tensor_backend_declined;
   lower::LoweringFacts lowering;                  // set by lower_to_metal
   lower::VectorGroups vector_groups;              // counted by group_vector_accesses
   std::optional<codegen::EmittedKernel> emitted;  // set by emit_msl and emit_cuda

@@ -473,7 +473,8 @@ bool tensor_backend_wanted(const target::Target& target,
 
 ir::PassResult form_descriptor_matmul(ir::Kernel tile, const target::Target& target,
                                       const std::optional<schedule::Schedule>& schedule,
-                                      std::optional<FusedEpilogue>* unformed) {
+                                      std::optional<FusedEpilogue>* unformed,
+                                      std::string* declined) {
   bool has_dot = false;
   ir::walk(tile.body, [&](const Op& op) { has_dot = has_dot || op.kind == OpKind::Dot; });
   // Without a dot plan_schedule says what the kernel lacks.
@@ -489,12 +490,15 @@ ir::PassResult form_descriptor_matmul(ir::Kernel tile, const target::Target& tar
   Matcher matcher(tile);
   std::variant<Match, Mismatch> found = matcher.match();
   if (const Mismatch* bad = std::get_if<Mismatch>(&found)) {
-    if (!required) return {std::move(tile), false};
+    const std::string why = (bad->op ? matcher.describe(bad->op) + " " : std::string()) + bad->why;
+    if (!required) {
+      if (declined) *declined = why;
+      return {std::move(tile), false};
+    }
     throw NotSupported(
         "form_descriptor_matmul: Schedule(backend='tensor_ops') cannot lower "
         "kernel '" +
-            tile.name + "' on target " + target.name + ": " +
-            (bad->op ? matcher.describe(bad->op) + " " : std::string()) + bad->why,
+            tile.name + "' on target " + target.name + ": " + why,
         bad->op ? bad->op->loc : SourceLocation{});
   }
   return {rewrite(std::move(tile), std::get<Match>(found)), true};

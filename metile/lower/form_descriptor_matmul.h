@@ -19,6 +19,7 @@
 #pragma once
 
 #include <optional>
+#include <string>
 
 #include "metile/ir/pass_result.h"
 #include "metile/lower/lower.h"
@@ -36,8 +37,11 @@ bool tensor_backend_wanted(const target::Target& target,
 
 // `unformed`, when given, receives the epilogue of a descriptor GEMM the pass leaves for the
 // SIMD-group path (which runs it on the accumulator's registers before the store).
+// `declined`, when given, receives why a kernel with a dot was not formed although the tensor
+// backend was wanted automatically (the op and the reason), for plan_schedule's reason.
 ir::PassResult form_descriptor_matmul(ir::Kernel tile, const target::Target& target,
                                       const std::optional<schedule::Schedule>& schedule,
-                                      std::optional<FusedEpilogue>* unformed = nullptr);
+                                      std::optional<FusedEpilogue>* unformed = nullptr,
+                                      std::string* declined = nullptr);
 
 }  // namespace metile::lower

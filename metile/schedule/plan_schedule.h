@@ -5,6 +5,7 @@
 #pragma once
 
 #include <optional>
+#include <string>
 
 #include "metile/ir/ir.h"
 #include "metile/lower/plan_threads.h"
@@ -20,8 +21,12 @@ namespace metile::schedule {
 // and why; an automatic control is decided, never rejected.
 // `gemm`: what match_async_gemm found in the kernel before its descriptors were expanded
 // (nullptr: not looked for), which the wgmma_tma strategy needs.
+// `tensor_backend_declined`: why form_descriptor_matmul did not form the kernel's descriptor
+// GEMM for the tensor backend that auto wanted (empty: nothing declined); the backend reason
+// then says it.
 SchedulePlan plan_schedule(const ir::Kernel& tile, const target::Target& target,
                            const lower::ThreadPlan& lanes, const std::optional<Schedule>& requested,
-                           const AsyncGemm* gemm = nullptr);
+                           const AsyncGemm* gemm = nullptr,
+                           const std::string& tensor_backend_declined = {});
 
 }  // namespace metile::schedule

@@ -3,6 +3,8 @@ Metal 4's matmul2d (the emulated MetalPerformancePrimitives of the host metal_st
 numpy, ragged M/N/K, f16/bf16/f32, the fused leaky epilogue with runtime alpha and beta, the
 automatic choice, the report's fused epilogues, and each epilogue the backend rejects."""
 
+import re
+
 import ml_dtypes
 import numpy as np
 import pytest
@@ -168,3 +170,12 @@ def test_unsupported_epilogues_fail_naming_the_op(kernel, extra, message, rng):
         kernel[(1, 1)](*args, 32, 32, 16, SCHEDULE=TENSOR_OPS)
     # Automatic selection keeps them on the SIMD-group path, which runs any epilogue.
     kernel[(1, 1)](*args, 32, 32, 16)
+
+
+def test_automatic_selection_says_why_the_tensor_backend_declined(rng):
+    left, right = _inputs(rng, (32, 16), np.float32), _inputs(rng, (16, 32), np.float32)
+    dispatch = _reduced[(1, 1)].prepare(left, right, np.zeros((32, 32), np.float32), 32, 32, 16)
+    backend = dispatch.schedule_plan["backend"]
+    assert backend["value"] == "simdgroup"
+    assert re.search(r"the tensor backend does not take this kernel: '%\d+ = reduce_axis' at .* "
+                     r"is a reduction", backend["reason"]), backend["reason"]
