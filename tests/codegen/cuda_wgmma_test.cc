@@ -70,6 +70,16 @@ TEST(CudaWgmma, TensorOpsGemmIsWarpSpecialisedAndCompilesForSm90a) {
       EXPECT_NE(source.find("wgmma.mma_async.sync.aligned.m64n" + std::to_string(block_n) +
                             "k16.f32." + std::string(ir::dtype_name(dtype))),
                 std::string::npos);
+      // The last wait hands each of the block_n / 2 accumulator registers through an add of
+      // -0.0 inside its asm, so ptxas cannot hoist the epilogue's reads above it.
+      const size_t wait = source.find("wgmma.wait_group.sync.aligned 0;");
+      ASSERT_NE(wait, std::string::npos);
+      const std::string last = "add.f32 %" + std::to_string(block_n / 2 - 1) + ", %" +
+                               std::to_string(block_n / 2 - 1) + ", 0f80000000;";
+      const size_t end = source.find(last, wait);
+      ASSERT_NE(end, std::string::npos) << last;
+      EXPECT_EQ(source.substr(wait, end - wait).find("\""), std::string::npos)
+          << "the adds are in the wait's own asm";
       EXPECT_FALSE(cubin(r).empty());
     }
 }

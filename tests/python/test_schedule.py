@@ -104,7 +104,8 @@ def test_staging_must_match_a_kernel_that_declares_shared_memory():
 # loop (test_gemm_tensor_ops.py).
 ON_CUDA = metile.device() == "cuda"
 STRATEGY = "mma_sync" if ON_CUDA else "simdgroup_matrix"
-NO_TENSOR_OPS = ("target sm90's tensor backend (wgmma_tma) cannot lower it" if ON_CUDA else
+NO_TENSOR_OPS = ("cannot be met for kernel 'product': target sm90's tensor backend (wgmma_tma) "
+                 "cannot lower it" if ON_CUDA else
                  "cannot lower kernel 'product' on target host: '%32 = dot' at")
 
 

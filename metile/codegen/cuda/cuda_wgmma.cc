@@ -145,12 +145,20 @@ std::string statement(const ir::Op& op, const std::vector<std::string>& operands
   if (op.kind == K::WgmmaCommit)
     return "asm volatile(\"wgmma.commit_group.sync.aligned;\" ::: \"memory\");";
   if (op.kind == K::WgmmaWait) {
-    // The accumulators as in-out operands: reads of them cannot move above the wait.
-    std::string registers;
-    for (size_t i = 0; i < results.size(); ++i)
+    // The accumulators as in-out operands keep NVVM's reads of them below the wait, and an
+    // add of -0.0 (exact for every value, and kept by ptxas) to each, inside the asm, keeps
+    // ptxas's: without it ptxas 13.0 hoisted the epilogue's F2FP bf16 conversions of the
+    // accumulator registers above the wait (DEPBAR.LE gsb0, 0x0), reading unfinished
+    // accumulators once the ring had wrapped (seen in the SASS, and as wrong results on
+    // the H200).
+    std::string registers, adds;
+    for (size_t i = 0; i < results.size(); ++i) {
       registers += std::string(i ? ", " : "") + "\"+f\"(" + results[i] + ")";
+      adds += "\\nadd.f32 %" + std::to_string(i) + ", %" + std::to_string(i) + ", 0f80000000;";
+    }
     return "asm volatile(\"wgmma.wait_group.sync.aligned " +
-           std::to_string(op.int_attr("pending")) + ";\" : " + registers + " :: \"memory\");";
+           std::to_string(op.int_attr("pending")) + ";" + adds + "\" : " + registers +
+           " :: \"memory\");";
   }
   if (op.kind == K::SetMaxNReg)
     return "asm volatile(\"setmaxnreg." + op.str_attr("action") + ".sync.aligned.u32 " +
