@@ -15,7 +15,8 @@ using ir::Op;
 using ir::OpKind;
 using ir::ValueId;
 
-// The narrowest group: four elements, as seed 004 defines grouping.
+// The narrowest group group_width reports: four elements, as seed 004 defines grouping; a
+// target may pack pairs too (Target::min_vector_group), found after every wider group.
 constexpr int kMinWidth = 4;
 
 // A scalar f16/bf16/f32 load or store through ptr_add(base, index) on a device pointer.
@@ -92,19 +93,29 @@ class Grouper {
     return std::nullopt;
   }
 
+  // Groups of four or more first, each leader's widest first; pairs, where the target packs
+  // them, only once no wider group is left in the run.
   std::optional<Group> group_in(const ir::Block& block, const std::vector<Access>& run) const {
     for (const Access& leader : run)
-      for (int width = group_width(target_, leader.dtype); width >= kMinWidth; width /= 2) {
-        Group g{{leader}};
-        for (int d = 1; d < width; ++d)
-          for (const Access& a : run)
-            if (a.base == leader.base && a.dtype == leader.dtype &&
-                index_->constant_difference(leader.index, a.index) == d) {
-              g.members.push_back(a);
-              break;
-            }
-        if (g.width() == width && movable(block, g)) return g;
-      }
+      for (int width = group_width(target_, leader.dtype); width >= kMinWidth; width /= 2)
+        if (std::optional<Group> g = group_at(block, run, leader, width)) return g;
+    if (target_.min_vector_group <= 2)
+      for (const Access& leader : run)
+        if (std::optional<Group> g = group_at(block, run, leader, 2)) return g;
+    return std::nullopt;
+  }
+
+  std::optional<Group> group_at(const ir::Block& block, const std::vector<Access>& run,
+                                const Access& leader, int width) const {
+    Group g{{leader}};
+    for (int d = 1; d < width; ++d)
+      for (const Access& a : run)
+        if (a.base == leader.base && a.dtype == leader.dtype &&
+            index_->constant_difference(leader.index, a.index) == d) {
+          g.members.push_back(a);
+          break;
+        }
+    if (g.width() == width && movable(block, g)) return g;
     return std::nullopt;
   }
 

@@ -287,14 +287,29 @@ class WgmmaKernel {
     const ir::ThreadLayout layout = l_.layout(type);
     LoweredValue value;
     value.layout = layout;
+    // A 2-D index is the thread's part plus the slot's constant on disjoint bits (no xor
+    // mask), so its row and column are the thread's row and column plus the slot's: computed
+    // once, and adjacent columns visibly one apart, so their stores group into pairs.
+    const bool split = type.shape.size() == 2 && layout.xor_mask() == 0;
+    const int bits = type.shape.size() == 2 ? log2_exact(type.shape[1]) : 0;
+    const int64_t columns = type.shape.size() == 2 ? type.shape[1] : 0;
+    ir::ValueId row = ir::kNoValue, column = ir::kNoValue;
+    if (split) {
+      const ir::ValueId part = l_.thread_part(layout);
+      row = shr(part, bits);
+      column = l_.emit(K::And, {part, c(columns - 1)}, i32());
+    }
     for (int64_t r = 0; r < l_.slot_count(type); ++r) {
-      const ir::ValueId index = l_.logical_index(layout, r);
       std::vector<ir::ValueId> coords;
-      if (type.shape.size() == 1) {
-        coords = {index};
+      if (split) {
+        const int64_t offset = Lowering::slot_offset(layout, r);
+        coords = {offset >> bits ? add(row, c(offset >> bits)) : row,
+                  offset & (columns - 1) ? add(column, c(offset & (columns - 1))) : column};
+      } else if (type.shape.size() == 1) {
+        coords = {l_.logical_index(layout, r)};
       } else {
-        const int bits = log2_exact(type.shape[1]);
-        coords = {shr(index, bits), l_.emit(K::And, {index, c(type.shape[1] - 1)}, i32())};
+        const ir::ValueId index = l_.logical_index(layout, r);
+        coords = {shr(index, bits), l_.emit(K::And, {index, c(columns - 1)}, i32())};
       }
       value.slots.push_back(evaluate(op.results[0], coords));
     }

@@ -82,6 +82,10 @@ struct Target {
   // Whether a vector access needs the vector's own alignment (CUDA's float4: 16 bytes) rather
   // than the element's (MSL's packed_float4): grouped accesses then test the address first.
   bool vector_access_needs_vector_alignment = false;
+  // The fewest elements a grouped access packs: seed 004's four, or two where a pair is one
+  // native access (CUDA's 4-byte bf16x2/half2, 8-byte float2), as the matrix accumulators'
+  // register pairs of adjacent columns are.
+  int min_vector_group = 4;
   // Cost model inputs for planners.
   double launch_cost_us = 5.0;           // fixed cost of one kernel launch
   double memory_bandwidth_gbps = 100.0;  // sustained device-memory bandwidth
