@@ -1,5 +1,6 @@
 #include "metile/lower/group_vector_accesses.h"
 
+#include <map>
 #include <memory>
 #include <optional>
 #include <set>
@@ -94,28 +95,66 @@ class Grouper {
   }
 
   // Groups of four or more first, each leader's widest first; pairs, where the target packs
-  // them, only once no wider group is left in the run.
+  // them, only once no wider group is left in the run. Members are looked up by their
+  // constant offset from their class's first access (accesses of one base and dtype a
+  // constant apart), so a search costs a pass over the run per class, not per leader and
+  // distance.
   std::optional<Group> group_in(const ir::Block& block, const std::vector<Access>& run) const {
-    for (const Access& leader : run)
-      for (int width = group_width(target_, leader.dtype); width >= kMinWidth; width /= 2)
-        if (std::optional<Group> g = group_at(block, run, leader, width)) return g;
+    const Offsets offsets = classify(run);
+    for (size_t i = 0; i < run.size(); ++i)
+      for (int width = group_width(target_, run[i].dtype); width >= kMinWidth; width /= 2)
+        if (std::optional<Group> g = group_at(block, run, offsets, i, width)) return g;
     if (target_.min_vector_group <= 2)
-      for (const Access& leader : run)
-        if (std::optional<Group> g = group_at(block, run, leader, 2)) return g;
+      for (size_t i = 0; i < run.size(); ++i)
+        if (std::optional<Group> g = group_at(block, run, offsets, i, 2)) return g;
     return std::nullopt;
   }
 
-  std::optional<Group> group_at(const ir::Block& block, const std::vector<Access>& run,
-                                const Access& leader, int width) const {
-    Group g{{leader}};
-    for (int d = 1; d < width; ++d)
-      for (const Access& a : run)
-        if (a.base == leader.base && a.dtype == leader.dtype &&
-            index_->constant_difference(leader.index, a.index) == d) {
-          g.members.push_back(a);
+  // Each access's class and offset, and per class the first access (in run order) at each
+  // offset.
+  struct Offsets {
+    std::vector<size_t> class_of;
+    std::vector<int64_t> offset_of;
+    std::vector<std::map<int64_t, size_t>> first_at;
+  };
+
+  Offsets classify(const std::vector<Access>& run) const {
+    Offsets o;
+    std::vector<size_t> representative;
+    for (size_t i = 0; i < run.size(); ++i) {
+      const Access& a = run[i];
+      size_t cls = representative.size();
+      int64_t offset = 0;
+      for (size_t c = 0; c < representative.size(); ++c) {
+        const Access& r = run[representative[c]];
+        if (r.base != a.base || r.dtype != a.dtype) continue;
+        if (const std::optional<int64_t> d = index_->constant_difference(r.index, a.index)) {
+          cls = c;
+          offset = *d;
           break;
         }
-    if (g.width() == width && movable(block, g)) return g;
+      }
+      if (cls == representative.size()) {
+        representative.push_back(i);
+        o.first_at.emplace_back();
+      }
+      o.class_of.push_back(cls);
+      o.offset_of.push_back(offset);
+      o.first_at[cls].emplace(offset, i);  // keeps the first access at an offset
+    }
+    return o;
+  }
+
+  std::optional<Group> group_at(const ir::Block& block, const std::vector<Access>& run,
+                                const Offsets& o, size_t leader, int width) const {
+    const std::map<int64_t, size_t>& at = o.first_at[o.class_of[leader]];
+    Group g{{run[leader]}};
+    for (int d = 1; d < width; ++d) {
+      const auto member = at.find(o.offset_of[leader] + d);
+      if (member == at.end()) return std::nullopt;
+      g.members.push_back(run[member->second]);
+    }
+    if (movable(block, g)) return g;
     return std::nullopt;
   }
 
