@@ -130,8 +130,8 @@ PassResult run_lower_to_metal(Kernel k, PassContext& context) {
   if (!context.schedule_plan)
     context.schedule_plan =
         schedule::plan_schedule(k, context.target, *context.thread_plan, std::nullopt);
-  lower::LoweringResult lowered =
-      lower::lower_to_metal(k, *context.thread_plan, context.target, *context.schedule_plan);
+  lower::LoweringResult lowered = lower::lower_to_metal(
+      k, *context.thread_plan, context.target, *context.schedule_plan, context.unformed_epilogue);
   Kernel metal = std::move(lowered.metal);
   context.lowering = std::move(static_cast<lower::LoweringFacts&>(lowered));
   return {std::move(metal), true};
