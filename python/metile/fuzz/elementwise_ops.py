@@ -20,18 +20,21 @@ class ElementwiseOps:
     def _numeric(self, v):
         return v.dtype != "i1"
 
-    def _op_binary(self):
-        op = self.choice(["+", "-", "*"])
-        a, b = self._binary_pair(self._numeric, self._numeric)
-        if b is None:
-            return None
+    def _arithmetic(self, op, a, b, source=None):
+        """``a op b`` (or ``source``, which spells it) in the promoted type of a and b."""
         dtype = ref.promote(a.dtype, b.dtype)
 
         def compute(env, ctx):
             return ref.arithmetic(op, ref.convert(env[a.name], dtype),
                                   ref.convert(env[b.name], dtype), dtype)
 
-        return self.value(f"{a.name} {op} {b.name}", dtype, broadcast(a.shape, b.shape), compute)
+        return self.value(source or f"{a.name} {op} {b.name}", dtype, broadcast(a.shape, b.shape),
+                          compute)
+
+    def _op_binary(self):
+        op = self.choice(["+", "-", "*"])
+        a, b = self._binary_pair(self._numeric, self._numeric)
+        return None if b is None else self._arithmetic(op, a, b)
 
     def _op_number(self):
         a = self.pick(self._numeric)
@@ -156,16 +159,7 @@ class ElementwiseOps:
     def _op_minmax(self):
         op = self.choice(["maximum", "minimum"])
         a, b = self._binary_pair(self._numeric, self._numeric)
-        if b is None:
-            return None
-        dtype = ref.promote(a.dtype, b.dtype)
-
-        def compute(env, ctx):
-            return ref.arithmetic(op, ref.convert(env[a.name], dtype),
-                                  ref.convert(env[b.name], dtype), dtype)
-
-        return self.value(f"metile.{op}({a.name}, {b.name})", dtype,
-                          broadcast(a.shape, b.shape), compute)
+        return None if b is None else self._arithmetic(op, a, b, f"metile.{op}({a.name}, {b.name})")
 
     def _op_clamp(self):
         a = self.pick(lambda v: v.dtype in FLOATS)
@@ -253,15 +247,7 @@ class ElementwiseOps:
         op = self.choice(["&", "|", "^"])
         integral = lambda v: v.dtype in INTEGERS + ("i1",)  # noqa: E731
         a, b = self._binary_pair(integral, integral)
-        if b is None:
-            return None
-        dtype = ref.promote(a.dtype, b.dtype)
-
-        def compute(env, ctx):
-            return ref.arithmetic(op, ref.convert(env[a.name], dtype),
-                                  ref.convert(env[b.name], dtype), dtype)
-
-        return self.value(f"{a.name} {op} {b.name}", dtype, broadcast(a.shape, b.shape), compute)
+        return None if b is None else self._arithmetic(op, a, b)
 
     def _op_divide(self):
         op = self.choice(["/", "//", "%"])
