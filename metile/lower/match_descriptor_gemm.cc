@@ -137,7 +137,7 @@ class Matcher {
       return GemmMismatch{op,
                           "has a column stride other than 1; the tensor backend reads "
                           "row-major views with unit inner stride"};
-    out = {op, op->operands[0], op->operands[1], op->operands[2], op->operands[3]};
+    out = {op->operands[0], op->operands[1], op->operands[2], op->operands[3]};
     return std::nullopt;
   }
 
@@ -173,29 +173,28 @@ class Matcher {
     const int64_t bk = k_.type(dot->operands[0]).shape[1];
     if (v_.constant_int(loop.operands[2]) != bk)
       return GemmMismatch{&loop, "steps by other than the dot's K extent " + std::to_string(bk)};
-    m.load_a = def(dot->operands[0]);
-    m.load_b = def(dot->operands[1]);
-    for (const Op* load : {m.load_a, m.load_b})
+    const Op* a = def(dot->operands[0]);
+    const Op* b = def(dot->operands[1]);
+    for (const Op* load : {a, b})
       if (!load || load->kind != OpKind::TensorLoad || load->operands.size() != 3)
         return GemmMismatch{load ? load : dot,
                             "is no 2-D tensor descriptor load; the tensor backend reads its "
                             "operands through descriptors"};
-    if (auto bad = descriptor(m.load_a->operands[0], m.a)) return bad;
-    if (auto bad = descriptor(m.load_b->operands[0], m.b)) return bad;
+    if (auto bad = descriptor(a->operands[0], m.a)) return bad;
+    if (auto bad = descriptor(b->operands[0], m.b)) return bad;
     const ValueId iv = body.args[0];
     const auto k_offset = [&](ValueId coordinate, int dim) {
       const std::optional<ValueId> s = offset_of(coordinate_vector(coordinate, dim), bk);
       return s && *s == iv;
     };
-    const std::optional<ValueId> row0 = offset_of(coordinate_vector(m.load_a->operands[1], 0), bm);
-    const std::optional<ValueId> column0 =
-        offset_of(coordinate_vector(m.load_b->operands[2], 1), bn);
-    if (!row0 || !k_offset(m.load_a->operands[2], 1))
-      return GemmMismatch{m.load_a,
+    const std::optional<ValueId> row0 = offset_of(coordinate_vector(a->operands[1], 0), bm);
+    const std::optional<ValueId> column0 = offset_of(coordinate_vector(b->operands[2], 1), bn);
+    if (!row0 || !k_offset(a->operands[2], 1))
+      return GemmMismatch{a,
                           "does not read rows row0 + arange(BLOCK_M) and columns k + "
                           "arange(BLOCK_K) of the K loop's k"};
-    if (!column0 || !k_offset(m.load_b->operands[1], 0))
-      return GemmMismatch{m.load_b,
+    if (!column0 || !k_offset(b->operands[1], 0))
+      return GemmMismatch{b,
                           "does not read rows k + arange(BLOCK_K) of the K loop's k and columns "
                           "column0 + arange(BLOCK_N)"};
     if (m.a.columns != loop.operands[1] || m.b.rows != loop.operands[1])

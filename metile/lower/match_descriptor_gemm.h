@@ -1,6 +1,7 @@
 // The canonical descriptor GEMM (metile_kernels.gemm's K loop, docs/gemm.md) in a traced Tile
 // IR kernel before expand_tensor_access, matched once for every backend that lowers it whole
-// (form_descriptor_matmul for Metal 4 tensor ops, match_async_gemm for sm90's wgmma_tma):
+// (form_descriptor_matmul for Metal 4 tensor ops, match_async_gemm for sm90's wgmma_tma; the
+// two-stage pipeline's canonical loop check reads the same K recurrence):
 //
 //   acc = for k in [0, inner) step BK, carrying zeros((BM, BN), f32):
 //           yield dot(A.load((row[:, None], (k + arange(BK))[None, :])),
@@ -55,9 +56,8 @@ struct GemmMismatch {
   std::string why;
 };
 
-// A rank-2 make_tensor: its operands (base, rows, columns, row stride; the column stride is 1).
+// A rank-2 make_tensor's operands (base, rows, columns, row stride; the column stride is 1).
 struct DescriptorView {
-  const ir::Op* make = nullptr;
   ir::ValueId base = ir::kNoValue, rows = ir::kNoValue, columns = ir::kNoValue,
               row_stride = ir::kNoValue;
 };
@@ -65,8 +65,6 @@ struct DescriptorView {
 struct DescriptorGemm {
   size_t loop = 0, store = 0;  // indices in the kernel's top-level block
   const ir::Op* dot = nullptr;
-  const ir::Op* load_a = nullptr;
-  const ir::Op* load_b = nullptr;
   DescriptorView a, b, c;
   // The scalars of row0 + arange(BM) and column0 + arange(BN); kNoValue: a bare arange (0).
   ir::ValueId row0 = ir::kNoValue, column0 = ir::kNoValue;
