@@ -61,6 +61,14 @@ PassResult run_check_ownership(Kernel k, PassContext& context) {
   return {std::move(k), false};
 }
 
+PassResult run_form_descriptor_matmul(Kernel k, PassContext& context) {
+  lower::DescriptorMatmulForming done =
+      lower::form_descriptor_matmul(std::move(k), context.target, context.schedule);
+  context.unformed_epilogue = std::move(done.unformed_epilogue);
+  context.tensor_backend_declined = std::move(done.declined);
+  return std::move(done.result);
+}
+
 PassResult run_match_async_gemm(Kernel k, PassContext& context) {
   context.async_gemm = lower::match_async_gemm(k);
   return {std::move(k), false};
@@ -130,8 +138,8 @@ PassResult run_lower_to_metal(Kernel k, PassContext& context) {
   if (!context.schedule_plan)
     context.schedule_plan =
         schedule::plan_schedule(k, context.target, *context.thread_plan, std::nullopt);
-  lower::LoweringResult lowered =
-      lower::lower_to_metal(k, *context.thread_plan, context.target, *context.schedule_plan);
+  lower::LoweringResult lowered = lower::lower_to_metal(
+      k, *context.thread_plan, context.target, *context.schedule_plan, context.unformed_epilogue);
   Kernel metal = std::move(lowered.metal);
   context.lowering = std::move(static_cast<lower::LoweringFacts&>(lowered));
   return {std::move(metal), true};
@@ -209,11 +217,7 @@ const std::vector<Pass>& registry() {
       {"form_descriptor_matmul",
        "turns a descriptor GEMM's K loop, pointwise epilogue and store into one "
        "descriptor_matmul where the plan will take the target's tensor backend",
-       [](Kernel k, PassContext& context) {
-         return lower::form_descriptor_matmul(std::move(k), context.target, context.schedule,
-                                              &context.unformed_epilogue,
-                                              &context.tensor_backend_declined);
-       }},
+       run_form_descriptor_matmul},
       {"match_async_gemm",
        "finds whether the kernel (descriptors not yet expanded) is the canonical descriptor "
        "GEMM that sm90's wgmma_tma strategy lowers",

@@ -38,7 +38,8 @@ struct PassContext {
   std::optional<lower::ThreadPlan> thread_plan;   // set by plan_threads, read by lower_to_metal
   std::optional<schedule::Schedule> schedule;     // the caller's SCHEDULE (nullopt: omitted)
   std::optional<schedule::SchedulePlan> schedule_plan;  // set by plan_schedule
-  // A descriptor GEMM's epilogue form_descriptor_matmul left for the SIMD-group path.
+  // A descriptor GEMM's epilogue form_descriptor_matmul left for the SIMD-group path; read by
+  // lower_to_metal, which lists it among its fused epilogues when it takes that path.
   std::optional<lower::FusedEpilogue> unformed_epilogue;
   // Why form_descriptor_matmul left a dot kernel that wanted the tensor backend automatically
   // (empty: it did not); plan_schedule's backend reason says so.

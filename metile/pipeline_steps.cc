@@ -91,11 +91,7 @@ PipelineResult PipelineSteps::finish(ir::Kernel tile, ir::Kernel metal,
   for (const lower::Buffering& b : context_.lowering.buffering)
     report_.buffering.push_back({b.loop, b.allocation, b.stages, b.bytes});
   report_.pipelines = context_.lowering.pipelines;
-  // The SIMD-group path runs a descriptor GEMM's epilogue on the accumulator's registers.
-  std::vector<lower::FusedEpilogue> epilogues = context_.lowering.fused_epilogues;
-  if (context_.unformed_epilogue && context_.schedule_plan->backend == schedule::Backend::Simdgroup)
-    epilogues.push_back(*context_.unformed_epilogue);
-  for (const lower::FusedEpilogue& e : epilogues)
+  for (const lower::FusedEpilogue& e : context_.lowering.fused_epilogues)
     report_.fused_epilogues.push_back(
         {e.store, e.ops, e.scalar_parameters, e.output_conversion, e.backend});
   for (const transform::OnlineReductionRecord& r : context_.online_reductions)

@@ -17,9 +17,11 @@
 // to its tile's k; the Tile IR loop is read, never changed. Validation runs before anything
 // is emitted, so an unsupported loop is rejected whole; verify_software_pipeline then checks
 // the Metal IR against the record (SoftwarePipeline, execution_report.pipelines).
+#include <optional>
 #include <set>
 
 #include "metile/lower/lowering_steps.h"
+#include "metile/lower/match_descriptor_gemm.h"
 
 namespace metile::lower {
 
@@ -56,15 +58,14 @@ std::string why_not_canonical(const Lowering& l, const ir::Op& loop, const Fragm
   for (int i = 0; i < 3; ++i)
     if (!l.get(loop.operands[static_cast<size_t>(i)]).uniform)
       return std::string("its ") + roles[i] + " differs between threads";
-  const ir::Op* step = nullptr;
-  ir::walk(l.tile.body, [&](const ir::Op& op) {
-    if (!op.results.empty() && op.results[0] == loop.operands[2]) step = &op;
-  });
-  if (!step || step->kind != ir::OpKind::Constant || step->int_attr("value") <= 0)
-    return "its step is not a positive constant";
-  if (loop.operands.size() != 4)
-    return "it carries " + std::to_string(loop.operands.size() - 3) +
+  const KernelValues values(l.tile);
+  const std::optional<int64_t> step = values.constant_int(loop.operands[2]);
+  if (!step || *step <= 0) return "its step is not a positive constant";
+  const KRecurrence recurrence = k_recurrence(values, loop);
+  if (recurrence.carried != 1)
+    return "it carries " + std::to_string(recurrence.carried) +
            " values; the pipelined loop carries only the dot's accumulator";
+  if (recurrence.dot != carry.dot) return "it does not carry acc = dot(a, b, acc) alone";
   const std::vector<const ir::Op*> copy = copy_ops(body, *carry.dot);
   const std::set<const ir::Op*> in_copy(copy.begin(), copy.end());
   const std::set<ir::ValueId> carried(body.args.begin() + 1, body.args.end());

@@ -176,8 +176,8 @@ void lower_block(Lowering& l, const ir::Block& block) {
 }
 
 LoweringResult lower_to_metal(const ir::Kernel& tile, const ThreadPlan& plan,
-                              const target::Target& target,
-                              const schedule::SchedulePlan& schedule) {
+                              const target::Target& target, const schedule::SchedulePlan& schedule,
+                              const std::optional<FusedEpilogue>& unformed_epilogue) {
   if (tile.dialect != ir::Dialect::Tile)
     throw UserError("lower_to_metal: kernel '" + tile.name + "' is not Tile IR");
   // The wgmma_tma strategy lowers the whole kernel on its consumer warp groups' plan.
@@ -196,6 +196,8 @@ LoweringResult lower_to_metal(const ir::Kernel& tile, const ThreadPlan& plan,
     lower_wgmma_kernel(l);
   else
     lower_block(l, tile.body);
+  if (unformed_epilogue && schedule.backend == schedule::Backend::Simdgroup)
+    l.fused_epilogues.push_back(*unformed_epilogue);
   const int64_t bytes = l.allocator.total_bytes();
   if (bytes > target.threadgroup_memory_bytes)
     throw OutOfResources("lower_to_metal: kernel '" + tile.name + "' needs " +

@@ -149,6 +149,17 @@ def _two_recurrences(left, right, output, rows, columns, inner, BLOCK: metile.co
     c.store((row[:, None], column[None, :]), acc + other)
 
 
+# What each kernel stores, from the product and its extra buffer: (output, extra buffer).
+# Inner is 16, one step of the K loop, so _two_recurrences' other is 1.
+_EXPECTED = {
+    "_with_bias": lambda product, bias: (product + bias[:32][None, :], bias),
+    "_truncated": lambda product, _: (np.trunc(product), None),
+    "_stored_twice": lambda product, _: (product, (product * 2).reshape(-1)),
+    "_reduced": lambda product, _: (product - product.max(axis=1, keepdims=True), None),
+    "_two_recurrences": lambda product, _: (product + 1, None),
+}
+
+
 @pytest.mark.parametrize("kernel,extra,message", [
     (_with_bias, "bias", r"= tensor_load' at .* reads memory; an epilogue holds pointwise "
                          r"operations of the accumulator and scalars only"),
@@ -162,14 +173,24 @@ def _two_recurrences(left, right, output, rows, columns, inner, BLOCK: metile.co
 def test_unsupported_epilogues_fail_naming_the_op(kernel, extra, message, rng):
     left, right = _inputs(rng, (32, 16), np.float32), _inputs(rng, (16, 32), np.float32)
     output = np.zeros((32, 32), np.float32)
-    args = [left, right] + ([np.zeros(32 * 32, np.float32)] if extra else []) + [output]
+    # A bias of non-zero values, so that adding it is visible; a copy starts at zeros.
+    extra_buffer = (_inputs(rng, (32 * 32,), np.float32) if extra == "bias" else
+                    np.zeros(32 * 32, np.float32))
+    # The bias comes before the output, the copy after it (the kernels' parameter order).
+    args = [left, right] + {"bias": [extra_buffer, output], "copy": [output, extra_buffer],
+                            None: [output]}[extra]
     # Integer scalars stay runtime values (no Schedule specialises them) in the launch below.
     with pytest.raises(metile.NotSupportedError,
                        match=r"form_descriptor_matmul: Schedule\(backend='tensor_ops'\) cannot "
                              r"lower kernel '" + kernel.__name__ + "' on target host: .*" + message):
         kernel[(1, 1)](*args, 32, 32, 16, SCHEDULE=TENSOR_OPS)
     # Automatic selection keeps them on the SIMD-group path, which runs any epilogue.
+    expected_output, expected_extra = _EXPECTED[kernel.__name__](_reference(left, right),
+                                                                 extra_buffer.copy())
     kernel[(1, 1)](*args, 32, 32, 16)
+    np.testing.assert_array_equal(output, expected_output)
+    if extra:
+        np.testing.assert_array_equal(extra_buffer, expected_extra)
 
 
 def test_automatic_selection_says_why_the_tensor_backend_declined(rng):

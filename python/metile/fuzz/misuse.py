@@ -11,7 +11,8 @@ while it runs (a zero divisor, a read out of bounds).
 import numpy as np
 
 from .. import errors
-from .programs import BUFFER_DTYPES, random_data
+from .program_data import random_data
+from .values import BUFFER_DTYPES
 
 COMPILE = (errors.CompilationError,)
 ARGUMENTS = (TypeError,)
