@@ -99,11 +99,12 @@ def test_auto_keeps_threadgroup_staging(rng):
     assert plan["staging"]["reason"].startswith("auto: operand tiles through threadgroup memory")
 
 
-def _compile_error(schedule, error, message, rng):
+def _compile_error(schedule, error, message, rng, **blocks):
     left, right, _ = _operands(64, 64, 32, np.float16, rng)
     output = np.zeros((64, 64), np.float32)
     with pytest.raises(error, match=message):
-        matmul[grid(64, 64)].prepare(left, right, output, 64, 64, 32, SCHEDULE=schedule)
+        matmul[grid(64, 64)].prepare(left, right, output, 64, 64, 32, SCHEDULE=schedule,
+                                     **blocks)
 
 
 def test_device_staging_rejects_a_double_buffer(rng):
@@ -147,10 +148,11 @@ def test_an_operand_that_is_not_a_load_is_rejected():
 
 
 def test_tensor_ops_keeps_rejecting_explicit_staging(rng):
+    # A tile every tensor backend takes (sm90's wgmma_tma included), so staging is what fails.
     _compile_error(metile.Schedule(backend="tensor_ops", staging="threadgroup"),
                    metile.CompilationError,
                    r"Schedule\(staging='threadgroup'\) cannot be met for kernel 'matmul': ",
-                   rng)
+                   rng, BLOCK_M=128, BLOCK_N=128, BLOCK_K=64)
 
 
 @metile.kernel
