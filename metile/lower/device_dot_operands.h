@@ -10,6 +10,7 @@
 // the load's `other`, never read), as device tiles do (lower_fragment_tile.cc).
 #pragma once
 
+#include <map>
 #include <set>
 #include <string>
 #include <vector>
