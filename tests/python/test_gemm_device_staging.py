@@ -176,3 +176,23 @@ def test_pointer_loads_with_their_own_masks(m, n, k, rng):
     dispatch()
     np.testing.assert_array_equal(output, expected)
     assert dispatch.schedule_plan["staging"]["value"] == "device"
+
+
+@metile.kernel
+def _diagonal_operand(left, right, output, BLOCK: metile.constexpr = 16):
+    """a keeps only its diagonal: a mask with ==, which no block corner bounds."""
+    i = metile.arange(0, BLOCK)
+    a = metile.load(left + i[:, None] * BLOCK + i[None, :], mask=i[:, None] == i[None, :],
+                    other=0.0)
+    b = metile.load(right + i[:, None] * BLOCK + i[None, :])
+    acc = metile.dot(a, b, metile.zeros((BLOCK, BLOCK), dtype="f32"))
+    metile.store(output + i[:, None] * BLOCK + i[None, :], acc)
+
+
+def test_a_mask_with_equality_is_rejected():
+    left = np.ones((16, 16), np.float32)
+    output = np.zeros((16, 16), np.float32)
+    with pytest.raises(metile.NotSupportedError,
+                       match=r"the mask of operand a \(tile<16x16xf32>\) compares with 'eq' "
+                             r"\(only lt, le, gt and ge bound a block by its corners\)"):
+        _diagonal_operand[(1,)](left, left, output, SCHEDULE=DEVICE)
