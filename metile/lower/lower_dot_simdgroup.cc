@@ -1,9 +1,9 @@
 // dot (a, b, acc) on SIMD-group matrix fragments (8x8, docs/fragments.md), staged through
-// threadgroup memory (under staging='device' the operand fragments are read straight from
-// device memory instead: device_dot_operands.h, and exchange 2 has no barrier). The SIMD groups
-// form a WM x WN grid over the [M, N] output; group (gm, gn) owns the (M/WM) x (N/WN) block at (gm
-// * M/WM, gn * N/WN), as (M/WM/8) x (N/WN/8) f32 accumulator fragments. Three exchanges, each
-// closed by a release barrier:
+// threadgroup memory; under staging='device' the operand fragments come straight from device
+// memory instead (device_dot_operands.h) and exchange 2 has no barrier. The SIMD groups form a
+// WM x WN grid over the [M, N] output; group (gm, gn) owns the (M/WM) x (N/WN) block at
+// (gm * M/WM, gn * N/WN), as (M/WM/8) x (N/WN/8) f32 accumulator fragments. Three exchanges,
+// each closed by a release barrier:
 //   1. the accumulator: a splat fills every fragment; any other acc is published at its logical
 //      indices (f32 scratch), a barrier, and each group loads its fragments;
 //   2. the operands: a and b are published as in the generic lowering (a's M*K elements, then
