@@ -4,6 +4,7 @@
 #include <map>
 
 #include "metile/lower/lowering_steps.h"
+#include "metile/lower/rematerialise.h"
 
 #include "metile/support/bits.h"
 #include "metile/support/errors.h"
@@ -55,73 +56,6 @@ void plan_dot_operand_vectors(const ir::Kernel& tile, ThreadPlan& plan) {
     }
   });
 }
-
-namespace {
-
-// The element of a Tile IR integer, pointer or i1 tile at logical coordinates, recomputed in
-// Metal IR from the tile's definition (arange, splat, expand_dims, broadcast and elementwise
-// ops) instead of read from its register slots: a broadcast's slots come through an
-// exchange, which hides from group_vector_accesses that neighbouring addresses are
-// consecutive. nullopt when some op of the definition is not one of those.
-class Rematerialise {
- public:
-  Rematerialise(Lowering& l, const std::map<ir::ValueId, const ir::Op*>& definers)
-      : l_(l), definers_(definers) {}
-
-  bool possible(ir::ValueId v) const {
-    const ir::Type& t = l_.tile_type(v);
-    if (!t.is_tile()) return l_.get(v).uniform;
-    const auto it = definers_.find(v);
-    if (it == definers_.end()) return false;
-    const ir::Op& op = *it->second;
-    using K = ir::OpKind;
-    const K kind = op.kind;
-    if (kind == K::Arange) return !op.has_attr("layout");
-    const bool recomputable = kind == K::Splat || kind == K::ExpandDims || kind == K::Broadcast ||
-                              kind == K::Add || kind == K::Sub || kind == K::Mul ||
-                              kind == K::And || kind == K::Or || kind == K::Cmp ||
-                              kind == K::PtrAdd;
-    if (!recomputable) return false;
-    for (ir::ValueId o : op.operands)
-      if (!possible(o)) return false;
-    return true;
-  }
-
-  // v at coordinates (one Metal IR i32 per dimension of v's shape).
-  ir::ValueId at(ir::ValueId v, const std::vector<ir::ValueId>& coords) {
-    const ir::Type& t = l_.tile_type(v);
-    if (!t.is_tile()) return l_.scalar(v);
-    const ir::Op& op = *definers_.at(v);
-    if (op.kind == ir::OpKind::Arange) {
-      const int64_t start = op.int_attr("start");
-      return start == 0 ? coords[0]
-                        : l_.emit(ir::OpKind::Add, {coords[0], l_.const_int(start)}, i32());
-    }
-    if (op.kind == ir::OpKind::Splat) return l_.scalar(op.operands[0]);
-    if (op.kind == ir::OpKind::ExpandDims) {
-      std::vector<ir::ValueId> inner = coords;
-      inner.erase(inner.begin() + op.int_attr("axis"));
-      return at(op.operands[0], inner);
-    }
-    if (op.kind == ir::OpKind::Broadcast) {
-      const ir::Type& source = l_.tile_type(op.operands[0]);
-      std::vector<ir::ValueId> inner = coords;
-      for (size_t d = 0; d < inner.size(); ++d)
-        if (source.shape[d] == 1) inner[d] = l_.const_int(0);
-      return at(op.operands[0], inner);
-    }
-    std::vector<ir::ValueId> operands;  // an elementwise op or ptr_add, element by element
-    for (ir::ValueId o : op.operands) operands.push_back(at(o, coords));
-    return l_.emit(op.kind, operands, t.element(), op.attrs);
-  }
-
- private:
-  static ir::Type i32() { return ir::Type::scalar(ir::DType::i32); }
-  Lowering& l_;
-  const std::map<ir::ValueId, const ir::Op*>& definers_;
-};
-
-}  // namespace
 
 bool lower_vectorized_operand_load(Lowering& l, const ir::Op& op) {
   const schedule::SchedulePlan& s = l.schedule_plan;

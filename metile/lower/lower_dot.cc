@@ -187,8 +187,6 @@ void lower_dot(Lowering& l, const ir::Op& op) {
   };
   if (s.backend == schedule::Backend::TensorOps || s.backend == schedule::Backend::SimdgroupInline)
     not_built("a tensor_ops or simdgroup_inline plan");
-  if (s.staging == schedule::Staging::Device && s.backend == schedule::Backend::Simdgroup)
-    not_built("staging='device'");
   if (s.double_buffer == true)
     l.not_supported(op,
                     "Schedule(double_buffer=True) pipelines the accumulation of a K loop (acc = "
@@ -200,6 +198,8 @@ void lower_dot(Lowering& l, const ir::Op& op) {
     if (const std::optional<DotGeometry> geometry = simdgroup_dot_geometry(l, op))
       return lower_dot_simdgroup(l, op, *geometry);
   }
+  if (s.staging == schedule::Staging::Device && s.backend == schedule::Backend::Simdgroup)
+    not_built("staging='device' on a dot whose output the SIMD groups do not tile");
   GenericDot(l, op).lower();
 }
 

@@ -1,7 +1,9 @@
 // dot (a, b, acc) on SIMD-group matrix fragments (8x8, docs/fragments.md), staged through
-// threadgroup memory. The SIMD groups form a WM x WN grid over the [M, N] output; group (gm, gn)
-// owns the (M/WM) x (N/WN) block at (gm * M/WM, gn * N/WN), as (M/WM/8) x (N/WN/8) f32
-// accumulator fragments. Three exchanges, each closed by a release barrier:
+// threadgroup memory; under staging='device' the operand fragments come straight from device
+// memory instead (device_dot_operands.h) and exchange 2 has no barrier. The SIMD groups form a
+// WM x WN grid over the [M, N] output; group (gm, gn) owns the (M/WM) x (N/WN) block at
+// (gm * M/WM, gn * N/WN), as (M/WM/8) x (N/WN/8) f32 accumulator fragments. Three exchanges,
+// each closed by a release barrier:
 //   1. the accumulator: a splat fills every fragment; any other acc is published at its logical
 //      indices (f32 scratch), a barrier, and each group loads its fragments;
 //   2. the operands: a and b are published as in the generic lowering (a's M*K elements, then
@@ -14,6 +16,7 @@
 #include <cstdlib>
 #include <map>
 
+#include "metile/lower/device_dot_operands.h"
 #include "metile/lower/lowering_steps.h"
 #include "metile/support/bits.h"
 
@@ -131,6 +134,7 @@ class SimdgroupDot {
   }
 
   void multiply(std::vector<ir::ValueId>& acc) {
+    if (l_.schedule_plan.staging == schedule::Staging::Device) return multiply_from_device(acc);
     const ir::ValueId buffer = l_.scratch("dot operands (" + l_.name(op_.results[0]) + ")",
                                           "exchange", a_type_.dtype, m_ * k_ + k_ * n_);
     publish_tile(l_, op_.operands[0], buffer, 0);
@@ -166,6 +170,25 @@ class SimdgroupDot {
           acc[i * columns_ + j] = l_.emit(ir::OpKind::MatrixMma,
                                           {a[i], b[j], acc[i * columns_ + j]}, f32_matrix(), attrs);
     }
+  }
+
+  // staging='device': acc += a @ b with each SIMD group's operand fragments read straight
+  // from device memory (device_dot_operands.h), the whole of its a rows and b columns first.
+  void multiply_from_device(std::vector<ir::ValueId>& acc) {
+    origin();
+    DeviceDotOperands operands(l_, op_);
+    const ir::ValueId zero = l_.const_int(0);
+    const std::vector<ir::ValueId> a = operands.fragments(0, row0_, zero, rows_, k_ / 8);
+    const std::vector<ir::ValueId> b = operands.fragments(1, zero, column0_, k_ / 8, columns_);
+    ir::Attrs attrs;
+    if (op_.has_attr("precision")) attrs["precision"] = op_.str_attr("precision");
+    for (int64_t step = 0; step < k_ / 8; ++step)
+      for (int64_t i = 0; i < rows_; ++i)
+        for (int64_t j = 0; j < columns_; ++j)
+          acc[i * columns_ + j] =
+              l_.emit(ir::OpKind::MatrixMma,
+                      {a[i * (k_ / 8) + step], b[step * columns_ + j], acc[i * columns_ + j]},
+                      f32_matrix(), attrs);
   }
 
   static ir::Type i32() { return ir::Type::scalar(ir::DType::i32); }

@@ -1,5 +1,6 @@
 #include "metile/lower/lower_to_metal.h"
 
+#include "metile/lower/device_dot_operands.h"
 #include "metile/lower/lower_dot_wgmma.h"
 #include "metile/lower/lowering_steps.h"
 
@@ -190,14 +191,21 @@ LoweringResult lower_to_metal(const ir::Kernel& tile, const ThreadPlan& plan,
   // Its ring is its own double buffering: the two-stage pipeline's slots are the SIMD-group
   // path's alone.
   const int64_t pipeline = wgmma ? 0 : pipeline_bytes(tile, schedule);
+  const int64_t tails =
+      device_operand_tail_bytes(tile, schedule, lanes.threads_per_threadgroup / target.simd_width);
   Lowering l(tile, lanes, schedule, target, user_bytes,
-             register_reduction_bytes(tile, lanes, target) + pipeline);
+             register_reduction_bytes(tile, lanes, target) + pipeline + tails);
+  // Under staging='device' the operand loads of the dots are read as fragments instead.
+  const std::set<const ir::Op*> unlowered = device_operand_only_ops(tile, schedule);
+  if (!unlowered.empty())
+    l.intercept = [&unlowered](const ir::Op& op) { return unlowered.count(&op) > 0; };
   if (wgmma)
     lower_wgmma_kernel(l);
   else
     lower_block(l, tile.body);
   if (unformed_epilogue && schedule.backend == schedule::Backend::Simdgroup)
     l.fused_epilogues.push_back(*unformed_epilogue);
+  l.intercept = nullptr;
   const int64_t bytes = l.allocator.total_bytes();
   if (bytes > target.threadgroup_memory_bytes)
     throw OutOfResources("lower_to_metal: kernel '" + tile.name + "' needs " +

@@ -93,9 +93,9 @@ class Verifier {
     const auto it = op.attrs.find("scratch");
     if (it != op.attrs.end()) b.kind = std::get<std::string>(it->second);
     if (!b.kind.empty() && b.kind != "exchange" && b.kind != "reduction" &&
-        b.kind != "private_reduction" && b.kind != "pipeline")
+        b.kind != "private_reduction" && b.kind != "pipeline" && b.kind != "simdgroup")
       fail("threadgroup_buffer " + name(op.results[0]) + " has scratch kind '" + b.kind +
-           "', not exchange, reduction, private_reduction or pipeline");
+           "', not exchange, reduction, private_reduction, pipeline or simdgroup");
     b.size = op.int_attr("size");
     b.begin = op.int_attr("offset");
     b.end = b.begin + b.size * ir::dtype_bytes(k_.type(op.results[0]).dtype);
@@ -110,7 +110,8 @@ class Verifier {
       for (const auto& [w, b] : buffers_) {
         if (v == w || a.kind.empty() || a.begin >= b.end || b.begin >= a.end) continue;
         if (b.kind.empty() || a.kind == "private_reduction" || b.kind == "private_reduction" ||
-            a.kind == "pipeline" || b.kind == "pipeline")
+            a.kind == "pipeline" || b.kind == "pipeline" || a.kind == "simdgroup" ||
+            b.kind == "simdgroup")
           fail(a.kind + " scratch " + name(v) + " [" + std::to_string(a.begin) + ", " +
                std::to_string(a.end) + ") overlaps " +
                (b.kind.empty() ? "shared_alloc" : b.kind + " scratch") + " " + name(w) + " [" +
@@ -127,8 +128,10 @@ class Verifier {
 
   void check_buffer(ValueId v, const Buffer& b) {
     check_pointer_uses(v, v);
-    // A software pipeline's slots follow its own sequence (verify_software_pipeline).
-    if (b.kind == "pipeline") return;
+    // A software pipeline's slots follow its own sequence (verify_software_pipeline); each
+    // SIMD group's slice of simdgroup scratch is ordered by SIMD-group barriers
+    // (device_dot_operands.cc).
+    if (b.kind == "pipeline" || b.kind == "simdgroup") return;
     // Shared reduction scratch may sit in an if: lowering admits a reduction there only when
     // the condition is uniform (lower_control_flow.cc), which Metal IR does not record.
     for (const Event& e : events_[v])

@@ -7,6 +7,7 @@
 #include <utility>
 #include <vector>
 
+#include "metile/lower/device_dot_operands.h"
 #include "metile/lower/threadgroup_allocator.h"
 #include "metile/support/bits.h"
 #include "metile/support/errors.h"
@@ -490,10 +491,38 @@ class Planner {
         plan_.staging_reason = "required: operand tiles through threadgroup memory, " + need;
         return;
       case Staging::Device:
-        plan_.staging = Staging::Device;
-        plan_.staging_reason = "required: operand tiles straight from device memory";
+        choose_device_staging();
         return;
     }
+  }
+
+  // Operand fragments straight from device memory (device_dot_operands.h): every operand a
+  // load with an affine address; nothing left in threadgroup memory to double-buffer, and
+  // no scalar operand copies to vectorise.
+  void choose_device_staging() {
+    if (asked_.double_buffer == true)
+      reject("staging",
+             "staging='device' reads each operand fragment straight from device memory, so "
+             "there is no threadgroup operand buffer for Schedule(double_buffer=True) to "
+             "double-buffer; drop one of the two");
+    if (asked_.vector_width == 4)
+      reject<NotSupported>(
+          "staging",
+          "staging='device' reads operand fragments with matrix loads, not the scalar "
+          "operand copies that Schedule(vector_width=4) vectorises; use "
+          "staging='threadgroup' with vector_width=4, or drop vector_width");
+    for (const ir::Op* dot : dots_)
+      for (int operand : {0, 1})
+        if (const std::string why = lower::device_operand_unfit(k_, *dot, operand); !why.empty())
+          reject<NotSupported>("staging",
+                               "its operand fragments cannot be read straight from "
+                               "device memory: " +
+                                   why);
+    plan_.staging = Staging::Device;
+    plan_.staging_reason =
+        "required: each SIMD group reads its operand fragments straight from device memory "
+        "(complete blocks by matrix loads, ragged tails through 64 elements of tail scratch "
+        "per SIMD group), no threadgroup operand tiles";
   }
 
   // ---- vector width and buffering ------------------------------------------------------
@@ -528,6 +557,12 @@ class Planner {
 
   void choose_double_buffer() {
     plan_.double_buffer = asked_.double_buffer;
+    if (plan_.backend == Backend::Simdgroup && plan_.staging == Staging::Device) {
+      plan_.double_buffer_reason =
+          std::string(asked_.double_buffer ? "prohibited" : "auto") +
+          ": staging='device' keeps no threadgroup operand buffer, so nothing is double-buffered";
+      return;
+    }
     if (plan_.backend == Backend::Simdgroup) {
       plan_.double_buffer_reason =
           !asked_.double_buffer   ? "auto: a single operand buffer (a two-stage software "

@@ -104,6 +104,36 @@ TEST(CudaCompile, GemmCompilesInEveryDtypeAndMathMode) {
     }
 }
 
+// The library GEMM under Schedule(backend="simdgroup", staging="device") on sm90: the operand
+// fragments are per-lane global loads (complete blocks) or masked copies through the warp's
+// tail scratch between warp barriers (ragged ones), with no shared-memory operand tiles.
+TEST(CudaCompile, DeviceStagedGemmReadsFragmentsFromGlobalMemory) {
+  for (ir::DType dtype : {ir::DType::f32, ir::DType::f16, ir::DType::bf16}) {
+    PipelineOptions options;
+    options.target = &target::target_by_name("sm90");
+    schedule::Schedule device;
+    device.backend = schedule::Backend::Simdgroup;
+    device.staging = schedule::Staging::Device;
+    options.schedule = device;
+    const PipelineResult r = compile_to_source(kernels::gemm(dtype, dtype), options);
+    SCOPED_TRACE(std::string(ir::dtype_name(dtype)));
+    EXPECT_EQ(r.report.schedule_plan.staging, schedule::Staging::Device);
+    bool tails = false;
+    for (const schedule::AllocationRecord& a : r.report.allocations) {
+      EXPECT_NE(a.purpose.rfind("dot operands", 0), 0u) << a.purpose;
+      tails = tails || a.purpose.rfind("dot operand tails", 0) == 0;
+    }
+    EXPECT_TRUE(tails);
+    const std::string& source = r.emitted.source;
+    EXPECT_NE(source.find("metile_matrix_load("), std::string::npos) << source;
+    EXPECT_NE(source.find("__syncwarp()"), std::string::npos) << source;
+    const std::string ptx = compile_to_ptx(source, r.emitted.abi.kernel_name);
+    expect_entry(ptx, r.emitted.abi.kernel_name);
+    EXPECT_NE(ptx.find("ld.global"), std::string::npos);
+    EXPECT_EQ(ptx.find("mma.sync") != std::string::npos, dtype != ir::DType::f32);
+  }
+}
+
 // Four adjacent accesses per thread, as group_vector_accesses groups them: NVCC must see
 // one vector access, 16 bytes of f32 or 8 bytes of f16, behind the alignment guard.
 TEST(CudaCompile, GroupedAccessesBecomeVectorInstructions) {

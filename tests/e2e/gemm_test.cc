@@ -37,8 +37,9 @@ std::string case_name(const testing::TestParamInfo<Case>& info) {
 
 class Gemm : public testing::TestWithParam<Case> {};
 
-TEST_P(Gemm, MatchesAPlainProduct) {
-  const Case c = GetParam();
+// The case under `options` (the shapes stay runtime scalars: nothing is specialised); the
+// staging the plan chose.
+schedule::Staging expect_plain_product(const Case& c, const CompileOptions& options) {
   constexpr int kBlock = 32;
   // Multiples of 1/2 in [-2, 2]: every product and partial sum is exact in f32.
   auto halves = [&](size_t n, uint32_t seed) {
@@ -49,7 +50,8 @@ TEST_P(Gemm, MatchesAPlainProduct) {
   const std::vector<float> a = halves(size_t(c.rows) * c.inner, 1),
                            b = halves(size_t(c.inner) * c.columns, 2);
   HostArray left(c.input, a), right(c.input, b), out(c.output, size_t(c.rows) * c.columns);
-  auto compiled = compile(kernels::gemm(dtype_of(c.input), dtype_of(c.output), kBlock, kBlock, 16));
+  auto compiled =
+      compile(kernels::gemm(dtype_of(c.input), dtype_of(c.output), kBlock, kBlock, 16), options);
   const KernelArg args[] = {view(left),      view(right),        view(out),
                             int64_t{c.rows}, int64_t{c.columns}, int64_t{c.inner}};
   compiled->launch({(c.rows + kBlock - 1) / kBlock, (c.columns + kBlock - 1) / kBlock, 1}, args);
@@ -58,8 +60,24 @@ TEST_P(Gemm, MatchesAPlainProduct) {
       float want = 0;
       for (int p = 0; p < c.inner; ++p)
         want += a[size_t(i) * c.inner + p] * b[size_t(p) * c.columns + j];
-      ASSERT_EQ(out.at(size_t(i) * c.columns + j), round_to(c.output, want)) << i << ", " << j;
+      EXPECT_EQ(out.at(size_t(i) * c.columns + j), round_to(c.output, want)) << i << ", " << j;
     }
+  return compiled->schedule_plan().staging;
+}
+
+TEST_P(Gemm, MatchesAPlainProduct) {
+  expect_plain_product(GetParam(), {});
+}
+
+// Schedule(backend="simdgroup", staging="device"): operand fragments straight from device
+// memory, with the runtime row strides of left and right.
+TEST_P(Gemm, MatchesAPlainProductWithDeviceStaging) {
+  CompileOptions options;
+  schedule::Schedule device;
+  device.backend = schedule::Backend::Simdgroup;
+  device.staging = schedule::Staging::Device;
+  options.schedule = device;
+  EXPECT_EQ(expect_plain_product(GetParam(), options), schedule::Staging::Device);
 }
 
 INSTANTIATE_TEST_SUITE_P(Ragged, Gemm,

@@ -133,8 +133,10 @@ def test_dots_take_the_simdgroup_backend_where_the_simd_groups_tile_them():
 @pytest.mark.parametrize("controls, error, message", [
     (dict(double_buffer=True), metile.NotSupportedError,
      "Schedule(double_buffer=True) pipelines the accumulation of a K loop"),
-    (dict(backend="simdgroup", staging="device"), metile.NotSupportedError,
-     "with staging='device' is not built yet"),
+    (dict(backend="simdgroup", staging="device", double_buffer=True), metile.CompilationError,
+     "Schedule(staging='device') cannot be met for kernel 'product': staging='device' reads "
+     "each operand fragment straight from device memory, so there is no threadgroup operand "
+     "buffer for Schedule(double_buffer=True) to double-buffer"),
     (dict(backend="tensor_ops"), metile.NotSupportedError,
      "Schedule(backend='tensor_ops') " + NO_TENSOR_OPS),
     (dict(backend="simdgroup", num_simdgroups=8), metile.CompilationError,

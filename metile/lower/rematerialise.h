@@ -1,0 +1,33 @@
+// The element of a Tile IR integer, pointer or i1 tile at logical coordinates, recomputed in
+// Metal IR from the tile's definition (arange, splat, expand_dims, broadcast, ptr_add and
+// elementwise integer ops) instead of read from its register slots. A broadcast's slots come
+// through an exchange, which hides from group_vector_accesses that neighbouring addresses are
+// consecutive (dot_operand_vectors.cc); a dot operand read straight from device memory needs
+// its addresses and mask at a fragment's elements, not at the thread's own
+// (lower_dot_device_operands.cc).
+#pragma once
+
+#include <map>
+#include <vector>
+
+#include "metile/lower/lowering_context.h"
+
+namespace metile::lower {
+
+class Rematerialise {
+ public:
+  // `definers`: the Tile IR op that defines each value.
+  Rematerialise(Lowering& l, const std::map<ir::ValueId, const ir::Op*>& definers)
+      : l_(l), definers_(definers) {}
+
+  // Whether every op of v's definition is one `at` recomputes, and its scalars are uniform.
+  bool possible(ir::ValueId v) const;
+  // v at coordinates (one Metal IR i32 per dimension of v's shape).
+  ir::ValueId at(ir::ValueId v, const std::vector<ir::ValueId>& coords);
+
+ private:
+  Lowering& l_;
+  const std::map<ir::ValueId, const ir::Op*>& definers_;
+};
+
+}  // namespace metile::lower
