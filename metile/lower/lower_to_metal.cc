@@ -203,8 +203,13 @@ LoweringResult lower_to_metal(const ir::Kernel& tile, const ThreadPlan& plan,
     lower_wgmma_kernel(l);
   else
     lower_block(l, tile.body);
-  if (unformed_epilogue && schedule.backend == schedule::Backend::Simdgroup)
-    l.fused_epilogues.push_back(*unformed_epilogue);
+  // The SIMD-group and wgmma paths both run a descriptor GEMM's epilogue on the accumulator's
+  // registers.
+  if (unformed_epilogue && (wgmma || schedule.backend == schedule::Backend::Simdgroup)) {
+    FusedEpilogue e = *unformed_epilogue;
+    if (wgmma) e.backend = "wgmma_tma (the accumulator's registers, after the last wgmma wait)";
+    l.fused_epilogues.push_back(std::move(e));
+  }
   l.intercept = nullptr;
   const int64_t bytes = l.allocator.total_bytes();
   if (bytes > target.threadgroup_memory_bytes)

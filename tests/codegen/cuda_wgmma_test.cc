@@ -61,6 +61,10 @@ TEST(CudaWgmma, TensorOpsGemmIsWarpSpecialisedAndCompilesForSm90a) {
       EXPECT_EQ(r.emitted.abi.tensor_maps[0].box_outer, 128);
       EXPECT_EQ(r.emitted.abi.tensor_maps[0].box_inner, 64);
       EXPECT_TRUE(r.emitted.abi.persistent);
+      ASSERT_EQ(r.report.fused_epilogues.size(), 1u);
+      EXPECT_EQ(r.report.fused_epilogues[0].backend.rfind("wgmma_tma", 0), 0u);
+      EXPECT_EQ(r.report.fused_epilogues[0].output_conversion,
+                "f32 -> " + std::string(ir::dtype_name(dtype)));
       const std::string& source = r.emitted.source;
       for (const char* ptx :
            {"cp.async.bulk.tensor.2d", "mbarrier.try_wait.parity", "mbarrier.arrive.expect_tx",
