@@ -161,6 +161,7 @@ std::optional<Interval> OffsetRangeCheck::visit(const ir::Op& op, std::array<int
     case OpKind::Floor:
     case OpKind::Ceil:
     case OpKind::ReduceAxis:
+    case OpKind::ReduceCombine:
     case OpKind::Scan:
     case OpKind::DeviceAssert:
     case OpKind::DevicePrint:

@@ -291,6 +291,7 @@ void CEmitter::emit_op_lines(const ir::Op& op) {
     case K::SharedAlloc:
     case K::Reduce:
     case K::ReduceAxis:
+    case K::ReduceCombine:
     case K::Scan:
     case K::XorPermute:
     case K::DeviceAssert:

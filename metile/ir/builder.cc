@@ -157,4 +157,58 @@ std::vector<ValueId> Builder::end_if(const std::vector<ValueId>& else_yields) {
   return results;
 }
 
+std::vector<ValueId> Builder::begin_reduce_combine(const std::vector<ValueId>& tiles,
+                                                   int64_t axis) {
+  if (tiles.empty()) fail("reduce_combine", "needs at least one tile");
+  const Type first = type(tiles[0]);
+  for (ValueId t : tiles) {
+    const Type& x = type(t);
+    if (!x.is_tile() || x.pointer || x.dtype == DType::i1 || x.shape.size() > 2)
+      fail("reduce_combine", "the inputs must be 1-D or 2-D tiles of numbers, got " + x.str());
+    if (x.shape != first.shape)
+      fail("reduce_combine",
+           "the input tiles must have one shape, got " + first.str() + " and " + x.str());
+  }
+  if (axis < 0 || axis >= static_cast<int64_t>(first.shape.size()))
+    fail("reduce_combine", "axis " + std::to_string(axis) + " is out of range for " + first.str());
+  OpenRegion r;
+  r.op.kind = OpKind::ReduceCombine;
+  r.op.operands = tiles;
+  r.op.attrs["axis"] = axis;
+  r.op.loc = loc_;
+  Block body;
+  for (int side = 0; side < 2; ++side)
+    for (ValueId t : tiles) body.args.push_back(kernel_.new_value(type(t).element()));
+  r.op.regions.push_back(body);
+  open_.push_back(std::move(r));
+  return body.args;
+}
+
+std::vector<ValueId> Builder::end_reduce_combine(const std::vector<ValueId>& yields) {
+  METILE_ASSERT(!open_.empty() && open_.back().op.kind == OpKind::ReduceCombine,
+                "no open reduce_combine");
+  const std::vector<ValueId> tiles = open_.back().op.operands;
+  if (yields.size() != tiles.size())
+    fail("reduce_combine", "the combine yields " + std::to_string(yields.size()) +
+                               " value(s) but there are " + std::to_string(tiles.size()) +
+                               " input(s)");
+  for (size_t i = 0; i < tiles.size(); ++i)
+    if (type(yields[i]) != type(tiles[i]).element())
+      fail("reduce_combine", "combined value " + std::to_string(i) + " must be " +
+                                 type(tiles[i]).element().str() + ", got " + type(yields[i]).str());
+  create(OpKind::Yield, yields, {});
+  Op done = std::move(open_.back().op);
+  open_.pop_back();
+  const Type& t = type(tiles[0]);
+  const int64_t axis = std::get<int64_t>(done.attrs.at("axis"));
+  for (ValueId tile : tiles) {
+    const DType dtype = type(tile).dtype;
+    done.results.push_back(kernel_.new_value(
+        t.shape.size() == 1 ? Type::scalar(dtype) : Type::tile(dtype, {t.shape[1 - axis]})));
+  }
+  std::vector<ValueId> results = done.results;
+  insertion_block().ops.push_back(std::move(done));
+  return results;
+}
+
 }  // namespace metile::ir

@@ -53,6 +53,13 @@ class Builder {
   void begin_else(const std::vector<ValueId>& then_yields);
   std::vector<ValueId> end_if(const std::vector<ValueId>& else_yields);
 
+  // metile.reduce: begin_reduce_combine opens the combine region of a reduce_combine of
+  // `tiles` (1-D or 2-D tiles of numbers of one shape) along `axis` and returns its arguments
+  // (a0..ak-1, b0..bk-1: scalars of the tiles' dtypes); end_reduce_combine closes it with the
+  // k combined scalars and returns the op's results.
+  std::vector<ValueId> begin_reduce_combine(const std::vector<ValueId>& tiles, int64_t axis);
+  std::vector<ValueId> end_reduce_combine(const std::vector<ValueId>& yields);
+
   int open_regions() const { return static_cast<int>(open_.size()); }
   // The op appended last at the insertion point (after end_if or end_for: that op), to
   // annotate it; an InternalError when the insertion block is empty.

@@ -93,6 +93,7 @@ enum class TypeRule : uint8_t {
   ThreadgroupBuffer,
   Reduce,
   ReduceAxis,
+  ReduceCombine,
   Scan,
   XorPermute,
   DeviceAssert,

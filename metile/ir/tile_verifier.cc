@@ -55,6 +55,8 @@ class TileOpRules {
         return reduce();
       case R::ReduceAxis:
         return reduce_axis();
+      case R::ReduceCombine:
+        return reduce_combine();
       case R::Scan:
         return scan();
       case R::XorPermute:
@@ -252,6 +254,64 @@ class TileOpRules {
     if (axis != 0 && axis != 1) return fail("axis must be 0 or 1, got " + std::to_string(axis));
     const Type expected = Type::tile(t.dtype, std::vector<int64_t>(1, t.shape[1 - axis]));
     if (out() != expected) fail("the result must be " + expected.str(), {a(0), r()});
+  }
+
+  // k tiles of numbers of one shape; the region ^(a0..ak-1, b0..bk-1) of their element types,
+  // pure scalar code, yields k scalars of those types; the results as reduce or reduce_axis.
+  void reduce_combine() {
+    const size_t k = op_.operands.size();
+    const Type& t = in(0);
+    for (size_t i = 0; i < k; ++i) {
+      const Type& x = in(i);
+      if (!x.is_tile() || x.pointer || x.dtype == DType::i1 || x.shape.size() > 2)
+        return fail("the operands must be 1-D or 2-D tiles of numbers", {a(i)});
+      if (x.shape != t.shape) return fail("the operands must have one shape", {a(0), a(i)});
+    }
+    const int64_t axis = op_.int_attr("axis");
+    if (axis < 0 || axis >= static_cast<int64_t>(t.shape.size()))
+      return fail("axis " + std::to_string(axis) + " is out of range for " + t.str(), {a(0)});
+    if (op_.results.size() != k)
+      return fail("has " + std::to_string(k) + " operand(s) but " +
+                  std::to_string(op_.results.size()) + " result(s); one result per operand");
+    for (size_t i = 0; i < k; ++i) {
+      const Type expected = t.shape.size() == 1 ? Type::scalar(in(i).dtype)
+                                                : Type::tile(in(i).dtype, {t.shape[1 - axis]});
+      if (c_.type(op_.results[i]) != expected)
+        return fail("result " + std::to_string(i) + " must be " + expected.str(),
+                    {a(i), op_.results[i]});
+    }
+    const Block& combine = op_.regions[0];
+    if (combine.args.size() != 2 * k)
+      return fail("the combine region takes 2 x " + std::to_string(k) +
+                  " scalar arguments (a0..ak-1, b0..bk-1), got " +
+                  std::to_string(combine.args.size()));
+    for (size_t i = 0; i < 2 * k; ++i)
+      if (c_.type(combine.args[i]) != in(i % k).element())
+        return fail("combine argument " + std::to_string(i) + " must be " +
+                        in(i % k).element().str() + ", the element type of operand " +
+                        std::to_string(i % k),
+                    {combine.args[i]});
+    for (const Op& inner : combine.ops) {
+      if (inner.kind == OpKind::Yield) continue;
+      bool scalar = op_info(inner.kind).has(Trait::Pure) && inner.regions.empty();
+      for (ValueId v : inner.operands) scalar = scalar && c_.type(v).is_scalar();
+      for (ValueId v : inner.results) scalar = scalar && c_.type(v).is_scalar();
+      if (!scalar)
+        return fail(
+            "the combine region holds pure scalar code (one element of each input), "
+            "got " +
+            std::string(op_name(inner.kind)));
+    }
+    if (combine.ops.empty() || combine.ops.back().kind != OpKind::Yield) return;
+    const std::vector<ValueId>& yields = combine.ops.back().operands;
+    if (yields.size() != k)
+      return fail("the combine yields " + std::to_string(yields.size()) + " value(s) but " +
+                      std::to_string(k) + " are reduced",
+                  yields);
+    for (size_t i = 0; i < k; ++i)
+      if (c_.type(yields[i]) != in(i).element())
+        return fail("combined value " + std::to_string(i) + " must be " + in(i).element().str(),
+                    {yields[i]});
   }
 
   void scan() {

@@ -117,6 +117,7 @@ class CommonOpRules {
       case R::ThreadgroupBuffer:
       case R::Reduce:
       case R::ReduceAxis:
+      case R::ReduceCombine:
       case R::Scan:
       case R::XorPermute:
       case R::DeviceAssert:

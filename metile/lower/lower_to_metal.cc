@@ -90,6 +90,9 @@ void lower_block(Lowering& l, const ir::Block& block) {
       case K::ReduceAxis:
         lower_reduce_axis(l, op);
         break;
+      case K::ReduceCombine:
+        lower_reduce_combine(l, op);
+        break;
       case K::Scan:
         lower_scan(l, op);
         break;

@@ -50,6 +50,8 @@ ir::ValueId combine_tree(Lowering& l, ir::OpKind combine, ir::Type type,
 
 // lower_reduce_axis.cc: a 2-D tile along one axis to a 1-D tile.
 void lower_reduce_axis(Lowering& l, const ir::Op& op);
+// lower_reduce_combine.cc: tiles along one axis with a user-defined combine (metile.reduce).
+void lower_reduce_combine(Lowering& l, const ir::Op& op);
 // lower_scan.cc: the inclusive scan of a tile along one axis.
 void lower_scan(Lowering& l, const ir::Op& op);
 // lower_xor_permute.cc: the tile whose element i is element i ^ mask (register renaming, SIMD

@@ -49,6 +49,11 @@ class Analysis {
   // keeps it so).
   void control_flow(const ir::Op& op) {
     if (op.kind == ir::OpKind::For) return loop(op);
+    if (op.kind == ir::OpKind::ReduceCombine) {
+      // The combine's arguments are elements of tiles; a whole-tile result is uniform.
+      for (ir::ValueId a : op.regions[0].args) set(a, false);
+      return block(op.regions[0]);
+    }
     if (op.kind == ir::OpKind::DescriptorMatmul || op.kind == ir::OpKind::MppMatmul2d) {
       // The epilogue's accumulator element differs between threads.
       set(op.regions[0].args[0], false);

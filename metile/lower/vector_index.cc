@@ -239,6 +239,7 @@ class Reader {
       case K::Reshape:
       case K::Trans:
       case K::ReduceAxis:
+      case K::ReduceCombine:
       case K::Scan:
       case K::XorPermute:
       case K::DeviceAssert:

@@ -176,6 +176,21 @@ std::vector<ir::ValueId> KernelTrace::end_if(const std::vector<ir::ValueId>& els
   return results;
 }
 
+std::vector<ir::ValueId> KernelTrace::begin_reduce_combine(const std::vector<ir::ValueId>& tiles,
+                                                           int64_t axis, std::string what) {
+  const ir::ValueId first = next_value_id();
+  std::vector<ir::ValueId> args = builder().begin_reduce_combine(tiles, axis);
+  open_.push_back({first, std::move(what), {}});
+  return args;
+}
+
+std::vector<ir::ValueId> KernelTrace::end_reduce_combine(const std::vector<ir::ValueId>& yields) {
+  const ir::ValueId end = next_value_id();
+  std::vector<ir::ValueId> results = builder().end_reduce_combine(yields);
+  close_region(end, open_.back().what);
+  return results;
+}
+
 void KernelTrace::infer_accesses() {
   const BufferUses uses = find_buffer_uses(kernel_, inferred_descriptors_);
   for (size_t i = 0; i < kernel_.params.size(); ++i) {

@@ -67,6 +67,12 @@ class KernelTrace {
   void begin_else(const std::vector<ir::ValueId>& then_yields, std::string else_branch);
   std::vector<ir::ValueId> end_if(const std::vector<ir::ValueId>& else_yields);
 
+  // metile.reduce's combine region (Builder::begin_reduce_combine); `what` names it in the error
+  // for a value that escapes it.
+  std::vector<ir::ValueId> begin_reduce_combine(const std::vector<ir::ValueId>& tiles, int64_t axis,
+                                                std::string what);
+  std::vector<ir::ValueId> end_reduce_combine(const std::vector<ir::ValueId>& yields);
+
   // Ends the trace: fixes the inferred accesses, checks the declared ones, and hands the
   // kernel over. The trace cannot be used afterwards.
   ir::Kernel finish();

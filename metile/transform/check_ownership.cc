@@ -194,6 +194,7 @@ class OwnershipCheck {
       case OpKind::For:
       case OpKind::If:
       case OpKind::DescriptorMatmul:  // its epilogue region works on the accumulator tile
+      case OpKind::ReduceCombine:     // its combine region works on scalars
         for (const ir::Block& region : op.regions) {
           for (ValueId a : region.args) set_tile(a, Owner::Implicit);
           block(region);

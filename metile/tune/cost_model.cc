@@ -115,6 +115,7 @@ OpClass op_class(OpKind k) {
     case OpKind::SharedAlloc:
     case OpKind::Reduce:
     case OpKind::ReduceAxis:
+    case OpKind::ReduceCombine:
     case OpKind::Scan:
     case OpKind::XorPermute:
     case OpKind::Dot:

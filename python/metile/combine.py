@@ -1,24 +1,22 @@
 """Scans and reductions with a user-defined combine, as Triton's ``tl.associative_scan`` and
-``tl.reduce``: ``combine_fn`` (a @metile.jit helper or a plain Python function) is traced on
-whole tiles, so it is written with the same functions as a kernel body, and inputs may be
-one tile or a tuple of tiles of one shape (``combine_fn(a0, a1, ..., b0, b1, ...)`` returns
-one value or a tuple of as many).
-
-Both are built from Tile IR ``xor_permute`` (element i ^ mask, moved by register renaming,
-SIMD shuffles or threadgroup scratch as the layout requires), one step per bit of the axis
-(log2 of its length, lowest bit first). At step b every element meets the element whose index
-differs in bit b, the last element of its partner block of 2^b elements along the axis:
-
-* a scan keeps, per element, its prefix within its block and the block's total; the partner
-  block's total combines into both when that block comes earlier in scan order (lower
-  indices, or higher ones with ``reverse``), into the total alone otherwise;
-* a reduction combines every element with its partner (a butterfly), so after the last step
-  every element of a line holds the line's total; the element at index 0 is then taken out
-  with an exact sum (meTile's ``sum`` reduction machinery: per-thread partials, SIMD
-  collectives, threadgroup partials) of the line where every other element is a zero.
-
-Operands are always combined in index order (earlier first), so ``combine_fn`` need only be
+``tl.reduce``: ``combine_fn`` (a @metile.jit helper or a plain Python function) takes two
+groups of values, and inputs may be one tile or a tuple of tiles of one shape
+(``combine_fn(a0, a1, ..., b0, b1, ...)`` returns one value or a tuple of as many). Operands
+are always combined in index order (earlier first), so ``combine_fn`` need only be
 associative, as in Triton; it must return the dtypes it was given.
+
+* ``reduce`` traces ``combine_fn`` once on scalars (one element of each input) into the region
+  of a Tile IR ``reduce_combine``, which lowers as the built-in reductions do: per-thread
+  slots, SIMD shuffles, threadgroup partials between SIMD groups (docs/lowering.md, "Reduce
+  with a combine function").
+* ``associative_scan`` traces it on whole tiles and is built from Tile IR ``xor_permute``
+  (element i ^ mask, moved by register renaming, SIMD shuffles or threadgroup scratch as the
+  layout requires), one step per bit of the axis (log2 of its length, lowest bit first). At
+  step b every element meets the element whose index differs in bit b, the last element of
+  its partner block of 2^b elements along the axis: each element keeps its prefix within its
+  block and the block's total; the partner block's total combines into both when that block
+  comes earlier in scan order (lower indices, or higher ones with ``reverse``), into the total
+  alone otherwise.
 """
 
 from .errors import user_error
@@ -93,6 +91,9 @@ def _combine(combine_fn, a, b, op):
         if r.dtype != x.dtype:
             _fail(f"metile.{op}: combine_fn must return the dtypes of its inputs: got {r.dtype} "
                   f"where the input is {x.dtype}")
+        if r.shape and not x.shape:
+            _fail(f"metile.{op}: combine_fn combines scalars (one element of each input), but "
+                  f"it returned the tile {r.type}; it may not use tiles from outside it")
         if r.shape != x.shape:
             from .language import broadcast_to
 
@@ -189,10 +190,16 @@ def _splat(scalar, shape):
 
 
 def _reduce_line(values, axis, combine_fn):
-    index = _axis_index(values[0], axis)
-    for bit, mask in _steps(values, axis):
-        partner = tuple(_permute(t, mask) for t in values)
-        later = (index & bit) != 0  # the partner block comes earlier
-        values = _combine(combine_fn, _select(later, partner, values),
-                          _select(later, values, partner), "reduce")
-    return tuple(take(v, axis, 0) for v in values)
+    """One Tile IR reduce_combine whose region is combine_fn traced on scalars (one element of
+    each input, the earlier ones first); booleans travel as i32."""
+    trace = values[0].trace
+    booleans = [v.dtype == "i1" for v in values]
+    tiles = [cast(v, "i32") if b else v for v, b in zip(values, booleans)]
+    args = [wrap(trace, a) for a in trace.at().begin_reduce_combine(
+        [t.id for t in tiles], axis, "the combine_fn of metile.reduce")]
+    args = [a != 0 if b else a for a, b in zip(args, booleans * 2)]
+    k = len(values)
+    result = _combine(combine_fn, tuple(args[:k]), tuple(args[k:]), "reduce")
+    yields = [cast(r, "i32").id if b else r.id for r, b in zip(result, booleans)]
+    results = [wrap(trace, r) for r in trace.at().end_reduce_combine(yields)]
+    return tuple(r != 0 if b else r for r, b in zip(results, booleans))

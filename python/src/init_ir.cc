@@ -397,6 +397,11 @@ void bind_trace(nb::module_& m) {
           "Opens a loop body (named body in errors); returns (induction variable, carried "
           "values).")
       .def("end_for", &T::end_for, "yields"_a, "Closes the innermost loop; returns its results.")
+      .def("begin_reduce_combine", &T::begin_reduce_combine, "tiles"_a, "axis"_a, "what"_a,
+           "Opens the combine region of a reduction of the tiles along axis; returns its "
+           "arguments (a0..ak-1, b0..bk-1), scalars of the tiles' dtypes.")
+      .def("end_reduce_combine", &T::end_reduce_combine, "yields"_a,
+           "Closes the combine region with the combined scalars; returns the reductions.")
       .def("abandon_for", &T::abandon_for,
            "Drops the innermost open loop and everything built in it.");
 }

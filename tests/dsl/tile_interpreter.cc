@@ -106,6 +106,8 @@ class Interpreter {
         return set(op, reduce(op));
       case OpKind::ReduceAxis:
         return set(op, reduce_axis(op));
+      case OpKind::ReduceCombine:
+        return reduce_combine(op);
       case OpKind::Scan:
         return set(op, scan(op));
       case OpKind::XorPermute:
@@ -296,6 +298,37 @@ class Interpreter {
       r.data.push_back(round_to(type(op.results[0]).dtype, acc));
     }
     return r;
+  }
+
+  // Each line combined in sequence, element 0 first, by running the combine region.
+  void reduce_combine(const ir::Op& op) {
+    const size_t k = op.operands.size();
+    const std::vector<int64_t>& shape = type(op.operands[0]).shape;
+    const int64_t axis = op.int_attr("axis");
+    const int64_t outputs = shape.size() == 1 ? 1 : shape[1 - axis];
+    const ir::Block& combine = op.regions[0];
+    std::vector<RtValue> results(k);
+    for (int64_t o = 0; o < outputs; ++o) {
+      std::vector<RtValue> acc;
+      for (int64_t e = 0; e < shape[axis]; ++e) {
+        const int64_t at_index = shape.size() == 1 ? e
+                                 : axis == 0       ? e * shape[1] + o
+                                                   : o * shape[1] + e;
+        std::vector<RtValue> element;
+        for (ir::ValueId t : op.operands) element.push_back({{at(t).data[at_index]}});
+        if (e == 0) {
+          acc = element;
+          continue;
+        }
+        for (size_t i = 0; i < k; ++i) {
+          values_[combine.args[i]] = acc[i];
+          values_[combine.args[k + i]] = element[i];
+        }
+        acc = run_block(combine);
+      }
+      for (size_t i = 0; i < k; ++i) results[i].data.push_back(acc[i].data[0]);
+    }
+    for (size_t i = 0; i < k; ++i) values_[op.results[i]] = results[i];
   }
 
   RtValue scan(const ir::Op& op) {

@@ -39,7 +39,9 @@ TEST(OpFacts, OpsWithRegionsDeclareThem) {
     // A descriptor GEMM's region is its pointwise epilogue; the op reads and writes memory.
     const bool descriptor_gemm =
         info.kind == OpKind::DescriptorMatmul || info.kind == OpKind::MppMatmul2d;
-    EXPECT_EQ(info.regions.min > 0, control_flow || descriptor_gemm) << info.name;
+    // reduce_combine's region is its combine function (scalar code).
+    const bool combine = info.kind == OpKind::ReduceCombine;
+    EXPECT_EQ(info.regions.min > 0, control_flow || descriptor_gemm || combine) << info.name;
     // Control flow takes its effects from what its regions hold.
     if (control_flow) {
       EXPECT_FALSE(info.has(Trait::Pure)) << info.name;
@@ -201,6 +203,10 @@ TEST(OpFacts, TypeRulesAgreeWithTheOtherFacts) {
       case TypeRule::MppMatmul2d:
         EXPECT_TRUE(info.has(Trait::Convergent)) << info.name;
         break;
+      case TypeRule::ReduceCombine:
+        // Not Pure: CSE compares operands and attributes, not regions.
+        EXPECT_TRUE(info.has(Trait::Convergent) && !info.has(Trait::Pure)) << info.name;
+        break;
       case TypeRule::AsyncPipeline:
         // sm90's pipeline ops exist in Metal IR only (docs/hopper.md).
         EXPECT_TRUE(info.in_metal && !info.in_tile) << info.name;
@@ -208,7 +214,8 @@ TEST(OpFacts, TypeRulesAgreeWithTheOtherFacts) {
     }
     if (info.regions.max > 0) {
       EXPECT_TRUE(info.rule == TypeRule::For || info.rule == TypeRule::If ||
-                  info.rule == TypeRule::DescriptorMatmul || info.rule == TypeRule::MppMatmul2d)
+                  info.rule == TypeRule::DescriptorMatmul || info.rule == TypeRule::MppMatmul2d ||
+                  info.rule == TypeRule::ReduceCombine)
           << info.name;
     }
   }

@@ -208,14 +208,14 @@ TEST(LowerControlFlow, DescriptorsMustBeExpandedFirst) {
 }
 
 // Every convergent Tile IR op (ops.def) is rejected in a per-thread branch; reduce,
-// reduce_axis, scan, dot, trans and convert_layout are left out because their tile operand alone
-// already rejects them (PerThreadIfMayNotHoldTileOps).
+// reduce_axis, reduce_combine, scan, dot, trans and convert_layout are left out because their
+// tile operand alone already rejects them (PerThreadIfMayNotHoldTileOps).
 TEST(LowerControlFlow, PerThreadIfMayNotHoldConvergentOps) {
   for (const ir::OpInfo& info : ir::all_ops()) {
     if (!info.in_tile || !info.has(ir::Trait::Convergent) || info.kind == OpKind::Reduce ||
-        info.kind == OpKind::ReduceAxis || info.kind == OpKind::Scan || info.kind == OpKind::Dot ||
-        info.kind == OpKind::XorPermute || info.kind == OpKind::Trans ||
-        info.kind == OpKind::ConvertLayout ||
+        info.kind == OpKind::ReduceAxis || info.kind == OpKind::ReduceCombine ||
+        info.kind == OpKind::Scan || info.kind == OpKind::Dot || info.kind == OpKind::XorPermute ||
+        info.kind == OpKind::Trans || info.kind == OpKind::ConvertLayout ||
         info.kind == OpKind::DescriptorMatmul)  // form_descriptor_matmul makes it top-level only
       continue;
     ir::Kernel k;

@@ -223,6 +223,7 @@ class Runner {
       case K::SharedAlloc:
       case K::Reduce:
       case K::ReduceAxis:
+      case K::ReduceCombine:
       case K::Scan:
       case K::XorPermute:
       case K::DeviceAssert:
