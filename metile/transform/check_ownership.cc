@@ -284,6 +284,10 @@ class OwnershipCheck {
   void check_subset(const Op& op) {
     const std::string in_kernel = " in a kernel with explicit thread layouts";
     const ir::TypeRule rule = ir::op_info(op.kind).rule;
+    if (op.kind == OpKind::ReduceCombine)
+      not_supported(
+          op, "metile.reduce with a combine_fn is not supported" + in_kernel +
+                  "; only sums reduce tiles there (metile.sum), or drop the explicit layouts");
     if (!op.regions.empty())
       not_supported(op, "loops and branches are not supported" + in_kernel +
                             " (it must be a straight-line program)");

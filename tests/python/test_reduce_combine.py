@@ -132,3 +132,17 @@ def test_a_combine_that_uses_an_outside_tile_says_why():
     assert ("metile.reduce: combine_fn combines scalars (one element of each input), but it "
             "returned the tile tile<32xf32>; it may not use tiles from outside it"
             in caught.value.rule)
+
+
+def test_a_combine_in_a_kernel_with_explicit_layouts_says_what_to_use():
+    @tl.kernel
+    def explicit(x, out):
+        offsets = tl.arange(0, 64, layout=tl.ThreadLayout.identity(64))
+        total = tl.reduce(tl.load(x + offsets), 0, lambda a, b: a + b)
+        tl.store(out, total)
+
+    x = np.arange(64, dtype=np.float32)
+    with pytest.raises(tl.NotSupportedError,
+                       match=r"metile.reduce with a combine_fn is not supported in a kernel with "
+                             r"explicit thread layouts; only sums reduce tiles there"):
+        explicit[(1,)](x, np.zeros(1, np.float32))
