@@ -194,3 +194,37 @@ def test_threads_that_own_no_element_do_not_fault_on_their_divisors():
     assert remainder.tolist() == np.fmod(x, d).tolist()
     expected = (x.astype(np.uint64) << (32 - d).astype(np.uint64)) & 0xFFFFFFFF
     assert shifted.tolist() == expected.astype(np.uint32).view(np.int32).tolist()
+
+
+FLOAT_TO_INT = textwrap.dedent("""
+    import numpy as np
+    import metile
+
+    @metile.kernel
+    def truncate(x, out, BLOCK: metile.constexpr):
+        offs = metile.arange(0, BLOCK)
+        metile.store(out + offs, metile.load(x + offs).to(metile.int32))
+
+    out = np.zeros(4, dtype=np.int32)
+    truncate[(1,)](np.array([1.5, -2.5, 3e9 / 2, -7.0], np.float32), out, BLOCK=4)
+    assert out.tolist() == [1, -2, 1500000000, -7], out
+    for bad in (3e9, float("nan"), float("-inf")):
+        try:
+            truncate[(1,)](np.array([0.0, bad, 1.0, 2.0], np.float32), out, BLOCK=4)
+            print("no fault for", bad)
+        except metile.KernelFaultError as e:
+            print("line", e.line, "thread", e.thread, "kernel", e.kernel,
+                  "arithmetic fault" in str(e) and "cannot hold" in str(e))
+    print("usable")
+""")
+
+
+def test_a_float_converted_to_an_integer_that_cannot_hold_it_is_a_kernel_fault(tmp_path):
+    script = tmp_path / "truncate.py"
+    script.write_text(FLOAT_TO_INT)
+    run = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=300)
+    assert run.returncode == 0, run.stderr
+    line = FLOAT_TO_INT.splitlines().index(
+        "    metile.store(out + offs, metile.load(x + offs).to(metile.int32))") + 1
+    assert run.stdout.count(f"line {line} thread 1 kernel truncate True") == 3, run.stdout
+    assert run.stdout.rstrip().endswith("usable")

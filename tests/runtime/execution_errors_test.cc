@@ -250,7 +250,9 @@ TEST(ExecutionErrors, UndefinedIntegerOperationsAreFaultsAndTheProcessGoesOn) {
               "(emitted line " +
                   std::to_string(line) +
                   "): an integer division or remainder by zero, INT_MIN / -1, a shift by at "
-                  "least the bit width of its operand, or a loop whose step is zero or negative")
+                  "least the bit width of its operand, a float converted to an integer type that "
+                  "cannot hold it (NaN, infinite or out of range), or a loop whose step is zero "
+                  "or negative")
         << "op " << op;
   }
   checked_integer_kernel().launch({1}, {out, 0, 4});

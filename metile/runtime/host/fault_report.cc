@@ -37,7 +37,8 @@ Description describe(const FaultTrap& trap, std::span<const BufferArg> buffers, 
   if (trap.signal == SIGFPE || trap.signal == SIGILL)
     return {"arithmetic fault",
             "an integer division or remainder by zero, INT_MIN / -1, a shift by at least the "
-            "bit width of its operand, or a loop whose step is zero or negative"};
+            "bit width of its operand, a float converted to an integer type that cannot hold "
+            "it (NaN, infinite or out of range), or a loop whose step is zero or negative"};
   const std::uintptr_t address = trap.address;
   const auto region = find_guarded_region(address);
   if (region) {

@@ -96,14 +96,14 @@ HostCompilerOptions HostCompilerOptions::from_environment() {
 const std::vector<std::string>& HostCompiler::base_flags() {
   // -fno-strict-aliasing and -fwrapv: MSL code reinterprets threadgroup bytes and relies
   // on wrapping integer arithmetic, as the GPU does. -fsanitize=... in trap mode: an
-  // integer division by zero, INT_MIN / -1 and a shift by at least the bit width are
-  // checked and trap (SIGILL, a KernelFaultError) instead of being undefined behaviour the
-  // compiler may exploit. -fstack-clash-protection: a large frame probes every page, so
-  // an overflow hits the fiber stack's guard page instead of jumping over it into a
-  // neighbour. -g1: the line table that maps a fault back to the emitted line;
-  // -fno-crossjumping and -fno-tree-tail-merge keep one trap per check, so a trap's line is
-  // its own operation's and not that of another check it was merged with.
-  // -ffp-contract=off: no a*b+c becomes an FMA, so -march=native (compiler_flags) gives the
+  // integer division by zero, INT_MIN / -1, a shift by at least the bit width and a float
+  // converted to an integer type that cannot hold it are checked and trap (SIGILL, a
+  // KernelFaultError) instead of being undefined behaviour the compiler may exploit.
+  // -fstack-clash-protection: a large frame probes every page, so an overflow hits the fiber
+  // stack's guard page instead of jumping over it into a neighbour. -g1: the line table that maps a
+  // fault back to the emitted line; -fno-crossjumping and -fno-tree-tail-merge keep one trap per
+  // check, so a trap's line is its own operation's and not that of another check it was merged
+  // with. -ffp-contract=off: no a*b+c becomes an FMA, so -march=native (compiler_flags) gives the
   // baseline's results. -fno-trapping-math: no kernel reads the FP exception flags, and
   // without it GCC will not if-convert a select of a float computation (the computation is
   // sunk into a branch it may not speculate), which keeps thread loops scalar; values are
@@ -117,7 +117,8 @@ const std::vector<std::string>& HostCompiler::base_flags() {
       "-fvisibility=hidden",
       "-fno-strict-aliasing",
       "-fwrapv",
-      "-fsanitize=integer-divide-by-zero,signed-integer-overflow,shift-exponent",
+      "-fsanitize=integer-divide-by-zero,signed-integer-overflow,shift-exponent,"
+      "float-cast-overflow",
       "-fsanitize-undefined-trap-on-error",
       "-fno-crossjumping",
       "-fno-tree-tail-merge",

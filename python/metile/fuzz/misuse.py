@@ -84,7 +84,6 @@ BODY_MISUSES = [
      COMPILE),
     ("an unknown metile function", ["bad = metile.atomic_add(out + offs, x)"],
      (AttributeError,)),
-    ("reduce with a combine_fn", ["bad = metile.reduce(x, 0, lambda a, b: a + b)"], COMPILE),
 ]
 
 # Misuses of a valid kernel's launch: (what, how, errors expected).
