@@ -157,7 +157,6 @@ FusedEpilogue describe_register_epilogue(const KernelValues& values, const Descr
   const ir::DType out = k.type(gemm.stored).dtype;
   e.output_conversion =
       out == ir::DType::f32 ? "none (f32)" : "f32 -> " + std::string(ir::dtype_name(out));
-  e.backend = "simdgroup (the accumulator's registers, after the K loop)";
   return e;
 }
 

@@ -18,8 +18,9 @@ namespace metile::lower {
 std::variant<std::vector<const ir::Op*>, GemmMismatch> match_pointwise_epilogue(
     const KernelValues& values, const DescriptorGemm& gemm);
 
-// The report's record of an epilogue the SIMD-group path runs on the accumulator's registers:
-// its ops in order, the parameters it reads and the output conversion.
+// The report's record of an epilogue a register path (SIMD-group or wgmma) runs on the
+// accumulator: its ops in order, the parameters it reads and the output conversion; the path
+// that applies it names its backend.
 FusedEpilogue describe_register_epilogue(const KernelValues& values, const DescriptorGemm& gemm,
                                          const std::vector<const ir::Op*>& epilogue);
 

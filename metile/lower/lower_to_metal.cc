@@ -210,7 +210,8 @@ LoweringResult lower_to_metal(const ir::Kernel& tile, const ThreadPlan& plan,
   // registers.
   if (unformed_epilogue && (wgmma || schedule.backend == schedule::Backend::Simdgroup)) {
     FusedEpilogue e = *unformed_epilogue;
-    if (wgmma) e.backend = "wgmma_tma (the accumulator's registers, after the last wgmma wait)";
+    e.backend = wgmma ? "wgmma_tma (the accumulator's registers, after the last wgmma wait)"
+                      : "simdgroup (the accumulator's registers, after the K loop)";
     l.fused_epilogues.push_back(std::move(e));
   }
   l.intercept = nullptr;
