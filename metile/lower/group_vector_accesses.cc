@@ -1,5 +1,6 @@
 #include "metile/lower/group_vector_accesses.h"
 
+#include <algorithm>
 #include <map>
 #include <memory>
 #include <optional>
@@ -94,19 +95,19 @@ class Grouper {
     return std::nullopt;
   }
 
-  // Groups of four or more first, each leader's widest first; pairs, where the target packs
-  // them, only once no wider group is left in the run. Members are looked up by their
-  // constant offset from their class's first access (accesses of one base and dtype a
-  // constant apart), so a search costs a pass over the run per class, not per leader and
-  // distance.
+  // Groups of four or more first, each leader's widest first; narrower ones down to the
+  // target's min_vector_group (sm90: pairs) only once no wider group is left in the run. Members
+  // are looked up by their constant offset from their class's first access (accesses of one base
+  // and dtype a constant apart), so a search costs a pass over the run per class, not per leader
+  // and distance.
   std::optional<Group> group_in(const ir::Block& block, const std::vector<Access>& run) const {
     const Offsets offsets = classify(run);
     for (size_t i = 0; i < run.size(); ++i)
       for (int width = group_width(target_, run[i].dtype); width >= kMinWidth; width /= 2)
         if (std::optional<Group> g = group_at(block, run, offsets, i, width)) return g;
-    if (target_.min_vector_group <= 2)
+    for (int width = kMinWidth / 2; width >= std::max(2, target_.min_vector_group); width /= 2)
       for (size_t i = 0; i < run.size(); ++i)
-        if (std::optional<Group> g = group_at(block, run, offsets, i, 2)) return g;
+        if (std::optional<Group> g = group_at(block, run, offsets, i, width)) return g;
     return std::nullopt;
   }
 
