@@ -25,6 +25,7 @@
 
 #include "metile/lower/lowering_steps.h"
 #include "metile/support/bits.h"
+#include "metile/support/errors.h"
 
 namespace metile::lower {
 
@@ -287,31 +288,27 @@ class WgmmaKernel {
     const ir::ThreadLayout layout = l_.layout(type);
     LoweredValue value;
     value.layout = layout;
-    // A 2-D index is the thread's part plus the slot's constant on disjoint bits (no xor
-    // mask), so its row and column are the thread's row and column plus the slot's: computed
-    // once, and adjacent columns visibly one apart, so their stores group into pairs.
-    const bool split = type.shape.size() == 2 && layout.xor_mask() == 0;
-    const int bits = type.shape.size() == 2 ? log2_exact(type.shape[1]) : 0;
-    const int64_t columns = type.shape.size() == 2 ? type.shape[1] : 0;
-    ir::ValueId row = ir::kNoValue, column = ir::kNoValue;
-    if (split) {
+    // A 2-D index is the thread's part plus the slot's constant on disjoint bits (the
+    // accumulator's layout has no xor mask), so its row and column are the thread's row and
+    // column plus the slot's: computed once, and adjacent columns visibly one apart, so their
+    // stores group into pairs.
+    if (type.shape.size() == 1) {
+      for (int64_t r = 0; r < l_.slot_count(type); ++r)
+        value.slots.push_back(evaluate(op.results[0], {l_.logical_index(layout, r)}));
+    } else {
+      METILE_ASSERT(layout.xor_mask() == 0, "wgmma_tma: a 2-D epilogue layout with an xor mask");
+      const int bits = log2_exact(type.shape[1]);
+      const int64_t columns = type.shape[1];
       const ir::ValueId part = l_.thread_part(layout);
-      row = shr(part, bits);
-      column = l_.emit(K::And, {part, c(columns - 1)}, i32());
-    }
-    for (int64_t r = 0; r < l_.slot_count(type); ++r) {
-      std::vector<ir::ValueId> coords;
-      if (split) {
+      const ir::ValueId row = shr(part, bits);
+      const ir::ValueId column = l_.emit(K::And, {part, c(columns - 1)}, i32());
+      for (int64_t r = 0; r < l_.slot_count(type); ++r) {
         const int64_t offset = Lowering::slot_offset(layout, r);
-        coords = {offset >> bits ? add(row, c(offset >> bits)) : row,
-                  offset & (columns - 1) ? add(column, c(offset & (columns - 1))) : column};
-      } else if (type.shape.size() == 1) {
-        coords = {l_.logical_index(layout, r)};
-      } else {
-        const ir::ValueId index = l_.logical_index(layout, r);
-        coords = {shr(index, bits), l_.emit(K::And, {index, c(columns - 1)}, i32())};
+        value.slots.push_back(
+            evaluate(op.results[0],
+                     {offset >> bits ? add(row, c(offset >> bits)) : row,
+                      offset & (columns - 1) ? add(column, c(offset & (columns - 1))) : column}));
       }
-      value.slots.push_back(evaluate(op.results[0], coords));
     }
     l_.bind(op.results[0], std::move(value));
   }
