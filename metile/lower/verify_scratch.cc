@@ -6,7 +6,7 @@
 #include <optional>
 #include <set>
 
-#include "metile/ir/scalar_eval.h"
+#include "metile/lower/thread_values.h"
 
 namespace metile::lower {
 
@@ -224,36 +224,13 @@ class Verifier {
   }
 
   // The integer value of v in thread t, when it is a compile-time function of the thread.
-  std::optional<int64_t> value(ValueId v, int64_t t,
-                               std::map<ValueId, std::optional<int64_t>>& memo) {
-    if (const auto it = memo.find(v); it != memo.end()) return it->second;
-    std::optional<int64_t> result;
-    const ir::Op* def = definer(v);
-    if (def && def->kind == OpKind::ThreadIndex) result = t;
-    if (def && def->kind == OpKind::SimdLane) result = t % simd_width_;
-    if (def && def->kind == OpKind::SimdGroup) result = t / simd_width_;
-    if (def && ir::scalar_op(def->kind) && !ir::is_float(k_.type(v).dtype)) {
-      std::vector<ir::Scalar> operands;
-      bool known = true;
-      for (ValueId o : def->operands) {
-        const std::optional<int64_t> x = value(o, t, memo);
-        known = known && x && !ir::is_float(k_.type(o).dtype);
-        if (known) operands.push_back(ir::Scalar::of(k_.type(o).dtype, *x));
-      }
-      if (known) {
-        const ir::Evaluation e = ir::evaluate(def->kind, def->attrs, operands, k_.type(v).dtype);
-        if (e.outcome == ir::Outcome::exact) result = e.value.i;
-      }
-    }
-    if (def && def->kind == OpKind::Constant && !ir::is_float(k_.type(v).dtype))
-      result = std::get<int64_t>(def->attrs.at("value"));
-    memo[v] = result;
-    return result;
+  std::optional<int64_t> value(ValueId v, int64_t t, ThreadValueMemo& memo) {
+    return thread_value(
+        k_, [this](ValueId x) { return definer(x); }, simd_width_, v, t, memo);
   }
 
   // The element offset of an access from its scratch buffer in thread t.
-  int64_t offset(ValueId p, ValueId buffer, int64_t t,
-                 std::map<ValueId, std::optional<int64_t>>& memo) {
+  int64_t offset(ValueId p, ValueId buffer, int64_t t, ThreadValueMemo& memo) {
     if (p == buffer) return 0;
     const ir::Op* def = definer(p);
     const std::optional<int64_t> step = value(def->operands[1], t, memo);
@@ -282,7 +259,7 @@ class Verifier {
       }
       const size_t mask_operand = e.kind == Event::Store ? 2 : 1;
       for (int64_t t = 0; t < threads_; ++t) {
-        std::map<ValueId, std::optional<int64_t>> memo;
+        ThreadValueMemo memo;
         if (e.op->operands.size() == 3) {
           const ValueId m = e.op->operands[mask_operand];
           const std::optional<int64_t> mask = value(m, t, memo);
@@ -321,7 +298,7 @@ class Verifier {
       std::optional<std::array<int64_t, 3>> lane0;
       for (int64_t t = group * simd_width_; t < std::min(threads_, (group + 1) * simd_width_);
            ++t) {
-        std::map<ValueId, std::optional<int64_t>> memo;
+        ThreadValueMemo memo;
         const std::optional<int64_t> offset = value(e.op->operands[first + 1], t, memo),
                                      stride = value(e.op->operands[first + 2], t, memo);
         if (!offset || !stride)

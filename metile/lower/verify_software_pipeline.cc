@@ -5,7 +5,7 @@
 #include <optional>
 #include <set>
 
-#include "metile/ir/scalar_eval.h"
+#include "metile/lower/thread_values.h"
 
 namespace metile::lower {
 
@@ -317,7 +317,7 @@ class Verifier {
                                const std::string& phase) {
     std::vector<int> writes(static_cast<size_t>(b.slot_elements), 0);
     for (int64_t t = 0; t < threads_; ++t) {
-      std::map<ValueId, std::optional<int64_t>> memo;
+      ThreadValueMemo memo;
       for (const Access* a : stores) {
         if (a->op->operands.size() > 2) {
           const std::optional<int64_t> mask = value(a->op->operands[2], t, memo);
@@ -346,7 +346,7 @@ class Verifier {
     const int64_t groups = std::max<int64_t>(1, threads_ / target_.simd_width);
     for (const Access& a : b.fragment_loads)
       for (int64_t g = 0; g < groups; ++g) {
-        std::map<ValueId, std::optional<int64_t>> memo;
+        ThreadValueMemo memo;
         const int64_t t = g * target_.simd_width;
         const std::optional<int64_t> start = element(a, t, memo);
         const std::optional<int64_t> stride = value(a.op->operands[2], t, memo);
@@ -404,8 +404,7 @@ class Verifier {
   }
 
   // The element an access starts at within its slot, in thread t.
-  std::optional<int64_t> element(const Access& a, int64_t t,
-                                 std::map<ValueId, std::optional<int64_t>>& memo) {
+  std::optional<int64_t> element(const Access& a, int64_t t, ThreadValueMemo& memo) {
     int64_t sum = 0;
     for (ValueId o : a.offsets) {
       const std::optional<int64_t> x = value(o, t, memo);
@@ -416,32 +415,9 @@ class Verifier {
   }
 
   // The integer value of v in thread t, when it is a compile-time function of the thread.
-  std::optional<int64_t> value(ValueId v, int64_t t,
-                               std::map<ValueId, std::optional<int64_t>>& memo) {
-    if (const auto it = memo.find(v); it != memo.end()) return it->second;
-    std::optional<int64_t> result;
-    const ir::Op* def = definer(v);
-    if (def && def->kind == OpKind::ThreadIndex) result = t;
-    if (def && def->kind == OpKind::SimdLane) result = t % target_.simd_width;
-    if (def && def->kind == OpKind::SimdGroup) result = t / target_.simd_width;
-    if (def && def->kind == OpKind::Constant && !ir::is_float(k_.type(v).dtype))
-      result = std::get<int64_t>(def->attrs.at("value"));
-    if (def && def->kind != OpKind::Constant && ir::scalar_op(def->kind) &&
-        !ir::is_float(k_.type(v).dtype)) {
-      std::vector<ir::Scalar> operands;
-      bool known = true;
-      for (ValueId o : def->operands) {
-        const std::optional<int64_t> x = value(o, t, memo);
-        known = known && x && !ir::is_float(k_.type(o).dtype);
-        if (known) operands.push_back(ir::Scalar::of(k_.type(o).dtype, *x));
-      }
-      if (known) {
-        const ir::Evaluation e = ir::evaluate(def->kind, def->attrs, operands, k_.type(v).dtype);
-        if (e.outcome == ir::Outcome::exact) result = e.value.i;
-      }
-    }
-    memo[v] = result;
-    return result;
+  std::optional<int64_t> value(ValueId v, int64_t t, ThreadValueMemo& memo) {
+    return thread_value(
+        k_, [this](ValueId x) { return definer(x); }, target_.simd_width, v, t, memo);
   }
 
   const ir::Kernel& k_;
