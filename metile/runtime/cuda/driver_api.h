@@ -37,6 +37,14 @@ constexpr int CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES = 1;
 constexpr int CU_FUNC_ATTRIBUTE_NUM_REGS = 4;
 constexpr int CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES = 8;
 constexpr unsigned CU_EVENT_DEFAULT = 0;
+// cuTensorMapEncodeTiled's enumerators (CUtensorMapDataType, ...Interleave, ...Swizzle,
+// ...L2promotion, ...FloatOOBfill) that the TMA tensor maps use.
+constexpr int CU_TENSOR_MAP_DATA_TYPE_FLOAT16 = 6;
+constexpr int CU_TENSOR_MAP_DATA_TYPE_BFLOAT16 = 9;
+constexpr int CU_TENSOR_MAP_INTERLEAVE_NONE = 0;
+constexpr int CU_TENSOR_MAP_SWIZZLE_128B = 3;
+constexpr int CU_TENSOR_MAP_L2_PROMOTION_L2_128B = 2;
+constexpr int CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE = 0;  // reads past the edges give zeros
 
 // Shared memory a block may use without the opt-in attribute.
 constexpr std::int64_t kDefaultSharedMemoryBytes = 48 * 1024;

@@ -10,14 +10,6 @@ namespace metile::runtime::cuda {
 
 namespace {
 
-// cuda.h's CUtensorMapDataType values of the 16-bit floats, and the other enumerators used.
-constexpr int kTensorMapFloat16 = 6;
-constexpr int kTensorMapBfloat16 = 9;
-constexpr int kInterleaveNone = 0;
-constexpr int kSwizzle128B = 3;
-constexpr int kL2Promotion128B = 2;
-constexpr int kOobFillZero = 0;
-
 int64_t extent(std::span<const BoundArg> bound, const codegen::AbiExtent& e) {
   if (e.param < 0) return e.value;
   int32_t v = 0;
@@ -50,7 +42,8 @@ std::vector<TensorMap> encode_tensor_maps(const DriverApi& api, const codegen::K
       throw UserError(what + " needs its row stride (" + std::to_string(stride) +
                       " bytes) and base address to be multiples of 16 bytes (TMA's rule); "
                       "use backend='simdgroup' for this shape");
-    const int data_type = buffer.dtype == ir::DType::bf16 ? kTensorMapBfloat16 : kTensorMapFloat16;
+    const int data_type = buffer.dtype == ir::DType::bf16 ? CU_TENSOR_MAP_DATA_TYPE_BFLOAT16
+                                                          : CU_TENSOR_MAP_DATA_TYPE_FLOAT16;
     const uint64_t dims[2] = {static_cast<uint64_t>(inner), static_cast<uint64_t>(outer)};
     const uint64_t strides[1] = {static_cast<uint64_t>(stride)};
     const uint32_t box[2] = {static_cast<uint32_t>(m.box_inner),
@@ -58,7 +51,8 @@ std::vector<TensorMap> encode_tensor_maps(const DriverApi& api, const codegen::K
     const uint32_t element_strides[2] = {1, 1};
     const CUresult r = api.cuTensorMapEncodeTiled(
         maps[i].bytes.data(), data_type, 2, reinterpret_cast<void*>(base), dims, strides, box,
-        element_strides, kInterleaveNone, kSwizzle128B, kL2Promotion128B, kOobFillZero);
+        element_strides, CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B,
+        CU_TENSOR_MAP_L2_PROMOTION_L2_128B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
     if (r != CUDA_SUCCESS)
       throw UserError(what + ": " + api.describe(r, "cuTensorMapEncodeTiled", abi.kernel_name));
   }
