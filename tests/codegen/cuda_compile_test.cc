@@ -17,28 +17,14 @@
 #include "metile/pipeline.h"
 #include "metile/runtime/cuda/nvrtc.h"
 #include "metile/support/errors.h"
+#include "nvrtc_test_support.h"
 
 namespace metile::codegen::testing {
 namespace {
 
-// The PTX of `source`, or a test failure carrying NVRTC's log: the cuda device's own loader
-// and options, for the H200's architecture.
+// The PTX of `source`, or a test failure carrying NVRTC's log.
 std::string compile_to_ptx(const std::string& source, const std::string& name) {
-  using runtime::cuda::Nvrtc;
-  std::string why;
-  const Nvrtc* nvrtc = Nvrtc::shared(&why);
-  if (!nvrtc) {
-    ADD_FAILURE() << why;
-    return "";
-  }
-  const std::string arch = runtime::cuda::gpu_architecture(9, 0, runtime::cuda::NvrtcOutput::Ptx);
-  try {
-    return nvrtc->compile(source, name, runtime::cuda::nvrtc_options(arch),
-                          runtime::cuda::NvrtcOutput::Ptx);
-  } catch (const InternalError& e) {
-    ADD_FAILURE() << e.what();
-    return "";
-  }
+  return nvrtc_compile(source, name, runtime::cuda::NvrtcOutput::Ptx);
 }
 
 // The entry keeps the kernel's own name (extern "C"), which the driver looks up.

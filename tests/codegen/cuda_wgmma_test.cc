@@ -9,6 +9,7 @@
 #include "metile/pipeline.h"
 #include "metile/runtime/cuda/nvrtc.h"
 #include "metile/support/errors.h"
+#include "nvrtc_test_support.h"
 
 namespace metile::codegen::testing {
 namespace {
@@ -28,22 +29,10 @@ schedule::Schedule tensor_ops() {
 }
 
 std::string cubin(const PipelineResult& r) {
-  using runtime::cuda::Nvrtc;
-  std::string why;
-  const Nvrtc* nvrtc = Nvrtc::shared(&why);
-  if (!nvrtc) {
-    ADD_FAILURE() << why;
-    return "";
-  }
-  const std::string arch = runtime::cuda::gpu_architecture(9, 0, runtime::cuda::NvrtcOutput::Cubin);
-  EXPECT_EQ(arch, "sm_90a");  // wgmma and setmaxnreg need the architecture-specific target
-  try {
-    return nvrtc->compile(r.emitted.source, r.emitted.abi.kernel_name,
-                          runtime::cuda::nvrtc_options(arch), runtime::cuda::NvrtcOutput::Cubin);
-  } catch (const InternalError& e) {
-    ADD_FAILURE() << e.what() << "\n" << r.emitted.source;
-    return "";
-  }
+  using runtime::cuda::NvrtcOutput;
+  // wgmma and setmaxnreg need the architecture-specific target
+  EXPECT_EQ(runtime::cuda::gpu_architecture(9, 0, NvrtcOutput::Cubin), "sm_90a");
+  return nvrtc_compile(r.emitted.source, r.emitted.abi.kernel_name, NvrtcOutput::Cubin);
 }
 
 TEST(CudaWgmma, TensorOpsGemmIsWarpSpecialisedAndCompilesForSm90a) {
