@@ -79,38 +79,11 @@ class Scan {
   }
 
   std::vector<ir::ValueId> through_scratch(int b) {
-    const ir::Type i32 = ir::Type::scalar(ir::DType::i32);
-    // An exchange: each element is published by its owner and read after the barrier.
     const ir::ValueId buffer =
         l_.scratch("scan." + op_.str_attr("kind") + " bit " + std::to_string(b) + " scratch (" +
                        l_.name(op_.results[0]) + ")",
                    "exchange", type_.dtype, type_.num_elements());
-    const ir::Type ptr = l_.metal.type(buffer);
-    const ir::ValueId writer = layout_.thread_count() < l_.threads
-                                   ? l_.owns_element(layout_.thread_count())
-                                   : ir::kNoValue;
-    for (size_t r = 0; r < total_.size(); ++r) {
-      std::vector<ir::ValueId> operands = {l_.emit(ir::OpKind::PtrAdd, {buffer, index_[r]}, ptr),
-                                           total_[r]};
-      if (writer != ir::kNoValue) operands.push_back(writer);
-      l_.emit_void(ir::OpKind::Store, operands);
-    }
-    l_.threadgroup_barrier();
-    // Threads past the layout's own (a tile smaller than the threadgroup) own no element and
-    // read nothing either: their indices lie past the scratch.
-    ir::ValueId nothing = ir::kNoValue;
-    if (writer != ir::kNoValue)
-      nothing =
-          ir::is_float(type_.dtype) ? l_.const_float(0, type_.dtype) : l_.const_int(0, type_.dtype);
-    std::vector<ir::ValueId> partner;
-    for (size_t r = 0; r < total_.size(); ++r) {
-      const ir::ValueId at = l_.emit(ir::OpKind::Xor, {index_[r], l_.const_int(1 << b)}, i32);
-      std::vector<ir::ValueId> operands = {l_.emit(ir::OpKind::PtrAdd, {buffer, at}, ptr)};
-      if (writer != ir::kNoValue) operands.insert(operands.end(), {writer, nothing});
-      partner.push_back(l_.emit(ir::OpKind::Load, operands, scalar_));
-    }
-    l_.threadgroup_barrier();
-    return partner;
+    return l_.xor_exchange(buffer, layout_, type_.dtype, index_, total_, int64_t{1} << b);
   }
 
   Lowering& l_;

@@ -56,31 +56,12 @@ class XorPermutation {
 
  private:
   std::vector<ir::ValueId> through_scratch(const std::vector<ir::ValueId>& slots) {
-    const ir::Type i32 = ir::Type::scalar(ir::DType::i32);
-    // An exchange: each element is published by its owner and read after the barrier.
     const ir::ValueId buffer = l_.scratch("xor_permute scratch (" + l_.name(op_.results[0]) + ")",
                                           "exchange", type_.dtype, type_.num_elements());
-    const ir::Type ptr = l_.metal.type(buffer);
-    const ir::ValueId writer = layout_.thread_count() < l_.threads
-                                   ? l_.owns_element(layout_.thread_count())
-                                   : ir::kNoValue;
     std::vector<ir::ValueId> index;
-    for (size_t r = 0; r < slots.size(); ++r) {
+    for (size_t r = 0; r < slots.size(); ++r)
       index.push_back(l_.logical_index(layout_, static_cast<int64_t>(r)));
-      std::vector<ir::ValueId> operands = {l_.emit(ir::OpKind::PtrAdd, {buffer, index[r]}, ptr),
-                                           slots[r]};
-      if (writer != ir::kNoValue) operands.push_back(writer);
-      l_.emit_void(ir::OpKind::Store, operands);
-    }
-    l_.threadgroup_barrier();
-    std::vector<ir::ValueId> partner;
-    for (size_t r = 0; r < slots.size(); ++r) {
-      const ir::ValueId at = l_.emit(ir::OpKind::Xor, {index[r], l_.const_int(mask_)}, i32);
-      partner.push_back(
-          l_.emit(ir::OpKind::Load, {l_.emit(ir::OpKind::PtrAdd, {buffer, at}, ptr)}, scalar_));
-    }
-    l_.threadgroup_barrier();
-    return partner;
+    return l_.xor_exchange(buffer, layout_, type_.dtype, index, slots, mask_);
   }
 
   Lowering& l_;

@@ -206,6 +206,37 @@ ir::ValueId Lowering::owns_element(int64_t elements) {
               ir::Type::scalar(ir::DType::i1), {{"pred", std::string("lt")}});
 }
 
+std::vector<ir::ValueId> Lowering::xor_exchange(ir::ValueId buffer, const ir::ThreadLayout& layout,
+                                                ir::DType dtype,
+                                                const std::vector<ir::ValueId>& indices,
+                                                const std::vector<ir::ValueId>& slots,
+                                                int64_t mask) {
+  const ir::Type i32 = ir::Type::scalar(ir::DType::i32);
+  const ir::Type scalar = ir::Type::scalar(dtype);
+  const ir::Type ptr = metal.type(buffer);
+  const ir::ValueId writer =
+      layout.thread_count() < threads ? owns_element(layout.thread_count()) : ir::kNoValue;
+  for (size_t r = 0; r < slots.size(); ++r) {
+    std::vector<ir::ValueId> operands = {emit(ir::OpKind::PtrAdd, {buffer, indices[r]}, ptr),
+                                         slots[r]};
+    if (writer != ir::kNoValue) operands.push_back(writer);
+    emit_void(ir::OpKind::Store, operands);
+  }
+  threadgroup_barrier();
+  const ir::ValueId nothing = writer == ir::kNoValue ? ir::kNoValue
+                              : ir::is_float(dtype)  ? const_float(0, dtype)
+                                                     : const_int(0, dtype);
+  std::vector<ir::ValueId> partner;
+  for (size_t r = 0; r < slots.size(); ++r) {
+    const ir::ValueId at = emit(ir::OpKind::Xor, {indices[r], const_int(mask)}, i32);
+    std::vector<ir::ValueId> operands = {emit(ir::OpKind::PtrAdd, {buffer, at}, ptr)};
+    if (writer != ir::kNoValue) operands.insert(operands.end(), {writer, nothing});
+    partner.push_back(emit(ir::OpKind::Load, operands, scalar));
+  }
+  threadgroup_barrier();
+  return partner;
+}
+
 ir::ValueId Lowering::emit(ir::OpKind kind, std::vector<ir::ValueId> operands, ir::Type type,
                            ir::Attrs attrs) {
   return builder.create1(kind, std::move(operands), std::move(type), std::move(attrs));

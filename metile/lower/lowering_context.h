@@ -112,6 +112,14 @@ class Lowering {
                                  ir::ValueId index);
   // i1: whether the calling thread owns an element of a tile of `elements` (thread < S).
   ir::ValueId owns_element(int64_t elements);
+  // An exchange through threadgroup scratch `buffer` (one element per logical index of
+  // `layout`): each owner publishes `slots` at their logical `indices`, and after a barrier
+  // every slot reads the element at its index ^ `mask`, then a release barrier. Threads past
+  // the layout's own (a tile smaller than the threadgroup) publish and read nothing: their
+  // indices may lie past the scratch; they get `dtype`'s 0.
+  std::vector<ir::ValueId> xor_exchange(ir::ValueId buffer, const ir::ThreadLayout& layout,
+                                        ir::DType dtype, const std::vector<ir::ValueId>& indices,
+                                        const std::vector<ir::ValueId>& slots, int64_t mask);
 
   // ---- Metal IR emission -------------------------------------------------------------
   ir::ValueId emit(ir::OpKind kind, std::vector<ir::ValueId> operands, ir::Type type,

@@ -247,3 +247,19 @@ def test_rejected_forms_say_what_to_write(form):
         rejected.trace(np.zeros(32, np.float32), FORM=form)
     assert message in caught.value.rule
     assert caught.value.file == __file__
+
+
+def test_a_scan_of_a_tile_smaller_than_the_threadgroup_crosses_simd_groups():
+    # 64 elements on 128 threads (num_warps=4): the exchanges of bit 5 cross SIMD groups through
+    # scratch, and threads 64..127 own no element. They used to read past the 64-element
+    # scratch (an internal error from verify_scratch); now they read nothing.
+    @tl.kernel(num_warps=4)
+    def small_scan(x, out):
+        offsets = tl.arange(0, 64)
+        total = tl.associative_scan(tl.load(x + offsets), 0, lambda a, b: a + b)
+        tl.store(out + offsets, total)
+
+    x = np.arange(64, dtype=np.float32)
+    out = np.zeros(64, np.float32)
+    small_scan[(1,)](x, out)
+    np.testing.assert_array_equal(out, np.cumsum(x))
