@@ -171,6 +171,7 @@ std::optional<Interval> OffsetRangeCheck::visit(const ir::Op& op, std::array<int
     case OpKind::PackedLoad:
     case OpKind::PackedStore:
     case OpKind::Extract:
+    case OpKind::Pack:
     case OpKind::IsAligned:
     case OpKind::MatrixFill:
     case OpKind::MatrixLoad:

@@ -116,9 +116,11 @@ void CEmitter::declare(const ir::Op& op, const std::string& expr) {
 }
 
 void CEmitter::require_vectors_if_used(const ir::Op& op) const {
-  // A packed access's vector has the dialect's packed type and is only read by extracts.
+  // A packed access's vector has the dialect's packed type: made by a packed load or a pack,
+  // joined by an if, read by extracts.
   if (dialect_.table().vector_values || op.kind == ir::OpKind::PackedLoad ||
-      op.kind == ir::OpKind::Extract)
+      op.kind == ir::OpKind::Extract || op.kind == ir::OpKind::Pack || op.kind == ir::OpKind::If ||
+      op.kind == ir::OpKind::Yield)
     return;
   for (const std::vector<ir::ValueId>* values : {&op.operands, &op.results})
     for (ir::ValueId v : *values)
@@ -239,6 +241,8 @@ void CEmitter::emit_op_lines(const ir::Op& op) {
       return emit_packed_store(op);
     case K::Extract:
       return declare(op, extract(op));
+    case K::Pack:
+      return emit_pack(op);
     case K::IsAligned:
       return declare(op, dialect_.address_is_aligned(name(op.operands[0]), op.int_attr("bytes")));
     case K::Barrier:
@@ -358,7 +362,17 @@ void CEmitter::emit_packed_store(const ir::Op& op) {
   const std::string vector = packed_type(ir::Type::vector(type(ptr).dtype, width));
   std::vector<std::string> elements;
   for (size_t i = 1; i < op.operands.size(); ++i) elements.push_back(name(op.operands[i]));
-  line(packed_access(ptr, vector) + " = " + dialect_.vector_literal(vector, elements) + ";");
+  line(packed_access(ptr, vector) + " = " +
+       dialect_.packed_literal(type(ptr).dtype, vector, elements) + ";");
+}
+
+void CEmitter::emit_pack(const ir::Op& op) {
+  const ir::ValueId r = op.results[0];
+  const std::string vector = packed_type(type(r));
+  std::vector<std::string> elements;
+  for (ir::ValueId e : op.operands) elements.push_back(name(e));
+  line("const " + vector + " " + name(r) + " = " +
+       dialect_.packed_literal(type(r).dtype, vector, elements) + ";");
 }
 
 void CEmitter::emit_barrier(const ir::Op& op) {
@@ -435,7 +449,9 @@ void CEmitter::emit_for(const ir::Op& op) {
 }
 
 void CEmitter::emit_if(const ir::Op& op) {
-  for (ir::ValueId r : op.results) line(type_of(r) + " " + name(r) + ";");
+  // A vector result joins packed vectors (a grouped load and its fallback's pack).
+  for (ir::ValueId r : op.results)
+    line((type(r).is_vector() ? packed_type(type(r)) : type_of(r)) + " " + name(r) + ";");
   line("if (" + name(op.operands[0]) + ") {");
   emit_region(op.regions.at(0), op.results);
   // An else region holding only an empty yield is left out.

@@ -97,6 +97,7 @@ class CEmitter {
   std::string packed_type(const ir::Type& vector);
   std::string packed_access(ir::ValueId ptr, const std::string& vector) const;
   std::string extract(const ir::Op& op) const;
+  void emit_pack(const ir::Op& op);
   std::string collective(const ir::Op& op, Collective c);
   // `p[0]`, or the element at p viewed as the vector type of `value_type`.
   std::string access(ir::ValueId ptr, const ir::Type& value_type) const;

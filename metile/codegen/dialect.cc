@@ -68,11 +68,18 @@ std::string CDialect::packed_vector_type(ir::DType t, int64_t width, Prelude&) c
   return "packed_" + std::string(scalar_type(t)) + std::to_string(width);
 }
 
-std::string CDialect::vector_literal(const std::string& type,
+std::string CDialect::packed_literal(ir::DType, const std::string& type,
                                      const std::vector<std::string>& elements) const {
   std::string text = type + "(";
   for (size_t i = 0; i < elements.size(); ++i) text += (i ? ", " : "") + elements[i];
   return text + ")";
+}
+
+std::string CDialect::packed_element(ir::DType, const std::string& vector, int64_t index) const {
+  // Past four, the fields of CUDA's eight-element prelude structs (MSL's vectors stop at
+  // four).
+  static constexpr std::string_view kComponents[] = {"x", "y", "z", "w", "e4", "e5", "e6", "e7"};
+  return vector + "." + std::string(kComponents[index]);
 }
 
 std::string CDialect::address_is_aligned(const std::string& ptr, int64_t bytes) const {

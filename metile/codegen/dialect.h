@@ -167,9 +167,12 @@ class CDialect {
   // element's alignment where the language allows (MSL's packed_float4); helpers it needs go
   // into `prelude`.
   virtual std::string packed_vector_type(ir::DType t, int64_t width, Prelude& prelude) const;
-  // A value of vector type `type` made of `elements`: "packed_float4(a, b, c, d)".
-  virtual std::string vector_literal(const std::string& type,
+  // A packed vector (of packed_vector_type `type`, elements of dtype t) made of `elements`:
+  // "packed_float4(a, b, c, d)".
+  virtual std::string packed_literal(ir::DType t, const std::string& type,
                                      const std::vector<std::string>& elements) const;
+  // Element `index` of the packed vector `vector` of dtype t: "v.x".
+  virtual std::string packed_element(ir::DType t, const std::string& vector, int64_t index) const;
   // Whether the address `ptr` is a multiple of `bytes` (a power of two), as a bool.
   virtual std::string address_is_aligned(const std::string& ptr, int64_t bytes) const;
   // An expression of type `to` made from `expr` (a float or a narrower float type).

@@ -113,10 +113,8 @@ std::string CEmitter::packed_access(ir::ValueId ptr, const std::string& vector) 
 }
 
 std::string CEmitter::extract(const ir::Op& op) const {
-  // Past four, the fields of CUDA's eight-element prelude structs (MSL's vectors stop at
-  // four).
-  static constexpr std::string_view kComponents[] = {"x", "y", "z", "w", "e4", "e5", "e6", "e7"};
-  return name(op.operands[0]) + "." + std::string(kComponents[op.int_attr("index")]);
+  return dialect_.packed_element(type(op.operands[0]).dtype, name(op.operands[0]),
+                                 op.int_attr("index"));
 }
 
 std::string CEmitter::load(const ir::Op& op) const {

@@ -108,6 +108,7 @@ enum class TypeRule : uint8_t {
   PackedLoad,
   PackedStore,
   Extract,
+  Pack,
   IsAligned,
   MatrixFill,
   MatrixLoad,

@@ -96,6 +96,20 @@ void check_extract(Checker& c, const Op& op) {
         {op.operands[0]});
 }
 
+void check_pack(Checker& c, const Op& op) {
+  const Type& v = c.type(op.results[0]);
+  if (!v.is_vector()) return c.report(&op, "the result must be a vector", op.results);
+  if (static_cast<int64_t>(op.operands.size()) != v.shape[0])
+    return c.report(&op,
+                    "a vector of " + std::to_string(v.shape[0]) +
+                        " elements needs as many operands, got " +
+                        std::to_string(op.operands.size()),
+                    op.results);
+  for (ValueId e : op.operands)
+    if (c.type(e) != Type::scalar(v.dtype))
+      return c.report(&op, "each operand must be the vector's element type", {e, op.results[0]});
+}
+
 void check_is_aligned(Checker& c, const Op& op) {
   if (!c.type(op.operands[0]).is_pointer())
     return c.report(&op, "the operand must be a pointer", {op.operands[0]});
@@ -190,6 +204,7 @@ std::vector<Diagnostic> verify_metal(const Kernel& k) {
     if (op.kind == OpKind::PackedLoad) check_packed_load(c, op);
     if (op.kind == OpKind::PackedStore) check_packed_store(c, op);
     if (op.kind == OpKind::Extract) check_extract(c, op);
+    if (op.kind == OpKind::Pack) check_pack(c, op);
     if (op.kind == OpKind::IsAligned) check_is_aligned(c, op);
     if (op.kind == OpKind::AssertTrue || op.kind == OpKind::Print) check_debug_op(c, op);
     check_matrix_op(c, op);

@@ -94,6 +94,7 @@ class TileOpRules {
       case R::PackedLoad:
       case R::PackedStore:
       case R::Extract:
+      case R::Pack:
       case R::IsAligned:
       case R::MatrixFill:
       case R::MatrixLoad:

@@ -132,6 +132,7 @@ class CommonOpRules {
       case R::PackedLoad:
       case R::PackedStore:
       case R::Extract:
+      case R::Pack:
       case R::IsAligned:
       case R::MatrixFill:
       case R::MatrixLoad:

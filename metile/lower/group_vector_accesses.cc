@@ -7,6 +7,7 @@
 #include <set>
 #include <vector>
 
+#include "metile/lower/mask_bounds.h"
 #include "metile/lower/vector_index.h"
 
 namespace metile::lower {
@@ -217,30 +218,115 @@ class Grouper {
     return emit(ops, OpKind::And, {a, b}, ir::Type::scalar(ir::DType::i1), {}, loc);
   }
 
-  // The packed path's condition (kNoValue when it always holds): every mask, the widened
-  // 32-bit indices of the first and last member width - 1 apart, and the vector's alignment
-  // where needed.
-  ValueId guard(std::vector<Op>& ops, const ir::Block& block, const Group& g) {
-    const Op& first = block.ops[g.members[0].position];
-    const SourceLocation& loc = first.loc;
-    ValueId cond = ir::kNoValue;
+  // One family of the masks' conjuncts (mask_bounds.h): bounds of one invariant whose varying
+  // values are a constant apart, or a lone conjunct (no bounds).
+  struct Family {
+    ValueId leaf = ir::kNoValue;
+    std::vector<Bound> bounds;
+    std::vector<int64_t> offsets;  // each bound's varying value minus the first's
+  };
+
+  std::optional<int64_t> joins(const Family& f, ValueId leaf, int side) const {
+    const std::optional<Bound> rep =
+        f.bounds.empty() ? bound_of(k_, *index_, f.leaf, side) : f.bounds[0];
+    const std::optional<Bound> b = bound_of(k_, *index_, leaf, side);
+    if (!rep || !b) return std::nullopt;
+    return bound_offset(*index_, *rep, *b);
+  }
+
+  // The conjuncts in families, in order of first appearance.
+  std::vector<Family> families(const std::vector<ValueId>& leaves) const {
+    std::vector<Family> out;
+    for (ValueId leaf : leaves) {
+      bool joined = false;
+      for (Family& f : out) {
+        for (int side = 0; side < 2 && !joined; ++side) {
+          const std::optional<int64_t> d = joins(f, leaf, side);
+          if (!d) continue;
+          if (f.bounds.empty()) {
+            f.bounds.push_back(*bound_of(k_, *index_, f.leaf, side));
+            f.offsets.push_back(0);
+          }
+          f.bounds.push_back(*bound_of(k_, *index_, leaf, side));
+          f.offsets.push_back(*d);
+          joined = true;
+        }
+        if (joined) break;
+      }
+      if (!joined) out.push_back(Family{leaf, {}, {}});
+    }
+    return out;
+  }
+
+  // (i64)high == (i64)low + span: the 32-bit values low .. high are exactly span apart.
+  ValueId widened_apart(std::vector<Op>& ops, ValueId low, ValueId high, int64_t span,
+                        const SourceLocation& loc) {
+    const ir::Type wide = ir::Type::scalar(ir::DType::i64);
+    const ValueId w_low = emit(ops, OpKind::Cast, {low}, wide, {}, loc);
+    const ValueId w_high = emit(ops, OpKind::Cast, {high}, wide, {}, loc);
+    const ValueId apart = emit(ops, OpKind::Constant, {}, wide, {{"value", span}}, loc);
+    const ValueId next = emit(ops, OpKind::Add, {w_low, apart}, wide, {}, loc);
+    return emit(ops, OpKind::Cmp, {w_high, next}, ir::Type::scalar(ir::DType::i1),
+                {{"pred", std::string("eq")}}, loc);
+  }
+
+  // What the packed path's guard tests of the masks: conjuncts, and 32-bit ranges low .. high
+  // that must be exactly span apart. Read before rewrite moves the block's ops, which the
+  // index analysis points into.
+  struct Range {
+    ValueId low = ir::kNoValue, high = ir::kNoValue;
+    int64_t span = 0;
+  };
+  struct GuardTerms {
+    std::vector<ValueId> conjuncts;
+    std::vector<Range> ranges;
+  };
+
+  // Every mask, where a family of bounds a constant apart is tested by its extreme one, with
+  // its range's widened check unless the indices' check covers it.
+  GuardTerms guard_terms(const ir::Block& block, const Group& g) const {
+    std::vector<ValueId> leaves;
     for (const Access& a : g.members) {
       const Op& op = block.ops[a.position];
       const size_t mask = a.load ? 1 : 2;
-      if (op.operands.size() > mask) cond = all_of(ops, cond, op.operands[mask], loc);
+      if (op.operands.size() <= mask) continue;
+      for (ValueId leaf : conjuncts(*index_, op.operands[mask]))
+        if (std::find(leaves.begin(), leaves.end(), leaf) == leaves.end()) leaves.push_back(leaf);
     }
     const ValueId index0 = g.members.front().index, last = g.members.back().index;
-    if (k_.type(index0).dtype != ir::DType::i64) {
-      const ir::Type wide = ir::Type::scalar(ir::DType::i64);
-      const ValueId w0 = emit(ops, OpKind::Cast, {index0}, wide, {}, loc);
-      const ValueId w_last = emit(ops, OpKind::Cast, {last}, wide, {}, loc);
-      const ValueId apart = emit(ops, OpKind::Constant, {}, wide,
-                                 {{"value", static_cast<int64_t>(g.width() - 1)}}, loc);
-      const ValueId next = emit(ops, OpKind::Add, {w0, apart}, wide, {}, loc);
-      const ValueId same = emit(ops, OpKind::Cmp, {w_last, next}, ir::Type::scalar(ir::DType::i1),
-                                {{"pred", std::string("eq")}}, loc);
-      cond = all_of(ops, cond, same, loc);
+    GuardTerms terms;
+    for (const Family& f : families(leaves)) {
+      if (f.bounds.empty()) {
+        terms.conjuncts.push_back(f.leaf);
+        continue;
+      }
+      const auto [low, high] = std::minmax_element(f.offsets.begin(), f.offsets.end());
+      const size_t low_at = low - f.offsets.begin(), high_at = high - f.offsets.begin();
+      terms.conjuncts.push_back(f.bounds[f.bounds[0].upper() ? high_at : low_at].leaf);
+      const Range range{f.bounds[low_at].varying, f.bounds[high_at].varying, *high - *low};
+      const bool covered = range.low == index0 && range.high == last && range.span == g.width() - 1;
+      const bool known = std::any_of(terms.ranges.begin(), terms.ranges.end(), [&](const Range& r) {
+        return r.low == range.low && r.high == range.high && r.span == range.span;
+      });
+      if (may_wrap(k_.type(range.low).dtype) && !known &&
+          !(covered && may_wrap(k_.type(index0).dtype)))
+        terms.ranges.push_back(range);
     }
+    return terms;
+  }
+
+  // The packed path's condition (kNoValue when it always holds): the masks' terms, the
+  // widened 32-bit indices of the first and last member width - 1 apart, and the vector's
+  // alignment where needed.
+  ValueId guard(std::vector<Op>& ops, const Op& first, const Group& g, const GuardTerms& terms) {
+    const SourceLocation& loc = first.loc;
+    ValueId cond = ir::kNoValue;
+    for (ValueId leaf : terms.conjuncts) cond = all_of(ops, cond, leaf, loc);
+    for (const Range& r : terms.ranges)
+      cond = all_of(ops, cond, widened_apart(ops, r.low, r.high, r.span, loc), loc);
+    const ValueId index0 = g.members.front().index, last = g.members.back().index;
+    if (may_wrap(k_.type(index0).dtype))
+      cond = all_of(ops, cond, widened_apart(ops, index0, last, g.width() - 1, loc), loc);
     if (target_.vector_access_needs_vector_alignment) {
       const int64_t bytes = g.width() * ir::dtype_bytes(g.members[0].dtype);
       const ValueId aligned = emit(ops, OpKind::IsAligned, {first.operands[0]},
@@ -272,6 +358,7 @@ class Grouper {
     const bool load = g.members[0].load;
     (load ? groups_.loads : groups_.stores) += 1;
     const std::set<ValueId> tainted = dependents(block, g);
+    const GuardTerms terms = guard_terms(block, g);
     size_t first = block.ops.size(), last = 0;
     for (const Access& a : g.members) {
       first = std::min(first, a.position);
@@ -286,36 +373,51 @@ class Grouper {
       (reads ? after : out).push_back(std::move(block.ops[i]));
     }
     const SourceLocation loc = block.ops[g.members[0].position].loc;
-    const ValueId cond = guard(out, block, g);
+    const ValueId cond = guard(out, block.ops[g.members[0].position], g, terms);
     std::vector<ValueId> results(g.width(), ir::kNoValue);
     for (int i = 0; i < g.width(); ++i)
       if (load) results[i] = block.ops[g.members[i].position].results[0];
     if (cond == ir::kNoValue) {
       packed(out, block, g, results);
     } else {
-      // if (cond) { packed access } else { the scalar accesses, each with its own mask }
+      // if (cond) { packed access } else { the scalar accesses, each with its own mask }. A
+      // load's branches yield the whole vector (the fallback packs its scalars), extracted
+      // after the join, so that the join moves whole words, not one value per element.
       Op branch{OpKind::If, {cond}, {}, {}, {}, loc};
       ir::Block then_block, else_block;
-      std::vector<ValueId> extracted(g.width(), ir::kNoValue);
-      for (int i = 0; i < g.width() && load; ++i) extracted[i] = k_.new_value(k_.type(results[i]));
-      packed(then_block.ops, block, g, extracted);
       Op then_yield{OpKind::Yield, {}, {}, {}, {}, loc};
       Op else_yield{OpKind::Yield, {}, {}, {}, {}, loc};
+      const ir::Type vector = ir::Type::vector(g.members[0].dtype, g.width());
+      if (load) {
+        then_yield.operands.push_back(emit(then_block.ops, OpKind::PackedLoad,
+                                           {block.ops[g.members[0].position].operands[0]}, vector,
+                                           {}, loc));
+      } else {
+        packed(then_block.ops, block, g, {});
+      }
+      std::vector<ValueId> scalars;
       for (int i = 0; i < g.width(); ++i) {
         Op scalar = std::move(block.ops[g.members[i].position]);
         if (load) {
           scalar.results[0] = k_.new_value(k_.type(results[i]));
-          then_yield.operands.push_back(extracted[i]);
-          else_yield.operands.push_back(scalar.results[0]);
-          branch.results.push_back(results[i]);
+          scalars.push_back(scalar.results[0]);
         }
         else_block.ops.push_back(std::move(scalar));
+      }
+      if (load) {
+        else_yield.operands.push_back(
+            emit(else_block.ops, OpKind::Pack, std::move(scalars), vector, {}, loc));
+        branch.results.push_back(k_.new_value(vector));
       }
       then_block.ops.push_back(std::move(then_yield));
       else_block.ops.push_back(std::move(else_yield));
       branch.regions.push_back(std::move(then_block));
       branch.regions.push_back(std::move(else_block));
+      const ValueId joined = load ? branch.results[0] : ir::kNoValue;
       out.push_back(std::move(branch));
+      for (int i = 0; i < g.width() && load; ++i)
+        out.push_back(
+            Op{OpKind::Extract, {joined}, {results[i]}, {{"index", int64_t{i}}}, {}, loc});
     }
     for (Op& op : after) out.push_back(std::move(op));
     for (size_t i = last + 1; i < block.ops.size(); ++i) out.push_back(std::move(block.ops[i]));

@@ -158,6 +158,7 @@ void lower_block(Lowering& l, const ir::Block& block) {
       case K::PackedLoad:
       case K::PackedStore:
       case K::Extract:
+      case K::Pack:
       case K::IsAligned:
       case K::MatrixMma:
       case K::AssertTrue:

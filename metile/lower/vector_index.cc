@@ -253,6 +253,7 @@ class Reader {
       case K::PackedLoad:
       case K::PackedStore:
       case K::Extract:
+      case K::Pack:
       case K::IsAligned:
       case K::MatrixFill:
       case K::MatrixLoad:

@@ -5,6 +5,7 @@
 
 #include "metile/ir/printer.h"
 #include "metile/lower/group_vector_accesses.h"
+#include "metile/lower/mask_bounds.h"
 #include "metile/lower/vector_index.h"
 
 namespace metile::lower {
@@ -27,9 +28,10 @@ class Verifier {
     block(k_.body, nullptr);
     ir::walk(k_.body, [&](const Op& op) {
       for (ValueId v : op.operands)
-        if (packed_loads_.count(v) && op.kind != OpKind::Extract)
-          fail(op,
-               "reads the vector %" + std::to_string(v) + " of a packed_load; only extract may");
+        if (vectors_.count(v) && op.kind != OpKind::Extract && !yielded_.count(&op))
+          fail(op, "reads the vector %" + std::to_string(v) +
+                       " of a grouped load; only extract (and the yield of a guarded load's "
+                       "branch) may");
     });
   }
 
@@ -44,11 +46,13 @@ class Verifier {
     std::set<ValueId> defined_here;
     for (const Op& op : b.ops) {
       if (op.kind == OpKind::Extract && !defined_here.count(op.operands[0]))
-        fail(op, "its vector is not a packed_load defined before it in the same block");
-      if (op.kind == OpKind::PackedLoad) {
+        fail(op,
+             "its vector is not a packed_load or guarded load defined before it in the same "
+             "block");
+      if (op.kind == OpKind::PackedLoad || op.kind == OpKind::Pack) vectors_.insert(op.results[0]);
+      if (op.kind == OpKind::PackedLoad) defined_here.insert(op.results[0]);
+      if (op.kind == OpKind::If && op.results.size() == 1 && k_.type(op.results[0]).is_vector())
         defined_here.insert(op.results[0]);
-        packed_loads_.insert(op.results[0]);
-      }
       if (is_packed(op)) packed_access(op, guarded_by);
       for (size_t r = 0; r < op.regions.size(); ++r)
         block(op.regions[r],
@@ -77,18 +81,10 @@ class Verifier {
     guard(op, *guarded_by, width);
   }
 
-  // The and-tree of cond, as the values it requires.
-  std::set<ValueId> conjuncts(ValueId cond) const {
-    std::set<ValueId> all = {cond};
-    const Op* def = index_.definer(cond);
-    if (def && def->kind == OpKind::And)
-      for (ValueId v : def->operands) all.merge(conjuncts(v));
-    return all;
-  }
-
   void guard(const Op& packed, const Op& branch, int64_t width) {
     const bool load = packed.kind == OpKind::PackedLoad;
-    const std::set<ValueId> required = conjuncts(branch.operands[0]);
+    const std::vector<ValueId> all = conjuncts(index_, branch.operands[0]);
+    const std::set<ValueId> required(all.begin(), all.end());
     const std::optional<PointerParts> at = index_.pointer_parts(packed.operands[0]);
     if (!at) fail(packed, "its address is not ptr_add(base, index)");
     std::set<int64_t> covered;
@@ -102,13 +98,16 @@ class Verifier {
         fail(packed, "the fallback's access through %" + std::to_string(scalar.operands[0]) +
                          " is not one of the vector's elements");
       const size_t mask = load ? 1 : 2;
-      if (scalar.operands.size() > mask && !required.count(scalar.operands[mask]))
-        fail(packed, "the guard does not require the fallback's mask %" +
-                         std::to_string(scalar.operands[mask]));
+      if (scalar.operands.size() <= mask) continue;
+      for (ValueId leaf : conjuncts(index_, scalar.operands[mask]))
+        if (!required.count(leaf) && !implied(required, leaf))
+          fail(packed, "the guard does not require the fallback's mask %" +
+                           std::to_string(scalar.operands[mask]));
     }
     if (static_cast<int64_t>(covered.size()) != width)
       fail(packed, "the fallback covers " + std::to_string(covered.size()) + " of its " +
                        std::to_string(width) + " elements");
+    if (load) joined_load(packed, branch, *at, width);
     if (k_.type(at->index).dtype != ir::DType::i64 && !requires_widened_check(required))
       fail(packed, "the guard does not compare the widened 32-bit indices");
     if (target_.vector_access_needs_vector_alignment &&
@@ -116,6 +115,75 @@ class Verifier {
                             width * ir::dtype_bytes(k_.type(packed.operands[0]).dtype)))
       fail(packed, "the guard does not test the vector's alignment, which target " + target_.name +
                        " needs");
+  }
+
+  // Whether a required bound implies `leaf` (mask_bounds.h): one of the same invariant and
+  // direction whose varying value is at least as tight, by a constant, without wrapping
+  // between the two (a 64-bit value does not wrap; a 32-bit one needs a required widened
+  // check of a range that holds both).
+  bool implied(const std::set<ValueId>& required, ValueId leaf) const {
+    for (ValueId r : required)
+      for (int side = 0; side < 2; ++side) {
+        const std::optional<Bound> br = bound_of(k_, index_, r, side);
+        const std::optional<Bound> bl = bound_of(k_, index_, leaf, side);
+        if (!br || !bl) continue;
+        const std::optional<int64_t> d = bound_offset(index_, *br, *bl);
+        if (!d || (br->upper() ? *d > 0 : *d < 0)) continue;
+        if (!may_wrap(k_.type(bl->varying).dtype) ||
+            widened_range_holds(required, br->varying, bl->varying))
+          return true;
+      }
+    return false;
+  }
+
+  // Whether a required `(i64)high == (i64)low + span`, with high the 32-bit value span past
+  // low, puts a and b in low .. low + span.
+  bool widened_range_holds(const std::set<ValueId>& required, ValueId a, ValueId b) const {
+    for (ValueId v : required) {
+      const Op* eq = index_.definer(v);
+      if (!eq || eq->kind != OpKind::Cmp || eq->str_attr("pred") != "eq") continue;
+      const Op* next = index_.definer(eq->operands[1]);
+      if (!next || next->kind != OpKind::Add) continue;
+      const Op* high = index_.definer(eq->operands[0]);
+      const Op* low = index_.definer(next->operands[0]);
+      const Op* span = index_.definer(next->operands[1]);
+      if (!high || high->kind != OpKind::Cast || !low || low->kind != OpKind::Cast || !span ||
+          span->kind != OpKind::Constant || k_.type(low->results[0]).dtype != ir::DType::i64)
+        continue;
+      const int64_t c = span->int_attr("value");
+      if (index_.constant_difference(low->operands[0], high->operands[0]) != c) continue;
+      const std::optional<int64_t> da = index_.constant_difference(low->operands[0], a);
+      const std::optional<int64_t> db = index_.constant_difference(low->operands[0], b);
+      if (da && db && *da >= 0 && *da <= c && *db >= 0 && *db <= c) return true;
+    }
+    return false;
+  }
+
+  // A guarded load's branches yield its vector: the packed load's, and the fallback's pack of
+  // its scalar loads in element order.
+  void joined_load(const Op& packed, const Op& branch, const PointerParts& at, int64_t width) {
+    const Op& then_yield = branch.regions[0].ops.back();
+    const Op& else_yield = branch.regions[1].ops.back();
+    if (branch.results.size() != 1 || then_yield.operands.size() != 1 ||
+        then_yield.operands[0] != packed.results[0])
+      fail(packed, "its guarded if does not yield the packed load's vector as its one result");
+    const Op* pack =
+        else_yield.operands.size() == 1 ? index_.definer(else_yield.operands[0]) : nullptr;
+    if (!pack || pack->kind != OpKind::Pack || static_cast<int64_t>(pack->operands.size()) != width)
+      fail(packed,
+           "the fallback does not yield a pack of its " + std::to_string(width) + " scalar loads");
+    for (int64_t i = 0; i < width; ++i) {
+      const Op* scalar = index_.definer(pack->operands[i]);
+      const std::optional<PointerParts> parts = scalar && scalar->kind == OpKind::Load
+                                                    ? index_.pointer_parts(scalar->operands[0])
+                                                    : std::nullopt;
+      if (!parts || parts->base != at.base ||
+          index_.constant_difference(at.index, parts->index) != i)
+        fail(packed, "the fallback's pack element " + std::to_string(i) +
+                         " is not the load of the vector's element " + std::to_string(i));
+    }
+    yielded_.insert(&then_yield);
+    yielded_.insert(&else_yield);
   }
 
   bool requires_widened_check(const std::set<ValueId>& required) const {
@@ -141,7 +209,8 @@ class Verifier {
   const ir::Kernel& k_;
   const target::Target& target_;
   IndexAnalysis index_;
-  std::set<ValueId> packed_loads_;
+  std::set<ValueId> vectors_;    // packed loads' and packs' vectors
+  std::set<const Op*> yielded_;  // the yields of guarded loads' branches
 };
 
 }  // namespace

@@ -209,6 +209,7 @@ class OwnershipCheck {
       case OpKind::PackedLoad:
       case OpKind::PackedStore:
       case OpKind::Extract:
+      case OpKind::Pack:
       case OpKind::IsAligned:
       case OpKind::MatrixMma:
       case OpKind::AssertTrue:

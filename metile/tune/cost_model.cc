@@ -23,6 +23,7 @@ OpClass op_class(OpKind k) {
     case OpKind::SimdLane:
     case OpKind::SimdGroup:
     case OpKind::Extract:
+    case OpKind::Pack:
     case OpKind::ThreadgroupBuffer:
     case OpKind::For:
     case OpKind::If:

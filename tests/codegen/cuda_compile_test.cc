@@ -121,7 +121,8 @@ TEST(CudaCompile, DeviceStagedGemmReadsFragmentsFromGlobalMemory) {
 }
 
 // Four adjacent accesses per thread, as group_vector_accesses groups them: NVCC must see
-// one vector access, 16 bytes of f32 or 8 bytes of f16, behind the alignment guard.
+// one vector access, 16 bytes of f32 or 8 bytes of f16 (two 32-bit words), behind the
+// alignment guard.
 TEST(CudaCompile, GroupedAccessesBecomeVectorInstructions) {
   for (ir::DType dtype : {ir::DType::f32, ir::DType::f16}) {
     auto kernel = [dtype](dsl::KernelContext& k) {
@@ -140,7 +141,7 @@ TEST(CudaCompile, GroupedAccessesBecomeVectorInstructions) {
     EXPECT_EQ(r.report.grouped_loads, 1);
     EXPECT_EQ(r.report.grouped_stores, 1);
     const std::string ptx = compile_to_ptx(r.emitted.source, "grouped");
-    const std::string width = dtype == ir::DType::f32 ? ".v4.f32" : ".v4.u16";
+    const std::string width = dtype == ir::DType::f32 ? ".v4.f32" : ".v2.u32";
     EXPECT_NE(ptx.find("ld.global" + width), std::string::npos) << ptx;
     EXPECT_NE(ptx.find("st.global" + width), std::string::npos) << ptx;
   }

@@ -119,6 +119,10 @@ std::map<OpKind, Case> metal_cases() {
                           f(b, OpKind::Extract, {v}, f32, {{"index", int64_t{2}}});
                         },
                         ".z;"};
+  c[OpKind::Pack] = {[](MetalBuilder& b, const Sample& s) {
+                       f(b, OpKind::Pack, {s.x, s.x}, Type::vector(DType::f32, 2));
+                     },
+                     "= packed_float2(x, x);"};
   c[OpKind::PackedStore] = {[](MetalBuilder& b, const Sample& s) {
                               b.create(OpKind::PackedStore, {s.buf, s.x, s.x}, {});
                             },

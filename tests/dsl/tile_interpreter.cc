@@ -168,6 +168,7 @@ class Interpreter {
       case OpKind::PackedLoad:
       case OpKind::PackedStore:
       case OpKind::Extract:
+      case OpKind::Pack:
       case OpKind::IsAligned:
       case OpKind::MatrixFill:
       case OpKind::MatrixLoad:

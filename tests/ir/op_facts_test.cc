@@ -192,6 +192,7 @@ TEST(OpFacts, TypeRulesAgreeWithTheOtherFacts) {
       case TypeRule::PackedLoad:
       case TypeRule::PackedStore:
       case TypeRule::Extract:
+      case TypeRule::Pack:
       case TypeRule::IsAligned:
       case TypeRule::MatrixFill:
       case TypeRule::MatrixLoad:

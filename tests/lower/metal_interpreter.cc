@@ -237,6 +237,7 @@ class Runner {
       case K::PackedLoad:
       case K::PackedStore:
       case K::Extract:
+      case K::Pack:
       case K::IsAligned:
         fail(&op, -1, "the test interpreter holds no vectors (the host emulator runs these)");
       case K::MatrixFill:

@@ -135,26 +135,49 @@ class CudaDialect final : public CDialect {
     if (t == ir::DType::bf16) prelude.add_type("metile_bfloat16", std::string(kBfloat16Type));
   }
 
-  // float's vectors are CUDA's built-in float2/float4, aligned to their size; the narrow
-  // floats' are prelude structs aligned to theirs, so one access moves the whole vector.
+  // float's vectors are CUDA's built-in float2/float4, aligned to their size. The narrow
+  // floats' are prelude structs of 32-bit words aligned to theirs, so one access moves the
+  // whole vector and a join of two of them (a grouped load and its fallback) stays in whole
+  // registers: ptxas unpacks a join of 16-bit values into one register each, with a PRMT per
+  // element, where it reads the halves of a loaded word in place.
   std::string packed_vector_type(ir::DType t, int64_t width, Prelude& prelude) const override {
     if (t == ir::DType::f32) return "float" + std::to_string(width);
     const std::string element(scalar_type(t));
     const std::string name = element + "x" + std::to_string(width);
-    const std::string fields = width == 2   ? "x, y"
-                               : width == 4 ? "x, y, z, w"
-                                            : "x, y, z, w, e4, e5, e6, e7";
+    const std::string words = std::to_string(width / 2);
     prelude.add_type(name, "struct __align__(" + std::to_string(width * ir::dtype_bytes(t)) + ") " +
-                               name + " {\n  " + element + " " + fields + ";\n};\n");
+                               name + " {\n  unsigned int w[" + words + "];\n};\n");
+    prelude.add_type(element + "_words",
+                     "static __device__ __forceinline__ unsigned int " + element + "_pair(" +
+                         element + " lo, " + element +
+                         " hi) {\n  return static_cast<unsigned int>(lo.bits) | "
+                         "(static_cast<unsigned int>(hi.bits) << 16);\n}\n"
+                         "static __device__ __forceinline__ " +
+                         element + " " + element + "_of_bits(unsigned int w) {\n  " + element +
+                         " v;\n  v.bits = static_cast<unsigned short>(w);\n  return v;\n}\n");
     return name;
   }
 
-  // CUDA's vectors are aggregates: brace initialisation, not a constructor call.
-  std::string vector_literal(const std::string& type,
+  // CUDA's vectors are aggregates: brace initialisation, not a constructor call; the narrow
+  // floats' pair up into words.
+  std::string packed_literal(ir::DType t, const std::string& type,
                              const std::vector<std::string>& elements) const override {
-    std::string text = type + "{";
-    for (size_t i = 0; i < elements.size(); ++i) text += (i ? ", " : "") + elements[i];
-    return text + "}";
+    if (t == ir::DType::f32) {
+      std::string text = type + "{";
+      for (size_t i = 0; i < elements.size(); ++i) text += (i ? ", " : "") + elements[i];
+      return text + "}";
+    }
+    const std::string element(scalar_type(t));
+    std::string text = type + "{{";
+    for (size_t i = 0; i + 1 < elements.size(); i += 2)
+      text += (i ? ", " : "") + element + "_pair(" + elements[i] + ", " + elements[i + 1] + ")";
+    return text + "}}";
+  }
+
+  std::string packed_element(ir::DType t, const std::string& vector, int64_t index) const override {
+    if (t == ir::DType::f32) return CDialect::packed_element(t, vector, index);
+    const std::string word = vector + ".w[" + std::to_string(index / 2) + "]";
+    return std::string(scalar_type(t)) + "_of_bits(" + (index % 2 ? word + " >> 16" : word) + ")";
   }
 
   // `unsigned int(x)` is not C++: two-word types convert with static_cast.

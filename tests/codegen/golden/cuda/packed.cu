@@ -10,8 +10,16 @@ struct metile_half {
     return f;
   }
 };
+static __device__ __forceinline__ unsigned int metile_half_pair(metile_half lo, metile_half hi) {
+  return static_cast<unsigned int>(lo.bits) | (static_cast<unsigned int>(hi.bits) << 16);
+}
+static __device__ __forceinline__ metile_half metile_half_of_bits(unsigned int w) {
+  metile_half v;
+  v.bits = static_cast<unsigned short>(w);
+  return v;
+}
 struct __align__(8) metile_halfx4 {
-  metile_half x, y, z, w;
+  unsigned int w[2];
 };
 
 static __device__ __forceinline__ void convert_packed_body(
@@ -45,7 +53,7 @@ static __device__ __forceinline__ void convert_packed_body(
     const metile_half v19 = static_cast<metile_half>(v18);
     const float v20 = v.w;
     const metile_half v21 = static_cast<metile_half>(v20);
-    ((metile_halfx4*)(dst))[0] = metile_halfx4{v15, v17, v19, v21};
+    ((metile_halfx4*)(dst))[0] = metile_halfx4{{metile_half_pair(v15, v17), metile_half_pair(v19, v21)}};
   }
 }
 

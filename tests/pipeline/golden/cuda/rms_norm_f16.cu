@@ -10,8 +10,16 @@ struct metile_half {
     return f;
   }
 };
+static __device__ __forceinline__ unsigned int metile_half_pair(metile_half lo, metile_half hi) {
+  return static_cast<unsigned int>(lo.bits) | (static_cast<unsigned int>(hi.bits) << 16);
+}
+static __device__ __forceinline__ metile_half metile_half_of_bits(unsigned int w) {
+  metile_half v;
+  v.bits = static_cast<unsigned short>(w);
+  return v;
+}
 struct __align__(16) metile_halfx8 {
-  metile_half x, y, z, w, e4, e5, e6, e7;
+  unsigned int w[4];
 };
 static __device__ __forceinline__ float metile_simd_sum(float v) {
   for (int offset = 16; offset > 0; offset /= 2) {
@@ -94,65 +102,38 @@ static __device__ __forceinline__ void rms_norm_f16_body(
     const metile_half* v63 = v9 + v47;
     const metile_half* v64 = v9 + v48;
     const metile_half v65 = metile_half(0.0f);
-    const bool v248 = v49 && v50;
-    const bool v249 = v248 && v51;
-    const bool v250 = v249 && v52;
-    const bool v251 = v250 && v53;
-    const bool v252 = v251 && v54;
-    const bool v253 = v252 && v55;
-    const bool v254 = v253 && v56;
-    const long long v255 = static_cast<long long>(v41);
-    const long long v256 = static_cast<long long>(v48);
-    const long long v257 = 7l;
-    const long long v258 = v255 + v257;
-    const bool v259 = v256 == v258;
-    const bool v260 = v254 && v259;
-    const bool v261 = (reinterpret_cast<unsigned long long>(v57) & 15) == 0;
-    const bool v262 = v260 && v261;
-    metile_half v66;
-    metile_half v67;
-    metile_half v68;
-    metile_half v69;
-    metile_half v70;
-    metile_half v71;
-    metile_half v72;
-    metile_half v73;
-    if (v262) {
-      const metile_halfx8 v271 = ((const metile_halfx8*)(v57))[0];
-      const metile_half v263 = v271.x;
-      const metile_half v264 = v271.y;
-      const metile_half v265 = v271.z;
-      const metile_half v266 = v271.w;
-      const metile_half v267 = v271.e4;
-      const metile_half v268 = v271.e5;
-      const metile_half v269 = v271.e6;
-      const metile_half v270 = v271.e7;
-      v66 = v263;
-      v67 = v264;
-      v68 = v265;
-      v69 = v266;
-      v70 = v267;
-      v71 = v268;
-      v72 = v269;
-      v73 = v270;
+    const long long v248 = static_cast<long long>(v41);
+    const long long v249 = static_cast<long long>(v48);
+    const long long v250 = 7l;
+    const long long v251 = v248 + v250;
+    const bool v252 = v249 == v251;
+    const bool v253 = v56 && v252;
+    const bool v254 = (reinterpret_cast<unsigned long long>(v57) & 15) == 0;
+    const bool v255 = v253 && v254;
+    metile_halfx8 v266;
+    if (v255) {
+      const metile_halfx8 v256 = ((const metile_halfx8*)(v57))[0];
+      v266 = v256;
     } else {
-      const metile_half v272 = v49 ? v57[0] : v65;
-      const metile_half v273 = v50 ? v58[0] : v65;
-      const metile_half v274 = v51 ? v59[0] : v65;
-      const metile_half v275 = v52 ? v60[0] : v65;
-      const metile_half v276 = v53 ? v61[0] : v65;
-      const metile_half v277 = v54 ? v62[0] : v65;
-      const metile_half v278 = v55 ? v63[0] : v65;
-      const metile_half v279 = v56 ? v64[0] : v65;
-      v66 = v272;
-      v67 = v273;
-      v68 = v274;
-      v69 = v275;
-      v70 = v276;
-      v71 = v277;
-      v72 = v278;
-      v73 = v279;
+      const metile_half v257 = v49 ? v57[0] : v65;
+      const metile_half v258 = v50 ? v58[0] : v65;
+      const metile_half v259 = v51 ? v59[0] : v65;
+      const metile_half v260 = v52 ? v60[0] : v65;
+      const metile_half v261 = v53 ? v61[0] : v65;
+      const metile_half v262 = v54 ? v62[0] : v65;
+      const metile_half v263 = v55 ? v63[0] : v65;
+      const metile_half v264 = v56 ? v64[0] : v65;
+      const metile_halfx8 v265 = metile_halfx8{{metile_half_pair(v257, v258), metile_half_pair(v259, v260), metile_half_pair(v261, v262), metile_half_pair(v263, v264)}};
+      v266 = v265;
     }
+    const metile_half v66 = metile_half_of_bits(v266.w[0]);
+    const metile_half v67 = metile_half_of_bits(v266.w[0] >> 16);
+    const metile_half v68 = metile_half_of_bits(v266.w[1]);
+    const metile_half v69 = metile_half_of_bits(v266.w[1] >> 16);
+    const metile_half v70 = metile_half_of_bits(v266.w[2]);
+    const metile_half v71 = metile_half_of_bits(v266.w[2] >> 16);
+    const metile_half v72 = metile_half_of_bits(v266.w[3]);
+    const metile_half v73 = metile_half_of_bits(v266.w[3] >> 16);
     const float v74 = static_cast<float>(v66);
     const float v75 = static_cast<float>(v67);
     const float v76 = static_cast<float>(v68);
@@ -260,65 +241,38 @@ static __device__ __forceinline__ void rms_norm_f16_body(
     const metile_half* v173 = v9 + v157;
     const metile_half* v174 = v9 + v158;
     const metile_half v175 = metile_half(0.0f);
-    const bool v280 = v159 && v160;
-    const bool v281 = v280 && v161;
-    const bool v282 = v281 && v162;
-    const bool v283 = v282 && v163;
-    const bool v284 = v283 && v164;
-    const bool v285 = v284 && v165;
-    const bool v286 = v285 && v166;
-    const long long v287 = static_cast<long long>(v151);
-    const long long v288 = static_cast<long long>(v158);
-    const long long v289 = 7l;
-    const long long v290 = v287 + v289;
-    const bool v291 = v288 == v290;
-    const bool v292 = v286 && v291;
-    const bool v293 = (reinterpret_cast<unsigned long long>(v167) & 15) == 0;
-    const bool v294 = v292 && v293;
-    metile_half v176;
-    metile_half v177;
-    metile_half v178;
-    metile_half v179;
-    metile_half v180;
-    metile_half v181;
-    metile_half v182;
-    metile_half v183;
-    if (v294) {
-      const metile_halfx8 v303 = ((const metile_halfx8*)(v167))[0];
-      const metile_half v295 = v303.x;
-      const metile_half v296 = v303.y;
-      const metile_half v297 = v303.z;
-      const metile_half v298 = v303.w;
-      const metile_half v299 = v303.e4;
-      const metile_half v300 = v303.e5;
-      const metile_half v301 = v303.e6;
-      const metile_half v302 = v303.e7;
-      v176 = v295;
-      v177 = v296;
-      v178 = v297;
-      v179 = v298;
-      v180 = v299;
-      v181 = v300;
-      v182 = v301;
-      v183 = v302;
+    const long long v267 = static_cast<long long>(v151);
+    const long long v268 = static_cast<long long>(v158);
+    const long long v269 = 7l;
+    const long long v270 = v267 + v269;
+    const bool v271 = v268 == v270;
+    const bool v272 = v166 && v271;
+    const bool v273 = (reinterpret_cast<unsigned long long>(v167) & 15) == 0;
+    const bool v274 = v272 && v273;
+    metile_halfx8 v285;
+    if (v274) {
+      const metile_halfx8 v275 = ((const metile_halfx8*)(v167))[0];
+      v285 = v275;
     } else {
-      const metile_half v304 = v159 ? v167[0] : v175;
-      const metile_half v305 = v160 ? v168[0] : v175;
-      const metile_half v306 = v161 ? v169[0] : v175;
-      const metile_half v307 = v162 ? v170[0] : v175;
-      const metile_half v308 = v163 ? v171[0] : v175;
-      const metile_half v309 = v164 ? v172[0] : v175;
-      const metile_half v310 = v165 ? v173[0] : v175;
-      const metile_half v311 = v166 ? v174[0] : v175;
-      v176 = v304;
-      v177 = v305;
-      v178 = v306;
-      v179 = v307;
-      v180 = v308;
-      v181 = v309;
-      v182 = v310;
-      v183 = v311;
+      const metile_half v276 = v159 ? v167[0] : v175;
+      const metile_half v277 = v160 ? v168[0] : v175;
+      const metile_half v278 = v161 ? v169[0] : v175;
+      const metile_half v279 = v162 ? v170[0] : v175;
+      const metile_half v280 = v163 ? v171[0] : v175;
+      const metile_half v281 = v164 ? v172[0] : v175;
+      const metile_half v282 = v165 ? v173[0] : v175;
+      const metile_half v283 = v166 ? v174[0] : v175;
+      const metile_halfx8 v284 = metile_halfx8{{metile_half_pair(v276, v277), metile_half_pair(v278, v279), metile_half_pair(v280, v281), metile_half_pair(v282, v283)}};
+      v285 = v284;
     }
+    const metile_half v176 = metile_half_of_bits(v285.w[0]);
+    const metile_half v177 = metile_half_of_bits(v285.w[0] >> 16);
+    const metile_half v178 = metile_half_of_bits(v285.w[1]);
+    const metile_half v179 = metile_half_of_bits(v285.w[1] >> 16);
+    const metile_half v180 = metile_half_of_bits(v285.w[2]);
+    const metile_half v181 = metile_half_of_bits(v285.w[2] >> 16);
+    const metile_half v182 = metile_half_of_bits(v285.w[3]);
+    const metile_half v183 = metile_half_of_bits(v285.w[3] >> 16);
     const float v184 = static_cast<float>(v176);
     const float v185 = static_cast<float>(v177);
     const float v186 = static_cast<float>(v178);
@@ -335,52 +289,32 @@ static __device__ __forceinline__ void rms_norm_f16_body(
     const metile_half* v197 = w + v156;
     const metile_half* v198 = w + v157;
     const metile_half* v199 = w + v158;
-    const bool v325 = (reinterpret_cast<unsigned long long>(v192) & 15) == 0;
-    const bool v326 = v292 && v325;
-    metile_half v200;
-    metile_half v201;
-    metile_half v202;
-    metile_half v203;
-    metile_half v204;
-    metile_half v205;
-    metile_half v206;
-    metile_half v207;
-    if (v326) {
-      const metile_halfx8 v335 = ((const metile_halfx8*)(v192))[0];
-      const metile_half v327 = v335.x;
-      const metile_half v328 = v335.y;
-      const metile_half v329 = v335.z;
-      const metile_half v330 = v335.w;
-      const metile_half v331 = v335.e4;
-      const metile_half v332 = v335.e5;
-      const metile_half v333 = v335.e6;
-      const metile_half v334 = v335.e7;
-      v200 = v327;
-      v201 = v328;
-      v202 = v329;
-      v203 = v330;
-      v204 = v331;
-      v205 = v332;
-      v206 = v333;
-      v207 = v334;
+    const bool v292 = (reinterpret_cast<unsigned long long>(v192) & 15) == 0;
+    const bool v293 = v272 && v292;
+    metile_halfx8 v304;
+    if (v293) {
+      const metile_halfx8 v294 = ((const metile_halfx8*)(v192))[0];
+      v304 = v294;
     } else {
-      const metile_half v336 = v159 ? v192[0] : v175;
-      const metile_half v337 = v160 ? v193[0] : v175;
-      const metile_half v338 = v161 ? v194[0] : v175;
-      const metile_half v339 = v162 ? v195[0] : v175;
-      const metile_half v340 = v163 ? v196[0] : v175;
-      const metile_half v341 = v164 ? v197[0] : v175;
-      const metile_half v342 = v165 ? v198[0] : v175;
-      const metile_half v343 = v166 ? v199[0] : v175;
-      v200 = v336;
-      v201 = v337;
-      v202 = v338;
-      v203 = v339;
-      v204 = v340;
-      v205 = v341;
-      v206 = v342;
-      v207 = v343;
+      const metile_half v295 = v159 ? v192[0] : v175;
+      const metile_half v296 = v160 ? v193[0] : v175;
+      const metile_half v297 = v161 ? v194[0] : v175;
+      const metile_half v298 = v162 ? v195[0] : v175;
+      const metile_half v299 = v163 ? v196[0] : v175;
+      const metile_half v300 = v164 ? v197[0] : v175;
+      const metile_half v301 = v165 ? v198[0] : v175;
+      const metile_half v302 = v166 ? v199[0] : v175;
+      const metile_halfx8 v303 = metile_halfx8{{metile_half_pair(v295, v296), metile_half_pair(v297, v298), metile_half_pair(v299, v300), metile_half_pair(v301, v302)}};
+      v304 = v303;
     }
+    const metile_half v200 = metile_half_of_bits(v304.w[0]);
+    const metile_half v201 = metile_half_of_bits(v304.w[0] >> 16);
+    const metile_half v202 = metile_half_of_bits(v304.w[1]);
+    const metile_half v203 = metile_half_of_bits(v304.w[1] >> 16);
+    const metile_half v204 = metile_half_of_bits(v304.w[2]);
+    const metile_half v205 = metile_half_of_bits(v304.w[2] >> 16);
+    const metile_half v206 = metile_half_of_bits(v304.w[3]);
+    const metile_half v207 = metile_half_of_bits(v304.w[3] >> 16);
     const float v208 = static_cast<float>(v200);
     const float v209 = static_cast<float>(v201);
     const float v210 = static_cast<float>(v202);
@@ -421,10 +355,10 @@ static __device__ __forceinline__ void rms_norm_f16_body(
     metile_half* v245 = v10 + v156;
     metile_half* v246 = v10 + v157;
     metile_half* v247 = v10 + v158;
-    const bool v357 = (reinterpret_cast<unsigned long long>(v240) & 15) == 0;
-    const bool v358 = v292 && v357;
-    if (v358) {
-      ((metile_halfx8*)(v240))[0] = metile_halfx8{v232, v233, v234, v235, v236, v237, v238, v239};
+    const bool v311 = (reinterpret_cast<unsigned long long>(v240) & 15) == 0;
+    const bool v312 = v272 && v311;
+    if (v312) {
+      ((metile_halfx8*)(v240))[0] = metile_halfx8{{metile_half_pair(v232, v233), metile_half_pair(v234, v235), metile_half_pair(v236, v237), metile_half_pair(v238, v239)}};
     } else {
       if (v159) { v240[0] = v232; }
       if (v160) { v241[0] = v233; }

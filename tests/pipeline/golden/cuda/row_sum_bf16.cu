@@ -6,8 +6,16 @@ struct metile_bfloat16 {
   __device__ metile_bfloat16(float f) { asm("cvt.rn.bf16.f32 %0, %1;" : "=h"(bits) : "f"(f)); }
   __device__ operator float() const { return __uint_as_float(static_cast<unsigned int>(bits) << 16); }
 };
+static __device__ __forceinline__ unsigned int metile_bfloat16_pair(metile_bfloat16 lo, metile_bfloat16 hi) {
+  return static_cast<unsigned int>(lo.bits) | (static_cast<unsigned int>(hi.bits) << 16);
+}
+static __device__ __forceinline__ metile_bfloat16 metile_bfloat16_of_bits(unsigned int w) {
+  metile_bfloat16 v;
+  v.bits = static_cast<unsigned short>(w);
+  return v;
+}
 struct __align__(16) metile_bfloat16x8 {
-  metile_bfloat16 x, y, z, w, e4, e5, e6, e7;
+  unsigned int w[4];
 };
 static __device__ __forceinline__ float metile_simd_sum(float v) {
   for (int offset = 16; offset > 0; offset /= 2) {
@@ -87,65 +95,38 @@ static __device__ __forceinline__ void row_sum_bf16_body(
     const metile_bfloat16* v60 = v7 + v44;
     const metile_bfloat16* v61 = v7 + v45;
     const metile_bfloat16 v62 = metile_bfloat16(0.0f);
-    const bool v118 = v46 && v47;
-    const bool v119 = v118 && v48;
-    const bool v120 = v119 && v49;
-    const bool v121 = v120 && v50;
-    const bool v122 = v121 && v51;
-    const bool v123 = v122 && v52;
-    const bool v124 = v123 && v53;
-    const long long v125 = static_cast<long long>(v38);
-    const long long v126 = static_cast<long long>(v45);
-    const long long v127 = 7l;
-    const long long v128 = v125 + v127;
-    const bool v129 = v126 == v128;
-    const bool v130 = v124 && v129;
-    const bool v131 = (reinterpret_cast<unsigned long long>(v54) & 15) == 0;
-    const bool v132 = v130 && v131;
-    metile_bfloat16 v63;
-    metile_bfloat16 v64;
-    metile_bfloat16 v65;
-    metile_bfloat16 v66;
-    metile_bfloat16 v67;
-    metile_bfloat16 v68;
-    metile_bfloat16 v69;
-    metile_bfloat16 v70;
-    if (v132) {
-      const metile_bfloat16x8 v141 = ((const metile_bfloat16x8*)(v54))[0];
-      const metile_bfloat16 v133 = v141.x;
-      const metile_bfloat16 v134 = v141.y;
-      const metile_bfloat16 v135 = v141.z;
-      const metile_bfloat16 v136 = v141.w;
-      const metile_bfloat16 v137 = v141.e4;
-      const metile_bfloat16 v138 = v141.e5;
-      const metile_bfloat16 v139 = v141.e6;
-      const metile_bfloat16 v140 = v141.e7;
-      v63 = v133;
-      v64 = v134;
-      v65 = v135;
-      v66 = v136;
-      v67 = v137;
-      v68 = v138;
-      v69 = v139;
-      v70 = v140;
+    const long long v118 = static_cast<long long>(v38);
+    const long long v119 = static_cast<long long>(v45);
+    const long long v120 = 7l;
+    const long long v121 = v118 + v120;
+    const bool v122 = v119 == v121;
+    const bool v123 = v53 && v122;
+    const bool v124 = (reinterpret_cast<unsigned long long>(v54) & 15) == 0;
+    const bool v125 = v123 && v124;
+    metile_bfloat16x8 v136;
+    if (v125) {
+      const metile_bfloat16x8 v126 = ((const metile_bfloat16x8*)(v54))[0];
+      v136 = v126;
     } else {
-      const metile_bfloat16 v142 = v46 ? v54[0] : v62;
-      const metile_bfloat16 v143 = v47 ? v55[0] : v62;
-      const metile_bfloat16 v144 = v48 ? v56[0] : v62;
-      const metile_bfloat16 v145 = v49 ? v57[0] : v62;
-      const metile_bfloat16 v146 = v50 ? v58[0] : v62;
-      const metile_bfloat16 v147 = v51 ? v59[0] : v62;
-      const metile_bfloat16 v148 = v52 ? v60[0] : v62;
-      const metile_bfloat16 v149 = v53 ? v61[0] : v62;
-      v63 = v142;
-      v64 = v143;
-      v65 = v144;
-      v66 = v145;
-      v67 = v146;
-      v68 = v147;
-      v69 = v148;
-      v70 = v149;
+      const metile_bfloat16 v127 = v46 ? v54[0] : v62;
+      const metile_bfloat16 v128 = v47 ? v55[0] : v62;
+      const metile_bfloat16 v129 = v48 ? v56[0] : v62;
+      const metile_bfloat16 v130 = v49 ? v57[0] : v62;
+      const metile_bfloat16 v131 = v50 ? v58[0] : v62;
+      const metile_bfloat16 v132 = v51 ? v59[0] : v62;
+      const metile_bfloat16 v133 = v52 ? v60[0] : v62;
+      const metile_bfloat16 v134 = v53 ? v61[0] : v62;
+      const metile_bfloat16x8 v135 = metile_bfloat16x8{{metile_bfloat16_pair(v127, v128), metile_bfloat16_pair(v129, v130), metile_bfloat16_pair(v131, v132), metile_bfloat16_pair(v133, v134)}};
+      v136 = v135;
     }
+    const metile_bfloat16 v63 = metile_bfloat16_of_bits(v136.w[0]);
+    const metile_bfloat16 v64 = metile_bfloat16_of_bits(v136.w[0] >> 16);
+    const metile_bfloat16 v65 = metile_bfloat16_of_bits(v136.w[1]);
+    const metile_bfloat16 v66 = metile_bfloat16_of_bits(v136.w[1] >> 16);
+    const metile_bfloat16 v67 = metile_bfloat16_of_bits(v136.w[2]);
+    const metile_bfloat16 v68 = metile_bfloat16_of_bits(v136.w[2] >> 16);
+    const metile_bfloat16 v69 = metile_bfloat16_of_bits(v136.w[3]);
+    const metile_bfloat16 v70 = metile_bfloat16_of_bits(v136.w[3] >> 16);
     const float v71 = static_cast<float>(v63);
     const float v72 = static_cast<float>(v64);
     const float v73 = static_cast<float>(v65);

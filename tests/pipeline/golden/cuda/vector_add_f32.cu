@@ -38,71 +38,52 @@ static __device__ __forceinline__ void vector_add_f32_body(
   const float* v28 = y + v20;
   const float* v29 = y + v21;
   const float v30 = 0.0f;
-  const bool v51 = v22 && v23;
-  const bool v52 = v51 && v24;
-  const bool v53 = v52 && v25;
-  const long long v54 = static_cast<long long>(v18);
-  const long long v55 = static_cast<long long>(v21);
-  const long long v56 = 3l;
-  const long long v57 = v54 + v56;
-  const bool v58 = v55 == v57;
-  const bool v59 = v53 && v58;
-  const bool v60 = (reinterpret_cast<unsigned long long>(v26) & 15) == 0;
-  const bool v61 = v59 && v60;
-  float v31;
-  float v32;
-  float v33;
-  float v34;
-  if (v61) {
-    const float4 v66 = ((const float4*)(v26))[0];
-    const float v62 = v66.x;
-    const float v63 = v66.y;
-    const float v64 = v66.z;
-    const float v65 = v66.w;
-    v31 = v62;
-    v32 = v63;
-    v33 = v64;
-    v34 = v65;
+  const long long v51 = static_cast<long long>(v18);
+  const long long v52 = static_cast<long long>(v21);
+  const long long v53 = 3l;
+  const long long v54 = v51 + v53;
+  const bool v55 = v52 == v54;
+  const bool v56 = v25 && v55;
+  const bool v57 = (reinterpret_cast<unsigned long long>(v26) & 15) == 0;
+  const bool v58 = v56 && v57;
+  float4 v65;
+  if (v58) {
+    const float4 v59 = ((const float4*)(v26))[0];
+    v65 = v59;
   } else {
-    const float v67 = v22 ? v26[0] : v30;
-    const float v68 = v23 ? v27[0] : v30;
-    const float v69 = v24 ? v28[0] : v30;
-    const float v70 = v25 ? v29[0] : v30;
-    v31 = v67;
-    v32 = v68;
-    v33 = v69;
-    v34 = v70;
+    const float v60 = v22 ? v26[0] : v30;
+    const float v61 = v23 ? v27[0] : v30;
+    const float v62 = v24 ? v28[0] : v30;
+    const float v63 = v25 ? v29[0] : v30;
+    const float4 v64 = float4{v60, v61, v62, v63};
+    v65 = v64;
   }
+  const float v31 = v65.x;
+  const float v32 = v65.y;
+  const float v33 = v65.z;
+  const float v34 = v65.w;
   const float* v35 = x + v18;
   const float* v36 = x + v19;
   const float* v37 = x + v20;
   const float* v38 = x + v21;
-  const bool v80 = (reinterpret_cast<unsigned long long>(v35) & 15) == 0;
-  const bool v81 = v59 && v80;
-  float v39;
-  float v40;
-  float v41;
-  float v42;
-  if (v81) {
-    const float4 v86 = ((const float4*)(v35))[0];
-    const float v82 = v86.x;
-    const float v83 = v86.y;
-    const float v84 = v86.z;
-    const float v85 = v86.w;
-    v39 = v82;
-    v40 = v83;
-    v41 = v84;
-    v42 = v85;
+  const bool v72 = (reinterpret_cast<unsigned long long>(v35) & 15) == 0;
+  const bool v73 = v56 && v72;
+  float4 v80;
+  if (v73) {
+    const float4 v74 = ((const float4*)(v35))[0];
+    v80 = v74;
   } else {
-    const float v87 = v22 ? v35[0] : v30;
-    const float v88 = v23 ? v36[0] : v30;
-    const float v89 = v24 ? v37[0] : v30;
-    const float v90 = v25 ? v38[0] : v30;
-    v39 = v87;
-    v40 = v88;
-    v41 = v89;
-    v42 = v90;
+    const float v75 = v22 ? v35[0] : v30;
+    const float v76 = v23 ? v36[0] : v30;
+    const float v77 = v24 ? v37[0] : v30;
+    const float v78 = v25 ? v38[0] : v30;
+    const float4 v79 = float4{v75, v76, v77, v78};
+    v80 = v79;
   }
+  const float v39 = v80.x;
+  const float v40 = v80.y;
+  const float v41 = v80.z;
+  const float v42 = v80.w;
   const float v43 = v39 + v31;
   const float v44 = v40 + v32;
   const float v45 = v41 + v33;
@@ -111,9 +92,9 @@ static __device__ __forceinline__ void vector_add_f32_body(
   float* v48 = out + v19;
   float* v49 = out + v20;
   float* v50 = out + v21;
-  const bool v100 = (reinterpret_cast<unsigned long long>(v47) & 15) == 0;
-  const bool v101 = v59 && v100;
-  if (v101) {
+  const bool v87 = (reinterpret_cast<unsigned long long>(v47) & 15) == 0;
+  const bool v88 = v56 && v87;
+  if (v88) {
     ((float4*)(v47))[0] = float4{v43, v44, v45, v46};
   } else {
     if (v22) { v47[0] = v43; }

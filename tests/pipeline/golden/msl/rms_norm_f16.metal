@@ -50,39 +50,28 @@ static inline void rms_norm_f16_body(
     device const half* v39 = v9 + v31;
     device const half* v40 = v9 + v32;
     const half v41 = half(0.0f);
-    const bool v152 = v33 && v34;
-    const bool v153 = v152 && v35;
-    const bool v154 = v153 && v36;
-    const long v155 = static_cast<long>(v29);
-    const long v156 = static_cast<long>(v32);
-    const long v157 = 3l;
-    const long v158 = v155 + v157;
-    const bool v159 = v156 == v158;
-    const bool v160 = v154 && v159;
-    half v42;
-    half v43;
-    half v44;
-    half v45;
-    if (v160) {
-      const packed_half4 v165 = ((device const packed_half4*)(v37))[0];
-      const half v161 = v165.x;
-      const half v162 = v165.y;
-      const half v163 = v165.z;
-      const half v164 = v165.w;
-      v42 = v161;
-      v43 = v162;
-      v44 = v163;
-      v45 = v164;
+    const long v152 = static_cast<long>(v29);
+    const long v153 = static_cast<long>(v32);
+    const long v154 = 3l;
+    const long v155 = v152 + v154;
+    const bool v156 = v153 == v155;
+    const bool v157 = v36 && v156;
+    packed_half4 v164;
+    if (v157) {
+      const packed_half4 v158 = ((device const packed_half4*)(v37))[0];
+      v164 = v158;
     } else {
-      const half v166 = v33 ? v37[0] : v41;
-      const half v167 = v34 ? v38[0] : v41;
-      const half v168 = v35 ? v39[0] : v41;
-      const half v169 = v36 ? v40[0] : v41;
-      v42 = v166;
-      v43 = v167;
-      v44 = v168;
-      v45 = v169;
+      const half v159 = v33 ? v37[0] : v41;
+      const half v160 = v34 ? v38[0] : v41;
+      const half v161 = v35 ? v39[0] : v41;
+      const half v162 = v36 ? v40[0] : v41;
+      const packed_half4 v163 = packed_half4(v159, v160, v161, v162);
+      v164 = v163;
     }
+    const half v42 = v164.x;
+    const half v43 = v164.y;
+    const half v44 = v164.z;
+    const half v45 = v164.w;
     const float v46 = static_cast<float>(v42);
     const float v47 = static_cast<float>(v43);
     const float v48 = static_cast<float>(v44);
@@ -152,39 +141,28 @@ static inline void rms_norm_f16_body(
     device const half* v113 = v9 + v105;
     device const half* v114 = v9 + v106;
     const half v115 = half(0.0f);
-    const bool v170 = v107 && v108;
-    const bool v171 = v170 && v109;
-    const bool v172 = v171 && v110;
-    const long v173 = static_cast<long>(v103);
-    const long v174 = static_cast<long>(v106);
-    const long v175 = 3l;
-    const long v176 = v173 + v175;
-    const bool v177 = v174 == v176;
-    const bool v178 = v172 && v177;
-    half v116;
-    half v117;
-    half v118;
-    half v119;
-    if (v178) {
-      const packed_half4 v183 = ((device const packed_half4*)(v111))[0];
-      const half v179 = v183.x;
-      const half v180 = v183.y;
-      const half v181 = v183.z;
-      const half v182 = v183.w;
-      v116 = v179;
-      v117 = v180;
-      v118 = v181;
-      v119 = v182;
+    const long v165 = static_cast<long>(v103);
+    const long v166 = static_cast<long>(v106);
+    const long v167 = 3l;
+    const long v168 = v165 + v167;
+    const bool v169 = v166 == v168;
+    const bool v170 = v110 && v169;
+    packed_half4 v177;
+    if (v170) {
+      const packed_half4 v171 = ((device const packed_half4*)(v111))[0];
+      v177 = v171;
     } else {
-      const half v184 = v107 ? v111[0] : v115;
-      const half v185 = v108 ? v112[0] : v115;
-      const half v186 = v109 ? v113[0] : v115;
-      const half v187 = v110 ? v114[0] : v115;
-      v116 = v184;
-      v117 = v185;
-      v118 = v186;
-      v119 = v187;
+      const half v172 = v107 ? v111[0] : v115;
+      const half v173 = v108 ? v112[0] : v115;
+      const half v174 = v109 ? v113[0] : v115;
+      const half v175 = v110 ? v114[0] : v115;
+      const packed_half4 v176 = packed_half4(v172, v173, v174, v175);
+      v177 = v176;
     }
+    const half v116 = v177.x;
+    const half v117 = v177.y;
+    const half v118 = v177.z;
+    const half v119 = v177.w;
     const float v120 = static_cast<float>(v116);
     const float v121 = static_cast<float>(v117);
     const float v122 = static_cast<float>(v118);
@@ -193,30 +171,22 @@ static inline void rms_norm_f16_body(
     device const half* v125 = w + v104;
     device const half* v126 = w + v105;
     device const half* v127 = w + v106;
-    half v128;
-    half v129;
-    half v130;
-    half v131;
-    if (v178) {
-      const packed_half4 v201 = ((device const packed_half4*)(v124))[0];
-      const half v197 = v201.x;
-      const half v198 = v201.y;
-      const half v199 = v201.z;
-      const half v200 = v201.w;
-      v128 = v197;
-      v129 = v198;
-      v130 = v199;
-      v131 = v200;
+    packed_half4 v190;
+    if (v170) {
+      const packed_half4 v184 = ((device const packed_half4*)(v124))[0];
+      v190 = v184;
     } else {
-      const half v202 = v107 ? v124[0] : v115;
-      const half v203 = v108 ? v125[0] : v115;
-      const half v204 = v109 ? v126[0] : v115;
-      const half v205 = v110 ? v127[0] : v115;
-      v128 = v202;
-      v129 = v203;
-      v130 = v204;
-      v131 = v205;
+      const half v185 = v107 ? v124[0] : v115;
+      const half v186 = v108 ? v125[0] : v115;
+      const half v187 = v109 ? v126[0] : v115;
+      const half v188 = v110 ? v127[0] : v115;
+      const packed_half4 v189 = packed_half4(v185, v186, v187, v188);
+      v190 = v189;
     }
+    const half v128 = v190.x;
+    const half v129 = v190.y;
+    const half v130 = v190.z;
+    const half v131 = v190.w;
     const float v132 = static_cast<float>(v128);
     const float v133 = static_cast<float>(v129);
     const float v134 = static_cast<float>(v130);
@@ -237,7 +207,7 @@ static inline void rms_norm_f16_body(
     device half* v149 = v10 + v104;
     device half* v150 = v10 + v105;
     device half* v151 = v10 + v106;
-    if (v178) {
+    if (v170) {
       ((device packed_half4*)(v148))[0] = packed_half4(v144, v145, v146, v147);
     } else {
       if (v107) { v148[0] = v144; }

@@ -52,39 +52,28 @@ static inline void softmax_f32_body(
     device const float* v41 = v7 + v33;
     device const float* v42 = v7 + v34;
     device const float* v43 = v7 + v35;
-    const bool v262 = v36 && v37;
-    const bool v263 = v262 && v38;
-    const bool v264 = v263 && v39;
-    const long v265 = static_cast<long>(v32);
-    const long v266 = static_cast<long>(v35);
-    const long v267 = 3l;
-    const long v268 = v265 + v267;
-    const bool v269 = v266 == v268;
-    const bool v270 = v264 && v269;
-    float v45;
-    float v46;
-    float v47;
-    float v48;
-    if (v270) {
-      const packed_float4 v275 = ((device const packed_float4*)(v40))[0];
-      const float v271 = v275.x;
-      const float v272 = v275.y;
-      const float v273 = v275.z;
-      const float v274 = v275.w;
-      v45 = v271;
-      v46 = v272;
-      v47 = v273;
-      v48 = v274;
+    const long v262 = static_cast<long>(v32);
+    const long v263 = static_cast<long>(v35);
+    const long v264 = 3l;
+    const long v265 = v262 + v264;
+    const bool v266 = v263 == v265;
+    const bool v267 = v39 && v266;
+    packed_float4 v274;
+    if (v267) {
+      const packed_float4 v268 = ((device const packed_float4*)(v40))[0];
+      v274 = v268;
     } else {
-      const float v276 = v36 ? v40[0] : v12;
-      const float v277 = v37 ? v41[0] : v12;
-      const float v278 = v38 ? v42[0] : v12;
-      const float v279 = v39 ? v43[0] : v12;
-      v45 = v276;
-      v46 = v277;
-      v47 = v278;
-      v48 = v279;
+      const float v269 = v36 ? v40[0] : v12;
+      const float v270 = v37 ? v41[0] : v12;
+      const float v271 = v38 ? v42[0] : v12;
+      const float v272 = v39 ? v43[0] : v12;
+      const packed_float4 v273 = packed_float4(v269, v270, v271, v272);
+      v274 = v273;
     }
+    const float v45 = v274.x;
+    const float v46 = v274.y;
+    const float v47 = v274.z;
+    const float v48 = v274.w;
     const float v49 = v36 ? v45 : v9;
     const float v50 = v37 ? v46 : v9;
     const float v51 = v38 ? v47 : v9;
@@ -267,39 +256,28 @@ static inline void softmax_f32_body(
     device const float* v239 = v7 + v231;
     device const float* v240 = v7 + v232;
     device const float* v241 = v7 + v233;
-    const bool v280 = v234 && v235;
-    const bool v281 = v280 && v236;
-    const bool v282 = v281 && v237;
-    const long v283 = static_cast<long>(v230);
-    const long v284 = static_cast<long>(v233);
-    const long v285 = 3l;
-    const long v286 = v283 + v285;
-    const bool v287 = v284 == v286;
-    const bool v288 = v282 && v287;
-    float v242;
-    float v243;
-    float v244;
-    float v245;
-    if (v288) {
-      const packed_float4 v293 = ((device const packed_float4*)(v238))[0];
-      const float v289 = v293.x;
-      const float v290 = v293.y;
-      const float v291 = v293.z;
-      const float v292 = v293.w;
-      v242 = v289;
-      v243 = v290;
-      v244 = v291;
-      v245 = v292;
+    const long v275 = static_cast<long>(v230);
+    const long v276 = static_cast<long>(v233);
+    const long v277 = 3l;
+    const long v278 = v275 + v277;
+    const bool v279 = v276 == v278;
+    const bool v280 = v237 && v279;
+    packed_float4 v287;
+    if (v280) {
+      const packed_float4 v281 = ((device const packed_float4*)(v238))[0];
+      v287 = v281;
     } else {
-      const float v294 = v234 ? v238[0] : v12;
-      const float v295 = v235 ? v239[0] : v12;
-      const float v296 = v236 ? v240[0] : v12;
-      const float v297 = v237 ? v241[0] : v12;
-      v242 = v294;
-      v243 = v295;
-      v244 = v296;
-      v245 = v297;
+      const float v282 = v234 ? v238[0] : v12;
+      const float v283 = v235 ? v239[0] : v12;
+      const float v284 = v236 ? v240[0] : v12;
+      const float v285 = v237 ? v241[0] : v12;
+      const packed_float4 v286 = packed_float4(v282, v283, v284, v285);
+      v287 = v286;
     }
+    const float v242 = v287.x;
+    const float v243 = v287.y;
+    const float v244 = v287.z;
+    const float v245 = v287.w;
     const float v246 = v242 - v141;
     const float v247 = v243 - v141;
     const float v248 = v244 - v141;
@@ -316,7 +294,7 @@ static inline void softmax_f32_body(
     device float* v259 = v8 + v231;
     device float* v260 = v8 + v232;
     device float* v261 = v8 + v233;
-    if (v288) {
+    if (v280) {
       ((device packed_float4*)(v258))[0] = packed_float4(v254, v255, v256, v257);
     } else {
       if (v234) { v258[0] = v254; }

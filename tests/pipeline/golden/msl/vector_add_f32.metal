@@ -39,67 +39,48 @@ static inline void vector_add_f32_body(
   device const float* v28 = y + v20;
   device const float* v29 = y + v21;
   const float v30 = 0.0f;
-  const bool v51 = v22 && v23;
-  const bool v52 = v51 && v24;
-  const bool v53 = v52 && v25;
-  const long v54 = static_cast<long>(v18);
-  const long v55 = static_cast<long>(v21);
-  const long v56 = 3l;
-  const long v57 = v54 + v56;
-  const bool v58 = v55 == v57;
-  const bool v59 = v53 && v58;
-  float v31;
-  float v32;
-  float v33;
-  float v34;
-  if (v59) {
-    const packed_float4 v64 = ((device const packed_float4*)(v26))[0];
-    const float v60 = v64.x;
-    const float v61 = v64.y;
-    const float v62 = v64.z;
-    const float v63 = v64.w;
-    v31 = v60;
-    v32 = v61;
-    v33 = v62;
-    v34 = v63;
+  const long v51 = static_cast<long>(v18);
+  const long v52 = static_cast<long>(v21);
+  const long v53 = 3l;
+  const long v54 = v51 + v53;
+  const bool v55 = v52 == v54;
+  const bool v56 = v25 && v55;
+  packed_float4 v63;
+  if (v56) {
+    const packed_float4 v57 = ((device const packed_float4*)(v26))[0];
+    v63 = v57;
   } else {
-    const float v65 = v22 ? v26[0] : v30;
-    const float v66 = v23 ? v27[0] : v30;
-    const float v67 = v24 ? v28[0] : v30;
-    const float v68 = v25 ? v29[0] : v30;
-    v31 = v65;
-    v32 = v66;
-    v33 = v67;
-    v34 = v68;
+    const float v58 = v22 ? v26[0] : v30;
+    const float v59 = v23 ? v27[0] : v30;
+    const float v60 = v24 ? v28[0] : v30;
+    const float v61 = v25 ? v29[0] : v30;
+    const packed_float4 v62 = packed_float4(v58, v59, v60, v61);
+    v63 = v62;
   }
+  const float v31 = v63.x;
+  const float v32 = v63.y;
+  const float v33 = v63.z;
+  const float v34 = v63.w;
   device const float* v35 = x + v18;
   device const float* v36 = x + v19;
   device const float* v37 = x + v20;
   device const float* v38 = x + v21;
-  float v39;
-  float v40;
-  float v41;
-  float v42;
-  if (v59) {
-    const packed_float4 v82 = ((device const packed_float4*)(v35))[0];
-    const float v78 = v82.x;
-    const float v79 = v82.y;
-    const float v80 = v82.z;
-    const float v81 = v82.w;
-    v39 = v78;
-    v40 = v79;
-    v41 = v80;
-    v42 = v81;
+  packed_float4 v76;
+  if (v56) {
+    const packed_float4 v70 = ((device const packed_float4*)(v35))[0];
+    v76 = v70;
   } else {
-    const float v83 = v22 ? v35[0] : v30;
-    const float v84 = v23 ? v36[0] : v30;
-    const float v85 = v24 ? v37[0] : v30;
-    const float v86 = v25 ? v38[0] : v30;
-    v39 = v83;
-    v40 = v84;
-    v41 = v85;
-    v42 = v86;
+    const float v71 = v22 ? v35[0] : v30;
+    const float v72 = v23 ? v36[0] : v30;
+    const float v73 = v24 ? v37[0] : v30;
+    const float v74 = v25 ? v38[0] : v30;
+    const packed_float4 v75 = packed_float4(v71, v72, v73, v74);
+    v76 = v75;
   }
+  const float v39 = v76.x;
+  const float v40 = v76.y;
+  const float v41 = v76.z;
+  const float v42 = v76.w;
   const float v43 = v39 + v31;
   const float v44 = v40 + v32;
   const float v45 = v41 + v33;
@@ -108,7 +89,7 @@ static inline void vector_add_f32_body(
   device float* v48 = out + v19;
   device float* v49 = out + v20;
   device float* v50 = out + v21;
-  if (v59) {
+  if (v56) {
     ((device packed_float4*)(v47))[0] = packed_float4(v43, v44, v45, v46);
   } else {
     if (v22) { v47[0] = v43; }
