@@ -38,8 +38,14 @@ BLOCKS = {"BLOCK_M": 64, "BLOCK_N": 64, "BLOCK_K": 16}
 DECODE_BLOCKS = {"BLOCK_M": 16, "BLOCK_N": 32, "BLOCK_K": 64}
 
 
-# The sm90 tensor_ops backend (wgmma_tma, docs/hopper.md): its 128 x 256 x 64 tile.
+# The sm90 tensor_ops backend (wgmma_tma, docs/hopper.md): its 128 x 256 x 64 tile (the cold
+# compile's), and the tiles it takes, of which each case measures every one and keeps the
+# fastest (as Triton's candidate is autotuned): a decode shape needs narrow tiles to give the
+# GPU's 132 SMs work, N / 256 = 16 programs at N = 4096.
 TENSOR_OPS_BLOCKS = {"BLOCK_M": 128, "BLOCK_N": 256, "BLOCK_K": 64}
+TENSOR_OPS_TILES = ({"BLOCK_M": 128, "BLOCK_N": 256, "BLOCK_K": 64},
+                    {"BLOCK_M": 128, "BLOCK_N": 128, "BLOCK_K": 64},
+                    {"BLOCK_M": 128, "BLOCK_N": 64, "BLOCK_K": 64})
 
 
 def blocks_for(shape):
@@ -111,14 +117,15 @@ def kernels():
     return metile, grid, matmul, matmul_leaky, leaky
 
 
-def prepare_metile(kind, a, b, out, shape, scratch=None):
+def prepare_metile(kind, a, b, out, shape, scratch=None, tile=None):
     """The prepared meTile dispatches of a case: one for the GEMM (or the fused epilogue),
-    or, for kind 'separate', the GEMM into `scratch` then the pointwise launch."""
+    or, for kind 'separate', the GEMM into `scratch` then the pointwise launch. `tile`: the
+    tensor_ops kinds' blocks (default TENSOR_OPS_BLOCKS)."""
     metile, grid, matmul, matmul_leaky, leaky = kernels()
     m, n, k = shape
     blocks = blocks_for(shape)
     if kind in ("tensor_ops", "fused_tensor_ops"):
-        blocks = dict(TENSOR_OPS_BLOCKS, SCHEDULE=metile.Schedule(backend="tensor_ops"))
+        blocks = dict(tile or TENSOR_OPS_BLOCKS, SCHEDULE=metile.Schedule(backend="tensor_ops"))
     tiles = grid(m, n, blocks["BLOCK_M"], blocks["BLOCK_N"])
     if kind == "fused_tensor_ops":
         return [matmul_leaky[tiles].prepare(a, b, out, m, n, k, ALPHA, BETA, **blocks)]
@@ -278,9 +285,40 @@ def cuda_case(kind, dtype, shape, rounds, triton_launch, compiled_leaky, compile
     def poisoned():
         return torch.full((m, n), float("nan"), device="cuda", dtype=torch_dtype)
 
+    def fastest_tile(name):
+        """Each of TENSOR_OPS_TILES checked, then timed (median of 10 after a warm-up); the
+        fastest, with every tile's time in the result."""
+        times = {}
+        for tile in TENSOR_OPS_TILES:
+            label = "x".join(str(tile[key]) for key in ("BLOCK_M", "BLOCK_N", "BLOCK_K"))
+            try:
+                out = poisoned()
+                steps = prepare_metile(name, a, b, out, shape, tile=tile)
+                steps[0]()
+                torch.cuda.synchronize()
+                check({"errors": {}}, label, out.float().cpu().numpy(), want, dtype)
+                samples = []
+                for _ in range(10):
+                    begin, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(
+                        enable_timing=True)
+                    begin.record()
+                    steps[0]()
+                    end.record()
+                    torch.cuda.synchronize()
+                    samples.append(begin.elapsed_time(end))
+                times[label] = sorted(samples)[len(samples) // 2]
+            except Exception as e:  # recorded; the other tiles go on
+                times[label] = f"{type(e).__name__}: {e}"[:300]
+        result.setdefault("tensor_ops_tiles_ms", {})[name] = times
+        timed = [(ms, i) for i, ms in enumerate(times.values()) if isinstance(ms, float)]
+        return TENSOR_OPS_TILES[min(timed)[1]] if timed else None
+
     def metile_steps(name):
+        tile = fastest_tile(name) if name in ("tensor_ops", "fused_tensor_ops") else None
+        if tile is not None:
+            result.setdefault("tensor_ops_blocks", {})[name] = tile
         out, scratch = poisoned(), poisoned() if name == "separate" else None
-        steps = prepare_metile(name, a, b, out, shape, scratch)
+        steps = prepare_metile(name, a, b, out, shape, scratch, tile=tile)
         if name in ("metile", "fused"):
             result["metile_report"] = report_of(steps[0])
         if name in ("tensor_ops", "fused_tensor_ops"):
