@@ -76,7 +76,22 @@ OpClass op_class(OpKind k) {
     case OpKind::Cos:
       return OpClass::Transcendental;
     case OpKind::Barrier:
+    // sm90's pipeline synchronisation: mbarrier phases, wgmma's fences, commits and waits,
+    // register reallocation.
+    case OpKind::MbarrierInit:
+    case OpKind::MbarrierFence:
+    case OpKind::MbarrierArrive:
+    case OpKind::MbarrierArriveExpectTx:
+    case OpKind::MbarrierWait:
+    case OpKind::WgmmaFence:
+    case OpKind::WgmmaCommit:
+    case OpKind::WgmmaWait:
+    case OpKind::SetMaxNReg:
       return OpClass::Barrier;
+    // One thread starts the copy of a whole box for its threadgroup: its bytes are counted at
+    // the barrier that expects them (add()).
+    case OpKind::TmaLoad:
+      return OpClass::Memory;
     case OpKind::SimdShuffle:
     case OpKind::SimdShuffleXor:
     case OpKind::SimdShuffleDown:
@@ -88,17 +103,7 @@ OpClass op_class(OpKind k) {
     case OpKind::MatrixMma:
     // A whole matmul2d counts as one multiply-accumulate: its K extent is a runtime value.
     case OpKind::MppMatmul2d:
-    case OpKind::MbarrierInit:
-    case OpKind::MbarrierFence:
-    case OpKind::MbarrierArrive:
-    case OpKind::MbarrierArriveExpectTx:
-    case OpKind::MbarrierWait:
-    case OpKind::TmaLoad:
-    case OpKind::WgmmaFence:
     case OpKind::WgmmaMma:
-    case OpKind::WgmmaCommit:
-    case OpKind::WgmmaWait:
-    case OpKind::SetMaxNReg:
       return OpClass::Mma;
     case OpKind::ProgramId:
     case OpKind::NumPrograms:
@@ -210,6 +215,7 @@ class Counter {
         return;
       case OpClass::Memory: {
         counts.memory_accesses += 1;
+        if (op.kind == OpKind::TmaLoad) return;
         auto [bytes, device] = access(op);
         if (device) counts.device_bytes += bytes;
         return;
@@ -222,6 +228,10 @@ class Counter {
         return;
       case OpClass::Barrier:
         counts.barriers += 1;
+        // The asynchronous copies' device bytes, a share per thread of the threadgroup (the
+        // one thread that arrives runs in a branch, which counts as if every thread did).
+        if (op.kind == OpKind::MbarrierArriveExpectTx)
+          counts.device_bytes += static_cast<double>(op.int_attr("bytes")) / threads();
         return;
       case OpClass::SimdCollective:
         counts.simd_collectives += 1;
@@ -233,6 +243,13 @@ class Counter {
         throw InternalError("the cost model counts Metal IR, not the Tile IR op " +
                             std::string(ir::op_name(op.kind)));
     }
+  }
+
+  // The threadgroup's threads (Metal IR records them; 1 when absent).
+  double threads() const {
+    const auto it = kernel_.attrs.find("threads_per_threadgroup");
+    const int64_t* n = it == kernel_.attrs.end() ? nullptr : std::get_if<int64_t>(&it->second);
+    return n && *n > 0 ? static_cast<double>(*n) : 1.0;
   }
 
   const ir::Kernel& kernel_;

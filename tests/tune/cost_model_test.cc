@@ -1,5 +1,6 @@
 // The operation-cost model on hand-written Metal IR: loops with constant bounds weight their
-// bodies, an if/else counts its costlier branch, and the estimate reads the Target's figures.
+// bodies, an if/else counts its costlier branch, sm90's asynchronous pipeline counts as
+// barriers, copies and multiply-accumulates, and the estimate reads the Target's figures.
 #include "metile/tune/cost_model.h"
 
 #include <gtest/gtest.h>
@@ -52,6 +53,73 @@ TEST(CostModel, CountsLoopsByTripCountAndTheCostlierBranch) {
                                                // the else branch's two adds (the then: one)
   EXPECT_EQ(c.dynamic_loops, 1);               // the loop to %n counts once
   EXPECT_EQ(c.barriers, 0);
+}
+
+// sm90's pipeline (verify_async_pipeline's good ring, four K steps): mbarrier phases and wgmma's
+// fences, commits and waits count as barriers, wgmma_mma as a multiply-accumulate, and each
+// stage's expected bytes as device bytes, a share per thread of the threadgroup of 256.
+constexpr const char* kRing = R"(
+metal.kernel @ring(%n: i32) attributes {threadgroup_bytes = 8224, threads_per_threadgroup = 256, tensor_maps = 0} {
+  %tid = thread_index {axis = 0} : i32
+  %ring = threadgroup_buffer {offset = 0, size = 4096} : ptr<bf16, threadgroup>
+  %bars = threadgroup_buffer {offset = 8192, size = 4} : ptr<i64, threadgroup>
+  %zero = constant {value = 0} : i32
+  %one = constant {value = 1} : i32
+  %two = constant {value = 2} : i32
+  %four = constant {value = 4} : i32
+  %stage_elements = constant {value = 2048} : i32
+  %producer_thread = constant {value = 128} : i32
+  %f0 = constant {value = 0.0} : f32
+  %is_producer = cmp %tid, %producer_thread {pred = "eq"} : i1
+  if %is_producer {
+    for %zero, %four, %one {
+    ^(%i: i32):
+      %s = rem %i, %two : i32
+      %round = div %i, %two : i32
+      %phase = and %round, %one : i32
+      %free = xor %phase, %one : i32
+      %es = add %s, %two : i32
+      %empty = ptr_add %bars, %es : ptr<i64, threadgroup>
+      mbarrier_wait %empty, %free
+      %full = ptr_add %bars, %s : ptr<i64, threadgroup>
+      mbarrier_arrive_expect_tx %full {bytes = 4096}
+      %offset = mul %s, %stage_elements : i32
+      %dst = ptr_add %ring, %offset : ptr<bf16, threadgroup>
+      tma_load %dst, %full, %zero, %i {map = 0}
+      yield
+    }
+    yield
+  } else {
+    %acc0, %acc1, %acc2, %acc3 = for %zero, %four, %one, %f0, %f0, %f0, %f0 : f32, f32, f32, f32 {
+    ^(%j: i32, %c0: f32, %c1: f32, %c2: f32, %c3: f32):
+      %cs = rem %j, %two : i32
+      %cround = div %j, %two : i32
+      %cphase = and %cround, %one : i32
+      %cfull = ptr_add %bars, %cs : ptr<i64, threadgroup>
+      mbarrier_wait %cfull, %cphase
+      wgmma_fence
+      %coffset = mul %cs, %stage_elements : i32
+      %a = ptr_add %ring, %coffset : ptr<bf16, threadgroup>
+      %r0, %r1, %r2, %r3 = wgmma_mma %a, %a, %c0, %c1, %c2, %c3 {b_block_bytes = 1024, n = 8} : f32, f32, f32, f32
+      wgmma_commit
+      wgmma_wait {pending = 0}
+      %ces = add %cs, %two : i32
+      %cempty = ptr_add %bars, %ces : ptr<i64, threadgroup>
+      mbarrier_arrive %cempty
+      yield %r0, %r1, %r2, %r3
+    }
+    yield
+  }
+}
+)";
+
+TEST(CostModel, CountsTheAsyncPipelineAsBarriersBytesAndMmas) {
+  const OperationCounts c = count_operations(ir::parse(kRing));
+  EXPECT_EQ(c.device_bytes, 4 * 4096.0 / 256);  // the producer's four stages
+  EXPECT_EQ(c.memory_accesses, 4);              // its four tma_loads
+  EXPECT_EQ(c.barriers, 4 * 5);                 // the consumer's wait, fence, commit, wait, arrive
+  EXPECT_EQ(c.matrix_mma, 4);
+  EXPECT_EQ(c.dynamic_loops, 0);
 }
 
 TEST(CostModel, EstimatesFromTheTargetsFigures) {
