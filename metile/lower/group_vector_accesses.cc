@@ -218,46 +218,6 @@ class Grouper {
     return emit(ops, OpKind::And, {a, b}, ir::Type::scalar(ir::DType::i1), {}, loc);
   }
 
-  // One family of the masks' conjuncts (mask_bounds.h): bounds of one invariant whose varying
-  // values are a constant apart, or a lone conjunct (no bounds).
-  struct Family {
-    ValueId leaf = ir::kNoValue;
-    std::vector<Bound> bounds;
-    std::vector<int64_t> offsets;  // each bound's varying value minus the first's
-  };
-
-  std::optional<int64_t> joins(const Family& f, ValueId leaf, int side) const {
-    const std::optional<Bound> rep =
-        f.bounds.empty() ? bound_of(k_, *index_, f.leaf, side) : f.bounds[0];
-    const std::optional<Bound> b = bound_of(k_, *index_, leaf, side);
-    if (!rep || !b) return std::nullopt;
-    return bound_offset(*index_, *rep, *b);
-  }
-
-  // The conjuncts in families, in order of first appearance.
-  std::vector<Family> families(const std::vector<ValueId>& leaves) const {
-    std::vector<Family> out;
-    for (ValueId leaf : leaves) {
-      bool joined = false;
-      for (Family& f : out) {
-        for (int side = 0; side < 2 && !joined; ++side) {
-          const std::optional<int64_t> d = joins(f, leaf, side);
-          if (!d) continue;
-          if (f.bounds.empty()) {
-            f.bounds.push_back(*bound_of(k_, *index_, f.leaf, side));
-            f.offsets.push_back(0);
-          }
-          f.bounds.push_back(*bound_of(k_, *index_, leaf, side));
-          f.offsets.push_back(*d);
-          joined = true;
-        }
-        if (joined) break;
-      }
-      if (!joined) out.push_back(Family{leaf, {}, {}});
-    }
-    return out;
-  }
-
   // (i64)high == (i64)low + span: the 32-bit values low .. high are exactly span apart.
   ValueId widened_apart(std::vector<Op>& ops, ValueId low, ValueId high, int64_t span,
                         const SourceLocation& loc) {
@@ -270,21 +230,9 @@ class Grouper {
                 {{"pred", std::string("eq")}}, loc);
   }
 
-  // What the packed path's guard tests of the masks: conjuncts, and 32-bit ranges low .. high
-  // that must be exactly span apart. Read before rewrite moves the block's ops, which the
-  // index analysis points into.
-  struct Range {
-    ValueId low = ir::kNoValue, high = ir::kNoValue;
-    int64_t span = 0;
-  };
-  struct GuardTerms {
-    std::vector<ValueId> conjuncts;
-    std::vector<Range> ranges;
-  };
-
-  // Every mask, where a family of bounds a constant apart is tested by its extreme one, with
-  // its range's widened check unless the indices' check covers it.
-  GuardTerms guard_terms(const ir::Block& block, const Group& g) const {
+  // What the packed path's guard tests of the masks (mask_bounds.h). Read before rewrite
+  // moves the block's ops, which the index analysis points into.
+  MaskTerms guard_terms(const ir::Block& block, const Group& g) const {
     std::vector<ValueId> leaves;
     for (const Access& a : g.members) {
       const Op& op = block.ops[a.position];
@@ -293,32 +241,17 @@ class Grouper {
       for (ValueId leaf : conjuncts(*index_, op.operands[mask]))
         if (std::find(leaves.begin(), leaves.end(), leaf) == leaves.end()) leaves.push_back(leaf);
     }
+    // The indices' own widened check (guard) covers their range.
     const ValueId index0 = g.members.front().index, last = g.members.back().index;
-    GuardTerms terms;
-    for (const Family& f : families(leaves)) {
-      if (f.bounds.empty()) {
-        terms.conjuncts.push_back(f.leaf);
-        continue;
-      }
-      const auto [low, high] = std::minmax_element(f.offsets.begin(), f.offsets.end());
-      const size_t low_at = low - f.offsets.begin(), high_at = high - f.offsets.begin();
-      terms.conjuncts.push_back(f.bounds[f.bounds[0].upper() ? high_at : low_at].leaf);
-      const Range range{f.bounds[low_at].varying, f.bounds[high_at].varying, *high - *low};
-      const bool covered = range.low == index0 && range.high == last && range.span == g.width() - 1;
-      const bool known = std::any_of(terms.ranges.begin(), terms.ranges.end(), [&](const Range& r) {
-        return r.low == range.low && r.high == range.high && r.span == range.span;
-      });
-      if (may_wrap(k_.type(range.low).dtype) && !known &&
-          !(covered && may_wrap(k_.type(index0).dtype)))
-        terms.ranges.push_back(range);
-    }
-    return terms;
+    const Range checked =
+        may_wrap(k_.type(index0).dtype) ? Range{index0, last, g.width() - 1} : Range{};
+    return mask_terms(k_, *index_, leaves, checked);
   }
 
   // The packed path's condition (kNoValue when it always holds): the masks' terms, the
   // widened 32-bit indices of the first and last member width - 1 apart, and the vector's
   // alignment where needed.
-  ValueId guard(std::vector<Op>& ops, const Op& first, const Group& g, const GuardTerms& terms) {
+  ValueId guard(std::vector<Op>& ops, const Op& first, const Group& g, const MaskTerms& terms) {
     const SourceLocation& loc = first.loc;
     ValueId cond = ir::kNoValue;
     for (ValueId leaf : terms.conjuncts) cond = all_of(ops, cond, leaf, loc);
@@ -358,7 +291,7 @@ class Grouper {
     const bool load = g.members[0].load;
     (load ? groups_.loads : groups_.stores) += 1;
     const std::set<ValueId> tainted = dependents(block, g);
-    const GuardTerms terms = guard_terms(block, g);
+    const MaskTerms terms = guard_terms(block, g);
     size_t first = block.ops.size(), last = 0;
     for (const Access& a : g.members) {
       first = std::min(first, a.position);

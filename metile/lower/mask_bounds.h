@@ -39,6 +39,25 @@ std::optional<Bound> bound_of(const ir::Kernel& k, const IndexAnalysis& index, i
 // varying values are a constant apart; nullopt otherwise.
 std::optional<int64_t> bound_offset(const IndexAnalysis& index, const Bound& a, const Bound& b);
 
+// 32-bit values low .. high that the guard requires to be exactly span apart, through the
+// widened check i64(high) == i64(low) + span.
+struct Range {
+  ir::ValueId low = ir::kNoValue, high = ir::kNoValue;
+  int64_t span = 0;
+  bool operator==(const Range&) const = default;
+};
+
+// What a guard tests of the masks' conjuncts `leaves`: lone conjuncts and the tightest bound of
+// each family (for lt/le the largest varying value, for gt/ge the smallest), in order of first
+// appearance, and the ranges of the families' varying values that may wrap, each once, except
+// `checked`, a range the caller checks anyway (the grouped indices').
+struct MaskTerms {
+  std::vector<ir::ValueId> conjuncts;
+  std::vector<Range> ranges;
+};
+MaskTerms mask_terms(const ir::Kernel& k, const IndexAnalysis& index,
+                     const std::vector<ir::ValueId>& leaves, const Range& checked);
+
 // Whether values of this dtype may wrap where the guard must rule it out (32-bit and
 // narrower integers; 64-bit indices are taken not to wrap, as the grouped indices are).
 bool may_wrap(ir::DType t);
