@@ -79,6 +79,9 @@ struct DialectRules {
 // per-op type rules both dialects have in common.
 std::vector<Diagnostic> verify_with(const Kernel& k, const DialectRules& rules);
 
+// The type rules both dialects share (common_op_rules.cc), for an op with valid operands.
+void check_common_op_rules(Checker& c, const Op& op);
+
 // The matrix fragment rules both dialects share (metal_verifier.cc): the fragment type, and
 // the types of matrix_fill, matrix_load, matrix_store and matrix_mma.
 void check_matrix_type(Checker& c, const Op* definer, ValueId v);
