@@ -45,3 +45,31 @@ def test_vector_width_one_keeps_scalar_accesses():
 def test_vector_width_four_cannot_be_forced():
     with pytest.raises(metile.NotSupportedError, match="vector_width=4 cannot be forced"):
         run(np.zeros(8, np.float32), 0, metile.Schedule(vector_width=4))
+
+
+# Masks as bounds (docs/lowering.md, "The guard"): a window lo <= i < hi of each row, written
+# both ways round (c >= lo, hi > c) beside the row's own mask, whose guard tests each group's
+# first lower bound and last upper bound; with the window's edges at every offset within a
+# group, some groups hold their masks only in part and must take the scalar fallback, element
+# by element.
+@metile.kernel
+def window(x, out, rows, cols, lo, hi, BLOCK: metile.constexpr):
+    r = metile.program_id(0)
+    c = metile.arange(0, BLOCK)
+    inside = (r < rows) & (c >= lo) & (hi > c)
+    v = metile.load(x + r * cols + c, inside, other=-3.0)
+    metile.store(out + r * cols + c, v * 2, c < cols)
+
+
+@pytest.mark.parametrize("np_dtype", [np.float32, np.float16])
+@pytest.mark.parametrize("lo, hi", [(0, 256), (1, 255), (3, 253), (5, 6), (8, 249), (7, 7)])
+def test_a_masked_window_matches_numpy_at_every_edge(np_dtype, lo, hi):
+    rows, cols = 3, 256
+    x = (np.arange(rows * cols) % 97 - 48).astype(np_dtype)
+    out = np.full(rows * cols, 5, np_dtype)
+    window[(rows,)](x, out, rows, cols, lo, hi, BLOCK=256)
+    c = np.arange(cols)[None, :].repeat(rows, 0).ravel()
+    expected = np.where((c >= lo) & (c < hi), x.astype(np.float32), -3.0) * 2
+    np.testing.assert_array_equal(out, expected.astype(np_dtype))
+    report = window[(rows,)].prepare(x, out, rows, cols, lo, hi, BLOCK=256).execution_report
+    assert report["grouped_loads"] > 0
