@@ -119,8 +119,8 @@ class Verifier {
 
   // Whether a required bound implies `leaf` (mask_bounds.h): one of the same invariant and
   // direction whose varying value is at least as tight, by a constant, without wrapping
-  // between the two (a 64-bit value does not wrap; a 32-bit one needs a required widened
-  // check of a range that holds both).
+  // between the two (equal values and 64-bit values do not wrap; other 32-bit ones need a
+  // required widened check of a range that holds both).
   bool implied(const std::set<ValueId>& required, ValueId leaf) const {
     for (ValueId r : required)
       for (int side = 0; side < 2; ++side) {
@@ -129,7 +129,8 @@ class Verifier {
         if (!br || !bl) continue;
         const std::optional<int64_t> d = bound_offset(index_, *br, *bl);
         if (!d || (br->upper() ? *d > 0 : *d < 0)) continue;
-        if (!may_wrap(k_.type(bl->varying).dtype) ||
+        // Values 0 apart are equal: the same comparison.
+        if (*d == 0 || !may_wrap(k_.type(bl->varying).dtype) ||
             widened_range_holds(required, br->varying, bl->varying))
           return true;
       }
