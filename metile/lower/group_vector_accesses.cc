@@ -313,20 +313,25 @@ class Grouper {
     if (cond == ir::kNoValue) {
       packed(out, block, g, results);
     } else {
-      // if (cond) { packed access } else { the scalar accesses, each with its own mask }. A
-      // load's branches yield the whole vector (the fallback packs its scalars), extracted
-      // after the join, so that the join moves whole words, not one value per element.
+      // if (cond) { packed access } else { the scalar accesses, each with its own mask }. Where
+      // the target joins vectors, a load's branches yield the whole vector (the fallback packs
+      // its scalars) and the extracts follow the join; otherwise each branch yields the elements.
+      const bool joined = load && target_.grouped_load_joins_vector;
       Op branch{OpKind::If, {cond}, {}, {}, {}, loc};
       ir::Block then_block, else_block;
       Op then_yield{OpKind::Yield, {}, {}, {}, {}, loc};
       Op else_yield{OpKind::Yield, {}, {}, {}, {}, loc};
       const ir::Type vector = ir::Type::vector(g.members[0].dtype, g.width());
-      if (load) {
+      std::vector<ValueId> extracted(g.width(), ir::kNoValue);
+      if (joined) {
         then_yield.operands.push_back(emit(then_block.ops, OpKind::PackedLoad,
                                            {block.ops[g.members[0].position].operands[0]}, vector,
                                            {}, loc));
       } else {
-        packed(then_block.ops, block, g, {});
+        for (int i = 0; i < g.width() && load; ++i)
+          extracted[i] = k_.new_value(k_.type(results[i]));
+        packed(then_block.ops, block, g, extracted);
+        if (load) then_yield.operands = extracted;
       }
       std::vector<ValueId> scalars;
       for (int i = 0; i < g.width(); ++i) {
@@ -337,20 +342,23 @@ class Grouper {
         }
         else_block.ops.push_back(std::move(scalar));
       }
-      if (load) {
+      if (joined) {
         else_yield.operands.push_back(
             emit(else_block.ops, OpKind::Pack, std::move(scalars), vector, {}, loc));
         branch.results.push_back(k_.new_value(vector));
+      } else if (load) {
+        else_yield.operands = std::move(scalars);
+        branch.results = results;
       }
       then_block.ops.push_back(std::move(then_yield));
       else_block.ops.push_back(std::move(else_yield));
       branch.regions.push_back(std::move(then_block));
       branch.regions.push_back(std::move(else_block));
-      const ValueId joined = load ? branch.results[0] : ir::kNoValue;
+      const ValueId joined_vector = joined ? branch.results[0] : ir::kNoValue;
       out.push_back(std::move(branch));
-      for (int i = 0; i < g.width() && load; ++i)
+      for (int i = 0; i < g.width() && joined; ++i)
         out.push_back(
-            Op{OpKind::Extract, {joined}, {results[i]}, {{"index", int64_t{i}}}, {}, loc});
+            Op{OpKind::Extract, {joined_vector}, {results[i]}, {{"index", int64_t{i}}}, {}, loc});
     }
     for (Op& op : after) out.push_back(std::move(op));
     for (size_t i = last + 1; i < block.ops.size(); ++i) out.push_back(std::move(block.ops[i]));

@@ -107,7 +107,9 @@ class Verifier {
     if (static_cast<int64_t>(covered.size()) != width)
       fail(packed, "the fallback covers " + std::to_string(covered.size()) + " of its " +
                        std::to_string(width) + " elements");
-    if (load) joined_load(packed, branch, *at, width);
+    // A load's branches join the whole vector or each element (Target::grouped_load_joins_vector).
+    if (load && branch.results.size() == 1 && k_.type(branch.results[0]).is_vector())
+      joined_load(packed, branch, *at, width);
     if (k_.type(at->index).dtype != ir::DType::i64 && !requires_widened_check(required))
       fail(packed, "the guard does not compare the widened 32-bit indices");
     if (target_.vector_access_needs_vector_alignment &&

@@ -50,6 +50,7 @@ Target sm90() {
   t.max_vector_elements = 8;  // eight 2-byte elements in one 16-byte access
   t.vector_access_needs_vector_alignment = true;
   t.min_vector_group = 2;
+  t.grouped_load_joins_vector = true;
   t.launch_cost_us = 3.0;
   t.memory_bandwidth_gbps = 4300;
   t.issue_rate_gops = 60000;  // 132 SMs x 4 x 32 lanes at 1.8 GHz, order of magnitude

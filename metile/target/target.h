@@ -86,6 +86,11 @@ struct Target {
   // native access (CUDA's 4-byte bf16x2/half2, 8-byte float2), as the matrix accumulators'
   // register pairs of adjacent columns are.
   int min_vector_group = 4;
+  // Whether a guarded grouped load's two branches join the whole vector (extracts after the
+  // join) rather than each element: on CUDA a join of 16-bit elements cost a PRMT each (the
+  // halves of a word move into registers of their own), while the host emulator's C++ compiler
+  // ran the element join about twice as fast as the vector one (docs/lowering.md, "The guard").
+  bool grouped_load_joins_vector = false;
   // Cost model inputs for planners.
   double launch_cost_us = 5.0;           // fixed cost of one kernel launch
   double memory_bandwidth_gbps = 100.0;  // sustained device-memory bandwidth

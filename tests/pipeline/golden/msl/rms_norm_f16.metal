@@ -56,22 +56,30 @@ static inline void rms_norm_f16_body(
     const long v155 = v152 + v154;
     const bool v156 = v153 == v155;
     const bool v157 = v36 && v156;
-    packed_half4 v164;
+    half v42;
+    half v43;
+    half v44;
+    half v45;
     if (v157) {
-      const packed_half4 v158 = ((device const packed_half4*)(v37))[0];
-      v164 = v158;
+      const packed_half4 v162 = ((device const packed_half4*)(v37))[0];
+      const half v158 = v162.x;
+      const half v159 = v162.y;
+      const half v160 = v162.z;
+      const half v161 = v162.w;
+      v42 = v158;
+      v43 = v159;
+      v44 = v160;
+      v45 = v161;
     } else {
-      const half v159 = v33 ? v37[0] : v41;
-      const half v160 = v34 ? v38[0] : v41;
-      const half v161 = v35 ? v39[0] : v41;
-      const half v162 = v36 ? v40[0] : v41;
-      const packed_half4 v163 = packed_half4(v159, v160, v161, v162);
-      v164 = v163;
+      const half v163 = v33 ? v37[0] : v41;
+      const half v164 = v34 ? v38[0] : v41;
+      const half v165 = v35 ? v39[0] : v41;
+      const half v166 = v36 ? v40[0] : v41;
+      v42 = v163;
+      v43 = v164;
+      v44 = v165;
+      v45 = v166;
     }
-    const half v42 = v164.x;
-    const half v43 = v164.y;
-    const half v44 = v164.z;
-    const half v45 = v164.w;
     const float v46 = static_cast<float>(v42);
     const float v47 = static_cast<float>(v43);
     const float v48 = static_cast<float>(v44);
@@ -141,28 +149,36 @@ static inline void rms_norm_f16_body(
     device const half* v113 = v9 + v105;
     device const half* v114 = v9 + v106;
     const half v115 = half(0.0f);
-    const long v165 = static_cast<long>(v103);
-    const long v166 = static_cast<long>(v106);
-    const long v167 = 3l;
-    const long v168 = v165 + v167;
-    const bool v169 = v166 == v168;
-    const bool v170 = v110 && v169;
-    packed_half4 v177;
-    if (v170) {
-      const packed_half4 v171 = ((device const packed_half4*)(v111))[0];
-      v177 = v171;
+    const long v167 = static_cast<long>(v103);
+    const long v168 = static_cast<long>(v106);
+    const long v169 = 3l;
+    const long v170 = v167 + v169;
+    const bool v171 = v168 == v170;
+    const bool v172 = v110 && v171;
+    half v116;
+    half v117;
+    half v118;
+    half v119;
+    if (v172) {
+      const packed_half4 v177 = ((device const packed_half4*)(v111))[0];
+      const half v173 = v177.x;
+      const half v174 = v177.y;
+      const half v175 = v177.z;
+      const half v176 = v177.w;
+      v116 = v173;
+      v117 = v174;
+      v118 = v175;
+      v119 = v176;
     } else {
-      const half v172 = v107 ? v111[0] : v115;
-      const half v173 = v108 ? v112[0] : v115;
-      const half v174 = v109 ? v113[0] : v115;
-      const half v175 = v110 ? v114[0] : v115;
-      const packed_half4 v176 = packed_half4(v172, v173, v174, v175);
-      v177 = v176;
+      const half v178 = v107 ? v111[0] : v115;
+      const half v179 = v108 ? v112[0] : v115;
+      const half v180 = v109 ? v113[0] : v115;
+      const half v181 = v110 ? v114[0] : v115;
+      v116 = v178;
+      v117 = v179;
+      v118 = v180;
+      v119 = v181;
     }
-    const half v116 = v177.x;
-    const half v117 = v177.y;
-    const half v118 = v177.z;
-    const half v119 = v177.w;
     const float v120 = static_cast<float>(v116);
     const float v121 = static_cast<float>(v117);
     const float v122 = static_cast<float>(v118);
@@ -171,22 +187,30 @@ static inline void rms_norm_f16_body(
     device const half* v125 = w + v104;
     device const half* v126 = w + v105;
     device const half* v127 = w + v106;
-    packed_half4 v190;
-    if (v170) {
-      const packed_half4 v184 = ((device const packed_half4*)(v124))[0];
-      v190 = v184;
+    half v128;
+    half v129;
+    half v130;
+    half v131;
+    if (v172) {
+      const packed_half4 v192 = ((device const packed_half4*)(v124))[0];
+      const half v188 = v192.x;
+      const half v189 = v192.y;
+      const half v190 = v192.z;
+      const half v191 = v192.w;
+      v128 = v188;
+      v129 = v189;
+      v130 = v190;
+      v131 = v191;
     } else {
-      const half v185 = v107 ? v124[0] : v115;
-      const half v186 = v108 ? v125[0] : v115;
-      const half v187 = v109 ? v126[0] : v115;
-      const half v188 = v110 ? v127[0] : v115;
-      const packed_half4 v189 = packed_half4(v185, v186, v187, v188);
-      v190 = v189;
+      const half v193 = v107 ? v124[0] : v115;
+      const half v194 = v108 ? v125[0] : v115;
+      const half v195 = v109 ? v126[0] : v115;
+      const half v196 = v110 ? v127[0] : v115;
+      v128 = v193;
+      v129 = v194;
+      v130 = v195;
+      v131 = v196;
     }
-    const half v128 = v190.x;
-    const half v129 = v190.y;
-    const half v130 = v190.z;
-    const half v131 = v190.w;
     const float v132 = static_cast<float>(v128);
     const float v133 = static_cast<float>(v129);
     const float v134 = static_cast<float>(v130);
@@ -207,7 +231,7 @@ static inline void rms_norm_f16_body(
     device half* v149 = v10 + v104;
     device half* v150 = v10 + v105;
     device half* v151 = v10 + v106;
-    if (v170) {
+    if (v172) {
       ((device packed_half4*)(v148))[0] = packed_half4(v144, v145, v146, v147);
     } else {
       if (v107) { v148[0] = v144; }

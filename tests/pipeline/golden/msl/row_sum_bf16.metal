@@ -53,22 +53,30 @@ static inline void row_sum_bf16_body(
     const long v85 = v82 + v84;
     const bool v86 = v83 == v85;
     const bool v87 = v33 && v86;
-    packed_bfloat4 v94;
+    bfloat v39;
+    bfloat v40;
+    bfloat v41;
+    bfloat v42;
     if (v87) {
-      const packed_bfloat4 v88 = ((device const packed_bfloat4*)(v34))[0];
-      v94 = v88;
+      const packed_bfloat4 v92 = ((device const packed_bfloat4*)(v34))[0];
+      const bfloat v88 = v92.x;
+      const bfloat v89 = v92.y;
+      const bfloat v90 = v92.z;
+      const bfloat v91 = v92.w;
+      v39 = v88;
+      v40 = v89;
+      v41 = v90;
+      v42 = v91;
     } else {
-      const bfloat v89 = v30 ? v34[0] : v38;
-      const bfloat v90 = v31 ? v35[0] : v38;
-      const bfloat v91 = v32 ? v36[0] : v38;
-      const bfloat v92 = v33 ? v37[0] : v38;
-      const packed_bfloat4 v93 = packed_bfloat4(v89, v90, v91, v92);
-      v94 = v93;
+      const bfloat v93 = v30 ? v34[0] : v38;
+      const bfloat v94 = v31 ? v35[0] : v38;
+      const bfloat v95 = v32 ? v36[0] : v38;
+      const bfloat v96 = v33 ? v37[0] : v38;
+      v39 = v93;
+      v40 = v94;
+      v41 = v95;
+      v42 = v96;
     }
-    const bfloat v39 = v94.x;
-    const bfloat v40 = v94.y;
-    const bfloat v41 = v94.z;
-    const bfloat v42 = v94.w;
     const float v43 = static_cast<float>(v39);
     const float v44 = static_cast<float>(v40);
     const float v45 = static_cast<float>(v41);

@@ -58,22 +58,30 @@ static inline void softmax_f32_body(
     const long v265 = v262 + v264;
     const bool v266 = v263 == v265;
     const bool v267 = v39 && v266;
-    packed_float4 v274;
+    float v45;
+    float v46;
+    float v47;
+    float v48;
     if (v267) {
-      const packed_float4 v268 = ((device const packed_float4*)(v40))[0];
-      v274 = v268;
+      const packed_float4 v272 = ((device const packed_float4*)(v40))[0];
+      const float v268 = v272.x;
+      const float v269 = v272.y;
+      const float v270 = v272.z;
+      const float v271 = v272.w;
+      v45 = v268;
+      v46 = v269;
+      v47 = v270;
+      v48 = v271;
     } else {
-      const float v269 = v36 ? v40[0] : v12;
-      const float v270 = v37 ? v41[0] : v12;
-      const float v271 = v38 ? v42[0] : v12;
-      const float v272 = v39 ? v43[0] : v12;
-      const packed_float4 v273 = packed_float4(v269, v270, v271, v272);
-      v274 = v273;
+      const float v273 = v36 ? v40[0] : v12;
+      const float v274 = v37 ? v41[0] : v12;
+      const float v275 = v38 ? v42[0] : v12;
+      const float v276 = v39 ? v43[0] : v12;
+      v45 = v273;
+      v46 = v274;
+      v47 = v275;
+      v48 = v276;
     }
-    const float v45 = v274.x;
-    const float v46 = v274.y;
-    const float v47 = v274.z;
-    const float v48 = v274.w;
     const float v49 = v36 ? v45 : v9;
     const float v50 = v37 ? v46 : v9;
     const float v51 = v38 ? v47 : v9;
@@ -256,28 +264,36 @@ static inline void softmax_f32_body(
     device const float* v239 = v7 + v231;
     device const float* v240 = v7 + v232;
     device const float* v241 = v7 + v233;
-    const long v275 = static_cast<long>(v230);
-    const long v276 = static_cast<long>(v233);
-    const long v277 = 3l;
-    const long v278 = v275 + v277;
-    const bool v279 = v276 == v278;
-    const bool v280 = v237 && v279;
-    packed_float4 v287;
-    if (v280) {
-      const packed_float4 v281 = ((device const packed_float4*)(v238))[0];
-      v287 = v281;
+    const long v277 = static_cast<long>(v230);
+    const long v278 = static_cast<long>(v233);
+    const long v279 = 3l;
+    const long v280 = v277 + v279;
+    const bool v281 = v278 == v280;
+    const bool v282 = v237 && v281;
+    float v242;
+    float v243;
+    float v244;
+    float v245;
+    if (v282) {
+      const packed_float4 v287 = ((device const packed_float4*)(v238))[0];
+      const float v283 = v287.x;
+      const float v284 = v287.y;
+      const float v285 = v287.z;
+      const float v286 = v287.w;
+      v242 = v283;
+      v243 = v284;
+      v244 = v285;
+      v245 = v286;
     } else {
-      const float v282 = v234 ? v238[0] : v12;
-      const float v283 = v235 ? v239[0] : v12;
-      const float v284 = v236 ? v240[0] : v12;
-      const float v285 = v237 ? v241[0] : v12;
-      const packed_float4 v286 = packed_float4(v282, v283, v284, v285);
-      v287 = v286;
+      const float v288 = v234 ? v238[0] : v12;
+      const float v289 = v235 ? v239[0] : v12;
+      const float v290 = v236 ? v240[0] : v12;
+      const float v291 = v237 ? v241[0] : v12;
+      v242 = v288;
+      v243 = v289;
+      v244 = v290;
+      v245 = v291;
     }
-    const float v242 = v287.x;
-    const float v243 = v287.y;
-    const float v244 = v287.z;
-    const float v245 = v287.w;
     const float v246 = v242 - v141;
     const float v247 = v243 - v141;
     const float v248 = v244 - v141;
@@ -294,7 +310,7 @@ static inline void softmax_f32_body(
     device float* v259 = v8 + v231;
     device float* v260 = v8 + v232;
     device float* v261 = v8 + v233;
-    if (v280) {
+    if (v282) {
       ((device packed_float4*)(v258))[0] = packed_float4(v254, v255, v256, v257);
     } else {
       if (v234) { v258[0] = v254; }
