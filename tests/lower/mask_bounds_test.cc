@@ -7,10 +7,10 @@
 #include <gtest/gtest.h>
 
 #include <map>
-#include <sstream>
 #include <string>
 
 #include "metile/ir/parser.h"
+#include "tests/lower/named_values.h"
 
 namespace metile::lower {
 namespace {
@@ -51,12 +51,7 @@ class MaskBoundsTest : public ::testing::Test {
  protected:
   void SetUp() override {
     kernel_ = ir::parse(kText);
-    std::istringstream lines(kText);
-    size_t op = 0;
-    for (std::string line; std::getline(lines, line);)
-      if (line.rfind("  %", 0) == 0)
-        names_[line.substr(3, line.find(' ', 3) - 3)] = kernel_.body.ops.at(op++).results.at(0);
-    for (const ir::Param& p : kernel_.params) names_[p.name] = p.value;
+    names_ = named_values(kernel_, kText);
   }
   ir::ValueId v(const std::string& name) const { return names_.at(name); }
   MaskTerms terms(const std::vector<std::string>& leaves, const Range& checked = {}) const {

@@ -5,11 +5,11 @@
 #include <gtest/gtest.h>
 
 #include <map>
-#include <sstream>
 #include <string>
 
 #include "metile/ir/parser.h"
 #include "metile/lower/vector_index.h"
+#include "tests/lower/named_values.h"
 
 namespace metile::lower {
 namespace {
@@ -68,14 +68,7 @@ class VectorIndexTest : public ::testing::Test {
  protected:
   void SetUp() override {
     kernel_ = ir::parse(kText);
-    // The parser numbers values in order (parameters, then results) and keeps only the
-    // parameters' names: the op results take their names from the text's lines.
-    std::istringstream lines(kText);
-    size_t op = 0;
-    for (std::string line; std::getline(lines, line);)
-      if (line.rfind("  %", 0) == 0)
-        names_[line.substr(3, line.find(' ', 3) - 3)] = kernel_.body.ops.at(op++).results.at(0);
-    for (const ir::Param& p : kernel_.params) names_[p.name] = p.value;
+    names_ = named_values(kernel_, kText);
   }
   std::optional<int64_t> difference(const std::string& a, const std::string& b) {
     return IndexAnalysis(kernel_).constant_difference(names_.at(a), names_.at(b));
