@@ -87,14 +87,14 @@ class Verifier {
     const std::set<ValueId> required(all.begin(), all.end());
     const std::optional<PointerParts> at = index_.pointer_parts(packed.operands[0]);
     if (!at) fail(packed, "its address is not ptr_add(base, index)");
-    std::set<int64_t> covered;
+    std::map<int64_t, ValueId> covered;  // each element's index
     for (const Op& scalar : branch.regions[1].ops) {
       if (scalar.kind != (load ? OpKind::Load : OpKind::Store)) continue;
       const std::optional<PointerParts> parts = index_.pointer_parts(scalar.operands[0]);
       const std::optional<int64_t> d = parts && parts->base == at->base
                                            ? index_.constant_difference(at->index, parts->index)
                                            : std::nullopt;
-      if (!d || *d < 0 || *d >= width || !covered.insert(*d).second)
+      if (!d || *d < 0 || *d >= width || !covered.emplace(*d, parts->index).second)
         fail(packed, "the fallback's access through %" + std::to_string(scalar.operands[0]) +
                          " is not one of the vector's elements");
       const size_t mask = load ? 1 : 2;
@@ -110,7 +110,8 @@ class Verifier {
     // A load's branches join the whole vector or each element (Target::grouped_load_joins_vector).
     if (load && branch.results.size() == 1 && k_.type(branch.results[0]).is_vector())
       joined_load(packed, branch, *at, width);
-    if (k_.type(at->index).dtype != ir::DType::i64 && !requires_widened_check(required))
+    if (may_wrap(k_.type(at->index).dtype) &&
+        !widened_range_holds(required, at->index, covered.at(width - 1)))
       fail(packed, "the guard does not compare the widened 32-bit indices");
     if (target_.vector_access_needs_vector_alignment &&
         !requires_alignment(required, packed.operands[0],
@@ -187,16 +188,6 @@ class Verifier {
     }
     yielded_.insert(&then_yield);
     yielded_.insert(&else_yield);
-  }
-
-  bool requires_widened_check(const std::set<ValueId>& required) const {
-    for (ValueId v : required) {
-      const Op* def = index_.definer(v);
-      if (def && def->kind == OpKind::Cmp && def->str_attr("pred") == "eq" &&
-          k_.type(def->operands[0]).dtype == ir::DType::i64)
-        return true;
-    }
-    return false;
   }
 
   bool requires_alignment(const std::set<ValueId>& required, ValueId ptr, int64_t bytes) const {
