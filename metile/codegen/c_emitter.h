@@ -82,14 +82,14 @@ class CEmitter {
   std::string infix(const ir::Op& op, std::string_view c_op) const;
   // `c_op` on integers, `bool_op` on i1 values.
   std::string bitwise(const ir::Op& op, std::string_view c_op, std::string_view bool_op) const;
-  std::string min_max(const ir::Op& op, MathFn fn, std::string_view bool_op) const;
-  std::string rem(const ir::Op& op) const;
+  std::string min_max(const ir::Op& op, MathFn fn, std::string_view bool_op);
+  std::string rem(const ir::Op& op);
   std::string floordiv(const ir::Op& op);
   std::string compare(const ir::Op& op) const;
   std::string select(const ir::Op& op) const;
   std::string cast(const ir::Op& op) const;
   std::string negate(const ir::Op& op) const;
-  std::string math(const ir::Op& op, MathFn fn) const;
+  std::string math(const ir::Op& op, MathFn fn);
   std::string load(const ir::Op& op) const;
   std::string threadgroup_buffer(const ir::Op& op) const;
   // The dialect's packed type of a vector (its helpers go into the prelude), the vector of

@@ -119,7 +119,7 @@ std::string CDialect::select(const ir::Type& c_type, const std::string& c, const
 }
 
 std::string CDialect::math_call(MathFn fn, bool fast, const ir::Type& t,
-                                const std::vector<std::string>& args) const {
+                                const std::vector<std::string>& args, Prelude&) const {
   const bool widen = table_.math_in_float[static_cast<int>(t.dtype)];
   std::string call = math_function(fn, fast, widen ? ir::DType::f32 : t.dtype) + "(";
   for (size_t i = 0; i < args.size(); ++i)

@@ -190,9 +190,10 @@ class CDialect {
                              const std::string& b) const;
 
   // fn(args) with a result of type t; `fast` picks the fast variant of Exp..Cos. The
-  // default computes in float for the dtypes of `math_in_float` and calls `math_function`.
+  // default computes in float for the dtypes of `math_in_float` and calls `math_function`;
+  // helpers a dialect's call needs go into `prelude`.
   virtual std::string math_call(MathFn fn, bool fast, const ir::Type& t,
-                                const std::vector<std::string>& args) const;
+                                const std::vector<std::string>& args, Prelude& prelude) const;
   // The name math_call calls for fn on values of dtype t (f32 for the dtypes computed in
   // float): the table's name, with the fast or precise prefix for Exp..Cos.
   virtual std::string math_function(MathFn fn, bool fast, ir::DType t) const;

@@ -41,21 +41,23 @@ std::string CEmitter::bitwise(const ir::Op& op, std::string_view c_op,
   return infix(op, type(op.results[0]).dtype == ir::DType::i1 ? bool_op : c_op);
 }
 
-std::string CEmitter::min_max(const ir::Op& op, MathFn fn, std::string_view bool_op) const {
+std::string CEmitter::min_max(const ir::Op& op, MathFn fn, std::string_view bool_op) {
   const ir::Type& t = type(op.results[0]);
   if (t.dtype == ir::DType::i1) return infix(op, bool_op);
-  return dialect_.math_call(fn, false, t, {name(op.operands[0]), name(op.operands[1])});
+  return dialect_.math_call(fn, false, t, {name(op.operands[0]), name(op.operands[1])}, prelude_);
 }
 
-std::string CEmitter::rem(const ir::Op& op) const {
+std::string CEmitter::rem(const ir::Op& op) {
   const ir::Type& t = type(op.results[0]);
   if (!ir::is_float(t.dtype)) return infix(op, "%");
-  return dialect_.math_call(MathFn::Fmod, false, t, {name(op.operands[0]), name(op.operands[1])});
+  return dialect_.math_call(MathFn::Fmod, false, t, {name(op.operands[0]), name(op.operands[1])},
+                            prelude_);
 }
 
 std::string CEmitter::floordiv(const ir::Op& op) {
   const ir::Type& t = type(op.results[0]);
-  if (ir::is_float(t.dtype)) return dialect_.math_call(MathFn::Floor, false, t, {infix(op, "/")});
+  if (ir::is_float(t.dtype))
+    return dialect_.math_call(MathFn::Floor, false, t, {infix(op, "/")}, prelude_);
   if (!ir::is_signed(t.dtype)) return infix(op, "/");  // truncation is the floor
   if (!t.is_scalar()) fail(op, "integer vectors are not supported (only scalars)");
   return dialect_.integer_floordiv(t.dtype, name(op.operands[0]), name(op.operands[1]), prelude_);
@@ -86,9 +88,9 @@ std::string CEmitter::negate(const ir::Op& op) const {
   return dialect_.prefix("-", type(op.operands[0]), name(op.operands[0]));
 }
 
-std::string CEmitter::math(const ir::Op& op, MathFn fn) const {
+std::string CEmitter::math(const ir::Op& op, MathFn fn) {
   const bool fast = op.int_attr_or("fast", 0) != 0;
-  return dialect_.math_call(fn, fast, type(op.results[0]), {name(op.operands[0])});
+  return dialect_.math_call(fn, fast, type(op.results[0]), {name(op.operands[0])}, prelude_);
 }
 
 std::string CEmitter::access(ir::ValueId ptr, const ir::Type& value_type) const {

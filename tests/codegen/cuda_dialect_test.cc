@@ -48,6 +48,8 @@ ir::Kernel unary_kernel(DType dtype, const std::vector<std::pair<OpKind, bool>>&
 TEST(CudaMath, PreciseKeepsIeeeFunctionsAndFastUsesIntrinsics) {
   const std::string s = cuda_of(unary_kernel(DType::f32, {{OpKind::Exp, false},
                                                           {OpKind::Exp, true},
+                                                          {OpKind::Exp2, false},
+                                                          {OpKind::Exp2, true},
                                                           {OpKind::Log, false},
                                                           {OpKind::Log, true},
                                                           {OpKind::Tanh, false},
@@ -55,14 +57,24 @@ TEST(CudaMath, PreciseKeepsIeeeFunctionsAndFastUsesIntrinsics) {
                                                           {OpKind::Sin, true},
                                                           {OpKind::Sqrt, false},
                                                           {OpKind::Rsqrt, true}}));
-  for (const char* call : {"= expf(", "= __expf(", "= logf(", "= __logf(", "= tanhf(", "= __tanhf(",
-                           "= __sinf(", "= sqrtf(", "= rsqrtf("})
+  for (const char* call :
+       {"= expf(", "= metile_fast_exp(", "= exp2f(", "= metile_fast_exp2(", "= logf(", "= __logf(",
+        "= tanhf(", "= __tanhf(", "= __sinf(", "= sqrtf(", "= rsqrtf("})
     EXPECT_EQ(count(s, call), 1u) << call << "\n" << s;
+  // The fast exponentials are ex2.approx with denormal results flushed (helpers, defined once).
+  EXPECT_EQ(count(s, "float metile_fast_exp(float x) {"), 1u) << s;
+  EXPECT_EQ(count(s, "float metile_fast_exp2(float x) {"), 1u) << s;
+  EXPECT_EQ(count(s, "ex2.approx.ftz.f32"), 2u) << s;
+}
+
+TEST(CudaMath, FastExponentialHelpersOnlyWhenUsed) {
+  const std::string s = cuda_of(unary_kernel(DType::f32, {{OpKind::Exp, false}}));
+  EXPECT_EQ(s.find("metile_fast_exp"), std::string::npos) << s;
 }
 
 TEST(CudaMath, NarrowFloatsComputeInFloat) {
   const std::string s = cuda_of(unary_kernel(DType::f16, {{OpKind::Exp, true}}));
-  EXPECT_NE(s.find("metile_half(__expf(float("), std::string::npos) << s;
+  EXPECT_NE(s.find("metile_half(metile_fast_exp(float("), std::string::npos) << s;
 }
 
 TEST(CudaMath, IntegerMinMaxAbsUseTheIntegerOverloads) {

@@ -73,9 +73,9 @@ TEST(DialectHooks, BarrierChangesOnlyBarrierStatements) {
 TEST(DialectHooks, MathCallChangesOnlyMathCalls) {
   struct Intrinsics : MslWith {
     std::string math_call(MathFn fn, bool fast, const ir::Type& t,
-                          const std::vector<std::string>& args) const override {
+                          const std::vector<std::string>& args, Prelude& prelude) const override {
       if (fn == MathFn::Exp && fast) return "__expf(" + args[0] + ")";
-      return MslWith::math_call(fn, fast, t, args);
+      return MslWith::math_call(fn, fast, t, args, prelude);
     }
   } intrinsics;
   EXPECT_EQ(changed_lines(msl_of(vec4_kernel()), source_in(vec4_kernel(), intrinsics)),

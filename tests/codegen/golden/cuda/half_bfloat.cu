@@ -16,6 +16,11 @@ struct metile_half {
     return f;
   }
 };
+static __device__ __forceinline__ float metile_fast_exp2(float x) {
+  float y;
+  asm("ex2.approx.ftz.f32 %0, %1;" : "=f"(y) : "f"(x));
+  return y;
+}
 
 static __device__ __forceinline__ void half_bfloat_body(
     const metile_half* a,
@@ -33,7 +38,7 @@ static __device__ __forceinline__ void half_bfloat_body(
   const metile_half* v5 = a + tid;
   const metile_half h = v5[0];
   const metile_half v7 = metile_half(expf(float(h)));
-  const metile_half v8 = metile_half(exp2f(float(h)));
+  const metile_half v8 = metile_half(metile_fast_exp2(float(h)));
   const metile_half v9 = metile_half(fminf(float(v7), float(v8)));
   const metile_half v10 = metile_half(0.5f);
   const metile_half v11 = metile_half(fmaxf(float(v9), float(v10)));
