@@ -19,7 +19,7 @@ constexpr std::string_view kCudaReservedPrefixes[] = {"nv_", "cuda"};
 
 // The fast variants of the float math functions, indexed by MathFn. sqrtf and rsqrtf have no
 // faster intrinsic (rsqrtf is already the 2-ulp approximation). The exponentials are prelude
-// helpers (kFastExponentials): __expf without -ftz keeps denormal results, which costs ptxas
+// helpers (kFastExp, kFastExp2): __expf without -ftz keeps denormal results, which costs ptxas
 // a rescaling around each ex2 (on the H200, 6% of a 16-bit softmax's bandwidth).
 constexpr std::array<std::string_view, kMathFnCount> kFastFloatMath = {
     "fabsf",  "fminf", "fmaxf",  "fmodf",   "floorf", "metile_fast_exp", "metile_fast_exp2",
