@@ -7,6 +7,7 @@
 #include "metile/ir/scalar_eval.h"
 #include "metile/support/errors.h"
 #include "metile/transform/constant_folding.h"
+#include "metile/transform/integer_intervals.h"
 
 namespace metile::transform {
 
@@ -72,6 +73,14 @@ class Canonicalizer {
       return;
     }
     for (ir::Block& r : op.regions) r.ops = block(std::move(r.ops));
+    if (drop_constant_mask(op)) {
+      changed_ = true;
+      if (op.kind == OpKind::Store && op.operands.size() == 3) return;  // never stores
+      if (op.kind == OpKind::Load && op.operands.size() == 3) {         // reads nothing
+        replaced_[op.results[0]] = op.operands[2];
+        return;
+      }
+    }
     if (auto v = identity(op)) {
       replaced_[op.results[0]] = *v;
       changed_ = true;
@@ -83,6 +92,7 @@ class Canonicalizer {
     changed_ = changed_ || op.kind != before_fold;
     if (op.kind == OpKind::Constant) constants_[op.results[0]] = op.attrs.at("value");
     if (op.kind == OpKind::Splat) splat_of_[op.results[0]] = op.operands[0];
+    intervals_.record(k_, op);
     out.push_back(std::move(op));
   }
 
@@ -100,6 +110,19 @@ class Canonicalizer {
     }
     for (Op& inner : ops) out.push_back(std::move(inner));
     return true;
+  }
+
+  // A load's or store's mask that is the same constant everywhere: true drops it (and the
+  // load's fill); false is reported (the caller removes the access) and left in place.
+  bool drop_constant_mask(Op& op) const {
+    const bool load = op.kind == OpKind::Load, store = op.kind == OpKind::Store;
+    if ((!load && !store) || op.operands.size() != 3) return false;
+    const ValueId mask = op.operands[load ? 1 : 2];
+    if (is_int(mask, 1)) {
+      op.operands.resize(load ? 1 : 2);
+      return true;
+    }
+    return is_int(mask, 0) && (store || k_.type(op.operands[2]) == k_.type(op.results[0]));
   }
 
   // A loop with constant bounds that never runs yields its initial values.
@@ -224,6 +247,12 @@ class Canonicalizer {
     const ir::Type result = k_.type(op.results[0]);
     if (result.is_vector()) return;
     reject_zero_divisor(op);
+    // A comparison its operands' intervals decide, whatever their values (an arange against a
+    // bound it never reaches).
+    if (op.kind == OpKind::Cmp) {
+      if (auto decided = intervals_.decide(op.str_attr("pred"), op.operands[0], op.operands[1]))
+        return become_constant(op, int64_t{*decided ? 1 : 0}, out);
+    }
     std::vector<Attr> values;
     for (ValueId v : op.operands) {
       const Attr* a = constant_of(v);
@@ -231,14 +260,20 @@ class Canonicalizer {
       values.push_back(*a);
     }
     auto folded = fold_constant(op, values, k_.type(op.operands[0]).dtype, result.dtype);
-    if (!folded) return;
+    if (folded) become_constant(op, *folded, out);
+  }
+
+  // Rewrites op into the constant `value`: for a tile, a splat of a new scalar constant.
+  void become_constant(Op& op, const Attr& value, std::vector<Op>& out) {
+    const ir::Type result = k_.type(op.results[0]);
     op.operands.clear();
-    op.attrs = {{"value", *folded}};
+    op.attrs = {{"value", value}};
     op.kind = OpKind::Constant;
     if (!result.is_tile()) return;
     Op scalar = op;
     scalar.results = {k_.new_value(ir::Type::scalar(result.dtype))};
-    constants_[scalar.results[0]] = *folded;
+    constants_[scalar.results[0]] = value;
+    intervals_.record(k_, scalar);
     op.kind = OpKind::Splat;
     op.attrs.clear();
     op.operands = {scalar.results[0]};
@@ -249,6 +284,7 @@ class Canonicalizer {
   std::map<ValueId, ValueId> replaced_;  // result of a removed op -> the value it equals
   std::map<ValueId, Attr> constants_;    // scalar constants
   std::map<ValueId, ValueId> splat_of_;  // splat tile -> its scalar
+  IntegerIntervals intervals_;           // of the integer values rewritten so far
   bool changed_ = false;
 };
 
