@@ -14,7 +14,10 @@ shapes move far more than the L2 (60 MB), so no flush is needed, and each call i
 behind a GPU sleep so that host launch cost stays out; the decode shapes are timed over
 back-to-back calls with the data hot, host cost included, as a decode step sees it. Also
 measured: the host time per launch of a prepared meTile dispatch against a Triton launch, a
-torch eager call and a CUDA graph replay, for a tiny vector add.
+torch eager call and a CUDA graph replay, for a tiny vector add. meTile runs twice: as a
+user calls it (one kernel for every shape) and specialised (`metile_specialised`: launched
+with a Schedule, so the shape is compiled in as constants, as torch.compile(dynamic=False)
+compiles it); the table's last column is the specialised launch over torch.compile.
 
 meTile kernels take torch CUDA tensors in place and launch on torch's current stream without
 waiting for the kernel, as Triton's do (docs/cuda.md, "Launching"), so every candidate's
@@ -35,7 +38,7 @@ import time
 
 from memory_bound.report import case_line, print_table
 
-CANDIDATES = ("metile", "triton", "compile", "eager")
+CANDIDATES = ("metile", "metile_specialised", "triton", "compile", "eager")
 # Rough cost of one case on an H200, mostly torch.compile's compile (seconds).
 ESTIMATED_CASE_S = 6.0
 ESTIMATED_FIXED_S = 40.0  # imports, inductor's first compile, copy and launch measurements

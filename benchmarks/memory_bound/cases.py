@@ -115,14 +115,19 @@ class Case:
         return tuple(torch.full(out_shape, float("nan"), device="cuda", dtype=out_dtype)
                      for _ in range(count))
 
-    def metile_launch(self, inputs, outs):
+    def metile_launch(self, inputs, outs, specialised=False):
+        """specialised: launched with a Schedule, which compiles the integer scalars (the
+        shape) in as constants, as torch.compile(dynamic=False) does."""
         k, block = METILE_KERNELS[self.kernel], self.block
+        options = {"SCHEDULE": metile.Schedule()} if specialised else {}
         if self.kernel == "vector_add":
             n = inputs[0].numel()
-            return k[(metile.cdiv(n, block),)].prepare(*inputs, outs[0], n, BLOCK=block)
+            return k[(metile.cdiv(n, block),)].prepare(*inputs, outs[0], n, BLOCK=block,
+                                                       **options)
         rows, cols = self.shape
         # The compiler's thread plan unless --row-warps asks for one.
-        options = {"num_warps": self.row_warps} if self.row_warps else {}
+        if self.row_warps:
+            options["num_warps"] = self.row_warps
         if self.kernel == "softmax":
             return k[(rows,)].prepare(inputs[0], outs[0], cols, cols, BLOCK=block, **options)
         if self.kernel == "rms_norm":
@@ -203,9 +208,9 @@ def run_case(case, torch_fns, compiled, rounds, inner, flush):
             launches.pop(name, None)
         result["setup_s"][name] = time.perf_counter() - start
 
-    def ours():
+    def ours(specialised=False):
         outs = case.outputs()
-        return case.metile_launch(inputs, outs), outs
+        return case.metile_launch(inputs, outs, specialised), outs
 
     def theirs():
         outs = case.outputs()
@@ -225,6 +230,7 @@ def run_case(case, torch_fns, compiled, rounds, inner, flush):
         return returned(compiled[key])
 
     setup("metile", ours)
+    setup("metile_specialised", lambda: ours(specialised=True))
     setup("triton", theirs)
     setup("compile", compiled_fn)
     setup("eager", lambda: returned(fn))

@@ -19,6 +19,14 @@ def ratio(result, name):
     return "failed" if name in result.get("failures", {}) else "-"
 
 
+def specialised_over_compile(result):
+    """The specialised launch's time over torch.compile's ("-" in runs without it)."""
+    times = result.get("times", {})
+    if "metile_specialised" in times and "compile" in times:
+        return f"{times['metile_specialised']['median_ms'] / times['compile']['median_ms']:.2f}"
+    return "failed" if "metile_specialised" in result.get("failures", {}) else "-"
+
+
 def print_table(report):
     copy = report["copy_bandwidth"]["GBps"]
     print(f"Copy bandwidth (torch device-to-device, read + write): {copy:.0f} GB/s"
@@ -27,20 +35,20 @@ def print_table(report):
     print(f"GPU: {report['machine'].get('gpu')}, driver {report['machine'].get('driver')}, "
           f"torch {report['machine'].get('torch')}, triton {report['machine'].get('triton')}\n")
     print("| case | dtype | shape | ours GB/s | of copy | ours/compile | ours/triton "
-          "| ours/eager |")
-    print("|---|---|---|---|---|---|---|---|")
+          "| ours/eager | specialised/compile |")
+    print("|---|---|---|---|---|---|---|---|---|")
     for r in report["cases"]:
         shape = "x".join(map(str, r["shape"]))
         if r.get("status") != "ok":
             why = "; ".join(f"{n}: {m.splitlines()[0] if m else m}"
                             for n, m in r.get("failures", {}).items())
-            print(f"| {r['kernel']} | {r['dtype']} | {shape} | failed: {why} | | | | |")
+            print(f"| {r['kernel']} | {r['dtype']} | {shape} | failed: {why} | | | | | |")
             continue
         print(f"| {r['kernel']} | {r['dtype']} | {shape} | {r['metile_GBps']:.0f} | "
               f"{r['metile_GBps'] / copy:.2f} | {ratio(r, 'compile')} | {ratio(r, 'triton')} | "
-              f"{ratio(r, 'eager')} |")
+              f"{ratio(r, 'eager')} | {specialised_over_compile(r)} |")
     for s in report.get("skipped", []):
-        print(f"| {s['case']} | skipped: {s['why']} | | | | | | |")
+        print(f"| {s['case']} | skipped: {s['why']} | | | | | | | |")
     # Runs before meTile's launches became asynchronous did not record how they launched.
     waits = ("meTile's launches, like Triton's, do not wait for their kernel"
              if report.get("metile_launches") == "asynchronous" else
