@@ -89,7 +89,8 @@ def unary_math(x, out, n, FN: metile.constexpr, BLOCK: metile.constexpr):
 
 
 UNARY = {
-    "exp": np.exp, "fast_exp": np.exp, "exp2": np.exp2, "log": np.log, "sqrt": np.sqrt,
+    "exp": np.exp, "fast_exp": np.exp, "exp2": np.exp2, "fast_exp2": np.exp2, "log": np.log,
+    "sqrt": np.sqrt,
     "rsqrt": lambda v: 1 / np.sqrt(v), "abs": np.abs, "tanh": np.tanh, "sin": np.sin,
     "cos": np.cos,
 }
@@ -105,6 +106,21 @@ def test_unary_math(name, rng):
     launch_1d(unary_math, n, x, out, FN=name)
     np.testing.assert_allclose(out, UNARY[name](x), rtol=2e-5 if "fast" not in name else 1e-3,
                                atol=1e-6)
+
+
+@pytest.mark.parametrize("name", ["fast_exp", "fast_exp2"])
+def test_fast_exponentials_stay_within_their_bound(name, rng):
+    # Across the normal results (|x| < 80): CUDA's ex2.approx is about 2^-22 relative, and exp
+    # scales x by log2(e) first, which adds up to |x| * 2^-24 (docs/cuda.md); the bound is
+    # twice both, far below a wrong scale (1.44 for log2(e) would be |x| * 1e-3 off).
+    n = 4096
+    x = rng.uniform(-80.0, 80.0, n).astype(np.float32)
+    out = np.zeros(n, np.float32)
+    launch_1d(unary_math, n, x, out, FN=name)
+    want = UNARY[name](x.astype(np.float64))
+    bound = 2.0**-21 + np.abs(x.astype(np.float64)) * 2.0**-23
+    relative = np.abs(out - want) / want
+    assert np.all(relative <= bound), (x[relative > bound][:5], relative.max())
 
 
 @metile.kernel
