@@ -108,6 +108,9 @@ def test_unary_math(name, rng):
                                atol=1e-6)
 
 
+@pytest.mark.skipif(metile.device() not in ("cuda", "host"),
+                    reason="the bound is CUDA's ex2.approx (the host is within it); Metal's "
+                           "fast math has its own")
 @pytest.mark.parametrize("name", ["fast_exp", "fast_exp2"])
 def test_fast_exponentials_stay_within_their_bound(name, rng):
     # Across the normal results (|x| < 80): CUDA's ex2.approx is about 2^-22 relative, and exp
