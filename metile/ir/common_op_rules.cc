@@ -28,14 +28,10 @@ bool is_number(const Type& t) {
   return !t.pointer && !t.is_desc();
 }
 
-bool is_int_scalar(const Type& t) {
-  return t.is_scalar() && is_integer(t.dtype);
-}
-
 // The per-op type rules both dialects share, for an op with valid operands and results.
-class CommonOpRules {
+class CommonOpRules : OpRuleChecks {
  public:
-  CommonOpRules(Checker& c, const Op& op) : c_(c), op_(op) {}
+  using OpRuleChecks::OpRuleChecks;
 
   void check() {
     using R = TypeRule;
@@ -115,14 +111,6 @@ class CommonOpRules {
   }
 
  private:
-  const Type& in(size_t i) const { return c_.type(op_.operands[i]); }
-  const Type& out(size_t i = 0) const { return c_.type(op_.results[i]); }
-  ValueId a(size_t i) const { return op_.operands[i]; }
-  ValueId r(size_t i = 0) const { return op_.results[i]; }
-  void fail(const std::string& rule, const std::vector<ValueId>& values = {}) {
-    c_.report(&op_, rule, values);
-  }
-
   void constant() {
     const Type& t = out();
     if (!t.is_scalar()) return fail("the result must be a number scalar", {r()});
@@ -259,7 +247,7 @@ class CommonOpRules {
     if (!is_number(v) || v.is_tile() || v.is_matrix())
       return fail("operates on per-thread scalars or vectors", {a(0)});
     if (out() != v) fail("the result must have the operand's type", {a(0), r()});
-    if (op_.operands.size() == 2 && !is_int_scalar(in(1)))
+    if (op_.operands.size() == 2 && !is_integer_scalar(in(1)))
       fail("the lane must be an integer scalar", {a(1)});
   }
 
@@ -284,7 +272,7 @@ class CommonOpRules {
 
   void for_loop() {
     const Type& start = in(0);
-    if (!is_int_scalar(start) || in(1) != start || in(2) != start)
+    if (!is_integer_scalar(start) || in(1) != start || in(2) != start)
       return fail("loop bounds must be integer scalars of one dtype", {a(0), a(1), a(2)});
     const size_t carried = op_.operands.size() - 3;
     if (op_.results.size() != carried)
@@ -342,9 +330,6 @@ class CommonOpRules {
     acc.dtype = in(2).dtype;
     yields_match({acc}, "the epilogue stores it to c");
   }
-
-  Checker& c_;
-  const Op& op_;
 };
 
 }  // namespace

@@ -120,10 +120,6 @@ void check_is_aligned(Checker& c, const Op& op) {
     c.report(&op, "bytes must be a positive power of two, got " + std::to_string(bytes));
 }
 
-bool is_integer_scalar(const Type& t) {
-  return t.is_scalar() && is_integer(t.dtype);
-}
-
 void check_matrix_fill(Checker& c, const Op& op) {
   const Type& m = c.type(op.results[0]);
   if (!m.is_matrix()) return c.report(&op, "the result must be a matrix fragment", op.results);

@@ -27,9 +27,9 @@ void check_type(Checker& c, const Op* definer, ValueId v) {
                       {v});
 }
 
-class TileOpRules {
+class TileOpRules : OpRuleChecks {
  public:
-  TileOpRules(Checker& c, const Op& op) : c_(c), op_(op) {}
+  using OpRuleChecks::OpRuleChecks;
 
   void check() {
     using R = TypeRule;
@@ -114,13 +114,6 @@ class TileOpRules {
   }
 
  private:
-  const Type& in(size_t i) const { return c_.type(op_.operands[i]); }
-  const Type& out() const { return c_.type(op_.results[0]); }
-  ValueId a(size_t i) const { return op_.operands[i]; }
-  ValueId r() const { return op_.results[0]; }
-  void fail(const std::string& rule, const std::vector<ValueId>& values = {}) {
-    c_.report(&op_, rule, values);
-  }
   void arange() {
     const int64_t size = op_.int_attr("end") - op_.int_attr("start");
     if (out() != Type::tile(DType::i32, {size}))
@@ -373,9 +366,6 @@ class TileOpRules {
     expected.shape = {t.shape[1], t.shape[0]};
     if (out() != expected) fail("the result must be " + expected.str(), {a(0), r()});
   }
-
-  Checker& c_;
-  const Op& op_;
 };
 
 }  // namespace

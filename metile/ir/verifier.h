@@ -82,6 +82,29 @@ std::vector<Diagnostic> verify_with(const Kernel& k, const DialectRules& rules);
 // The type rules both dialects share (common_op_rules.cc), for an op with valid operands.
 void check_common_op_rules(Checker& c, const Op& op);
 
+// What a class of per-op rules reads (the op's operand and result types and values) and how
+// it reports a broken rule; CommonOpRules and TileOpRules build on it.
+class OpRuleChecks {
+ public:
+  OpRuleChecks(Checker& c, const Op& op) : c_(c), op_(op) {}
+
+ protected:
+  const Type& in(size_t i) const { return c_.type(op_.operands[i]); }
+  const Type& out(size_t i = 0) const { return c_.type(op_.results[i]); }
+  ValueId a(size_t i) const { return op_.operands[i]; }
+  ValueId r(size_t i = 0) const { return op_.results[i]; }
+  void fail(const std::string& rule, const std::vector<ValueId>& values = {}) {
+    c_.report(&op_, rule, values);
+  }
+
+  Checker& c_;
+  const Op& op_;
+};
+
+inline bool is_integer_scalar(const Type& t) {
+  return t.is_scalar() && is_integer(t.dtype);
+}
+
 // The matrix fragment rules both dialects share (metal_verifier.cc): the fragment type, and
 // the types of matrix_fill, matrix_load, matrix_store and matrix_mma.
 void check_matrix_type(Checker& c, const Op* definer, ValueId v);
