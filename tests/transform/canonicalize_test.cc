@@ -1,5 +1,8 @@
 #include <gtest/gtest.h>
 
+#include <string>
+#include <utility>
+
 #include "pass_test_util.h"
 
 namespace metile::transform::testing {
@@ -13,63 +16,71 @@ bool has(const std::string& text, const std::string& part) {
   return text.find(part) != std::string::npos;
 }
 
-// `arange(0, 16) <pred> (i op c)`, stored under the mask: "1" when canonicalize folds it to
+// `(arange(0, 16) op c) pred bound`, stored under that mask: "1" when canonicalize folds it to
 // true (the store loses its mask), "0" when to false (the store goes), "" when it stays.
-std::string decided(const std::string& pred, int64_t bound, const std::string& op = "",
-                    int64_t operand = 0) {
+std::string decided(const std::string& pred, int64_t bound, const std::string& op, int64_t c) {
   std::string body =
       "  %0 = arange {end = 16, start = 0} : tile<16xi32>\n"
-      "  %1 = constant {value = " +
-      std::to_string(operand) +
-      "} : i32\n"
+      "  %1 = constant {value = C} : i32\n"
       "  %2 = splat %1 : tile<16xi32>\n"
-      "  %3 = " +
-      (op.empty() ? std::string("add %0, %2") : op + " %0, %2") +
-      " : tile<16xi32>\n"
-      "  %4 = constant {value = " +
-      std::to_string(bound) +
-      "} : i32\n"
+      "  %3 = OP %0, %2 : tile<16xi32>\n"
+      "  %4 = constant {value = BOUND} : i32\n"
       "  %5 = splat %4 : tile<16xi32>\n"
-      "  %6 = cmp %3, %5 {pred = \"" +
-      pred +
-      "\"} : tile<16xi1>\n"
+      "  %6 = cmp %3, %5 {pred = \"PRED\"} : tile<16xi1>\n"
       "  %7 = splat %p : tile<16xptr<i32>>\n"
       "  %8 = ptr_add %7, %0 : tile<16xptr<i32>>\n"
       "  store %8, %0, %6\n";
+  for (const auto& [name, value] :
+       {std::pair<std::string, std::string>{"BOUND", std::to_string(bound)},
+        {"PRED", pred},
+        {"OP", op},
+        {"C", std::to_string(c)}})
+    body.replace(body.find(name), name.size(), value);
   const std::string out = canonical(body);
   if (has(out, "cmp ")) return "";
-  if (has(out, "store ")) return "1";
-  return "0";
+  return has(out, "store ") ? "1" : "0";
 }
 
 TEST(Canonicalize, ComparisonsTheIntervalsDecideFold) {
-  // i in [0, 15].
-  EXPECT_EQ(decided("lt", 16), "1");
-  EXPECT_EQ(decided("lt", 0), "0");
-  EXPECT_EQ(decided("lt", 15), "");
-  EXPECT_EQ(decided("le", 15), "1");
-  EXPECT_EQ(decided("le", -1), "0");
-  EXPECT_EQ(decided("le", 14), "");
-  EXPECT_EQ(decided("gt", -1), "1");
-  EXPECT_EQ(decided("gt", 15), "0");
-  EXPECT_EQ(decided("gt", 0), "");
-  EXPECT_EQ(decided("ge", 0), "1");
-  EXPECT_EQ(decided("ge", 16), "0");
-  EXPECT_EQ(decided("ge", 1), "");
-  EXPECT_EQ(decided("eq", 16), "0");
-  EXPECT_EQ(decided("eq", 3), "");
-  EXPECT_EQ(decided("ne", -1), "1");
-  EXPECT_EQ(decided("ne", 3), "");
-  // Sums, differences and products of intervals: i * 2 in [0, 30], i - 16 in [-16, -1].
-  EXPECT_EQ(decided("lt", 31, "mul", 2), "1");
-  EXPECT_EQ(decided("lt", 30, "mul", 2), "");
-  EXPECT_EQ(decided("lt", 0, "sub", 16), "1");
-  EXPECT_EQ(decided("ge", -16, "sub", 16), "1");
-  EXPECT_EQ(decided("lt", 0, "mul", -1), "");  // i * -1 in [-15, 0]
-  EXPECT_EQ(decided("le", 0, "mul", -1), "1");
-  // A product that could leave i32 has no interval (it would wrap on the device).
-  EXPECT_EQ(decided("ge", 0, "mul", 1 << 28), "");
-  EXPECT_EQ(decided("ge", 0, "mul", 1 << 27), "1");  // 15 * 2^27 < 2^31
+  struct Case {
+    const char* pred;
+    int64_t bound;
+    const char* op;
+    int64_t c;
+    const char* folded;
+  };
+  const Case cases[] = {
+      // i + 0 in [0, 15], against every predicate: true, false, or undecided.
+      {"lt", 16, "add", 0, "1"},
+      {"lt", 0, "add", 0, "0"},
+      {"lt", 15, "add", 0, ""},
+      {"le", 15, "add", 0, "1"},
+      {"le", -1, "add", 0, "0"},
+      {"le", 14, "add", 0, ""},
+      {"gt", -1, "add", 0, "1"},
+      {"gt", 15, "add", 0, "0"},
+      {"gt", 0, "add", 0, ""},
+      {"ge", 0, "add", 0, "1"},
+      {"ge", 16, "add", 0, "0"},
+      {"ge", 1, "add", 0, ""},
+      {"eq", 16, "add", 0, "0"},
+      {"eq", 3, "add", 0, ""},
+      {"ne", -1, "add", 0, "1"},
+      {"ne", 3, "add", 0, ""},
+      // Products and differences: i * 2 in [0, 30], i - 16 in [-16, -1], i * -1 in [-15, 0].
+      {"lt", 31, "mul", 2, "1"},
+      {"lt", 30, "mul", 2, ""},
+      {"lt", 0, "sub", 16, "1"},
+      {"ge", -16, "sub", 16, "1"},
+      {"lt", 0, "mul", -1, ""},
+      {"le", 0, "mul", -1, "1"},
+      // A product that could leave i32 has no interval (it would wrap on the device);
+      // 15 * 2^27 < 2^31 does not.
+      {"ge", 0, "mul", 1 << 28, ""},
+      {"ge", 0, "mul", 1 << 27, "1"}};
+  for (const Case& k : cases)
+    EXPECT_EQ(decided(k.pred, k.bound, k.op, k.c), k.folded)
+        << "(i " << k.op << " " << k.c << ") " << k.pred << " " << k.bound;
 }
 
 TEST(Canonicalize, FoldsIntegerArithmetic) {
