@@ -110,6 +110,8 @@ class Verifier {
     // A load's branches join the whole vector or each element (Target::grouped_load_joins_vector).
     if (load && branch.results.size() == 1 && k_.type(branch.results[0]).is_vector())
       joined_load(packed, branch, *at, width);
+    else if (load)
+      element_join(packed, branch, *at, width);
     if (may_wrap(k_.type(at->index).dtype) &&
         !widened_range_holds(required, at->index, covered.at(width - 1)))
       fail(packed, "the guard does not compare the widened 32-bit indices");
@@ -176,18 +178,45 @@ class Verifier {
     if (!pack || pack->kind != OpKind::Pack || static_cast<int64_t>(pack->operands.size()) != width)
       fail(packed,
            "the fallback does not yield a pack of its " + std::to_string(width) + " scalar loads");
-    for (int64_t i = 0; i < width; ++i) {
-      const Op* scalar = index_.definer(pack->operands[i]);
-      const std::optional<PointerParts> parts = scalar && scalar->kind == OpKind::Load
-                                                    ? index_.pointer_parts(scalar->operands[0])
-                                                    : std::nullopt;
-      if (!parts || parts->base != at.base ||
-          index_.constant_difference(at.index, parts->index) != i)
-        fail(packed, "the fallback's pack element " + std::to_string(i) +
-                         " is not the load of the vector's element " + std::to_string(i));
-    }
+    for (int64_t i = 0; i < width; ++i)
+      fallback_element(packed, at, pack->operands[i], i, "pack element");
     yielded_.insert(&then_yield);
     yielded_.insert(&else_yield);
+  }
+
+  // A guarded load whose branches yield its elements: the packed branch the extracts of its
+  // vector, the fallback its scalar loads, both in element order.
+  void element_join(const Op& packed, const Op& branch, const PointerParts& at, int64_t width) {
+    const Op& then_yield = branch.regions[0].ops.back();
+    const Op& else_yield = branch.regions[1].ops.back();
+    const auto yields = [width](const Op& op) {
+      return static_cast<int64_t>(op.operands.size()) == width;
+    };
+    if (static_cast<int64_t>(branch.results.size()) != width || !yields(then_yield) ||
+        !yields(else_yield))
+      fail(packed, "its guarded if yields neither its vector nor its " + std::to_string(width) +
+                       " elements");
+    for (int64_t i = 0; i < width; ++i) {
+      const Op* extract = index_.definer(then_yield.operands[i]);
+      if (!extract || extract->kind != OpKind::Extract ||
+          extract->operands[0] != packed.results[0] || extract->int_attr("index") != i)
+        fail(packed, "the packed branch's element " + std::to_string(i) +
+                         " is not the extract of the vector's element " + std::to_string(i));
+      fallback_element(packed, at, else_yield.operands[i], i, "element");
+    }
+  }
+
+  // `value`, the fallback's element i (named `what` in the error), is the scalar load of the
+  // vector's element i.
+  void fallback_element(const Op& packed, const PointerParts& at, ValueId value, int64_t i,
+                        const std::string& what) {
+    const Op* scalar = index_.definer(value);
+    const std::optional<PointerParts> parts = scalar && scalar->kind == OpKind::Load
+                                                  ? index_.pointer_parts(scalar->operands[0])
+                                                  : std::nullopt;
+    if (!parts || parts->base != at.base || index_.constant_difference(at.index, parts->index) != i)
+      fail(packed, "the fallback's " + what + " " + std::to_string(i) +
+                       " is not the load of the vector's element " + std::to_string(i));
   }
 
   bool requires_alignment(const std::set<ValueId>& required, ValueId ptr, int64_t bytes) const {
