@@ -19,25 +19,24 @@ constexpr std::string_view kCudaReservedPrefixes[] = {"nv_", "cuda"};
 
 // The fast variants of the float math functions, indexed by MathFn. sqrtf and rsqrtf have no
 // faster intrinsic (rsqrtf is already the 2-ulp approximation). The exponentials are prelude
-// helpers (kFastExp, kFastExp2): __expf without -ftz keeps denormal results, which costs ptxas
+// helpers (fast_exponential): __expf without -ftz keeps denormal results, which costs ptxas
 // a rescaling around each ex2 (on the H200, 6% of a 16-bit softmax's bandwidth).
 constexpr std::array<std::string_view, kMathFnCount> kFastFloatMath = {
     "fabsf",  "fminf", "fmaxf",  "fmodf",   "floorf", "metile_fast_exp", "metile_fast_exp2",
     "__logf", "sqrtf", "rsqrtf", "__tanhf", "__sinf", "__cosf",          "ceilf"};
-// ex2.approx.ftz: 2 ulp (exp2) on normal results, a denormal result flushed to zero; exp
-// scales by log2(e) first, as __expf and Triton's exp do.
-constexpr std::string_view kFastExp =
-    "static __device__ __forceinline__ float metile_fast_exp(float x) {\n"
-    "  float y;\n"
-    "  asm(\"ex2.approx.ftz.f32 %0, %1;\" : \"=f\"(y) : \"f\"(x * 1.4426950408889634f));\n"
-    "  return y;\n"
-    "}\n";
-constexpr std::string_view kFastExp2 =
-    "static __device__ __forceinline__ float metile_fast_exp2(float x) {\n"
-    "  float y;\n"
-    "  asm(\"ex2.approx.ftz.f32 %0, %1;\" : \"=f\"(y) : \"f\"(x));\n"
-    "  return y;\n"
-    "}\n";
+// The helper `name` of the fast exp (exponent "x * 1.4426950408889634f", scaled by log2(e)
+// as __expf and Triton's exp do) or exp2 (exponent "x"): ex2.approx.ftz, 2 ulp on normal
+// results, a denormal result flushed to zero.
+std::string fast_exponential(std::string_view name, std::string_view exponent) {
+  return "static __device__ __forceinline__ float " + std::string(name) +
+         "(float x) {\n"
+         "  float y;\n"
+         "  asm(\"ex2.approx.ftz.f32 %0, %1;\" : \"=f\"(y) : \"f\"(" +
+         std::string(exponent) +
+         "));\n"
+         "  return y;\n"
+         "}\n";
+}
 // The integer overloads, indexed by MathFn: the walker's integer abs, min and max (i64's abs
 // is llabs); "" where integers take no math function.
 constexpr std::array<std::string_view, kMathFnCount> kIntegerMath = {"abs", "min", "max"};
@@ -206,10 +205,11 @@ class CudaDialect final : public CDialect {
                         const std::vector<std::string>& args, Prelude& prelude) const override {
     // CUDA has no abs of an unsigned value, which is the value itself.
     if (fn == MathFn::Abs && t.dtype == ir::DType::u32) return args.at(0);
-    if (fast && fn == MathFn::Exp)
-      prelude.add("metile_fast_exp", ir::DType::f32, std::string(kFastExp));
-    if (fast && fn == MathFn::Exp2)
-      prelude.add("metile_fast_exp2", ir::DType::f32, std::string(kFastExp2));
+    if (fast && (fn == MathFn::Exp || fn == MathFn::Exp2)) {
+      const std::string_view name = kFastFloatMath[static_cast<size_t>(fn)];
+      prelude.add(name, ir::DType::f32,
+                  fast_exponential(name, fn == MathFn::Exp ? "x * 1.4426950408889634f" : "x"));
+    }
     return CDialect::math_call(fn, fast, t, args, prelude);
   }
 
