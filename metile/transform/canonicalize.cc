@@ -73,13 +73,14 @@ class Canonicalizer {
       return;
     }
     for (ir::Block& r : op.regions) r.ops = block(std::move(r.ops));
-    if (drop_constant_mask(op)) {
+    if (const std::optional<bool> mask = constant_mask(op)) {
       changed_ = true;
-      if (op.kind == OpKind::Store && op.operands.size() == 3) return;  // never stores
-      if (op.kind == OpKind::Load && op.operands.size() == 3) {         // reads nothing
-        replaced_[op.results[0]] = op.operands[2];
+      const bool load = op.kind == OpKind::Load;
+      if (!*mask) {  // no access: a load is its fill
+        if (load) replaced_[op.results[0]] = op.operands[2];
         return;
       }
+      op.operands.resize(load ? 1 : 2);  // every access: no mask (and no fill)
     }
     if (auto v = identity(op)) {
       replaced_[op.results[0]] = *v;
@@ -112,17 +113,16 @@ class Canonicalizer {
     return true;
   }
 
-  // A load's or store's mask that is the same constant everywhere: true drops it (and the
-  // load's fill); false is reported (the caller removes the access) and left in place.
-  bool drop_constant_mask(Op& op) const {
-    const bool load = op.kind == OpKind::Load, store = op.kind == OpKind::Store;
-    if ((!load && !store) || op.operands.size() != 3) return false;
+  // The value of a load's or store's mask when it is the same constant everywhere (a false
+  // load's fill must have its result type, to stand for it).
+  std::optional<bool> constant_mask(const Op& op) const {
+    const bool load = op.kind == OpKind::Load;
+    if ((!load && op.kind != OpKind::Store) || op.operands.size() != 3) return std::nullopt;
     const ValueId mask = op.operands[load ? 1 : 2];
-    if (is_int(mask, 1)) {
-      op.operands.resize(load ? 1 : 2);
-      return true;
-    }
-    return is_int(mask, 0) && (store || k_.type(op.operands[2]) == k_.type(op.results[0]));
+    if (is_int(mask, 1)) return true;
+    if (is_int(mask, 0) && (!load || k_.type(op.operands[2]) == k_.type(op.results[0])))
+      return false;
+    return std::nullopt;
   }
 
   // A loop with constant bounds that never runs yields its initial values.
