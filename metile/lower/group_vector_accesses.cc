@@ -322,16 +322,15 @@ class Grouper {
       Op then_yield{OpKind::Yield, {}, {}, {}, {}, loc};
       Op else_yield{OpKind::Yield, {}, {}, {}, {}, loc};
       const ir::Type vector = ir::Type::vector(g.members[0].dtype, g.width());
-      std::vector<ValueId> extracted(g.width(), ir::kNoValue);
       if (joined) {
         then_yield.operands.push_back(emit(then_block.ops, OpKind::PackedLoad,
                                            {block.ops[g.members[0].position].operands[0]}, vector,
                                            {}, loc));
       } else {
+        // A load's packed branch yields its own extracts; a store's yields nothing.
         for (int i = 0; i < g.width() && load; ++i)
-          extracted[i] = k_.new_value(k_.type(results[i]));
-        packed(then_block.ops, block, g, extracted);
-        if (load) then_yield.operands = extracted;
+          then_yield.operands.push_back(k_.new_value(k_.type(results[i])));
+        packed(then_block.ops, block, g, then_yield.operands);
       }
       std::vector<ValueId> scalars;
       for (int i = 0; i < g.width(); ++i) {
