@@ -75,6 +75,11 @@ std::string CDialect::packed_literal(ir::DType, const std::string& type,
   return text + ")";
 }
 
+std::string CDialect::packed_store(ir::DType, const std::string& type, const std::string& ptr,
+                                   const std::string& value, Prelude&) const {
+  return "((" + std::string(table_.device_space) + type + "*)(" + ptr + "))[0] = " + value + ";";
+}
+
 std::string CDialect::packed_element(ir::DType, const std::string& vector, int64_t index) const {
   // Past four, the fields of CUDA's eight-element prelude structs (MSL's vectors stop at
   // four).

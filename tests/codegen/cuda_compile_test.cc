@@ -147,6 +147,31 @@ TEST(CudaCompile, GroupedAccessesBecomeVectorInstructions) {
   }
 }
 
+// Without masks (a shape compiled in) the grouped store's fallback stores the same elements as
+// its vector: NVVM used to merge the two branches into the four scalar stores, and a
+// specialised f32 RMSNorm ran 9% slower than the dynamic one on the H200.
+TEST(CudaCompile, AnUnmaskedGroupedStoreStaysOneVectorInstruction) {
+  for (ir::DType dtype : {ir::DType::f32, ir::DType::bf16}) {
+    auto kernel = [dtype](dsl::KernelContext& k) {
+      k.set_num_threads(64);
+      auto x = k.buffer("x", dtype, "read");
+      auto out = k.buffer("out", dtype, "write");
+      auto first = dsl::program_id(0) * 256 + dsl::thread_id() * 4;
+      std::vector<dsl::Value> v;
+      for (int r = 0; r < 4; ++r) v.push_back(dsl::load(x + (first + r)));
+      for (int r = 0; r < 4; ++r) dsl::store(out + (first + r), v[r] * 2);
+    };
+    PipelineOptions options;
+    options.target = &target::target_by_name("sm90");
+    const PipelineResult r = compile_to_source(dsl::trace("unmasked", kernel), options);
+    SCOPED_TRACE(std::string(ir::dtype_name(dtype)));
+    EXPECT_EQ(r.report.grouped_stores, 1);
+    const std::string ptx = compile_to_ptx(r.emitted.source, "unmasked");
+    const std::string width = dtype == ir::DType::f32 ? ".v4.f32" : ".v2.u32";
+    EXPECT_NE(ptx.find("st.global" + width), std::string::npos) << ptx;
+  }
+}
+
 // Eight adjacent 2-byte accesses per thread group into one 16-byte access on sm90: NVCC must
 // see one 16-byte load and store (four 32-bit lanes) of f16 and of bf16.
 TEST(CudaCompile, EightTwoByteAccessesBecomeOneSixteenByteInstruction) {

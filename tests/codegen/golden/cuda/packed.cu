@@ -21,6 +21,9 @@ static __device__ __forceinline__ metile_half metile_half_of_bits(unsigned int w
 struct __align__(8) metile_halfx4 {
   unsigned int w[2];
 };
+static __device__ __forceinline__ void metile_packed_store(void* p, metile_halfx4 v) {
+  asm volatile("st.global.v2.u32 [%0], {%1, %2};" :: "l"(p), "r"(v.w[0]), "r"(v.w[1]) : "memory");
+}
 
 static __device__ __forceinline__ void convert_packed_body(
     const float* x,
@@ -53,7 +56,7 @@ static __device__ __forceinline__ void convert_packed_body(
     const metile_half v19 = static_cast<metile_half>(v18);
     const float v20 = v.w;
     const metile_half v21 = static_cast<metile_half>(v20);
-    ((metile_halfx4*)(dst))[0] = metile_halfx4{{metile_half_pair(v15, v17), metile_half_pair(v19, v21)}};
+    metile_packed_store(dst, metile_halfx4{{metile_half_pair(v15, v17), metile_half_pair(v19, v21)}});
   }
 }
 

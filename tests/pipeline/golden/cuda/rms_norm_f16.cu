@@ -21,6 +21,9 @@ static __device__ __forceinline__ metile_half metile_half_of_bits(unsigned int w
 struct __align__(16) metile_halfx8 {
   unsigned int w[4];
 };
+static __device__ __forceinline__ void metile_packed_store(void* p, metile_halfx8 v) {
+  asm volatile("st.global.v4.u32 [%0], {%1, %2, %3, %4};" :: "l"(p), "r"(v.w[0]), "r"(v.w[1]), "r"(v.w[2]), "r"(v.w[3]) : "memory");
+}
 static __device__ __forceinline__ float metile_simd_sum(float v) {
   for (int offset = 16; offset > 0; offset /= 2) {
     const float other = __shfl_xor_sync(0xffffffffu, v, offset);
@@ -358,7 +361,7 @@ static __device__ __forceinline__ void rms_norm_f16_body(
     const bool v311 = (reinterpret_cast<unsigned long long>(v240) & 15) == 0;
     const bool v312 = v272 && v311;
     if (v312) {
-      ((metile_halfx8*)(v240))[0] = metile_halfx8{{metile_half_pair(v232, v233), metile_half_pair(v234, v235), metile_half_pair(v236, v237), metile_half_pair(v238, v239)}};
+      metile_packed_store(v240, metile_halfx8{{metile_half_pair(v232, v233), metile_half_pair(v234, v235), metile_half_pair(v236, v237), metile_half_pair(v238, v239)}});
     } else {
       if (v159) { v240[0] = v232; }
       if (v160) { v241[0] = v233; }

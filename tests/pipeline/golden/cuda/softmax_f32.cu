@@ -1,5 +1,8 @@
 // CUDA C++ from meTile: NVRTC built-ins only, no includes.
 
+static __device__ __forceinline__ void metile_packed_store(void* p, float4 v) {
+  asm volatile("st.global.v4.f32 [%0], {%1, %2, %3, %4};" :: "l"(p), "f"(v.x), "f"(v.y), "f"(v.z), "f"(v.w) : "memory");
+}
 static __device__ __forceinline__ float metile_simd_max(float v) {
   for (int offset = 16; offset > 0; offset /= 2) {
     const float other = __shfl_xor_sync(0xffffffffu, v, offset);
@@ -315,7 +318,7 @@ static __device__ __forceinline__ void softmax_f32_body(
     const bool v298 = (reinterpret_cast<unsigned long long>(v258) & 15) == 0;
     const bool v299 = v282 && v298;
     if (v299) {
-      ((float4*)(v258))[0] = float4{v254, v255, v256, v257};
+      metile_packed_store(v258, float4{v254, v255, v256, v257});
     } else {
       if (v234) { v258[0] = v254; }
       if (v235) { v259[0] = v255; }

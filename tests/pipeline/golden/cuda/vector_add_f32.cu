@@ -1,5 +1,9 @@
 // CUDA C++ from meTile: NVRTC built-ins only, no includes.
 
+static __device__ __forceinline__ void metile_packed_store(void* p, float4 v) {
+  asm volatile("st.global.v4.f32 [%0], {%1, %2, %3, %4};" :: "l"(p), "f"(v.x), "f"(v.y), "f"(v.z), "f"(v.w) : "memory");
+}
+
 static __device__ __forceinline__ void vector_add_f32_body(
     const float* x,
     const float* y,
@@ -95,7 +99,7 @@ static __device__ __forceinline__ void vector_add_f32_body(
   const bool v87 = (reinterpret_cast<unsigned long long>(v47) & 15) == 0;
   const bool v88 = v56 && v87;
   if (v88) {
-    ((float4*)(v47))[0] = float4{v43, v44, v45, v46};
+    metile_packed_store(v47, float4{v43, v44, v45, v46});
   } else {
     if (v22) { v47[0] = v43; }
     if (v23) { v48[0] = v44; }
