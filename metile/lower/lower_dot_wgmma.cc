@@ -124,9 +124,7 @@ class WgmmaKernel {
   };
 
   ir::ValueId tiles_along(const schedule::Extent& e, int64_t block) {
-    const ir::ValueId extent =
-        e.param >= 0 ? l_.scalar(l_.tile.params[static_cast<size_t>(e.param)].value) : c(e.value);
-    return div(add(extent, c(block - 1)), c(block));
+    return div(add(extent(e), c(block - 1)), c(block));
   }
 
   // Tile t of the grouped order: GROUP_M row tiles per column band.
@@ -221,6 +219,7 @@ class WgmmaKernel {
       recompute_broadcast(op);
       return true;
     }
+    if (op.kind == K::Store) return store_output(op);
     return false;
   }
 
@@ -311,6 +310,64 @@ class WgmmaKernel {
       }
     }
     l_.bind(op.results[0], std::move(value));
+  }
+
+  // ---- the output store ---------------------------------------------------------------
+  // The output tile's store (match_async_gemm admits one: C [rows, columns] at the tile's own
+  // rows and columns), from the registers in the accumulator's layout. Each register pair holds
+  // two adjacent columns of one row, the first even; `columns` is a multiple of 8 (B's TMA map
+  // needs 16-byte rows, checked at launch), so both are in bounds or neither: one mask per pair,
+  // the row's bound and the column's, each computed once per thread. The pair's addresses are
+  // its row's start plus 64-bit column indices, which cannot wrap, so group_vector_accesses
+  // guards its one vector store by that mask and the alignment alone. Other layouts (none
+  // today) take the generic store.
+  bool store_output(const ir::Op& op) {
+    const LoweredValue& value = l_.get(op.operands[1]);
+    const ir::ThreadLayout layout = accumulator_layout(g_.block_m, g_.block_n);
+    if (value.uniform || !(value.layout == layout)) return false;
+    const int bits = log2_exact(g_.block_n);
+    const ir::ValueId part = l_.thread_part(layout);
+    const ir::ValueId row0 = add(mul(tile_.m, c(g_.block_m)), shr(part, bits));
+    const ir::ValueId column0 =
+        add(mul(tile_.n, c(g_.block_n)), l_.emit(K::And, {part, c(g_.block_n - 1)}, i32()));
+    const ir::ValueId wide_column0 = l_.emit(K::Cast, {column0}, ir::Type::scalar(ir::DType::i64));
+    const ir::ValueId rows = extent(g_.rows), columns = extent(g_.columns);
+    const ir::ValueId base = l_.scalar(l_.tile.params[static_cast<size_t>(g_.output)].value);
+    const ir::Type pointer = l_.metal.type(base);
+    struct Row {
+      ir::ValueId start, inside;
+    };
+    std::map<int64_t, Row> row_at;
+    std::map<int64_t, ir::ValueId> column_inside;
+    for (int64_t r = 0; r + 1 < l_.slot_count(l_.tile_type(op.operands[1])); r += 2) {
+      const int64_t offset = Lowering::slot_offset(layout, r);
+      METILE_ASSERT(offset % 2 == 0 && Lowering::slot_offset(layout, r + 1) == offset + 1,
+                    "wgmma_tma: a register pair that is not two adjacent columns");
+      const int64_t row_offset = offset >> bits, column_offset = offset & (g_.block_n - 1);
+      if (!row_at.count(row_offset)) {
+        const ir::ValueId row = row_offset ? add(row0, c(row_offset)) : row0;
+        row_at[row_offset] = {l_.emit(K::PtrAdd, {base, mul(row, columns)}, pointer),
+                              cmp("lt", row, rows)};
+      }
+      if (!column_inside.count(column_offset))
+        column_inside[column_offset] =
+            cmp("lt", column_offset ? add(column0, c(column_offset)) : column0, columns);
+      const Row& at = row_at[row_offset];
+      const ir::ValueId inside = l_.emit(K::And, {at.inside, column_inside[column_offset]}, i1());
+      for (int64_t e = 0; e < 2; ++e) {
+        const ir::ValueId column =
+            l_.emit(K::Add, {wide_column0, l_.const_int(column_offset + e, ir::DType::i64)},
+                    ir::Type::scalar(ir::DType::i64));
+        l_.emit_void(K::Store, {l_.emit(K::PtrAdd, {at.start, column}, pointer),
+                                value.slots[static_cast<size_t>(r + e)], inside});
+      }
+    }
+    return true;
+  }
+
+  ir::ValueId extent(const schedule::Extent& e) {
+    return e.param >= 0 ? l_.scalar(l_.tile.params[static_cast<size_t>(e.param)].value)
+                        : c(e.value);
   }
 
   // The element at `coords` of an index tile built from aranges, splats of scalars, integer

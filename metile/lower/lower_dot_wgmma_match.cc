@@ -150,7 +150,9 @@ class Matcher {
     if (!tile_origin(m.row0, 0, gemm_.block_m) || !tile_origin(m.column0, 1, gemm_.block_n))
       return "the operand rows (columns) are not program_id(0) * BLOCK_M + arange(BLOCK_M) "
              "(program_id(1) * BLOCK_N + arange(BLOCK_N))";
-    if (!row_major(m.c)) return "the output is not a row-major [rows, columns] tensor";
+    const auto output = row_major(m.c);
+    if (!output) return "the output is not a row-major [rows, columns] tensor";
+    gemm_.output = output->buffer;
     return "";
   }
 

@@ -27,6 +27,7 @@ struct AsyncGemm {
   ir::DType dtype = ir::DType::bf16;  // of left and right (f16 or bf16)
   int64_t block_m = 0, block_n = 0, block_k = 0;
   int left = -1, right = -1;  // buffer parameters: left [rows, inner], right [inner, columns]
+  int output = -1;            // the buffer parameter of the output [rows, columns]
   Extent rows, columns, inner;
   // Set by plan_schedule: ring stages, consumer warp groups (each 64 rows of the tile), the
   // grouped tile order's group height, and shared memory for the ring and its mbarriers.
