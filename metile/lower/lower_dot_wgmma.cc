@@ -314,52 +314,83 @@ class WgmmaKernel {
 
   // ---- the output store ---------------------------------------------------------------
   // The output tile's store (match_async_gemm admits one: C [rows, columns] at the tile's own
-  // rows and columns), from the registers in the accumulator's layout. Each register pair holds
-  // two adjacent columns of one row, the first even; `columns` is a multiple of 8 (B's TMA map
-  // needs 16-byte rows, checked at launch), so both are in bounds or neither: one mask per pair,
-  // the row's bound and the column's, each computed once per thread. The pair's addresses are
-  // its row's start plus 64-bit column indices, which cannot wrap, so group_vector_accesses
-  // guards its one vector store by that mask and the alignment alone. Other layouts (none
-  // today) take the generic store.
+  // rows and columns), from the registers in the accumulator's layout, where lane q of a quad
+  // holds columns 8j + 2q and 8j + 2q + 1 of its rows for every j: 4-byte pieces, half of each
+  // 32-byte sector, and one store instruction per pair drained too slowly (ncu at 4096^3: the
+  // consumers spent 18% of their time in the epilogue, stalled on registers the pending stores
+  // still held). So lanes q and q ^ 1 swap one pair of each two (j, j + 1): the even lane then
+  // holds columns 8j + 2q .. + 3, the odd one 8j + 2q + 6 .. + 9, and the quad a whole sector
+  // of each row in 8-byte pieces. The exchange moves the f32 values before the conversion to
+  // the output dtype. `columns` is a multiple of 8 (B's TMA map needs 16-byte rows, checked at
+  // launch), so four columns from a multiple of four are in bounds or out together: one mask
+  // per piece, the row's bound and the column's, each computed once per thread. The pieces'
+  // addresses are the row's start plus 64-bit column indices, which cannot wrap, so
+  // group_vector_accesses guards each piece's one vector store by that mask and the alignment
+  // alone. Other layouts (none today) take the generic store.
   bool store_output(const ir::Op& op) {
-    const LoweredValue& value = l_.get(op.operands[1]);
     const ir::ThreadLayout layout = accumulator_layout(g_.block_m, g_.block_n);
-    if (value.uniform || !(value.layout == layout)) return false;
+    const LoweredValue& stored = l_.get(op.operands[1]);
+    if (stored.uniform || !(stored.layout == layout)) return false;
+    // The values before the store's conversion, when it has one (the accumulator is f32).
+    const ir::Op* cast = def_.count(op.operands[1]) ? def_.at(op.operands[1]) : nullptr;
+    const bool converted =
+        cast && cast->kind == K::Cast && l_.get(cast->operands[0]).layout == layout;
+    const std::vector<ir::ValueId>& values =
+        converted ? l_.get(cast->operands[0]).slots : stored.slots;
+    const ir::Type element = l_.tile_type(op.operands[1]).element();
     const int bits = log2_exact(g_.block_n);
     const ir::ValueId part = l_.thread_part(layout);
+    const ir::ValueId odd = cmp("ne", l_.emit(K::And, {l_.thread_index(), c(1)}, i32()), c(0));
     const ir::ValueId row0 = add(mul(tile_.m, c(g_.block_m)), shr(part, bits));
+    // The first column of the thread's pieces: its pair's column, 6 further on odd lanes.
     const ir::ValueId column0 =
-        add(mul(tile_.n, c(g_.block_n)), l_.emit(K::And, {part, c(g_.block_n - 1)}, i32()));
+        add(add(mul(tile_.n, c(g_.block_n)), l_.emit(K::And, {part, c(g_.block_n - 1)}, i32())),
+            l_.emit(K::Select, {odd, c(6), c(0)}, i32()));
     const ir::ValueId wide_column0 = l_.emit(K::Cast, {column0}, ir::Type::scalar(ir::DType::i64));
     const ir::ValueId rows = extent(g_.rows), columns = extent(g_.columns);
     const ir::ValueId base = l_.scalar(l_.tile.params[static_cast<size_t>(g_.output)].value);
     const ir::Type pointer = l_.metal.type(base);
-    struct Row {
-      ir::ValueId start, inside;
-    };
-    std::map<int64_t, Row> row_at;
-    std::map<int64_t, ir::ValueId> column_inside;
-    for (int64_t r = 0; r + 1 < l_.slot_count(l_.tile_type(op.operands[1])); r += 2) {
-      const int64_t offset = Lowering::slot_offset(layout, r);
-      METILE_ASSERT(offset % 2 == 0 && Lowering::slot_offset(layout, r + 1) == offset + 1,
+    // The register of the first column of each pair, by (row offset, column offset).
+    std::map<std::pair<int64_t, int64_t>, size_t> pair_at;
+    for (size_t r = 0; r + 1 < values.size(); r += 2) {
+      const int64_t offset = Lowering::slot_offset(layout, static_cast<int64_t>(r));
+      METILE_ASSERT(Lowering::slot_offset(layout, static_cast<int64_t>(r) + 1) == offset + 1,
                     "wgmma_tma: a register pair that is not two adjacent columns");
-      const int64_t row_offset = offset >> bits, column_offset = offset & (g_.block_n - 1);
-      if (!row_at.count(row_offset)) {
+      pair_at[{offset >> bits, offset & (g_.block_n - 1)}] = r;
+    }
+    std::map<int64_t, ir::ValueId> row_start, row_inside;
+    for (const auto& [at, first] : pair_at) {
+      const auto [row_offset, column_offset] = at;
+      if (column_offset % 16 != 0) continue;  // the second pair of (j, j + 1)
+      const size_t second = pair_at.at({row_offset, column_offset + 8});
+      if (!row_start.count(row_offset)) {
         const ir::ValueId row = row_offset ? add(row0, c(row_offset)) : row0;
-        row_at[row_offset] = {l_.emit(K::PtrAdd, {base, mul(row, columns)}, pointer),
-                              cmp("lt", row, rows)};
+        row_start[row_offset] = l_.emit(K::PtrAdd, {base, mul(row, columns)}, pointer);
+        row_inside[row_offset] = cmp("lt", row, rows);
       }
-      if (!column_inside.count(column_offset))
-        column_inside[column_offset] =
-            cmp("lt", column_offset ? add(column0, c(column_offset)) : column0, columns);
-      const Row& at = row_at[row_offset];
-      const ir::ValueId inside = l_.emit(K::And, {at.inside, column_inside[column_offset]}, i1());
-      for (int64_t e = 0; e < 2; ++e) {
-        const ir::ValueId column =
-            l_.emit(K::Add, {wide_column0, l_.const_int(column_offset + e, ir::DType::i64)},
-                    ir::Type::scalar(ir::DType::i64));
-        l_.emit_void(K::Store, {l_.emit(K::PtrAdd, {at.start, column}, pointer),
-                                value.slots[static_cast<size_t>(r + e)], inside});
+      // The even lane sends its second pair and keeps its first; the odd lane the reverse.
+      std::vector<ir::ValueId> piece(4);
+      for (size_t e = 0; e < 2; ++e) {
+        const ir::ValueId mine_first = values[first + e], mine_second = values[second + e];
+        const ir::Type t = l_.metal.type(mine_first);
+        const ir::ValueId sent = l_.emit(K::Select, {odd, mine_first, mine_second}, t);
+        const ir::ValueId got = l_.emit(K::SimdShuffleXor, {sent, c(1)}, t);
+        piece[e] = l_.emit(K::Select, {odd, got, mine_first}, t);
+        piece[2 + e] = l_.emit(K::Select, {odd, mine_second, got}, t);
+      }
+      const ir::ValueId inside =
+          l_.emit(K::And,
+                  {row_inside[row_offset],
+                   cmp("lt", column_offset ? add(column0, c(column_offset)) : column0, columns)},
+                  i1());
+      for (size_t e = 0; e < 4; ++e) {
+        const ir::ValueId value = converted ? l_.emit(K::Cast, {piece[e]}, element) : piece[e];
+        const ir::ValueId column = l_.emit(
+            K::Add,
+            {wide_column0, l_.const_int(column_offset + static_cast<int64_t>(e), ir::DType::i64)},
+            ir::Type::scalar(ir::DType::i64));
+        l_.emit_void(K::Store,
+                     {l_.emit(K::PtrAdd, {row_start[row_offset], column}, pointer), value, inside});
       }
     }
     return true;

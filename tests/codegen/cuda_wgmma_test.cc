@@ -73,11 +73,16 @@ TEST(CudaWgmma, TensorOpsGemmIsWarpSpecialisedAndCompilesForSm90a) {
       ASSERT_NE(end, std::string::npos) << last;
       EXPECT_EQ(source.substr(wait, end - wait).find("\""), std::string::npos)
           << "the adds are in the wait's own asm";
-      // The output: one vector store per register pair (two adjacent columns of a row, a
-      // quarter of the tile's columns per thread), guarded by the row's and the column's bound
-      // and the alignment; the pairs' column indices are 64-bit, widened once (no widened
-      // check of each pair's indices).
-      EXPECT_EQ(r.report.grouped_stores, block_n / 4);
+      // The output: lanes q and q ^ 1 swap register pairs (two shuffles per four values), so
+      // each thread stores four adjacent columns of a row at once (an eighth of the tile's
+      // columns per thread), guarded by the row's and the column's bound and the alignment;
+      // the column indices are 64-bit, widened once (no widened check of each piece's indices).
+      EXPECT_EQ(r.report.grouped_stores, block_n / 8);
+      size_t shuffles = 0;
+      for (size_t at = source.find("__shfl_xor_sync"); at != std::string::npos;
+           at = source.find("__shfl_xor_sync", at + 1))
+        ++shuffles;
+      EXPECT_EQ(shuffles, static_cast<size_t>(block_n / 4));
       const size_t widened = source.find("static_cast<long long>");
       ASSERT_NE(widened, std::string::npos);
       EXPECT_EQ(source.find("static_cast<long long>", widened + 1), std::string::npos);
