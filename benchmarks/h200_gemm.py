@@ -286,8 +286,9 @@ def cuda_case(kind, dtype, shape, rounds, triton_launch, compiled_leaky, compile
         return torch.full((m, n), float("nan"), device="cuda", dtype=torch_dtype)
 
     def fastest_tile(name):
-        """Each of TENSOR_OPS_TILES checked, then timed (median of 10 after a warm-up); the
-        fastest, with every tile's time in the result."""
+        """Each of TENSOR_OPS_TILES checked, then timed (median of 20 after three warm-up
+        launches: right after its compile a kernel's first launches ran slow, and a median of 10
+        once picked the wrong tile); the fastest, with every tile's time in the result."""
         times = {}
         for tile in TENSOR_OPS_TILES:
             label = "x".join(str(tile[key]) for key in ("BLOCK_M", "BLOCK_N", "BLOCK_K"))
@@ -297,8 +298,10 @@ def cuda_case(kind, dtype, shape, rounds, triton_launch, compiled_leaky, compile
                 steps[0]()
                 torch.cuda.synchronize()
                 check({"errors": {}}, label, out.float().cpu().numpy(), want, dtype)
+                for _ in range(3):
+                    steps[0]()
                 samples = []
-                for _ in range(10):
+                for _ in range(20):
                     begin, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(
                         enable_timing=True)
                     begin.record()
