@@ -326,17 +326,19 @@ class WgmmaKernel {
   // per piece, the row's bound and the column's, each computed once per thread. The pieces'
   // addresses are the row's start plus 64-bit column indices, which cannot wrap, so
   // group_vector_accesses guards each piece's one vector store by that mask and the alignment
-  // alone. Other layouts (none today) take the generic store.
+  // alone.
   bool store_output(const ir::Op& op) {
     const ir::ThreadLayout layout = accumulator_layout(g_.block_m, g_.block_n);
     const LoweredValue& stored = l_.get(op.operands[1]);
-    if (stored.uniform || !(stored.layout == layout)) return false;
+    if (stored.uniform || !(stored.layout == layout)) return false;  // the generic store
     // The values before the store's conversion, when it has one (the accumulator is f32).
     const ir::Op* cast = def_.count(op.operands[1]) ? def_.at(op.operands[1]) : nullptr;
     const bool converted =
         cast && cast->kind == K::Cast && l_.get(cast->operands[0]).layout == layout;
     const std::vector<ir::ValueId>& values =
         converted ? l_.get(cast->operands[0]).slots : stored.slots;
+    // Shuffles move 32-bit values; others (a 16-bit or boolean epilogue) take the generic store.
+    if (ir::dtype_bytes(l_.metal.type(values[0]).dtype) != 4) return false;
     const ir::Type element = l_.tile_type(op.operands[1]).element();
     const int bits = log2_exact(g_.block_n);
     const ir::ValueId part = l_.thread_part(layout);
