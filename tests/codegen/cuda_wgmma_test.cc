@@ -90,6 +90,20 @@ TEST(CudaWgmma, TensorOpsGemmIsWarpSpecialisedAndCompilesForSm90a) {
     }
 }
 
+// An f32 output moves the accumulator's own values (no conversion to look through): each
+// thread's four columns are one 16-byte store.
+TEST(CudaWgmma, AnF32OutputIsStoredInSixteenBytePieces) {
+  PipelineOptions options;
+  options.target = &target::target_by_name("sm90");
+  options.schedule = tensor_ops();
+  const PipelineResult r =
+      compile_to_source(kernels::gemm(ir::DType::bf16, ir::DType::f32, 128, 256, 64), options);
+  EXPECT_EQ(r.report.schedule_plan.strategy, schedule::MatrixStrategy::WgmmaTma);
+  EXPECT_EQ(r.report.grouped_stores, 256 / 8);
+  EXPECT_NE(r.emitted.source.find("st.global.v4.f32"), std::string::npos);
+  EXPECT_FALSE(cubin(r).empty());
+}
+
 TEST(CudaWgmma, AutoChoosesWgmmaForTheCanonicalTileAndSaysWhyNotOtherwise) {
   const PipelineResult chosen = compile_gemm(ir::DType::bf16, 256, std::nullopt);
   EXPECT_EQ(chosen.report.schedule_plan.strategy, schedule::MatrixStrategy::WgmmaTma);

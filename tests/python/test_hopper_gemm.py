@@ -1,7 +1,8 @@
 """sm90's tensor_ops backend (wgmma_tma, docs/hopper.md) on the GPU: metile_kernels.gemm's matmul
 and matmul_leaky with 128 x 256 x 64 (and 128 x 128 x 64) tiles against torch, in bf16 and f16,
 square and ragged (M, N, K not multiples of the tile; K below the tile; M = 1), with and
-without the leaky epilogue. Skipped unless the default device is cuda with an sm90 GPU."""
+without the leaky epilogue, and into an f32 output. Skipped unless the default device is cuda
+with an sm90 GPU."""
 
 import pytest
 
@@ -21,18 +22,20 @@ ALPHA, BETA = 0.5, -0.25
 SHAPES = [(512, 512, 256), (300, 200, 72), (129, 264, 1000), (77, 64, 8), (1, 512, 512)]
 
 
-def run(kernel, dtype, shape, block_n, *scalars):
+def run(kernel, dtype, shape, block_n, *scalars, out_dtype=None):
+    """The product (computed in f64) and the kernel's output, which starts as NaN: an
+    unwritten element fails the comparison."""
     m, n, k = shape
     a = torch.randn(m, k, device="cuda", dtype=DTYPES[dtype])
     b = torch.randn(k, n, device="cuda", dtype=DTYPES[dtype])
-    c = torch.zeros(m, n, device="cuda", dtype=DTYPES[dtype])
+    c = torch.full((m, n), float("nan"), device="cuda", dtype=out_dtype or DTYPES[dtype])
     blocks = dict(BLOCK_M=128, BLOCK_N=block_n, BLOCK_K=64)
     dispatch = kernel[grid(m, n, 128, block_n)].prepare(
         a, b, c, m, n, k, *scalars, SCHEDULE=metile.Schedule(backend="tensor_ops"), **blocks)
     dispatch()
     torch.cuda.synchronize()
     assert dispatch.schedule_plan["backend"]["strategy"] == "wgmma_tma"
-    return a.float() @ b.float(), c.float()
+    return (a.double() @ b.double()).float(), c.float()
 
 
 def assert_close(got, want, dtype):
@@ -46,6 +49,15 @@ def assert_close(got, want, dtype):
 def test_matmul_matches_torch(dtype, shape, block_n):
     want, got = run(matmul, dtype, shape, block_n)
     assert_close(got, want, dtype)
+
+
+@pytest.mark.parametrize("dtype", sorted(DTYPES))
+@pytest.mark.parametrize("shape", SHAPES)
+def test_an_f32_output_matches_torch(dtype, shape):
+    # The epilogue's lane-pair exchange moves the accumulator itself: 16-byte pieces.
+    want, got = run(matmul, dtype, shape, 256, out_dtype=torch.float32)
+    scale = max(want.abs().max().item(), 1e-30)
+    assert (got - want).abs().max().item() / scale <= 1e-5
 
 
 @pytest.mark.parametrize("dtype", sorted(DTYPES))
