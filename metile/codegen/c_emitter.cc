@@ -362,7 +362,7 @@ void CEmitter::emit_packed_store(const ir::Op& op) {
   const std::string vector = packed_type(ir::Type::vector(type(ptr).dtype, width));
   std::vector<std::string> elements;
   for (size_t i = 1; i < op.operands.size(); ++i) elements.push_back(name(op.operands[i]));
-  line(dialect_.packed_store(type(ptr).dtype, vector, name(ptr),
+  line(dialect_.packed_store(type(ptr).dtype, width, vector, name(ptr),
                              dialect_.packed_literal(type(ptr).dtype, vector, elements), prelude_));
 }
 

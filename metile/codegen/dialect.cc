@@ -75,8 +75,9 @@ std::string CDialect::packed_literal(ir::DType, const std::string& type,
   return text + ")";
 }
 
-std::string CDialect::packed_store(ir::DType, const std::string& type, const std::string& ptr,
-                                   const std::string& value, Prelude&) const {
+std::string CDialect::packed_store(ir::DType, int64_t, const std::string& type,
+                                   const std::string& ptr, const std::string& value,
+                                   Prelude&) const {
   return "((" + std::string(table_.device_space) + type + "*)(" + ptr + "))[0] = " + value + ";";
 }
 

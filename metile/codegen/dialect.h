@@ -171,10 +171,12 @@ class CDialect {
   // "packed_float4(a, b, c, d)".
   virtual std::string packed_literal(ir::DType t, const std::string& type,
                                      const std::vector<std::string>& elements) const;
-  // The statement writing `value` (a packed_literal of packed_vector_type `type`) to the
-  // device pointer `ptr` as one vector access: "((device packed_float4*)(p))[0] = v;".
-  virtual std::string packed_store(ir::DType t, const std::string& type, const std::string& ptr,
-                                   const std::string& value, Prelude& prelude) const;
+  // The statement writing `value` (a packed_literal of packed_vector_type `type`, `width`
+  // elements of dtype t) to the device pointer `ptr` as one vector access:
+  // "((device packed_float4*)(p))[0] = v;".
+  virtual std::string packed_store(ir::DType t, int64_t width, const std::string& type,
+                                   const std::string& ptr, const std::string& value,
+                                   Prelude& prelude) const;
   // Element `index` of the packed vector `vector` of dtype t: "v.x".
   virtual std::string packed_element(ir::DType t, const std::string& vector, int64_t index) const;
   // Whether the address `ptr` is a multiple of `bytes` (a power of two), as a bool.

@@ -192,29 +192,25 @@ class CudaDialect final : public CDialect {
   // One st.global.v* in inline PTX: NVVM splits a store of a CUDA vector aggregate into its
   // elements and, where the grouped store's fallback stores the same elements unmasked (a
   // shape compiled in), merges the two branches into the scalar stores.
-  std::string packed_store(ir::DType t, const std::string& type, const std::string& ptr,
-                           const std::string& value, Prelude& prelude) const override {
+  std::string packed_store(ir::DType t, int64_t width, const std::string& type,
+                           const std::string& ptr, const std::string& value,
+                           Prelude& prelude) const override {
+    // f32 vectors store their fields, the narrow floats' structs their 32-bit words.
     std::vector<std::string> operands;
-    std::string kind = ".f32";
-    if (t == ir::DType::f32) {
-      const int width = type.back() - '0';
-      for (int i = 0; i < width; ++i)
-        operands.push_back("\"f\"(v." + std::string(1, "xyzw"[i]) + ")");
-    } else {
-      kind = ".u32";
-      const int64_t words = std::stoi(type.substr(type.rfind('x') + 1)) / 2;
-      for (int64_t i = 0; i < words; ++i)
-        operands.push_back("\"r\"(v.w[" + std::to_string(i) + "])");
-    }
-    std::string registers;
-    for (size_t i = 0; i < operands.size(); ++i)
+    for (int64_t i = 0; i < (t == ir::DType::f32 ? width : width / 2); ++i)
+      operands.push_back(t == ir::DType::f32 ? "\"f\"(v." + std::string(1, "xyzw"[i]) + ")"
+                                             : "\"r\"(v.w[" + std::to_string(i) + "])");
+    std::string registers, inputs;
+    for (size_t i = 0; i < operands.size(); ++i) {
       registers += (i ? ", %" : "%") + std::to_string(i + 1);
-    const std::string vector = operands.size() == 1 ? "" : ".v" + std::to_string(operands.size());
-    std::string inputs;
-    for (const std::string& o : operands) inputs += ", " + o;
+      inputs += ", " + operands[i];
+    }
+    const std::string instruction =
+        "st.global" + (operands.size() == 1 ? "" : ".v" + std::to_string(operands.size())) +
+        (t == ir::DType::f32 ? ".f32" : ".u32");
     prelude.add("metile_packed_store_" + type, t,
                 "static __device__ __forceinline__ void metile_packed_store(void* p, " + type +
-                    " v) {\n  asm volatile(\"st.global" + vector + kind + " [%0], " +
+                    " v) {\n  asm volatile(\"" + instruction + " [%0], " +
                     (operands.size() == 1 ? registers : "{" + registers + "}") + ";\" :: \"l\"(p)" +
                     inputs + " : \"memory\");\n}\n");
     return "metile_packed_store(" + ptr + ", " + value + ");";
