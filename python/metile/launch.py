@@ -148,7 +148,8 @@ class Dispatch(Reports):
     @property
     def abi(self):
         """The KernelABI of what a launch runs, as a dict (params, threads_per_threadgroup,
-        threadgroup_bytes, grid_rule)."""
+        threadgroup_bytes, grid_rule, and sm90's tensor_maps and persistent tiles, docs/hopper.md),
+        which _core.build_kernel takes back."""
         return self._compiled.abi
 
     @property

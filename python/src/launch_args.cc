@@ -30,6 +30,33 @@ nb::dict abi_dict(const codegen::KernelABI& abi) {
                      abi.threads_per_threadgroup[2]);
   d["threadgroup_bytes"] = abi.threadgroup_bytes;
   d["grid_rule"] = abi.grid_rule;
+  const auto extent = [](const codegen::AbiExtent& e) {
+    nb::dict x;
+    x["param"] = e.param;
+    x["value"] = e.value;
+    return x;
+  };
+  nb::list maps;
+  for (const codegen::TensorMapParam& m : abi.tensor_maps) {
+    nb::dict x;
+    x["buffer"] = m.buffer;
+    x["outer"] = extent(m.outer);
+    x["inner"] = extent(m.inner);
+    x["box_outer"] = m.box_outer;
+    x["box_inner"] = m.box_inner;
+    maps.append(x);
+  }
+  d["tensor_maps"] = maps;
+  if (abi.persistent) {
+    nb::dict x;
+    x["rows"] = extent(abi.persistent->rows);
+    x["columns"] = extent(abi.persistent->columns);
+    x["block_m"] = abi.persistent->block_m;
+    x["block_n"] = abi.persistent->block_n;
+    d["persistent"] = x;
+  } else {
+    d["persistent"] = nb::none();
+  }
   return d;
 }
 
@@ -84,6 +111,32 @@ codegen::KernelABI abi_from_dict(const nb::dict& d) {
   if (abi.threadgroup_bytes < 0)
     throw nb::value_error("the ABI's 'threadgroup_bytes' must not be negative");
   abi.grid_rule = field<std::string>(d, "grid_rule", "the ABI");
+  // sm90's tensor maps and persistent tiles (docs/hopper.md); an ABI exported before they
+  // existed has neither.
+  const auto extent = [](const nb::dict& x, const char* key, const std::string& where) {
+    const nb::dict e = field<nb::dict>(x, key, where);
+    const std::string at = where + "'s '" + key + "'";
+    return codegen::AbiExtent{field<int>(e, "param", at), field<int64_t>(e, "value", at)};
+  };
+  if (d.contains("tensor_maps")) {
+    const nb::list maps = field<nb::list>(d, "tensor_maps", "the ABI");
+    for (size_t i = 0; i < maps.size(); ++i) {
+      const std::string where = "the ABI's tensor_maps[" + std::to_string(i) + "]";
+      if (!nb::isinstance<nb::dict>(maps[i]))
+        throw nb::value_error((where + " is not a dict").c_str());
+      const nb::dict m = nb::cast<nb::dict>(maps[i]);
+      abi.tensor_maps.push_back({field<int>(m, "buffer", where), extent(m, "outer", where),
+                                 extent(m, "inner", where), field<int64_t>(m, "box_outer", where),
+                                 field<int64_t>(m, "box_inner", where)});
+    }
+  }
+  if (d.contains("persistent") && !d["persistent"].is_none()) {
+    const nb::dict p = field<nb::dict>(d, "persistent", "the ABI");
+    const std::string where = "the ABI's persistent";
+    abi.persistent = codegen::PersistentTiles{extent(p, "rows", where), extent(p, "columns", where),
+                                              field<int64_t>(p, "block_m", where),
+                                              field<int64_t>(p, "block_n", where)};
+  }
   return abi;
 }
 

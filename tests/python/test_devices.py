@@ -120,6 +120,25 @@ def test_another_source_of_the_same_kernel_runs_in_a_prepared_dispatch():
     np.testing.assert_array_equal(out, 2 * x)
 
 
+def test_build_kernel_keeps_the_tensor_maps_and_persistent_tiles_of_the_abi():
+    # sm90's tensor_ops kernels carry both (docs/hopper.md); a source rebuilt from an exported
+    # ABI must launch with them, or its launch fails for want of its tensor map parameters.
+    x = np.zeros(8, np.float32)
+    dispatch = add[(1,)].prepare(x, x, x, 8, BLOCK=8)
+    abi = json.loads(json.dumps(dispatch.abi))
+    assert abi["tensor_maps"] == [] and abi["persistent"] is None
+    abi["tensor_maps"] = [{"buffer": 0, "outer": {"param": 3, "value": 0},
+                           "inner": {"param": -1, "value": 64}, "box_outer": 128,
+                           "box_inner": 64}]
+    abi["persistent"] = {"rows": {"param": 3, "value": 0}, "columns": {"param": -1, "value": 64},
+                         "block_m": 128, "block_n": 256}
+    built = _core.build_kernel(metile.device(), dispatch.source, abi)
+    assert json.loads(json.dumps(built.abi)) == abi
+    abi["tensor_maps"][0].pop("box_inner")
+    with pytest.raises(ValueError, match=r"tensor_maps\[0\] has no 'box_inner'"):
+        _core.build_kernel(metile.device(), dispatch.source, abi)
+
+
 def test_with_kernel_rejects_a_kernel_of_other_parameters():
     x = np.zeros(8, np.float32)
     dispatch = add[(1,)].prepare(x, x, x, 8, BLOCK=8)
