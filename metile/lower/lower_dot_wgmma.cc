@@ -21,6 +21,7 @@
 // consumer warp groups may not meet the producer at a threadgroup barrier.
 #include "metile/lower/lower_dot_wgmma.h"
 
+#include <array>
 #include <map>
 
 #include "metile/lower/lowering_steps.h"
@@ -337,8 +338,13 @@ class WgmmaKernel {
         cast && cast->kind == K::Cast && l_.get(cast->operands[0]).layout == layout;
     const std::vector<ir::ValueId>& values =
         converted ? l_.get(cast->operands[0]).slots : stored.slots;
-    // Shuffles move 32-bit values; others (a 16-bit or boolean epilogue) take the generic store.
+    // Shuffles move 32-bit values; others (a 16-bit or boolean epilogue) take the generic store,
+    // and the report lists no exchange.
     if (ir::dtype_bytes(l_.metal.type(values[0]).dtype) != 4) return false;
+    l_.layout_conversions.push_back(
+        {"the output " + l_.name(op.operands[1]) +
+             " (wgmma_tma's epilogue: lanes q and q ^ 1 swap register pairs, 4 columns a thread)",
+         "simd_shuffle", "none"});
     const ir::Type element = l_.tile_type(op.operands[1]).element();
     const int bits = log2_exact(g_.block_n);
     const ir::ValueId part = l_.thread_part(layout);
@@ -350,36 +356,21 @@ class WgmmaKernel {
             l_.emit(K::Select, {odd, c(6), c(0)}, i32()));
     const ir::ValueId wide_column0 = l_.emit(K::Cast, {column0}, ir::Type::scalar(ir::DType::i64));
     const ir::ValueId rows = extent(g_.rows), columns = extent(g_.columns);
-    const ir::ValueId base = l_.scalar(l_.tile.params[static_cast<size_t>(g_.output)].value);
+    const ir::ValueId base = parameter(g_.output);
     const ir::Type pointer = l_.metal.type(base);
-    // The register of the first column of each pair, by (row offset, column offset).
-    std::map<std::pair<int64_t, int64_t>, size_t> pair_at;
-    for (size_t r = 0; r + 1 < values.size(); r += 2) {
-      const int64_t offset = Lowering::slot_offset(layout, static_cast<int64_t>(r));
-      METILE_ASSERT(Lowering::slot_offset(layout, static_cast<int64_t>(r) + 1) == offset + 1,
-                    "wgmma_tma: a register pair that is not two adjacent columns");
-      pair_at[{offset >> bits, offset & (g_.block_n - 1)}] = r;
-    }
     std::map<int64_t, ir::ValueId> row_start, row_inside;
-    for (const auto& [at, first] : pair_at) {
+    const std::map<std::pair<int64_t, int64_t>, size_t> pairs =
+        register_pairs(layout, values.size());
+    for (const auto& [at, first] : pairs) {
       const auto [row_offset, column_offset] = at;
       if (column_offset % 16 != 0) continue;  // the second pair of (j, j + 1)
-      const size_t second = pair_at.at({row_offset, column_offset + 8});
       if (!row_start.count(row_offset)) {
         const ir::ValueId row = row_offset ? add(row0, c(row_offset)) : row0;
         row_start[row_offset] = l_.emit(K::PtrAdd, {base, mul(row, columns)}, pointer);
         row_inside[row_offset] = cmp("lt", row, rows);
       }
-      // The even lane sends its second pair and keeps its first; the odd lane the reverse.
-      std::vector<ir::ValueId> piece(4);
-      for (size_t e = 0; e < 2; ++e) {
-        const ir::ValueId mine_first = values[first + e], mine_second = values[second + e];
-        const ir::Type t = l_.metal.type(mine_first);
-        const ir::ValueId sent = l_.emit(K::Select, {odd, mine_first, mine_second}, t);
-        const ir::ValueId got = l_.emit(K::SimdShuffleXor, {sent, c(1)}, t);
-        piece[e] = l_.emit(K::Select, {odd, got, mine_first}, t);
-        piece[2 + e] = l_.emit(K::Select, {odd, mine_second, got}, t);
-      }
+      const std::array<ir::ValueId, 4> piece =
+          swap_pairs(odd, values, first, pairs.at({row_offset, column_offset + 8}));
       const ir::ValueId inside =
           l_.emit(K::And,
                   {row_inside[row_offset],
@@ -398,9 +389,42 @@ class WgmmaKernel {
     return true;
   }
 
+  // The register of the first column of each pair of the accumulator's `registers`, by (row
+  // offset, column offset) from the thread's own row and column.
+  std::map<std::pair<int64_t, int64_t>, size_t> register_pairs(const ir::ThreadLayout& layout,
+                                                               size_t registers) const {
+    const int bits = log2_exact(g_.block_n);
+    std::map<std::pair<int64_t, int64_t>, size_t> at;
+    for (size_t r = 0; r + 1 < registers; r += 2) {
+      const int64_t offset = Lowering::slot_offset(layout, static_cast<int64_t>(r));
+      METILE_ASSERT(Lowering::slot_offset(layout, static_cast<int64_t>(r) + 1) == offset + 1,
+                    "wgmma_tma: a register pair that is not two adjacent columns");
+      at[{offset >> bits, offset & (g_.block_n - 1)}] = r;
+    }
+    return at;
+  }
+
+  // Lanes q and q ^ 1 swap one pair of two: the even lane sends the pair at `second` and keeps
+  // the one at `first`, the odd lane the reverse; each ends with four adjacent columns.
+  std::array<ir::ValueId, 4> swap_pairs(ir::ValueId odd, const std::vector<ir::ValueId>& values,
+                                        size_t first, size_t second) {
+    std::array<ir::ValueId, 4> piece{};
+    for (size_t e = 0; e < 2; ++e) {
+      const ir::ValueId mine_first = values[first + e], mine_second = values[second + e];
+      const ir::Type t = l_.metal.type(mine_first);
+      const ir::ValueId sent = l_.emit(K::Select, {odd, mine_first, mine_second}, t);
+      const ir::ValueId got = l_.emit(K::SimdShuffleXor, {sent, c(1)}, t);
+      piece[e] = l_.emit(K::Select, {odd, got, mine_first}, t);
+      piece[2 + e] = l_.emit(K::Select, {odd, mine_second, got}, t);
+    }
+    return piece;
+  }
+
+  ir::ValueId parameter(int index) {
+    return l_.scalar(l_.tile.params[static_cast<size_t>(index)].value);
+  }
   ir::ValueId extent(const schedule::Extent& e) {
-    return e.param >= 0 ? l_.scalar(l_.tile.params[static_cast<size_t>(e.param)].value)
-                        : c(e.value);
+    return e.param >= 0 ? parameter(e.param) : c(e.value);
   }
 
   // The element at `coords` of an index tile built from aranges, splats of scalars, integer

@@ -83,6 +83,8 @@ TEST(CudaWgmma, TensorOpsGemmIsWarpSpecialisedAndCompilesForSm90a) {
            at = source.find("__shfl_xor_sync", at + 1))
         ++shuffles;
       EXPECT_EQ(shuffles, static_cast<size_t>(block_n / 4));
+      ASSERT_EQ(r.report.layout_conversions.size(), 1u);
+      EXPECT_EQ(r.report.layout_conversions[0].mechanism, "simd_shuffle");
       const size_t widened = source.find("static_cast<long long>");
       ASSERT_NE(widened, std::string::npos);
       EXPECT_EQ(source.find("static_cast<long long>", widened + 1), std::string::npos);
