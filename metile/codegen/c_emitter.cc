@@ -351,7 +351,9 @@ void CEmitter::emit_store(const ir::Op& op) {
 void CEmitter::emit_packed_load(const ir::Op& op) {
   const ir::ValueId r = op.results[0];
   const std::string vector = packed_type(type(r));
-  line("const " + vector + " " + name(r) + " = " + packed_access(op.operands[0], vector) + ";");
+  line("const " + vector + " " + name(r) + " = " +
+       dialect_.packed_access(name(op.operands[0]), vector, read_only_.count(op.operands[0]) != 0) +
+       ";");
 }
 
 void CEmitter::emit_packed_store(const ir::Op& op) {

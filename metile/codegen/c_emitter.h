@@ -95,7 +95,6 @@ class CEmitter {
   // The dialect's packed type of a vector (its helpers go into the prelude), the vector of
   // that type at device pointer ptr, and one element of a packed vector (.x ... .w).
   std::string packed_type(const ir::Type& vector);
-  std::string packed_access(ir::ValueId ptr, const std::string& vector) const;
   std::string extract(const ir::Op& op) const;
   void emit_pack(const ir::Op& op);
   std::string collective(const ir::Op& op, Collective c);

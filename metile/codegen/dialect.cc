@@ -75,10 +75,16 @@ std::string CDialect::packed_literal(ir::DType, const std::string& type,
   return text + ")";
 }
 
+std::string CDialect::packed_access(const std::string& ptr, const std::string& type,
+                                    bool read_only) const {
+  return "((" + std::string(table_.device_space) + (read_only ? "const " : "") + type + "*)(" +
+         ptr + "))[0]";
+}
+
 std::string CDialect::packed_store(ir::DType, int64_t, const std::string& type,
                                    const std::string& ptr, const std::string& value,
                                    Prelude&) const {
-  return "((" + std::string(table_.device_space) + type + "*)(" + ptr + "))[0] = " + value + ";";
+  return packed_access(ptr, type, false) + " = " + value + ";";
 }
 
 std::string CDialect::packed_element(ir::DType, const std::string& vector, int64_t index) const {

@@ -171,6 +171,9 @@ class CDialect {
   // "packed_float4(a, b, c, d)".
   virtual std::string packed_literal(ir::DType t, const std::string& type,
                                      const std::vector<std::string>& elements) const;
+  // The packed vector of packed_vector_type `type` at device pointer `ptr`, as an lvalue (or
+  // a const one): "((device packed_float4*)(p))[0]".
+  std::string packed_access(const std::string& ptr, const std::string& type, bool read_only) const;
   // The statement writing `value` (a packed_literal of packed_vector_type `type`, `width`
   // elements of dtype t) to the device pointer `ptr` as one vector access:
   // "((device packed_float4*)(p))[0] = v;".

@@ -108,12 +108,6 @@ std::string CEmitter::packed_type(const ir::Type& vector) {
   return dialect_.packed_vector_type(vector.dtype, vector.shape.at(0), prelude_);
 }
 
-std::string CEmitter::packed_access(ir::ValueId ptr, const std::string& vector) const {
-  const DialectTable& d = dialect_.table();
-  return "((" + std::string(d.device_space) + (read_only_.count(ptr) ? "const " : "") + vector +
-         "*)(" + name(ptr) + "))[0]";
-}
-
 std::string CEmitter::extract(const ir::Op& op) const {
   return dialect_.packed_element(type(op.operands[0]).dtype, name(op.operands[0]),
                                  op.int_attr("index"));

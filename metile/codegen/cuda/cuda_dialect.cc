@@ -196,10 +196,11 @@ class CudaDialect final : public CDialect {
                            const std::string& ptr, const std::string& value,
                            Prelude& prelude) const override {
     // f32 vectors store their fields, the narrow floats' structs their 32-bit words.
+    const bool floats = t == ir::DType::f32;
     std::vector<std::string> operands;
-    for (int64_t i = 0; i < (t == ir::DType::f32 ? width : width / 2); ++i)
-      operands.push_back(t == ir::DType::f32 ? "\"f\"(v." + std::string(1, "xyzw"[i]) + ")"
-                                             : "\"r\"(v.w[" + std::to_string(i) + "])");
+    for (int64_t i = 0; i < (floats ? width : width / 2); ++i)
+      operands.push_back(floats ? "\"f\"(v." + std::string(1, "xyzw"[i]) + ")"
+                                : "\"r\"(v.w[" + std::to_string(i) + "])");
     std::string registers, inputs;
     for (size_t i = 0; i < operands.size(); ++i) {
       registers += (i ? ", %" : "%") + std::to_string(i + 1);
@@ -207,7 +208,7 @@ class CudaDialect final : public CDialect {
     }
     const std::string instruction =
         "st.global" + (operands.size() == 1 ? "" : ".v" + std::to_string(operands.size())) +
-        (t == ir::DType::f32 ? ".f32" : ".u32");
+        (floats ? ".f32" : ".u32");
     prelude.add("metile_packed_store_" + type, t,
                 "static __device__ __forceinline__ void metile_packed_store(void* p, " + type +
                     " v) {\n  asm volatile(\"" + instruction + " [%0], " +
