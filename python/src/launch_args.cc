@@ -3,6 +3,8 @@
 #include <nanobind/stl/string.h>
 
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "dtype_names.h"
 #include "metile/support/errors.h"
@@ -71,18 +73,27 @@ T field(const nb::dict& abi, const char* key, const std::string& where) {
     throw nb::value_error((where + "'s '" + key + "' has the wrong type").c_str());
   }
 }
+
+// The dicts of list abi[key], each with the place a message names it by ("the ABI's
+// params[2]"); ValueError when one is not a dict.
+std::vector<std::pair<nb::dict, std::string>> dicts(const nb::dict& abi, const char* key) {
+  const nb::list list = field<nb::list>(abi, key, "the ABI");
+  std::vector<std::pair<nb::dict, std::string>> r;
+  for (size_t i = 0; i < list.size(); ++i) {
+    std::string where = "the ABI's " + std::string(key) + "[" + std::to_string(i) + "]";
+    if (!nb::isinstance<nb::dict>(list[i]))
+      throw nb::value_error((where + " is not a dict").c_str());
+    r.emplace_back(nb::cast<nb::dict>(list[i]), std::move(where));
+  }
+  return r;
+}
 }  // namespace
 
 codegen::KernelABI abi_from_dict(const nb::dict& d) {
   codegen::KernelABI abi;
   abi.kernel_name = field<std::string>(d, "kernel_name", "the ABI");
   abi.body_name = field<std::string>(d, "body_name", "the ABI");
-  const nb::list params = field<nb::list>(d, "params", "the ABI");
-  for (size_t i = 0; i < params.size(); ++i) {
-    const std::string where = "the ABI's params[" + std::to_string(i) + "]";
-    if (!nb::isinstance<nb::dict>(params[i]))
-      throw nb::value_error((where + " is not a dict").c_str());
-    const nb::dict p = nb::cast<nb::dict>(params[i]);
+  for (const auto& [p, where] : dicts(d, "params")) {
     codegen::AbiParam param;
     param.name = field<std::string>(p, "name", where);
     const std::string kind = field<std::string>(p, "kind", where);
@@ -118,18 +129,11 @@ codegen::KernelABI abi_from_dict(const nb::dict& d) {
     const std::string at = where + "'s '" + key + "'";
     return codegen::AbiExtent{field<int>(e, "param", at), field<int64_t>(e, "value", at)};
   };
-  if (d.contains("tensor_maps")) {
-    const nb::list maps = field<nb::list>(d, "tensor_maps", "the ABI");
-    for (size_t i = 0; i < maps.size(); ++i) {
-      const std::string where = "the ABI's tensor_maps[" + std::to_string(i) + "]";
-      if (!nb::isinstance<nb::dict>(maps[i]))
-        throw nb::value_error((where + " is not a dict").c_str());
-      const nb::dict m = nb::cast<nb::dict>(maps[i]);
+  if (d.contains("tensor_maps"))
+    for (const auto& [m, where] : dicts(d, "tensor_maps"))
       abi.tensor_maps.push_back({field<int>(m, "buffer", where), extent(m, "outer", where),
                                  extent(m, "inner", where), field<int64_t>(m, "box_outer", where),
                                  field<int64_t>(m, "box_inner", where)});
-    }
-  }
   if (d.contains("persistent") && !d["persistent"].is_none()) {
     const nb::dict p = field<nb::dict>(d, "persistent", "the ABI");
     const std::string where = "the ABI's persistent";
