@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -120,24 +121,37 @@ TEST(CudaCompile, DeviceStagedGemmReadsFragmentsFromGlobalMemory) {
   }
 }
 
+// Kernel `name` for sm90: each of 64 threads loads `width` adjacent elements of x (masked by
+// the scalar n when `masked`) and stores them doubled at the same place of out.
+PipelineResult adjacent_accesses(const std::string& name, ir::DType dtype, int width, bool masked) {
+  auto kernel = [=](dsl::KernelContext& k) {
+    k.set_num_threads(64);
+    auto x = k.buffer("x", dtype, "read");
+    auto out = k.buffer("out", dtype, "write");
+    std::optional<dsl::Value> n;
+    if (masked) n = k.scalar("n", ir::DType::i32);
+    auto first = dsl::program_id(0) * (64 * width) + dsl::thread_id() * width;
+    std::vector<dsl::Value> v;
+    for (int r = 0; r < width; ++r)
+      v.push_back(masked ? dsl::load(x + (first + r), first + r < *n, 0)
+                         : dsl::load(x + (first + r)));
+    for (int r = 0; r < width; ++r)
+      if (masked)
+        dsl::store(out + (first + r), v[r] * 2, first + r < *n);
+      else
+        dsl::store(out + (first + r), v[r] * 2);
+  };
+  PipelineOptions options;
+  options.target = &target::target_by_name("sm90");
+  return compile_to_source(dsl::trace(name, kernel), options);
+}
+
 // Four adjacent accesses per thread, as group_vector_accesses groups them: NVCC must see
 // one vector access, 16 bytes of f32 or 8 bytes of f16 (two 32-bit words), behind the
 // alignment guard.
 TEST(CudaCompile, GroupedAccessesBecomeVectorInstructions) {
   for (ir::DType dtype : {ir::DType::f32, ir::DType::f16}) {
-    auto kernel = [dtype](dsl::KernelContext& k) {
-      k.set_num_threads(64);
-      auto x = k.buffer("x", dtype, "read");
-      auto out = k.buffer("out", dtype, "write");
-      auto n = k.scalar("n", ir::DType::i32);
-      auto first = dsl::program_id(0) * 256 + dsl::thread_id() * 4;
-      std::vector<dsl::Value> v;
-      for (int r = 0; r < 4; ++r) v.push_back(dsl::load(x + (first + r), first + r < n, 0));
-      for (int r = 0; r < 4; ++r) dsl::store(out + (first + r), v[r] * 2, first + r < n);
-    };
-    PipelineOptions options;
-    options.target = &target::target_by_name("sm90");
-    const PipelineResult r = compile_to_source(dsl::trace("grouped", kernel), options);
+    const PipelineResult r = adjacent_accesses("grouped", dtype, 4, true);
     EXPECT_EQ(r.report.grouped_loads, 1);
     EXPECT_EQ(r.report.grouped_stores, 1);
     const std::string ptx = compile_to_ptx(r.emitted.source, "grouped");
@@ -152,18 +166,7 @@ TEST(CudaCompile, GroupedAccessesBecomeVectorInstructions) {
 // specialised f32 RMSNorm ran 9% slower than the dynamic one on the H200.
 TEST(CudaCompile, AnUnmaskedGroupedStoreStaysOneVectorInstruction) {
   for (ir::DType dtype : {ir::DType::f32, ir::DType::bf16}) {
-    auto kernel = [dtype](dsl::KernelContext& k) {
-      k.set_num_threads(64);
-      auto x = k.buffer("x", dtype, "read");
-      auto out = k.buffer("out", dtype, "write");
-      auto first = dsl::program_id(0) * 256 + dsl::thread_id() * 4;
-      std::vector<dsl::Value> v;
-      for (int r = 0; r < 4; ++r) v.push_back(dsl::load(x + (first + r)));
-      for (int r = 0; r < 4; ++r) dsl::store(out + (first + r), v[r] * 2);
-    };
-    PipelineOptions options;
-    options.target = &target::target_by_name("sm90");
-    const PipelineResult r = compile_to_source(dsl::trace("unmasked", kernel), options);
+    const PipelineResult r = adjacent_accesses("unmasked", dtype, 4, false);
     SCOPED_TRACE(std::string(ir::dtype_name(dtype)));
     EXPECT_EQ(r.report.grouped_stores, 1);
     const std::string ptx = compile_to_ptx(r.emitted.source, "unmasked");
@@ -176,19 +179,7 @@ TEST(CudaCompile, AnUnmaskedGroupedStoreStaysOneVectorInstruction) {
 // see one 16-byte load and store (four 32-bit lanes) of f16 and of bf16.
 TEST(CudaCompile, EightTwoByteAccessesBecomeOneSixteenByteInstruction) {
   for (ir::DType dtype : {ir::DType::f16, ir::DType::bf16}) {
-    auto kernel = [dtype](dsl::KernelContext& k) {
-      k.set_num_threads(64);
-      auto x = k.buffer("x", dtype, "read");
-      auto out = k.buffer("out", dtype, "write");
-      auto n = k.scalar("n", ir::DType::i32);
-      auto first = dsl::program_id(0) * 512 + dsl::thread_id() * 8;
-      std::vector<dsl::Value> v;
-      for (int r = 0; r < 8; ++r) v.push_back(dsl::load(x + (first + r), first + r < n, 0));
-      for (int r = 0; r < 8; ++r) dsl::store(out + (first + r), v[r] * 2, first + r < n);
-    };
-    PipelineOptions options;
-    options.target = &target::target_by_name("sm90");
-    const PipelineResult r = compile_to_source(dsl::trace("grouped8", kernel), options);
+    const PipelineResult r = adjacent_accesses("grouped8", dtype, 8, true);
     SCOPED_TRACE(std::string(ir::dtype_name(dtype)));
     EXPECT_EQ(r.report.grouped_loads, 1);
     EXPECT_EQ(r.report.grouped_stores, 1);
