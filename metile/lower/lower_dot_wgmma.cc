@@ -14,17 +14,13 @@
 //             release the previous stage (its wgmma finished) with one arrival on empty; after
 //             the last step wait for every group and release the last stage; then the kernel's
 //             own Tile IR (the K loop replaced by the accumulator registers, program_id by the
-//             tile's coordinates) computes and stores the epilogue from the registers.
+//             tile's coordinates) computes and stores the epilogue from the registers
+//             (lower_dot_wgmma_epilogue.cc).
 // Tiles are visited persistently (worker w of W takes tiles w, w + W, ...) in grouped order:
-// GROUP_M row tiles share each column band, so the B tiles stay in L2. Broadcasts of row and
-// column indices are recomputed in the accumulator's layout rather than exchanged, since the
-// consumer warp groups may not meet the producer at a threadgroup barrier.
+// GROUP_M row tiles share each column band, so the B tiles stay in L2.
 #include "metile/lower/lower_dot_wgmma.h"
 
-#include <array>
-#include <map>
-
-#include "metile/lower/lowering_steps.h"
+#include "metile/lower/lower_dot_wgmma_emit.h"
 #include "metile/support/bits.h"
 #include "metile/support/errors.h"
 
@@ -32,47 +28,21 @@ namespace metile::lower {
 
 namespace {
 
-using K = ir::OpKind;
-constexpr int64_t kWarpGroup = 128;
+using wgmma::accumulator_layout;
+using wgmma::K;
+using wgmma::kWarpGroup;
+using wgmma::Tile;
 constexpr int64_t kSwizzleColumns = 64;  // 128-byte swizzle rows of 16-bit elements
 constexpr int64_t kWgmmaK = 16;
 constexpr int kProducerRegisters = 40;
 constexpr int kConsumerRegisters = 232;
 
-// wgmma's m64nNk16 f32 accumulator (PTX ISA, "Register Fragments"), for C warp groups stacked
-// over rows: thread t (warp w = t / 32 % 4, lane l, group g = t / 128) register i holds row
-// 64g + 16w + l / 4 + 8 ((i / 2) % 2), column 8 (i / 4) + 2 (l % 4) + i % 2. As a bit
-// permutation of the logical index row * BN + column (physical: thread bits, then register
-// bits):
-ir::ThreadLayout accumulator_layout(int64_t block_m, int64_t block_n) {
-  const int threads = log2_exact(block_m / 64 * kWarpGroup);
-  const int column_bits = log2_exact(block_n);
-  auto reg = [&](int bit) { return threads + bit; };
-  std::vector<int> order;
-  order.push_back(reg(0));  // column bit 0
-  order.push_back(0);       // column bits 1, 2: lane bits 0, 1
-  order.push_back(1);
-  for (int b = 3; b < column_bits; ++b) order.push_back(reg(b - 1));  // column 8s: i / 4
-  order.push_back(2);  // row bits 0..2: lane bits 2..4
-  order.push_back(3);
-  order.push_back(4);
-  order.push_back(reg(1));  // row bit 3: (i / 2) % 2
-  order.push_back(5);       // row bits 4, 5: the warp in its group
-  order.push_back(6);
-  for (int b = 7; b < threads; ++b) order.push_back(b);  // row bit 6: the warp group
-  return ir::ThreadLayout(order, 0, block_n / 2);
-}
-
-class WgmmaKernel {
+class WgmmaKernel : wgmma::Emitter {
  public:
   explicit WgmmaKernel(Lowering& l)
-      : l_(l),
-        g_(*l.schedule_plan.async_gemm),
-        stage_elements_(g_.block_m * g_.block_k + g_.block_k * g_.block_n) {
-    ir::walk(l.tile.body, [&](const ir::Op& op) {
-      for (ir::ValueId r : op.results) def_[r] = &op;
-    });
-  }
+      : Emitter(l, *l.schedule_plan.async_gemm),
+        stage_elements_(g_.block_m * g_.block_k + g_.block_k * g_.block_n),
+        epilogue_(l, g_) {}
 
   void lower() {
     allocate();
@@ -120,10 +90,6 @@ class WgmmaKernel {
   }
 
   // ---- the tile schedule ---------------------------------------------------------------
-  struct Tile {
-    ir::ValueId m, n;
-  };
-
   ir::ValueId tiles_along(const schedule::Extent& e, int64_t block) {
     return div(add(extent(e), c(block - 1)), c(block));
   }
@@ -216,12 +182,7 @@ class WgmmaKernel {
       mainloop(op);
       return true;
     }
-    if (op.kind == K::Broadcast) {
-      recompute_broadcast(op);
-      return true;
-    }
-    if (op.kind == K::Store) return store_output(op);
-    return false;
+    return epilogue_.lower(op, tile_);
   }
 
   static bool holds_dot(const ir::Op& loop) {
@@ -277,182 +238,6 @@ class WgmmaKernel {
     l_.builder.end_if({});
   }
 
-  // ---- broadcasts in the accumulator's layout ----------------------------------------
-  void recompute_broadcast(const ir::Op& op) {
-    const ir::Type& type = l_.tile_type(op.results[0]);
-    if (l_.get(op.operands[0]).uniform) {
-      const ir::ValueId s = l_.get(op.operands[0]).slots[0];
-      l_.bind(op.results[0], {std::vector<ir::ValueId>(l_.slot_count(type), s), true, true});
-      return;
-    }
-    const ir::ThreadLayout layout = l_.layout(type);
-    LoweredValue value;
-    value.layout = layout;
-    // A 2-D index is the thread's part plus the slot's constant on disjoint bits (the
-    // accumulator's layout has no xor mask), so its row and column are the thread's row and
-    // column plus the slot's: computed once, and adjacent columns visibly one apart, so their
-    // stores group into pairs.
-    if (type.shape.size() == 1) {
-      for (int64_t r = 0; r < l_.slot_count(type); ++r)
-        value.slots.push_back(evaluate(op.results[0], {l_.logical_index(layout, r)}));
-    } else {
-      METILE_ASSERT(layout.xor_mask() == 0, "wgmma_tma: a 2-D epilogue layout with an xor mask");
-      const int bits = log2_exact(type.shape[1]);
-      const int64_t columns = type.shape[1];
-      const ir::ValueId part = l_.thread_part(layout);
-      const ir::ValueId row = shr(part, bits);
-      const ir::ValueId column = l_.emit(K::And, {part, c(columns - 1)}, i32());
-      for (int64_t r = 0; r < l_.slot_count(type); ++r) {
-        const int64_t offset = Lowering::slot_offset(layout, r);
-        value.slots.push_back(
-            evaluate(op.results[0],
-                     {offset >> bits ? add(row, c(offset >> bits)) : row,
-                      offset & (columns - 1) ? add(column, c(offset & (columns - 1))) : column}));
-      }
-    }
-    l_.bind(op.results[0], std::move(value));
-  }
-
-  // ---- the output store ---------------------------------------------------------------
-  // The output tile's store (match_async_gemm admits one: C [rows, columns] at the tile's own
-  // rows and columns), from the registers in the accumulator's layout, where lane q of a quad
-  // holds columns 8j + 2q and 8j + 2q + 1 of its rows for every j: 4-byte pieces, half of each
-  // 32-byte sector, and one store instruction per pair drained too slowly (ncu at 4096^3: the
-  // consumers spent 18% of their time in the epilogue, stalled on registers the pending stores
-  // still held). So lanes q and q ^ 1 swap one pair of each two (j, j + 1): the even lane then
-  // holds columns 8j + 2q .. + 3, the odd one 8j + 2q + 6 .. + 9, and the quad a whole sector
-  // of each row in 8-byte pieces. The exchange moves the f32 values before the conversion to
-  // the output dtype. `columns` is a multiple of 8 (B's TMA map needs 16-byte rows, checked at
-  // launch), so four columns from a multiple of four are in bounds or out together: one mask
-  // per piece, the row's bound and the column's, each computed once per thread. The pieces'
-  // addresses are the row's start plus 64-bit column indices, which cannot wrap, so
-  // group_vector_accesses guards each piece's one vector store by that mask and the alignment
-  // alone.
-  bool store_output(const ir::Op& op) {
-    const ir::ThreadLayout layout = accumulator_layout(g_.block_m, g_.block_n);
-    const LoweredValue& stored = l_.get(op.operands[1]);
-    if (stored.uniform || !(stored.layout == layout)) return false;  // the generic store
-    // The values before the store's conversion, when it has one (the accumulator is f32).
-    const ir::Op* cast = def_.count(op.operands[1]) ? def_.at(op.operands[1]) : nullptr;
-    const bool converted =
-        cast && cast->kind == K::Cast && l_.get(cast->operands[0]).layout == layout;
-    const std::vector<ir::ValueId>& values =
-        converted ? l_.get(cast->operands[0]).slots : stored.slots;
-    // Shuffles move 32-bit values; others (a 16-bit or boolean epilogue) take the generic store,
-    // and the report lists no exchange.
-    if (ir::dtype_bytes(l_.metal.type(values[0]).dtype) != 4) return false;
-    l_.layout_conversions.push_back(
-        {"the output " + l_.name(op.operands[1]) +
-             " (wgmma_tma's epilogue: lanes q and q ^ 1 swap register pairs, 4 columns a thread)",
-         "simd_shuffle", "none"});
-    const ir::Type element = l_.tile_type(op.operands[1]).element();
-    const int bits = log2_exact(g_.block_n);
-    const ir::ValueId part = l_.thread_part(layout);
-    const ir::ValueId odd = cmp("ne", l_.emit(K::And, {l_.thread_index(), c(1)}, i32()), c(0));
-    const ir::ValueId row0 = add(mul(tile_.m, c(g_.block_m)), shr(part, bits));
-    // The first column of the thread's pieces: its pair's column, 6 further on odd lanes.
-    const ir::ValueId column0 =
-        add(add(mul(tile_.n, c(g_.block_n)), l_.emit(K::And, {part, c(g_.block_n - 1)}, i32())),
-            l_.emit(K::Select, {odd, c(6), c(0)}, i32()));
-    const ir::ValueId wide_column0 = l_.emit(K::Cast, {column0}, ir::Type::scalar(ir::DType::i64));
-    const ir::ValueId rows = extent(g_.rows), columns = extent(g_.columns);
-    const ir::ValueId base = parameter(g_.output);
-    const ir::Type pointer = l_.metal.type(base);
-    std::map<int64_t, ir::ValueId> row_start, row_inside;
-    const std::map<std::pair<int64_t, int64_t>, size_t> pairs =
-        register_pairs(layout, values.size());
-    for (const auto& [at, first] : pairs) {
-      const auto [row_offset, column_offset] = at;
-      if (column_offset % 16 != 0) continue;  // the second pair of (j, j + 1)
-      if (!row_start.count(row_offset)) {
-        const ir::ValueId row = row_offset ? add(row0, c(row_offset)) : row0;
-        row_start[row_offset] = l_.emit(K::PtrAdd, {base, mul(row, columns)}, pointer);
-        row_inside[row_offset] = cmp("lt", row, rows);
-      }
-      const std::array<ir::ValueId, 4> piece =
-          swap_pairs(odd, values, first, pairs.at({row_offset, column_offset + 8}));
-      const ir::ValueId inside =
-          l_.emit(K::And,
-                  {row_inside[row_offset],
-                   cmp("lt", column_offset ? add(column0, c(column_offset)) : column0, columns)},
-                  i1());
-      for (size_t e = 0; e < 4; ++e) {
-        const ir::ValueId value = converted ? l_.emit(K::Cast, {piece[e]}, element) : piece[e];
-        const ir::ValueId column = l_.emit(
-            K::Add,
-            {wide_column0, l_.const_int(column_offset + static_cast<int64_t>(e), ir::DType::i64)},
-            ir::Type::scalar(ir::DType::i64));
-        l_.emit_void(K::Store,
-                     {l_.emit(K::PtrAdd, {row_start[row_offset], column}, pointer), value, inside});
-      }
-    }
-    return true;
-  }
-
-  // The register of the first column of each pair of the accumulator's `registers`, by (row
-  // offset, column offset) from the thread's own row and column.
-  std::map<std::pair<int64_t, int64_t>, size_t> register_pairs(const ir::ThreadLayout& layout,
-                                                               size_t registers) const {
-    const int bits = log2_exact(g_.block_n);
-    std::map<std::pair<int64_t, int64_t>, size_t> at;
-    for (size_t r = 0; r + 1 < registers; r += 2) {
-      const int64_t offset = Lowering::slot_offset(layout, static_cast<int64_t>(r));
-      METILE_ASSERT(Lowering::slot_offset(layout, static_cast<int64_t>(r) + 1) == offset + 1,
-                    "wgmma_tma: a register pair that is not two adjacent columns");
-      at[{offset >> bits, offset & (g_.block_n - 1)}] = r;
-    }
-    return at;
-  }
-
-  // Lanes q and q ^ 1 swap one pair of two: the even lane sends the pair at `second` and keeps
-  // the one at `first`, the odd lane the reverse; each ends with four adjacent columns.
-  std::array<ir::ValueId, 4> swap_pairs(ir::ValueId odd, const std::vector<ir::ValueId>& values,
-                                        size_t first, size_t second) {
-    std::array<ir::ValueId, 4> piece{};
-    for (size_t e = 0; e < 2; ++e) {
-      const ir::ValueId mine_first = values[first + e], mine_second = values[second + e];
-      const ir::Type t = l_.metal.type(mine_first);
-      const ir::ValueId sent = l_.emit(K::Select, {odd, mine_first, mine_second}, t);
-      const ir::ValueId got = l_.emit(K::SimdShuffleXor, {sent, c(1)}, t);
-      piece[e] = l_.emit(K::Select, {odd, got, mine_first}, t);
-      piece[2 + e] = l_.emit(K::Select, {odd, mine_second, got}, t);
-    }
-    return piece;
-  }
-
-  ir::ValueId parameter(int index) {
-    return l_.scalar(l_.tile.params[static_cast<size_t>(index)].value);
-  }
-  ir::ValueId extent(const schedule::Extent& e) {
-    return e.param >= 0 ? parameter(e.param) : c(e.value);
-  }
-
-  // The element at `coords` of an index tile built from aranges, splats of scalars, integer
-  // arithmetic, expand_dims and broadcast (match_async_gemm admits no other row or column
-  // index).
-  ir::ValueId evaluate(ir::ValueId v, const std::vector<ir::ValueId>& coords) {
-    const ir::Op* op = def_.at(v);
-    const ir::Type& t = l_.tile_type(v);
-    if (op->kind == K::Arange) return add(coords[0], c(op->int_attr("start")));
-    if (op->kind == K::Splat) return l_.scalar(op->operands[0]);
-    if (op->kind == K::Add || op->kind == K::Sub || op->kind == K::Mul)
-      return l_.emit(op->kind,
-                     {evaluate(op->operands[0], coords), evaluate(op->operands[1], coords)},
-                     ir::Type::scalar(t.dtype));
-    if (op->kind == K::ExpandDims)
-      return evaluate(op->operands[0], {coords[op->int_attr("axis") == 0 ? 1 : 0]});
-    if (op->kind == K::Broadcast) {
-      const ir::Type& source = l_.tile_type(op->operands[0]);
-      std::vector<ir::ValueId> inner;
-      for (size_t d = 0; d < source.shape.size(); ++d)
-        inner.push_back(source.shape[d] == 1 ? c(0) : coords[d]);
-      return evaluate(op->operands[0], inner);
-    }
-    l_.not_supported(*op,
-                     "a wgmma_tma epilogue broadcasts only row and column indices built from "
-                     "arange, program_id and scalars");
-  }
-
   // ---- reports -------------------------------------------------------------------------
   void record() {
     l_.buffering.push_back({"the K loop (wgmma_tma ring)", "wgmma_tma ring", g_.stages,
@@ -488,27 +273,9 @@ class WgmmaKernel {
                              std::move(attrs));
   }
   ir::ValueId phase(ir::ValueId i) { return l_.emit(K::And, {div(i, c(g_.stages)), c(1)}, i32()); }
-  ir::ValueId at(ir::ValueId p, ir::ValueId i) {
-    return l_.emit(K::PtrAdd, {p, i}, l_.metal.type(p));
-  }
-  ir::ValueId c(int64_t v) { return l_.const_int(v); }
-  ir::ValueId add(ir::ValueId a, ir::ValueId b) { return l_.emit(K::Add, {a, b}, i32()); }
-  ir::ValueId sub(ir::ValueId a, ir::ValueId b) { return l_.emit(K::Sub, {a, b}, i32()); }
-  ir::ValueId mul(ir::ValueId a, ir::ValueId b) { return l_.emit(K::Mul, {a, b}, i32()); }
-  ir::ValueId div(ir::ValueId a, ir::ValueId b) { return l_.emit(K::Div, {a, b}, i32()); }
-  ir::ValueId rem(ir::ValueId a, ir::ValueId b) { return l_.emit(K::Rem, {a, b}, i32()); }
-  ir::ValueId shr(ir::ValueId a, int bits) { return l_.emit(K::Shr, {a, c(bits)}, i32()); }
-  ir::ValueId cmp(const char* pred, ir::ValueId a, ir::ValueId b) {
-    return l_.emit(K::Cmp, {a, b}, i1(), {{"pred", std::string(pred)}});
-  }
-  static ir::Type i32() { return ir::Type::scalar(ir::DType::i32); }
-  static ir::Type i1() { return ir::Type::scalar(ir::DType::i1); }
-  static ir::Type f32() { return ir::Type::scalar(ir::DType::f32); }
 
-  Lowering& l_;
-  const schedule::AsyncGemm& g_;
   const int64_t stage_elements_;
-  std::map<ir::ValueId, const ir::Op*> def_;
+  wgmma::Epilogue epilogue_;
   ir::ValueId ring_ = ir::kNoValue, barriers_ = ir::kNoValue;
   Tile tile_{ir::kNoValue, ir::kNoValue};
   ir::ValueId first_ = ir::kNoValue, group_ = ir::kNoValue, leader_ = ir::kNoValue;
