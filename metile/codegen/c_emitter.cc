@@ -341,7 +341,10 @@ void CEmitter::emit_store(const ir::Op& op) {
   const ir::ValueId ptr = op.operands[0];
   if (read_only_.count(ptr))
     fail(op, "stores through '" + name(ptr) + "', which points into a read-only buffer");
-  const std::string assign = access(ptr, type(op.operands[1])) + " = " + name(op.operands[1]) + ";";
+  const ir::Type& t = type(op.operands[1]);
+  const std::optional<std::string> hinted =
+      hinted_store(op, type_name(t, dialect_), name(op.operands[1]));
+  const std::string assign = hinted ? *hinted : access(ptr, t) + " = " + name(op.operands[1]) + ";";
   if (op.operands.size() == 3)
     line("if (" + name(op.operands[2]) + ") { " + assign + " }");
   else
@@ -351,8 +354,11 @@ void CEmitter::emit_store(const ir::Op& op) {
 void CEmitter::emit_packed_load(const ir::Op& op) {
   const ir::ValueId r = op.results[0];
   const std::string vector = packed_type(type(r));
+  const std::optional<std::string> hinted = hinted_load(op, vector);
   line("const " + vector + " " + name(r) + " = " +
-       dialect_.packed_access(name(op.operands[0]), vector, read_only_.count(op.operands[0]) != 0) +
+       (hinted ? *hinted
+               : dialect_.packed_access(name(op.operands[0]), vector,
+                                        read_only_.count(op.operands[0]) != 0)) +
        ";");
 }
 
@@ -364,8 +370,10 @@ void CEmitter::emit_packed_store(const ir::Op& op) {
   const std::string vector = packed_type(ir::Type::vector(type(ptr).dtype, width));
   std::vector<std::string> elements;
   for (size_t i = 1; i < op.operands.size(); ++i) elements.push_back(name(op.operands[i]));
-  line(dialect_.packed_store(type(ptr).dtype, width, vector, name(ptr),
-                             dialect_.packed_literal(type(ptr).dtype, vector, elements), prelude_));
+  const std::string value = dialect_.packed_literal(type(ptr).dtype, vector, elements);
+  const std::optional<std::string> hinted = hinted_store(op, vector, value);
+  line(hinted ? *hinted
+              : dialect_.packed_store(type(ptr).dtype, width, vector, name(ptr), value, prelude_));
 }
 
 void CEmitter::emit_pack(const ir::Op& op) {

@@ -90,7 +90,12 @@ class CEmitter {
   std::string cast(const ir::Op& op) const;
   std::string negate(const ir::Op& op) const;
   std::string math(const ir::Op& op, MathFn fn);
-  std::string load(const ir::Op& op) const;
+  std::string load(const ir::Op& op);
+  // A load or store with the op's cache hint (ops.def: load's eviction), of a value of C type
+  // `type`; nullopt when the op has none or the dialect writes accesses without hints.
+  std::optional<std::string> hinted_load(const ir::Op& op, const std::string& type);
+  std::optional<std::string> hinted_store(const ir::Op& op, const std::string& type,
+                                          const std::string& value);
   std::string threadgroup_buffer(const ir::Op& op) const;
   // The dialect's packed type of a vector (its helpers go into the prelude), the vector of
   // that type at device pointer ptr, and one element of a packed vector (.x ... .w).

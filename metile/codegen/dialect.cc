@@ -87,6 +87,17 @@ std::string CDialect::packed_store(ir::DType, int64_t, const std::string& type,
   return packed_access(ptr, type, false) + " = " + value + ";";
 }
 
+std::optional<std::string> CDialect::hinted_load(const std::string&, const std::string&,
+                                                 const std::string&, Prelude&) const {
+  return std::nullopt;
+}
+
+std::optional<std::string> CDialect::hinted_store(const std::string&, const std::string&,
+                                                  const std::string&, const std::string&,
+                                                  Prelude&) const {
+  return std::nullopt;
+}
+
 std::string CDialect::packed_element(ir::DType, const std::string& vector, int64_t index) const {
   // Past four, the fields of CUDA's eight-element prelude structs (MSL's vectors stop at
   // four).

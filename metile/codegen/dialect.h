@@ -7,6 +7,7 @@
 #pragma once
 
 #include <array>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -180,6 +181,17 @@ class CDialect {
   virtual std::string packed_store(ir::DType t, int64_t width, const std::string& type,
                                    const std::string& ptr, const std::string& value,
                                    Prelude& prelude) const;
+  // Cache hints (ops.def: load's eviction, "evict_first" or "evict_last"): the load of the
+  // value of C type `type` (a scalar or a packed vector) at device pointer `ptr` with that
+  // eviction priority, and the statement storing `value` there. nullopt (the default) where
+  // the language has no cache controls (MSL): the access is written without the hint.
+  virtual std::optional<std::string> hinted_load(const std::string& type, const std::string& ptr,
+                                                 const std::string& eviction,
+                                                 Prelude& prelude) const;
+  virtual std::optional<std::string> hinted_store(const std::string& type, const std::string& ptr,
+                                                  const std::string& value,
+                                                  const std::string& eviction,
+                                                  Prelude& prelude) const;
   // Element `index` of the packed vector `vector` of dtype t: "v.x".
   virtual std::string packed_element(ir::DType t, const std::string& vector, int64_t index) const;
   // Whether the address `ptr` is a multiple of `bytes` (a power of two), as a bool.

@@ -113,10 +113,24 @@ std::string CEmitter::extract(const ir::Op& op) const {
                                  op.int_attr("index"));
 }
 
-std::string CEmitter::load(const ir::Op& op) const {
-  const std::string value = access(op.operands[0], type(op.results[0]));
+std::string CEmitter::load(const ir::Op& op) {
+  const ir::Type& t = type(op.results[0]);
+  const std::optional<std::string> hinted = hinted_load(op, type_name(t, dialect_));
+  const std::string value = hinted ? *hinted : access(op.operands[0], t);
   if (op.operands.size() == 1) return value;
   return name(op.operands[1]) + " ? " + value + " : " + name(op.operands[2]);
+}
+
+std::optional<std::string> CEmitter::hinted_load(const ir::Op& op, const std::string& type) {
+  if (!op.has_attr("eviction")) return std::nullopt;
+  return dialect_.hinted_load(type, name(op.operands[0]), op.str_attr("eviction"), prelude_);
+}
+
+std::optional<std::string> CEmitter::hinted_store(const ir::Op& op, const std::string& type,
+                                                  const std::string& value) {
+  if (!op.has_attr("eviction")) return std::nullopt;
+  return dialect_.hinted_store(type, name(op.operands[0]), value, op.str_attr("eviction"),
+                               prelude_);
 }
 
 std::string CEmitter::threadgroup_buffer(const ir::Op& op) const {

@@ -164,19 +164,21 @@ Value fast_cos(const Value& x, Here here) {
   return math(OpKind::Cos, x, true, here);
 }
 
-Value load(const Value& ptr, const Value& mask, const Operand& other, Here here) {
+Value load(const Value& ptr, const Value& mask, const Operand& other,
+           const std::string& eviction_policy, Here here) {
   ir::ValueId p = use(ptr, "load", here);
   ir::ValueId m = mask.valid() ? use(mask, "load", here) : ir::kNoValue;
   ir::ValueId o = ir::kNoValue;
   if (other.present()) o = detail::materialize(other, builder_at(here).type(p).dtype, "load", here);
-  return wrap(builder_at(here).load(p, m, o));
+  return wrap(builder_at(here).load(p, m, o, eviction_policy));
 }
 
-void store(const Value& ptr, const Operand& value, const Value& mask, Here here) {
+void store(const Value& ptr, const Operand& value, const Value& mask,
+           const std::string& eviction_policy, Here here) {
   ir::ValueId p = use(ptr, "store", here);
   ir::ValueId v = detail::materialize(value, builder_at(here).type(p).dtype, "store", here);
   ir::ValueId m = mask.valid() ? use(mask, "store", here) : ir::kNoValue;
-  builder_at(here).store(p, v, m);
+  builder_at(here).store(p, v, m, eviction_policy);
 }
 
 Ptr shared(int64_t size, DType dtype, Here here) {

@@ -70,11 +70,12 @@ Value fast_cos(const Value& x, Here here = Here::current());
 // ---- memory ------------------------------------------------------------------------------
 // *ptr; where `mask` is false the result is `other` (default 0) and memory is not touched.
 // An empty mask means none: `load(p, {}, 1.0f)` is an error, 'other' needs a mask.
+// `eviction_policy` is Triton's: "", "evict_first" or "evict_last" (a cache hint for CUDA).
 Value load(const Value& ptr, const Value& mask = Value(), const Operand& other = Operand(),
-           Here here = Here::current());
+           const std::string& eviction_policy = "", Here here = Here::current());
 // *ptr = value where `mask` is true; a number adopts the pointee dtype.
 void store(const Value& ptr, const Operand& value, const Value& mask = Value(),
-           Here here = Here::current());
+           const std::string& eviction_policy = "", Here here = Here::current());
 // A threadgroup allocation of `size` elements.
 Ptr shared(int64_t size, DType dtype, Here here = Here::current());
 

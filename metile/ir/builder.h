@@ -120,8 +120,11 @@ class TileBuilder : public Builder {
 
   // Memory.
   ValueId ptr_add(ValueId ptr, ValueId offsets);
-  ValueId load(ValueId ptrs, ValueId mask = kNoValue, ValueId other = kNoValue);
-  void store(ValueId ptrs, ValueId value, ValueId mask = kNoValue);
+  // `eviction` is Triton's eviction_policy: "" (normal), "evict_first" or "evict_last".
+  ValueId load(ValueId ptrs, ValueId mask = kNoValue, ValueId other = kNoValue,
+               const std::string& eviction = "");
+  void store(ValueId ptrs, ValueId value, ValueId mask = kNoValue,
+             const std::string& eviction = "");
   ValueId make_tensor(ValueId base, const std::vector<ValueId>& dims,
                       const std::vector<ValueId>& strides, const std::string& access);
   ValueId tensor_load(ValueId desc, const std::vector<ValueId>& coords);
@@ -175,6 +178,8 @@ class TileBuilder : public Builder {
   // Brings a scalar or tile to `shape` (splat / expand / broadcast as needed).
   ValueId to_shape(const std::string& op, ValueId v, const std::vector<int64_t>& shape);
   std::string describe(ValueId v) const;  // "%3: tile<256xf32>"
+  // A load's or store's attributes for Triton's eviction_policy; fails on an unknown policy.
+  Attrs eviction_attrs(const std::string& op, ValueId ptrs, const std::string& eviction) const;
   // When an operand is a fragment: fills every scalar operand into a fragment and returns
   // true (a tile operand fails naming `op`); false when none is.
   bool as_fragments(const std::string& op, std::vector<ValueId>& operands);

@@ -129,6 +129,12 @@ int64_t Op::int_attr_or(const std::string& k, int64_t dflt) const {
   return has_attr(k) ? int_attr(k) : dflt;
 }
 
+Attrs Op::only_attr(const std::string& k) const {
+  const auto it = attrs.find(k);
+  if (it == attrs.end()) return {};
+  return {{it->first, it->second}};
+}
+
 double Op::float_attr(const std::string& k) const {
   auto it = attrs.find(k);
   METILE_ASSERT(it != attrs.end(), std::string(op_name(kind)) + " needs attribute " + k);

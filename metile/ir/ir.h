@@ -213,6 +213,8 @@ struct Op {
   double float_attr(const std::string& k) const;  // accepts an integer too
   const std::string& str_attr(const std::string& k) const;
   const ThreadLayout* layout_attr(const std::string& k) const;  // nullptr when missing
+  // Attribute k alone (empty when missing), for an op that passes it on to the ops it becomes.
+  Attrs only_attr(const std::string& k) const;
 };
 
 // A kernel parameter: a buffer (pointer) or a scalar, with its access for buffers.

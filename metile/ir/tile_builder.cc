@@ -293,16 +293,28 @@ ValueId TileBuilder::ptr_add(ValueId ptr, ValueId offsets) {
   return create1(OpKind::PtrAdd, {ptr, offsets}, r);
 }
 
-ValueId TileBuilder::load(ValueId ptrs, ValueId mask, ValueId other) {
+Attrs TileBuilder::eviction_attrs(const std::string& op, ValueId ptrs,
+                                  const std::string& eviction) const {
+  if (eviction.empty()) return {};
+  if (eviction != "evict_first" && eviction != "evict_last")
+    fail(op, "eviction_policy must be '', 'evict_first' or 'evict_last', got '" + eviction + "'");
+  if (type(ptrs).space != AddressSpace::Device)
+    fail(op, "eviction_policy is a hint for device memory; " + describe(ptrs) +
+                 " points into threadgroup memory");
+  return {{"eviction", eviction}};
+}
+
+ValueId TileBuilder::load(ValueId ptrs, ValueId mask, ValueId other, const std::string& eviction) {
   const Type tp = type(ptrs);
   if (!tp.pointer)
     fail("load", "the address must be a pointer or a tile of pointers, got " + describe(ptrs));
+  const Attrs attrs = eviction_attrs("load", ptrs, eviction);
   Type r = tp;
   r.pointer = false;
   r.space = AddressSpace::Device;
   if (mask == kNoValue) {
     if (other != kNoValue) fail("load", "'other' is only meaningful with a mask");
-    return create1(OpKind::Load, {ptrs}, r);
+    return create1(OpKind::Load, {ptrs}, r, attrs);
   }
   const Type tm = type(mask);
   if (tm.dtype != DType::i1 || tm.pointer)
@@ -315,13 +327,14 @@ ValueId TileBuilder::load(ValueId ptrs, ValueId mask, ValueId other) {
     fail("load", "'other' must have the loaded dtype " + std::string(dtype_name(tp.dtype)) +
                      ", got " + describe(other));
   other = to_shape("load", other, shape_of(tp));
-  return create1(OpKind::Load, {ptrs, mask, other}, r);
+  return create1(OpKind::Load, {ptrs, mask, other}, r, attrs);
 }
 
-void TileBuilder::store(ValueId ptrs, ValueId value, ValueId mask) {
+void TileBuilder::store(ValueId ptrs, ValueId value, ValueId mask, const std::string& eviction) {
   const Type tp = type(ptrs);
   if (!tp.pointer)
     fail("store", "the address must be a pointer or a tile of pointers, got " + describe(ptrs));
+  const Attrs attrs = eviction_attrs("store", ptrs, eviction);
   const Type tv = type(value);
   if (tv.pointer || tv.dtype != tp.dtype)
     fail("store", "the value " + describe(value) + " does not match the pointee dtype " +
@@ -340,7 +353,7 @@ void TileBuilder::store(ValueId ptrs, ValueId value, ValueId mask) {
                         shape_str(shape_of(tp)));
     operands.push_back(mask);
   }
-  create(OpKind::Store, operands, {});
+  create(OpKind::Store, operands, {}, attrs);
 }
 
 ValueId TileBuilder::make_tensor(ValueId base, const std::vector<ValueId>& dims,

@@ -95,7 +95,8 @@ bool lower_vectorized_operand_load(Lowering& l, const ir::Op& op) {
           d == 0 ? column0 : l.emit(ir::OpKind::Add, {column0, l.const_int(d)}, i32);
       std::vector<ir::ValueId> operands;
       for (ir::ValueId v : op.operands) operands.push_back(remat.at(v, {row, column}));
-      result.slots.push_back(l.emit(ir::OpKind::Load, operands, t.element()));
+      result.slots.push_back(
+          l.emit(ir::OpKind::Load, operands, t.element(), op.only_attr("eviction")));
     }
   }
   l.bind(op.results[0], std::move(result));

@@ -29,6 +29,7 @@ struct Access {
   ValueId base = ir::kNoValue;
   ValueId index = ir::kNoValue;
   ir::DType dtype = ir::DType::f32;
+  ir::Attrs eviction;  // the cache hint (ops.def: load's eviction), which the group keeps
 };
 
 // Four or more accesses of one kind, in address order (member 0 at the lowest address).
@@ -75,7 +76,7 @@ class Grouper {
       return std::nullopt;
     const std::optional<PointerParts> parts = index_->pointer_parts(ptr);
     if (!parts) return std::nullopt;
-    return Access{position, load, parts->base, parts->index, value.dtype};
+    return Access{position, load, parts->base, parts->index, value.dtype, op.only_attr("eviction")};
   }
 
   // The first group of the block: runs of accesses of one kind with no other memory op
@@ -129,7 +130,7 @@ class Grouper {
       int64_t offset = 0;
       for (size_t c = 0; c < representative.size(); ++c) {
         const Access& r = run[representative[c]];
-        if (r.base != a.base || r.dtype != a.dtype) continue;
+        if (r.base != a.base || r.dtype != a.dtype || r.eviction != a.eviction) continue;
         if (const std::optional<int64_t> d = index_->constant_difference(r.index, a.index)) {
           cls = c;
           offset = *d;
@@ -277,11 +278,13 @@ class Grouper {
     if (!g.members[0].load) {
       std::vector<ValueId> operands = {first.operands[0]};
       for (const Access& a : g.members) operands.push_back(block.ops[a.position].operands[1]);
-      ops.push_back(Op{OpKind::PackedStore, std::move(operands), {}, {}, {}, first.loc});
+      ops.push_back(
+          Op{OpKind::PackedStore, std::move(operands), {}, g.members[0].eviction, {}, first.loc});
       return;
     }
-    const ValueId vector = emit(ops, OpKind::PackedLoad, {first.operands[0]},
-                                ir::Type::vector(dtype, g.width()), {}, first.loc);
+    const ValueId vector =
+        emit(ops, OpKind::PackedLoad, {first.operands[0]}, ir::Type::vector(dtype, g.width()),
+             g.members[0].eviction, first.loc);
     for (int i = 0; i < g.width(); ++i)
       ops.push_back(
           Op{OpKind::Extract, {vector}, {results[i]}, {{"index", int64_t{i}}}, {}, first.loc});
@@ -325,7 +328,7 @@ class Grouper {
       if (joined) {
         then_yield.operands.push_back(emit(then_block.ops, OpKind::PackedLoad,
                                            {block.ops[g.members[0].position].operands[0]}, vector,
-                                           {}, loc));
+                                           g.members[0].eviction, loc));
       } else {
         // A load's packed branch yields its own extracts; a store's yields nothing.
         for (int i = 0; i < g.width() && load; ++i)

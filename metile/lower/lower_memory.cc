@@ -48,8 +48,9 @@ void lower_load(Lowering& l, const ir::Op& op) {
   if (!t.is_tile()) {
     std::vector<ir::ValueId> operands;
     for (ir::ValueId v : op.operands) operands.push_back(l.scalar(v));
-    l.bind(op.results[0],
-           {{l.emit(ir::OpKind::Load, operands, t)}, false, all_uniform(l, op.operands)});
+    l.bind(op.results[0], {{l.emit(ir::OpKind::Load, operands, t, op.only_attr("eviction"))},
+                           false,
+                           all_uniform(l, op.operands)});
     return;
   }
   const ir::ValueId owns = l.has_idle_threads(t) ? l.owns_element(t.num_elements()) : ir::kNoValue;
@@ -60,11 +61,13 @@ void lower_load(Lowering& l, const ir::Op& op) {
     const ir::ValueId mask =
         slot_mask(l, masked ? l.get(op.operands[1]).slots[r] : ir::kNoValue, owns);
     if (mask == ir::kNoValue) {
-      result.slots.push_back(l.emit(ir::OpKind::Load, {ptr}, t.element()));
+      result.slots.push_back(
+          l.emit(ir::OpKind::Load, {ptr}, t.element(), op.only_attr("eviction")));
       continue;
     }
     const ir::ValueId other = masked ? l.get(op.operands[2]).slots[r] : zero(l, t.dtype);
-    result.slots.push_back(l.emit(ir::OpKind::Load, {ptr, mask, other}, t.element()));
+    result.slots.push_back(
+        l.emit(ir::OpKind::Load, {ptr, mask, other}, t.element(), op.only_attr("eviction")));
   }
   l.bind(op.results[0], std::move(result));
 }
@@ -75,7 +78,7 @@ void lower_store(Lowering& l, const ir::Op& op) {
   if (!t.is_tile()) {
     std::vector<ir::ValueId> operands;
     for (ir::ValueId v : op.operands) operands.push_back(l.scalar(v));
-    l.emit_void(ir::OpKind::Store, operands);
+    l.emit_void(ir::OpKind::Store, operands, op.only_attr("eviction"));
     return;
   }
   const ir::ValueId owns = l.has_idle_threads(t) ? l.owns_element(t.num_elements()) : ir::kNoValue;
@@ -85,7 +88,7 @@ void lower_store(Lowering& l, const ir::Op& op) {
     const ir::ValueId mask =
         slot_mask(l, masked ? l.get(op.operands[2]).slots[r] : ir::kNoValue, owns);
     if (mask != ir::kNoValue) operands.push_back(mask);
-    l.emit_void(ir::OpKind::Store, operands);
+    l.emit_void(ir::OpKind::Store, operands, op.only_attr("eviction"));
   }
 }
 

@@ -179,10 +179,15 @@ def _stored_value(value, dtype, op):
     return cast(value, dtype) if value.dtype != dtype else value
 
 
+# Triton's cache modifiers of loads and of stores.
+_CACHE_MODIFIERS = {"load": ("", ".ca", ".cg", ".cv"), "store": ("", ".wb", ".cg", ".cs", ".wt")}
+
+
 def _memory_options(op, boundary_check=(), padding_option="", cache_modifier="",
                     eviction_policy="", volatile=False):
-    """Triton's load/store keywords: cache and eviction hints are accepted (these targets
-    have no such controls); block-pointer bounds and volatile are not supported."""
+    """Triton's load/store keywords; returns the eviction policy, which the CUDA target
+    honours (the builder checks it). A cache modifier is checked and has no effect;
+    block-pointer bounds and volatile are not supported."""
     if boundary_check or padding_option:
         raise user_error(f"{op}: boundary_check and padding_option belong to Triton's block "
                          "pointers, which meTile does not have; use metile.tensor(...), whose "
@@ -190,6 +195,14 @@ def _memory_options(op, boundary_check=(), padding_option="", cache_modifier="",
     if volatile:
         raise user_error(f"{op}: volatile accesses are not supported", user_location(),
                          NotSupportedError)
+    if cache_modifier not in _CACHE_MODIFIERS[op]:
+        choices = ", ".join(repr(c) for c in _CACHE_MODIFIERS[op])
+        raise user_error(f"{op}: cache_modifier must be one of {choices}, got "
+                         f"{cache_modifier!r}", user_location())
+    if not isinstance(eviction_policy, str):
+        raise user_error(f"{op}: eviction_policy is a string, got {eviction_policy!r}",
+                         user_location())
+    return eviction_policy
 
 
 def _broadcast_mask(mask, pointer, op):
@@ -207,9 +220,10 @@ def _broadcast_mask(mask, pointer, op):
 
 def load(pointer, mask=None, other=None, **options):
     """``*pointer``; where ``mask`` is false the element is ``other`` (default 0, converted
-    to the pointee dtype) and memory is not touched. Triton's cache_modifier and
-    eviction_policy hints are accepted."""
-    _memory_options("load", **options)
+    to the pointee dtype) and memory is not touched. Triton's eviction_policy
+    ("evict_first", "evict_last") sets the cache priority of the lines read on CUDA (Metal has
+    no such control); cache_modifier is accepted and has no effect."""
+    eviction = _memory_options("load", **options)
     pointer = as_value(pointer, "load")
     trace = pointer.trace
     mask_id = other_id = -1
@@ -219,18 +233,18 @@ def load(pointer, mask=None, other=None, **options):
             other_id = _stored_value(other, pointer.dtype, "load").id
     elif other is not None:
         raise user_error("load: 'other' is only meaningful with a mask", user_location())
-    return wrap(trace, trace.at().load(pointer.id, mask_id, other_id))
+    return wrap(trace, trace.at().load(pointer.id, mask_id, other_id, eviction))
 
 
 def store(pointer, value, mask=None, **options):
     """``*pointer = value`` where ``mask`` is true; the value is converted to the pointee
-    dtype. Triton's cache_modifier and eviction_policy hints are accepted."""
-    _memory_options("store", **options)
+    dtype. Triton's eviction_policy and cache_modifier as load's."""
+    eviction = _memory_options("store", **options)
     pointer = as_value(pointer, "store")
     trace = pointer.trace
     value = _stored_value(value, pointer.dtype, "store")
     mask_id = -1 if mask is None else _broadcast_mask(mask, pointer, "store").id
-    trace.at().store(pointer.id, value.id, mask_id)
+    trace.at().store(pointer.id, value.id, mask_id, eviction)
 
 
 def shared(size, dtype="f32"):

@@ -261,15 +261,18 @@ void bind_trace(nb::module_& m) {
           "ptr"_a, "offsets"_a, "The pointer(s) advanced by integer offsets.")
       .def(
           "load",
-          [b](T& t, ir::ValueId p, ir::ValueId mask, ir::ValueId other) {
-            return b(t).load(p, mask, other);
-          },
-          "ptrs"_a, "mask"_a = ir::kNoValue, "other"_a = ir::kNoValue,
-          "*ptrs; where mask is false, other and no memory access.")
+          [b](T& t, ir::ValueId p, ir::ValueId mask, ir::ValueId other,
+              const std::string& eviction) { return b(t).load(p, mask, other, eviction); },
+          "ptrs"_a, "mask"_a = ir::kNoValue, "other"_a = ir::kNoValue, "eviction_policy"_a = "",
+          "*ptrs; where mask is false, other and no memory access. eviction_policy: '', "
+          "'evict_first' or 'evict_last' (a cache hint).")
       .def(
           "store",
-          [b](T& t, ir::ValueId p, ir::ValueId v, ir::ValueId mask) { b(t).store(p, v, mask); },
-          "ptrs"_a, "value"_a, "mask"_a = ir::kNoValue, "*ptrs = value where mask is true.")
+          [b](T& t, ir::ValueId p, ir::ValueId v, ir::ValueId mask, const std::string& eviction) {
+            b(t).store(p, v, mask, eviction);
+          },
+          "ptrs"_a, "value"_a, "mask"_a = ir::kNoValue, "eviction_policy"_a = "",
+          "*ptrs = value where mask is true. eviction_policy: as load's.")
       .def("make_tensor", &T::make_tensor, "base"_a, "dims"_a, "strides"_a, "access"_a,
            "A tensor descriptor over a buffer; access '' follows the buffer's.")
       .def("tensor_load", &T::tensor_load, "desc"_a, "coords"_a,

@@ -190,6 +190,50 @@ TEST(CudaCompile, EightTwoByteAccessesBecomeOneSixteenByteInstruction) {
   }
 }
 
+// Triton's eviction policies on CUDA: each hinted access, scalar or grouped, of every dtype
+// is one ld/st with the L1 priority and an L2 cache policy (createpolicy), through the
+// prelude's templates; the grouped ones stay single 16-byte (f32) or 8-byte (f16) accesses.
+TEST(CudaCompile, EvictionPoliciesBecomeCacheHintedAccesses) {
+  for (ir::DType dtype :
+       {ir::DType::f32, ir::DType::f16, ir::DType::bf16, ir::DType::i32, ir::DType::i64}) {
+    SCOPED_TRACE(std::string(ir::dtype_name(dtype)));
+    auto kernel = [=](dsl::KernelContext& k) {
+      k.set_num_threads(64);
+      auto x = k.buffer("x", dtype, "read");
+      auto out = k.buffer("out", dtype, "write");
+      auto n = k.scalar("n", ir::DType::i32);
+      auto first = dsl::program_id(0) * 256 + dsl::thread_id() * 4;
+      std::vector<dsl::Value> v;
+      for (int r = 0; r < 4; ++r)
+        v.push_back(dsl::load(x + (first + r), first + r < n, 0, "evict_last"));
+      for (int r = 0; r < 4; ++r) dsl::store(out + (first + r), v[r], first + r < n, "evict_first");
+      dsl::store(out + n, dsl::load(x + n, {}, {}, "evict_first"), {}, "evict_last");
+    };
+    PipelineOptions options;
+    options.target = &target::target_by_name("sm90");
+    const PipelineResult r = compile_to_source(dsl::trace("hinted", kernel), options);
+    const bool grouped =
+        dtype == ir::DType::f32 || dtype == ir::DType::f16 || dtype == ir::DType::bf16;
+    EXPECT_EQ(r.report.grouped_loads, grouped ? 1 : 0);
+    const std::string ptx = compile_to_ptx(r.emitted.source, "hinted");
+    for (const std::string eviction : {"evict_first", "evict_last"}) {
+      EXPECT_NE(ptx.find("createpolicy.fractional.L2::" + eviction + ".b64"), std::string::npos);
+      EXPECT_NE(ptx.find("ld.global.L1::" + eviction + ".L2::cache_hint"), std::string::npos);
+      EXPECT_NE(ptx.find("st.global.L1::" + eviction + ".L2::cache_hint"), std::string::npos);
+    }
+    if (dtype == ir::DType::f32) {
+      EXPECT_NE(ptx.find("ld.global.L1::evict_last.L2::cache_hint.v4.b32"), std::string::npos);
+      EXPECT_NE(ptx.find("st.global.L1::evict_first.L2::cache_hint.v4.b32"), std::string::npos);
+    }
+    if (dtype == ir::DType::f16) {
+      EXPECT_NE(ptx.find("ld.global.L1::evict_last.L2::cache_hint.v2.b32"), std::string::npos);
+    }
+    // No plain access is left: every load and store of the kernel carries its hint.
+    EXPECT_EQ(ptx.find("ld.global.v"), std::string::npos) << ptx;
+    EXPECT_EQ(ptx.find("st.global.v"), std::string::npos) << ptx;
+  }
+}
+
 // Matrix fragments in every operand dtype: mma.sync for f16 and bf16, the exact shuffle path
 // for f32, and mma.sync on TF32 for f32 with tf32 precision.
 TEST(CudaCompile, MatrixFragmentsUseMmaSyncOrTheExactPath) {

@@ -267,6 +267,30 @@ except metile.CompilationError as e:
     assert "needs the kernel's source text" in lines[1] and "python -c" in lines[1]
 
 
+# ---- cache hints --------------------------------------------------------------------------
+@tl.jit
+def hinted_axpy(x_ptr, y_ptr, out_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < n
+    x = tl.load(x_ptr + offs, mask=mask, eviction_policy="evict_last", cache_modifier=".cg")
+    y = tl.load(y_ptr + offs, mask=mask, other=1.0, eviction_policy="evict_first")
+    tl.store(out_ptr + offs, 2 * x + y, mask=mask, eviction_policy="evict_first",
+             cache_modifier=".cs")
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float16, np.int32])
+def test_eviction_policies_keep_results(dtype, rng):
+    # Triton's cache hints: the CUDA target emits them (CudaCompile.EvictionPolicies...),
+    # every target computes the same values, ragged tail included.
+    n = 1000
+    x = (rng.standard_normal(n) * 8).astype(dtype)
+    y = (rng.standard_normal(n) * 8).astype(dtype)
+    out = np.full(n, 7, dtype)
+    hinted_axpy[(tl.cdiv(n, 256),)](x, y, out, n, BLOCK=256)
+    np.testing.assert_allclose(out.astype(np.float64), 2 * x.astype(np.float64) + y,
+                               rtol=2e-3 if dtype == np.float16 else 1e-6)
+
+
 # ---- one error per rejected form -----------------------------------------------------------
 @tl.jit
 def rejected(x_ptr, FORM: tl.constexpr):
@@ -291,6 +315,10 @@ def rejected(x_ptr, FORM: tl.constexpr):
         "static_assert traced": lambda: tl.static_assert(x > 0),
         "multiple_of wrong": lambda: tl.multiple_of(6, 4),
         "erf of integers": lambda: tl.erf(offs),
+        "eviction policy": lambda: tl.load(x_ptr + offs, eviction_policy="evict_most"),
+        "store cache modifier": lambda: tl.store(x_ptr + offs, x, cache_modifier=".ca"),
+        "eviction on shared memory": lambda: tl.load(tl.shared(32) + offs,
+                                                     eviction_policy="evict_last"),
     }
     forms[FORM]()
 
@@ -322,6 +350,12 @@ REJECTED = {
     "multiple_of wrong": (tl.CompilationError, "multiple_of: 6 is not a multiple of 4"),
     "erf of integers": (tl.CompilationError, "metile.erf: expects a float operand, got "
                         "tile<32xi32>"),
+    "eviction policy": (tl.CompilationError, "load: eviction_policy must be '', 'evict_first' "
+                        "or 'evict_last', got 'evict_most'"),
+    "store cache modifier": (tl.CompilationError, "store: cache_modifier must be one of '', "
+                             "'.wb', '.cg', '.cs', '.wt', got '.ca'"),
+    "eviction on shared memory": (tl.CompilationError, "load: eviction_policy is a hint for "
+                                  "device memory;"),
 }
 
 

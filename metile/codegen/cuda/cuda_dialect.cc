@@ -41,6 +41,52 @@ std::string fast_exponential(std::string_view name, std::string_view exponent) {
 // is llabs); "" where integers take no math function.
 constexpr std::array<std::string_view, kMathFnCount> kIntegerMath = {"abs", "min", "max"};
 
+// The cache-hinted accesses (CDialect::hinted_load): Triton's form of an eviction_policy,
+// an L1 eviction priority and an L2 cache policy made by createpolicy, in inline PTX moving
+// the value's bytes as 32-bit words (16-bit for the narrow scalars; buffers hold no bool) through a
+// union (NVRTC has no memcpy), so one template serves every scalar and packed vector type. The
+// memory clobber keeps the accesses in order with the kernel's other ones, as plain ones are.
+struct HintedWidth {
+  int bytes;
+  std::string_view suffix;  // the PTX vector and type suffix
+  int words;                // registers moved
+  std::string_view word;    // their C type
+  std::string_view constraint;
+};
+constexpr HintedWidth kHintedWidths[] = {{16, ".v4.b32", 4, "unsigned int", "r"},
+                                         {8, ".v2.b32", 2, "unsigned int", "r"},
+                                         {4, ".b32", 1, "unsigned int", "r"},
+                                         {2, ".b16", 1, "unsigned short", "h"}};
+
+std::string hinted_helper(const std::string& eviction, bool load) {
+  const std::string policy = "createpolicy.fractional.L2::" + eviction + ".b64 p, 1.0; ";
+  const std::string qualifiers = ".global.L1::" + eviction + ".L2::cache_hint";
+  std::string text = "template <typename T>\nstatic __device__ __forceinline__ " +
+                     std::string(load ? "T metile_load_" : "void metile_store_") + eviction +
+                     (load ? "(const void* a) {\n" : "(void* a, T v) {\n");
+  for (const HintedWidth& w : kHintedWidths) {
+    std::string registers, operands;
+    for (int i = 0; i < w.words; ++i) {
+      registers += (i ? ", %" : "%") + std::to_string(load ? i : i + 1);
+      operands += std::string(i ? ", " : "") + (load ? "\"=" : "\"") + std::string(w.constraint) +
+                  "\"(u.w[" + std::to_string(i) + "])";
+    }
+    if (w.words > 1) registers = "{" + registers + "}";
+    const std::string address = "[%" + std::to_string(load ? w.words : 0) + "]";
+    const std::string access =
+        load ? "ld" + qualifiers + std::string(w.suffix) + " " + registers + ", " + address
+             : "st" + qualifiers + std::string(w.suffix) + " " + address + ", " + registers;
+    text += std::string(w.bytes == 16 ? "  if" : "  } else if") +
+            " constexpr (sizeof(T) == " + std::to_string(w.bytes) +
+            ") {\n    union {\n      T v;\n      " + std::string(w.word) + " w[" +
+            std::to_string(w.words) + "];\n    } u" + (load ? "" : "{v}") + ";\n" +
+            "    asm volatile(\"{ .reg .b64 p; " + policy + access +
+            ", p; }\" : " + (load ? operands + " : \"l\"(a)" : ": \"l\"(a), " + operands) +
+            " : \"memory\");\n" + (load ? "    return u.v;\n" : "");
+  }
+  return text + "  }\n}\n";
+}
+
 constexpr DialectTable kCuda{
     .language = "CUDA",
     // NVRTC's built-ins (threadIdx, __shfl_sync, expf, ...) are all the source needs: no
@@ -215,6 +261,20 @@ class CudaDialect final : public CDialect {
                     (operands.size() == 1 ? registers : "{" + registers + "}") + ";\" :: \"l\"(p)" +
                     inputs + " : \"memory\");\n}\n");
     return "metile_packed_store(" + ptr + ", " + value + ");";
+  }
+
+  std::optional<std::string> hinted_load(const std::string& type, const std::string& ptr,
+                                         const std::string& eviction,
+                                         Prelude& prelude) const override {
+    prelude.add("metile_load_" + eviction, ir::DType::i1, hinted_helper(eviction, true));
+    return "metile_load_" + eviction + "<" + type + ">(" + ptr + ")";
+  }
+
+  std::optional<std::string> hinted_store(const std::string& type, const std::string& ptr,
+                                          const std::string& value, const std::string& eviction,
+                                          Prelude& prelude) const override {
+    prelude.add("metile_store_" + eviction, ir::DType::i1, hinted_helper(eviction, false));
+    return "metile_store_" + eviction + "<" + type + ">(" + ptr + ", " + value + ");";
   }
 
   std::string packed_element(ir::DType t, const std::string& vector, int64_t index) const override {
