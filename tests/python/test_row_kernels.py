@@ -1,7 +1,8 @@
 """The library's row kernels (metile_kernels: softmax_rows, rms_norm_rows, add_rms_norm_rows)
-against numpy on rows shorter than, equal to and longer than BLOCK: the first tile stays in
-registers across the passes, the loops cover the columns past it, and a ragged tail reads and
-writes nothing past the row."""
+against numpy on rows shorter than, equal to and longer than BLOCK: the loops cover the columns
+past the first tile (which softmax_rows and add_rms_norm_rows hold in registers across the
+passes, and rms_norm_rows reads again), and a ragged tail reads and writes nothing past the
+row."""
 
 import ml_dtypes
 import numpy as np
@@ -62,3 +63,18 @@ def test_row_kernels_match_numpy(dtype, n_cols, specialised):
     np.testing.assert_array_equal(h[row], x[row] + r[row])
     close(y[row], rms(x[row] + r[row], w), dtype)
     assert np.all(y[:, n_cols:] == 7) and np.all(h[:, n_cols:] == 7)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float16])
+def test_rms_norm_rows_reads_an_f32_row_twice_with_inductors_cache_hints(dtype):
+    # f32: the form torch.compile's kernel has (docs/cuda.md): the sum's read keeps the row's
+    # lines (evict_last), the output pass re-reads them and lets them go first (evict_first),
+    # and the weight stays (evict_last). 16-bit rows hold the first tile instead, unhinted.
+    x = np.zeros((ROWS, 300), dtype)
+    text = str(rms_norm_rows.trace(x, x[0], x, 300, 300, EPS, BLOCK=BLOCK))
+    loads = [line for line in text.splitlines() if " = load " in line]
+    hints = [line.split("{eviction = ")[1].split("}")[0] for line in loads if "eviction" in line]
+    if dtype == np.float32:
+        assert hints == ['"evict_last"', '"evict_first"', '"evict_last"']
+    else:
+        assert hints == [] and len(loads) == 5
