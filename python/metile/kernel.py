@@ -298,9 +298,21 @@ class KernelFunction:
         self._traced[signature] = kernel = self._load_or_trace(signature, values)
         return kernel
 
+    def _disk_fingerprint(self):
+        """The function's fingerprint with the declared thread count, which the traced IR
+        records (two kernels of one function with different num_warps are different IR);
+        None when either cannot be printed stably."""
+        body = disk_cache.function_fingerprint(self.fn)
+        threads = self.num_threads
+        if callable(threads):
+            threads = disk_cache.function_fingerprint(threads)
+            if threads is None:
+                return None
+        return None if body is None else f"{body}\nnum_threads={threads}"
+
     def _load_or_trace(self, signature, values):
         if self._fingerprint is _MISSING:
-            self._fingerprint = disk_cache.function_fingerprint(self.fn)
+            self._fingerprint = self._disk_fingerprint()
         entry = None
         if self._fingerprint is not None:
             entry = disk_cache.key(self._fingerprint, signature)

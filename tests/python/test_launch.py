@@ -52,6 +52,26 @@ def test_disk_cache_skips_tracing_in_a_new_kernel_object(monkeypatch, tmp_path):
     assert (third.stats.traces, third.stats.disk_hits) == (1, 0)
 
 
+def test_disk_cache_keeps_apart_kernels_declared_with_other_thread_counts(monkeypatch, tmp_path):
+    # One function, decorated three ways: each traced IR carries its own thread count, so
+    # the disk cache must not hand one kernel's IR to another (it did: the num_warps of the
+    # decorator was lost whenever the plain kernel had been traced first).
+    monkeypatch.setenv("METILE_CACHE_DIR", str(tmp_path))
+    x, out = np.arange(1000, dtype=np.float32), np.zeros(1000, np.float32)
+    threads = {}
+    for name, k in (("plan", fresh(scale)), ("4 warps", metile.kernel(scale.fn, num_warps=4)),
+                    ("1 warp", metile.kernel(scale.fn, num_warps=1)),
+                    ("callable", metile.kernel(scale.fn, num_threads=lambda c: c["BLOCK"] // 16))):
+        dispatch = k[(1,)].prepare(x, out, 1000, 2.0, BLOCK=1024)
+        dispatch()
+        np.testing.assert_array_equal(out, x * 2)
+        threads[name] = dispatch.abi["threads_per_threadgroup"][0]
+    assert (threads["4 warps"], threads["1 warp"], threads["callable"]) == (128, 32, 64)
+    again = metile.kernel(scale.fn, num_warps=4)
+    again[(1,)].prepare(x, out, 1000, 2.0, BLOCK=1024)
+    assert (again.stats.traces, again.stats.disk_hits) == (0, 1)
+
+
 def test_prepare_explain_and_reports():
     x, out = np.ones(300, np.float32), np.zeros(300, np.float32)
     dispatch = scale[lambda meta: (metile.cdiv(meta["n"], meta["BLOCK"]),)].prepare(
