@@ -250,6 +250,10 @@ def run_case(case, torch_fns, compiled, rounds, inner, flush):
         if name in result["failures"]:
             launches.pop(name)
     del references
+    for name in ("metile", "metile_specialised"):  # the thread plan each launch runs
+        if name in launches:
+            result.setdefault("metile_threads", {})[name] = (
+                launches[name].abi["threads_per_threadgroup"][0])
     if "metile" not in launches:
         result["status"] = "failed"
         return result
