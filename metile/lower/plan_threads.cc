@@ -14,6 +14,9 @@ namespace {
 // Elements each thread should hold when the tile is large enough: enough independent work
 // per thread to hide memory latency without crowding the register file.
 constexpr int64_t kElementsPerThread = 4;
+// Below the hardware maximum on purpose: smaller threadgroups leave room for several
+// threadgroups per core.
+constexpr int64_t kDefaultThreadCeiling = 256;
 
 int64_t largest_tile(const ir::Kernel& k) {
   int64_t largest = 0;
@@ -57,18 +60,16 @@ ThreadPlan with_ownership(ThreadPlan plan, const ir::Kernel& tile, const target:
 ThreadPlan plan_geometry(const ir::Kernel& tile, const target::Target& target) {
   if (tile.attrs.count("num_threads")) return requested_plan(tile, target);
   const int64_t floor = target.simd_width;
-  const int64_t ceiling = std::min<int64_t>(
-      target.max_threads_per_threadgroup, std::max<int64_t>(target.planned_thread_ceiling, floor));
+  const int64_t ceiling =
+      std::min<int64_t>(target.max_threads_per_threadgroup, std::max(kDefaultThreadCeiling, floor));
   const int64_t largest = largest_tile(tile);
   if (largest == 0)
     return {static_cast<int>(floor), "the kernel has no tiles; one SIMD group of " +
                                          std::to_string(floor) + " threads; " +
                                          target_words(target)};
-  // Enough elements to fill the Target's vector accesses where the accesses group (8 f16 in
-  // one 16-byte access).
+  // Enough elements to fill one vector access where the accesses group (8 f16 in 16 bytes).
   const int64_t per_thread_goal =
-      std::max(kElementsPerThread, grouped_elements_per_thread(tile, target) *
-                                       target.planned_vector_accesses_per_thread);
+      std::max(kElementsPerThread, grouped_elements_per_thread(tile, target));
   const int64_t threads = std::clamp(largest / per_thread_goal, floor, ceiling);
   const int64_t per_thread = std::max<int64_t>(1, largest / threads);
   return {static_cast<int>(threads), "largest tile has " + std::to_string(largest) + " elements; " +

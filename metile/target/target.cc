@@ -51,12 +51,6 @@ Target sm90() {
   t.vector_access_needs_vector_alignment = true;
   t.min_vector_group = 2;
   t.grouped_load_joins_vector = true;
-  // Two 16-byte accesses per thread and up to 512 threads: 32 bytes in flight per thread at
-  // full occupancy. An f32 RMSNorm of 4096-column rows ran 0.5% faster than torch.compile's
-  // at 512 threads (two float4 per thread) and 0.5% slower at 256 (four); an f16 one 3.5%
-  // faster at 256 (two 8-half vectors) and 32% slower at 512 (one) (docs/cuda.md).
-  t.planned_vector_accesses_per_thread = 2;
-  t.planned_thread_ceiling = 512;
   t.launch_cost_us = 3.0;
   t.memory_bandwidth_gbps = 4300;
   t.issue_rate_gops = 60000;  // 132 SMs x 4 x 32 lanes at 1.8 GHz, order of magnitude

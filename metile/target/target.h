@@ -91,12 +91,6 @@ struct Target {
   // halves of a word move into registers of their own), while the host emulator's C++ compiler
   // ran the element join about twice as fast as the vector one (docs/lowering.md, "The guard").
   bool grouped_load_joins_vector = false;
-  // The automatic thread plan (no num_threads, no layouts): each thread should make this
-  // many vector accesses of the largest tile, in threadgroups of at most
-  // planned_thread_ceiling threads (below the hardware maximum, so that several threadgroups
-  // share a core).
-  int planned_vector_accesses_per_thread = 1;
-  int planned_thread_ceiling = 256;
   // Cost model inputs for planners.
   double launch_cost_us = 5.0;           // fixed cost of one kernel launch
   double memory_bandwidth_gbps = 100.0;  // sustained device-memory bandwidth

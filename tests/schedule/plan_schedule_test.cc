@@ -5,7 +5,6 @@
 #include <gtest/gtest.h>
 
 #include <string>
-#include <string_view>
 
 #include "metile/compile.h"
 #include "metile/dsl/dsl.h"
@@ -98,14 +97,11 @@ TEST(PlanSchedule, ElementwiseKernelsOnEveryTargetKindWithReasons) {
     EXPECT_EQ(plan.backend, Backend::Elementwise);
     EXPECT_EQ(plan.strategy, schedule::MatrixStrategy::None);
     expect_contains(plan.backend_reason, "auto: the kernel has no matrix work");
-    // 1024 elements: four per thread on the Apple targets, two float4 per thread on sm90.
-    const int threads = std::string_view(target) == "sm90" ? 128 : 256;
-    EXPECT_EQ(plan.threads_per_threadgroup, threads);
-    EXPECT_EQ(plan.num_simdgroups, threads / 32);
+    EXPECT_EQ(plan.threads_per_threadgroup, 256);
+    EXPECT_EQ(plan.num_simdgroups, 8);
     EXPECT_EQ(plan.simd_width, 32);
     EXPECT_EQ(plan.simdgroups_m * plan.simdgroups_n, 1);
-    expect_contains(plan.geometry_reason, "the traced lane geometry: " + std::to_string(threads) +
-                                              " threads per threadgroup");
+    expect_contains(plan.geometry_reason, "the traced lane geometry: 256 threads per threadgroup");
     EXPECT_EQ(plan.staging, Staging::Device);
     expect_contains(plan.staging_reason, "device loads and stores only");
     EXPECT_EQ(plan.vector_width, 0);
