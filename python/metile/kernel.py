@@ -59,6 +59,19 @@ class Param:
     default: object
 
 
+class BufferArg:
+    """A buffer argument as a num_threads callable sees it: its element dtype only (the
+    specialisation's; addresses and sizes are runtime values)."""
+
+    __slots__ = ("dtype",)
+
+    def __init__(self, dtype):
+        self.dtype = dtype
+
+    def __repr__(self):
+        return f"BufferArg(dtype={self.dtype!r})"
+
+
 @dataclass
 class Specialisation:
     tile_ir: object  # _core.Kernel, as traced
@@ -240,9 +253,9 @@ class KernelFunction:
             for key in signature:
                 if key[0] == "num_threads":
                     threads = key[1]
+            if callable(threads):
+                threads = self._threads_of_callable(threads, signature, values)
             if threads is not None:
-                if callable(threads):
-                    threads = threads({p.name: v for p, v in zip(self.params, values) if p.constexpr})
                 trace.core.set_num_threads(int(threads))
             runtime_index = 0
             for p, spec, value in zip(self.params, signature, values):
@@ -271,6 +284,22 @@ class KernelFunction:
                 raise user_error(f"{self.name}: a kernel returns nothing; store its results "
                                  "into buffers", (code.co_filename, code.co_firstlineno))
             return trace.finish()
+
+    def _threads_of_callable(self, rule, signature, values):
+        """num_threads=callable: called with the constexprs by name and each buffer as a
+        BufferArg (its dtype); an int fixes the threads, None leaves them to the compiler."""
+        arguments = {}
+        for p, spec, value in zip(self.params, signature, values):
+            if p.constexpr:
+                arguments[p.name] = value
+            elif spec[0] == "buffer":
+                arguments[p.name] = BufferArg(spec[1])
+        threads = rule(arguments)
+        if threads is not None and (not isinstance(threads, int) or isinstance(threads, bool)
+                                    or threads <= 0):
+            raise TypeError(f"{self.name}: its num_threads callable returned {threads!r}; it "
+                            "must return a positive int, or None for the compiler's plan")
+        return threads
 
     def compile(self, *args, **kwargs):
         """Compiles (or finds in the cache) the specialisation for these arguments, as a
@@ -357,10 +386,12 @@ def kernel(fn=None, *, num_threads=None, num_warps=None):
     """Decorator: ``@metile.kernel`` makes a Python function a meTile kernel (Triton's
     ``@triton.jit``, also spelled ``metile.jit``).
 
-    ``@metile.kernel(num_threads=N)`` fixes the threads per threadgroup (an int, or a
-    callable of the constexprs by name) for kernels that index threads with thread_id();
-    ``num_warps=W`` is the same as ``num_threads=32 * W`` (also a launch option);
-    otherwise the compiler derives it from the kernel's tiles."""
+    ``@metile.kernel(num_threads=N)`` fixes the threads per threadgroup for kernels that
+    index threads with thread_id() or that know better than the compiler's plan. N is an
+    int, or a callable of one dict: the constexprs by name and each buffer argument as a
+    BufferArg with its dtype (Triton's heuristics see the arguments so), returning an int
+    or None (the compiler's plan). ``num_warps=W`` is the same as ``num_threads=32 * W``
+    (also a launch option); otherwise the compiler derives it from the kernel's tiles."""
     if fn is None:
         return lambda f: KernelFunction(f, num_threads, num_warps)
     return KernelFunction(fn, num_threads, num_warps)

@@ -32,7 +32,17 @@ def rmsnorm_register(inputs, weights, output, eps, N: metile.constexpr, BLOCK: m
     y_rows.store((row, cols), x * scale * w)
 
 
-@metile.kernel
+def _rms_norm_threads(arguments):
+    """f32 rows: BLOCK // 8 threads, two float4 per thread per tile (on the H200, 65536 x
+    4096: 0.996-1.007x torch.compile's time at 512 threads, 1.005-1.012x on the compiler's
+    256, docs/cuda.md). 16-bit rows: the compiler's plan (two 8-half vectors per thread at
+    BLOCK 4096; one, on 512 threads, ran 1.3x)."""
+    if arguments["x"].dtype != metile.float32:
+        return None
+    return min(1024, max(32, arguments["BLOCK"] // 8))
+
+
+@metile.kernel(num_threads=_rms_norm_threads)
 def rms_norm_rows(x, w, y, n_cols, row_stride, eps, BLOCK: metile.constexpr):
     """RMSNorm of rows of any length in BLOCK-wide tiles, two passes (the FP32 sum of squares,
     then the output): rms_norm_rows[(rows,)](x, w, y, n_cols, row_stride, eps, BLOCK=...).
@@ -40,9 +50,10 @@ def rms_norm_rows(x, w, y, n_cols, row_stride, eps, BLOCK: metile.constexpr):
     lines in the caches (evict_last), the output pass lets them go first (evict_first), so
     the re-read costs no DRAM traffic and the output displaces lines already used. A 16-bit
     row keeps its first tile in registers across both passes, so a row of at most BLOCK
-    columns is read once. On the H200 (65536 x 4096, docs/cuda.md): f32 1.01x torch.compile's
-    time re-read, 1.04x held; f16 0.97x held, 1.02x re-read; bf16 0.95x held, 0.93x re-read,
-    held all the same, since one run measured the hints both ways for the 16-bit rows."""
+    columns is read once. On the H200 (65536 x 4096, docs/cuda.md): f32 about 1.00x
+    torch.compile's time re-read, 1.04x held; f16 0.97x held, 1.02x re-read; bf16 0.95x held,
+    0.93x re-read, held all the same, since one run measured the hints both ways for the
+    16-bit rows."""
     row_start = metile.program_id(0) * row_stride
     if x.dtype == metile.float32:
         _rms_norm_rows_reread(x + row_start, w, y + row_start, n_cols, eps, BLOCK)

@@ -72,6 +72,29 @@ def test_disk_cache_keeps_apart_kernels_declared_with_other_thread_counts(monkey
     assert (again.stats.traces, again.stats.disk_hits) == (0, 1)
 
 
+def test_a_num_threads_callable_sees_constexprs_and_buffer_dtypes():
+    seen = []
+
+    def rule(arguments):
+        seen.append(arguments)
+        return 64 if arguments["x"].dtype == metile.float32 else None
+
+    k = metile.kernel(scale.fn, num_threads=rule)
+    for dtype, threads in ((np.float32, 64), (np.float16, 256)):  # None: the compiler's plan
+        x, out = np.arange(1000).astype(dtype), np.zeros(1000, dtype)
+        dispatch = k[(1,)].prepare(x, out, 1000, 2.0, BLOCK=1024)
+        dispatch()
+        np.testing.assert_array_equal(out, x * 2)
+        assert dispatch.abi["threads_per_threadgroup"][0] == threads
+    assert sorted(seen[0]) == ["BLOCK", "out", "x"]  # runtime scalars are not part of it
+    assert seen[0]["BLOCK"] == 1024 and isinstance(seen[0]["out"], metile.BufferArg)
+    assert [a["x"].dtype for a in seen] == [metile.float32, metile.float16]
+    bad = metile.kernel(scale.fn, num_threads=lambda a: 64.0)
+    with pytest.raises(TypeError, match="scale: its num_threads callable returned 64.0; it must "
+                                        "return a positive int, or None for the compiler's plan"):
+        bad[(1,)](x, out, 1000, 2.0, BLOCK=1024)
+
+
 def test_prepare_explain_and_reports():
     x, out = np.ones(300, np.float32), np.zeros(300, np.float32)
     dispatch = scale[lambda meta: (metile.cdiv(meta["n"], meta["BLOCK"]),)].prepare(
