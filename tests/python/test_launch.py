@@ -80,7 +80,10 @@ def test_a_num_threads_callable_sees_constexprs_and_buffer_dtypes():
         return 64 if arguments["x"].dtype == metile.float32 else None
 
     k = metile.kernel(scale.fn, num_threads=rule)
-    for dtype, threads in ((np.float32, 64), (np.float16, 256)):  # None: the compiler's plan
+    x16 = np.zeros(1000, np.float16)
+    planned = fresh(scale)[(1,)].prepare(x16, x16, 1000, 2.0, BLOCK=1024).abi
+    # None: the compiler's plan (256 threads on the host, 128 of eight halves on sm90).
+    for dtype, threads in ((np.float32, 64), (np.float16, planned["threads_per_threadgroup"][0])):
         x, out = np.arange(1000).astype(dtype), np.zeros(1000, dtype)
         dispatch = k[(1,)].prepare(x, out, 1000, 2.0, BLOCK=1024)
         dispatch()

@@ -81,10 +81,15 @@ def test_rms_norm_rows_reads_an_f32_row_twice_with_inductors_cache_hints(dtype):
 
 
 @pytest.mark.parametrize("dtype, block, threads", [(np.float32, 4096, 512), (np.float32, 128, 32),
-                                                   (np.float16, 4096, 256)])
+                                                   (np.float16, 4096, None),
+                                                   (ml_dtypes.bfloat16, 1024, None)])
 def test_rms_norm_rows_gives_f32_rows_two_float4_per_thread(dtype, block, threads):
     # Its num_threads callable: BLOCK // 8 threads for f32 rows (512 at 4096 columns, measured
-    # faster than the compiler's 256 on the H200); the compiler's plan for 16-bit rows.
+    # faster than the compiler's 256 on the H200); the compiler's plan (None) for 16-bit rows.
     x = np.zeros((ROWS, 300), dtype)
-    compiled = rms_norm_rows.compile(x, x[0], x, 300, 300, EPS, BLOCK=block)
+    args = (x, x[0], x, 300, 300, EPS)
+    compiled = rms_norm_rows.compile(*args, BLOCK=block)
+    if threads is None:
+        threads = metile.KernelFunction(rms_norm_rows.fn).compile(*args, BLOCK=block).abi[
+            "threads_per_threadgroup"][0]
     assert compiled.abi["threads_per_threadgroup"][0] == threads
