@@ -45,29 +45,26 @@ void lower_load(Lowering& l, const ir::Op& op) {
   if (lower_vectorized_operand_load(l, op)) return;
   const ir::Type& t = l.tile_type(op.results[0]);
   const bool masked = op.operands.size() == 3;
+  const ir::Attrs hint = op.only_attr("eviction");
   if (!t.is_tile()) {
     std::vector<ir::ValueId> operands;
     for (ir::ValueId v : op.operands) operands.push_back(l.scalar(v));
-    l.bind(op.results[0], {{l.emit(ir::OpKind::Load, operands, t, op.only_attr("eviction"))},
-                           false,
-                           all_uniform(l, op.operands)});
+    l.bind(op.results[0],
+           {{l.emit(ir::OpKind::Load, operands, t, hint)}, false, all_uniform(l, op.operands)});
     return;
   }
   const ir::ValueId owns = l.has_idle_threads(t) ? l.owns_element(t.num_elements()) : ir::kNoValue;
   LoweredValue result;
   result.layout = l.operand_layout(op);
   for (int64_t r = 0; r < l.slot_count(t); ++r) {
-    const ir::ValueId ptr = l.get(op.operands[0]).slots[r];
+    std::vector<ir::ValueId> operands = {l.get(op.operands[0]).slots[r]};
     const ir::ValueId mask =
         slot_mask(l, masked ? l.get(op.operands[1]).slots[r] : ir::kNoValue, owns);
-    if (mask == ir::kNoValue) {
-      result.slots.push_back(
-          l.emit(ir::OpKind::Load, {ptr}, t.element(), op.only_attr("eviction")));
-      continue;
+    if (mask != ir::kNoValue) {
+      operands.push_back(mask);
+      operands.push_back(masked ? l.get(op.operands[2]).slots[r] : zero(l, t.dtype));
     }
-    const ir::ValueId other = masked ? l.get(op.operands[2]).slots[r] : zero(l, t.dtype);
-    result.slots.push_back(
-        l.emit(ir::OpKind::Load, {ptr, mask, other}, t.element(), op.only_attr("eviction")));
+    result.slots.push_back(l.emit(ir::OpKind::Load, operands, t.element(), hint));
   }
   l.bind(op.results[0], std::move(result));
 }
@@ -75,10 +72,11 @@ void lower_load(Lowering& l, const ir::Op& op) {
 void lower_store(Lowering& l, const ir::Op& op) {
   const ir::Type& t = l.tile_type(op.operands[0]);
   const bool masked = op.operands.size() == 3;
+  const ir::Attrs hint = op.only_attr("eviction");
   if (!t.is_tile()) {
     std::vector<ir::ValueId> operands;
     for (ir::ValueId v : op.operands) operands.push_back(l.scalar(v));
-    l.emit_void(ir::OpKind::Store, operands, op.only_attr("eviction"));
+    l.emit_void(ir::OpKind::Store, operands, hint);
     return;
   }
   const ir::ValueId owns = l.has_idle_threads(t) ? l.owns_element(t.num_elements()) : ir::kNoValue;
@@ -88,7 +86,7 @@ void lower_store(Lowering& l, const ir::Op& op) {
     const ir::ValueId mask =
         slot_mask(l, masked ? l.get(op.operands[2]).slots[r] : ir::kNoValue, owns);
     if (mask != ir::kNoValue) operands.push_back(mask);
-    l.emit_void(ir::OpKind::Store, operands, op.only_attr("eviction"));
+    l.emit_void(ir::OpKind::Store, operands, hint);
   }
 }
 

@@ -58,32 +58,49 @@ constexpr HintedWidth kHintedWidths[] = {{16, ".v4.b32", 4, "unsigned int", "r"}
                                          {4, ".b32", 1, "unsigned int", "r"},
                                          {2, ".b16", 1, "unsigned short", "h"}};
 
+// "%first" to "%(first + count - 1)", braced when more than one: an asm vector operand.
+std::string asm_registers(int first, int count) {
+  std::string list;
+  for (int i = 0; i < count; ++i) list += (i ? ", %" : "%") + std::to_string(first + i);
+  return count > 1 ? "{" + list + "}" : list;
+}
+
+// The union's words as asm operands: "=r"(u.w[0]), ... (outputs) or "r"(u.w[0]), ...
+std::string asm_words(const HintedWidth& w, bool outputs) {
+  std::string list;
+  for (int i = 0; i < w.words; ++i)
+    list += std::string(i ? ", " : "") + "\"" + (outputs ? "=" : "") + std::string(w.constraint) +
+            "\"(u.w[" + std::to_string(i) + "])";
+  return list;
+}
+
+// One width's branch: the value's bytes as words, moved by one hinted ld or st.
+std::string hinted_branch(const HintedWidth& w, const std::string& eviction, bool load) {
+  const std::string op = std::string(load ? "ld" : "st") + ".global.L1::" + eviction +
+                         ".L2::cache_hint" + std::string(w.suffix);
+  // A load's words are operands 0..words-1 and its address the next; a store's address is 0.
+  const std::string access =
+      load ? op + " " + asm_registers(0, w.words) + ", [%" + std::to_string(w.words) + "]"
+           : op + " [%0], " + asm_registers(1, w.words);
+  const std::string operands =
+      load ? asm_words(w, true) + " : \"l\"(a)" : ": \"l\"(a), " + asm_words(w, false);
+  return "    union {\n      T v;\n      " + std::string(w.word) + " w[" + std::to_string(w.words) +
+         "];\n    } u" + (load ? "" : "{v}") + ";\n" +
+         "    asm volatile(\"{ .reg .b64 p; createpolicy.fractional.L2::" + eviction +
+         ".b64 p, 1.0; " + access + ", p; }\" : " + operands + " : \"memory\");\n" +
+         (load ? "    return u.v;\n" : "");
+}
+
+// The template metile_load_<eviction><T>(address) or metile_store_<eviction><T>(address,
+// value): a branch per width, chosen by sizeof(T).
 std::string hinted_helper(const std::string& eviction, bool load) {
-  const std::string policy = "createpolicy.fractional.L2::" + eviction + ".b64 p, 1.0; ";
-  const std::string qualifiers = ".global.L1::" + eviction + ".L2::cache_hint";
   std::string text = "template <typename T>\nstatic __device__ __forceinline__ " +
                      std::string(load ? "T metile_load_" : "void metile_store_") + eviction +
                      (load ? "(const void* a) {\n" : "(void* a, T v) {\n");
-  for (const HintedWidth& w : kHintedWidths) {
-    std::string registers, operands;
-    for (int i = 0; i < w.words; ++i) {
-      registers += (i ? ", %" : "%") + std::to_string(load ? i : i + 1);
-      operands += std::string(i ? ", " : "") + (load ? "\"=" : "\"") + std::string(w.constraint) +
-                  "\"(u.w[" + std::to_string(i) + "])";
-    }
-    if (w.words > 1) registers = "{" + registers + "}";
-    const std::string address = "[%" + std::to_string(load ? w.words : 0) + "]";
-    const std::string access =
-        load ? "ld" + qualifiers + std::string(w.suffix) + " " + registers + ", " + address
-             : "st" + qualifiers + std::string(w.suffix) + " " + address + ", " + registers;
-    text += std::string(w.bytes == 16 ? "  if" : "  } else if") +
-            " constexpr (sizeof(T) == " + std::to_string(w.bytes) +
-            ") {\n    union {\n      T v;\n      " + std::string(w.word) + " w[" +
-            std::to_string(w.words) + "];\n    } u" + (load ? "" : "{v}") + ";\n" +
-            "    asm volatile(\"{ .reg .b64 p; " + policy + access +
-            ", p; }\" : " + (load ? operands + " : \"l\"(a)" : ": \"l\"(a), " + operands) +
-            " : \"memory\");\n" + (load ? "    return u.v;\n" : "");
-  }
+  for (const HintedWidth& w : kHintedWidths)
+    text += std::string(w.bytes == kHintedWidths[0].bytes ? "  if" : "  } else if") +
+            " constexpr (sizeof(T) == " + std::to_string(w.bytes) + ") {\n" +
+            hinted_branch(w, eviction, load);
   return text + "  }\n}\n";
 }
 
