@@ -92,6 +92,9 @@ def test_a_num_threads_callable_sees_constexprs_and_buffer_dtypes():
     assert sorted(seen[0]) == ["BLOCK", "out", "x"]  # runtime scalars are not part of it
     assert seen[0]["BLOCK"] == 1024 and isinstance(seen[0]["out"], metile.BufferArg)
     assert [a["x"].dtype for a in seen] == [metile.float32, metile.float16]
+    # f16 again, with num_warps at launch: 64 threads, the callable not consulted
+    overridden = k[(1,)].prepare(x, out, 1000, 2.0, BLOCK=1024, num_warps=2)
+    assert overridden.abi["threads_per_threadgroup"][0] == 64 and len(seen) == 2
     bad = metile.kernel(scale.fn, num_threads=lambda a: 64.0)
     with pytest.raises(TypeError, match="scale: its num_threads callable returned 64.0; it must "
                                         "return a positive int, or None for the compiler's plan"):
