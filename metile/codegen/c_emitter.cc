@@ -68,7 +68,7 @@ CEmitter::CEmitter(const ir::Kernel& kernel, const CDialect& dialect, const targ
         throw NotSupported("emit " + std::string(dialect.table().language) + ": kernel '" +
                            kernel.name + "' holds matrix fragments (" + t.str() + "), but target " +
                            target.name + " has no SIMD-group matrix facility");
-      dialect.declare_matrix(t.dtype, prelude_);
+      dialect.declare_matrix(t, prelude_);
     }
   }
 }

@@ -9,7 +9,7 @@ std::string type_name(const ir::Type& t, const CDialect& dialect, bool read_only
     throw UserError("emit " + std::string(dialect.table().language) + ": type " + t.str() +
                     " does not exist in Metal IR (lower the kernel first)");
   if (t.is_vector()) return dialect.vector_type(t.dtype, t.shape.at(0));
-  if (t.is_matrix()) return dialect.matrix_type(t.dtype);
+  if (t.is_matrix()) return dialect.matrix_type(t);
   const std::string scalar(dialect.scalar_type(t.dtype));
   if (!t.pointer) return scalar;
   const std::string_view space = t.space == ir::AddressSpace::Threadgroup

@@ -136,8 +136,8 @@ struct DialectTable {
   // A statement that stops the kernel with a fault the runtime reports: "__trap();" on
   // CUDA; in MSL "__builtin_trap();", which the host emulator reports as a KernelFaultError.
   std::string_view trap_statement;
-  // How many elements of a matrix fragment each lane holds (matrix_element's indices); which
-  // ones is the language's secret.
+  // How many elements of an 8x8 matrix fragment each lane holds (matrix_element's indices);
+  // which ones is the language's secret.
   int matrix_lane_elements;
   // Words a local may not take beyond the C++ keywords and the names above (namespaces,
   // types and functions of the language's library), and prefixes no local may start with.
@@ -247,29 +247,33 @@ class CDialect {
   virtual std::string print(const std::string& format, const std::vector<std::string>& args) const;
 
   // Matrix fragments (docs/fragments.md; matrix_dialect.cc holds the defaults, which render
-  // MSL's simdgroup_matrix). The type of an 8x8 fragment of dtype t ("simdgroup_float8x8").
-  virtual std::string matrix_type(ir::DType t) const;
-  // Adds to `prelude` what a fragment of dtype t needs; the default needs nothing.
-  virtual void declare_matrix(ir::DType t, Prelude& prelude) const;
-  // Element `index` (0 .. matrix_lane_elements - 1) of this lane's share of fragment `value`.
-  virtual std::string matrix_element(const std::string& value, ir::DType t,
+  // MSL's simdgroup_matrix). `t` is the fragment's type: its dtype and shape (8x8, or on
+  // targets with mma.sync its native 16x16 and 16x8, which MSL does not have). The type of
+  // fragment t ("simdgroup_float8x8").
+  virtual std::string matrix_type(const ir::Type& t) const;
+  // Adds to `prelude` what a fragment of type t needs; the default needs nothing.
+  virtual void declare_matrix(const ir::Type& t, Prelude& prelude) const;
+  // Element `index` (0 .. matrix_lane_elements(t) - 1) of this lane's share of fragment `value`.
+  virtual std::string matrix_element(const std::string& value, const ir::Type& t,
                                      const std::string& index) const;
-  // A fragment of dtype t whose every element is `value`.
-  virtual std::string matrix_fill(ir::DType t, const std::string& value) const;
-  // A statement loading fragment `result` (declared, of dtype t) whose element (r, c) is
+  // How many elements of fragment t each lane holds: matrix_lane_elements per 64.
+  int matrix_lane_elements(const ir::Type& t) const;
+  // A fragment of type t whose every element is `value`.
+  virtual std::string matrix_fill(const ir::Type& t, const std::string& value) const;
+  // A statement loading fragment `result` (declared, of type t) whose element (r, c) is
   // address[r * stride + c], or address[c * stride + r] when `transpose`.
-  virtual std::string matrix_load(const std::string& result, ir::DType t,
+  virtual std::string matrix_load(const std::string& result, const ir::Type& t,
                                   const std::string& address, const std::string& stride,
                                   bool transpose, Prelude& prelude) const;
-  // A statement storing fragment `value` of dtype t the way matrix_load reads it.
-  virtual std::string matrix_store(const std::string& value, ir::DType t,
+  // A statement storing fragment `value` of type t the way matrix_load reads it.
+  virtual std::string matrix_store(const std::string& value, const ir::Type& t,
                                    const std::string& address, const std::string& stride,
                                    bool transpose, Prelude& prelude) const;
-  // A statement setting the f32 fragment `result` (declared) to a @ b + c, where a and b have
-  // dtype t; `fast` allows rounding f32 operands to a narrower format.
+  // A statement setting the f32 fragment `result` (declared) to a @ b + c, where a has type
+  // `a_type` (b the same dtype); `fast` allows rounding f32 operands to a narrower format.
   virtual std::string matrix_mma(const std::string& result, const std::string& a,
-                                 const std::string& b, const std::string& c, ir::DType t, bool fast,
-                                 Prelude& prelude) const;
+                                 const std::string& b, const std::string& c, const ir::Type& a_type,
+                                 bool fast, Prelude& prelude) const;
 
   // Metal 4 tensor ops (mpp_dialect.cc holds the default, MSL's MetalPerformancePrimitives
   // matmul2d; a language without them throws NotSupported).

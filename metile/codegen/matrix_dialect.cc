@@ -5,7 +5,22 @@
 
 namespace metile::codegen {
 
-std::string CDialect::matrix_type(ir::DType t) const {
+namespace {
+// MSL's simdgroup_matrix is 8x8 only; the lowering takes mma.sync's shapes on CUDA alone.
+void require_8x8(const CDialect& dialect, const ir::Type& t) {
+  if (t.shape != std::vector<int64_t>{8, 8})
+    throw InternalError("emit " + std::string(dialect.table().language) + ": a " + t.str() +
+                        " fragment (only targets with mma.sync take shapes other than 8x8)");
+}
+}  // namespace
+
+int CDialect::matrix_lane_elements(const ir::Type& t) const {
+  return static_cast<int>(table_.matrix_lane_elements * t.num_elements() / 64);
+}
+
+std::string CDialect::matrix_type(const ir::Type& type) const {
+  require_8x8(*this, type);
+  const ir::DType t = type.dtype;
   switch (t) {
     case ir::DType::f16:
       return "simdgroup_half8x8";
@@ -26,35 +41,42 @@ std::string CDialect::matrix_type(ir::DType t) const {
                       std::string(ir::dtype_name(t)) + " (the verifier allows floats and i1)");
 }
 
-void CDialect::declare_matrix(ir::DType, Prelude&) const {}
+void CDialect::declare_matrix(const ir::Type&, Prelude&) const {}
 
-std::string CDialect::matrix_element(const std::string& value, ir::DType t,
+std::string CDialect::matrix_element(const std::string& value, const ir::Type& t,
                                      const std::string& index) const {
-  if (t == ir::DType::i1) return value + "[" + index + "]";
+  if (t.dtype == ir::DType::i1) return value + "[" + index + "]";
   return value + ".thread_elements()[" + index + "]";
 }
 
-std::string CDialect::matrix_fill(ir::DType t, const std::string& value) const {
-  if (t == ir::DType::i1) return matrix_type(t) + "(" + value + ")";
-  return "make_filled_simdgroup_matrix<" + std::string(scalar_type(t)) + ", 8, 8>(" + value + ")";
+std::string CDialect::matrix_fill(const ir::Type& t, const std::string& value) const {
+  if (t.dtype == ir::DType::i1) return matrix_type(t) + "(" + value + ")";
+  require_8x8(*this, t);
+  return "make_filled_simdgroup_matrix<" + std::string(scalar_type(t.dtype)) + ", 8, 8>(" + value +
+         ")";
 }
 
-std::string CDialect::matrix_load(const std::string& result, ir::DType, const std::string& address,
-                                  const std::string& stride, bool transpose, Prelude&) const {
+std::string CDialect::matrix_load(const std::string& result, const ir::Type& t,
+                                  const std::string& address, const std::string& stride,
+                                  bool transpose, Prelude&) const {
+  require_8x8(*this, t);
   return "simdgroup_load(" + result + ", " + address + ", " + convert("ulong", stride) +
          ", ulong2(0, 0), " + (transpose ? "true" : "false") + ");";
 }
 
-std::string CDialect::matrix_store(const std::string& value, ir::DType, const std::string& address,
-                                   const std::string& stride, bool transpose, Prelude&) const {
+std::string CDialect::matrix_store(const std::string& value, const ir::Type& t,
+                                   const std::string& address, const std::string& stride,
+                                   bool transpose, Prelude&) const {
+  require_8x8(*this, t);
   return "simdgroup_store(" + value + ", " + address + ", " + convert("ulong", stride) +
          ", ulong2(0, 0), " + (transpose ? "true" : "false") + ");";
 }
 
 // Apple's matrix multiply has no TF32 mode: tf32 allows rounding, it does not require it.
 std::string CDialect::matrix_mma(const std::string& result, const std::string& a,
-                                 const std::string& b, const std::string& c, ir::DType, bool,
-                                 Prelude&) const {
+                                 const std::string& b, const std::string& c, const ir::Type& a_type,
+                                 bool, Prelude&) const {
+  require_8x8(*this, a_type);
   return "simdgroup_multiply_accumulate(" + result + ", " + a + ", " + b + ", " + c + ");";
 }
 

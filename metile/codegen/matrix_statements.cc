@@ -24,7 +24,7 @@ CEmitter::MatrixElements::MatrixElements(CEmitter& emitter, const ir::Op& op) : 
   for (ir::ValueId v : op.operands) {
     const ir::Type& t = emitter.kernel_.type(v);
     if (!t.is_matrix()) continue;
-    emitter.element_names_[v] = emitter.dialect_.matrix_element(emitter.names_[v], t.dtype, index);
+    emitter.element_names_[v] = emitter.dialect_.matrix_element(emitter.names_[v], t, index);
     emitter.element_types_[v] = ir::Type::scalar(t.dtype);
   }
   emitter.element_types_[op.results[0]] =
@@ -42,8 +42,8 @@ void CEmitter::declare_matrix_elements(const ir::Op& op, const std::string& expr
   const std::string index = element_index(dialect_);
   line(type_name(t, dialect_) + " " + names_[r] + ";");
   line("for (int " + index + " = 0; " + index + " < " +
-       std::to_string(dialect_.table().matrix_lane_elements) + "; ++" + index + ") " +
-       dialect_.matrix_element(names_[r], t.dtype, index) + " = " + expr + ";");
+       std::to_string(dialect_.matrix_lane_elements(t)) + "; ++" + index + ") " +
+       dialect_.matrix_element(names_[r], t, index) + " = " + expr + ";");
 }
 
 std::string CEmitter::matrix_address(ir::ValueId ptr, ir::ValueId offset) const {
@@ -52,14 +52,14 @@ std::string CEmitter::matrix_address(ir::ValueId ptr, ir::ValueId offset) const 
 
 void CEmitter::emit_matrix_fill(const ir::Op& op) {
   const ir::ValueId r = op.results[0];
-  line(type_of(r) + " " + name(r) + " = " +
-       dialect_.matrix_fill(type(r).dtype, name(op.operands[0])) + ";");
+  line(type_of(r) + " " + name(r) + " = " + dialect_.matrix_fill(type(r), name(op.operands[0])) +
+       ";");
 }
 
 void CEmitter::emit_matrix_load(const ir::Op& op) {
   const ir::ValueId r = op.results[0];
   line(type_of(r) + " " + name(r) + ";");
-  line(dialect_.matrix_load(name(r), type(r).dtype, matrix_address(op.operands[0], op.operands[1]),
+  line(dialect_.matrix_load(name(r), type(r), matrix_address(op.operands[0], op.operands[1]),
                             name(op.operands[2]), op.int_attr_or("transpose", 0) != 0, prelude_));
 }
 
@@ -67,7 +67,7 @@ void CEmitter::emit_matrix_store(const ir::Op& op) {
   const ir::ValueId ptr = op.operands[1];
   if (read_only_.count(ptr))
     fail(op, "stores through '" + name(ptr) + "', which points into a read-only buffer");
-  line(dialect_.matrix_store(name(op.operands[0]), type(op.operands[0]).dtype,
+  line(dialect_.matrix_store(name(op.operands[0]), type(op.operands[0]),
                              matrix_address(ptr, op.operands[2]), name(op.operands[3]),
                              op.int_attr_or("transpose", 0) != 0, prelude_));
 }
@@ -76,7 +76,7 @@ void CEmitter::emit_matrix_mma(const ir::Op& op) {
   const ir::ValueId r = op.results[0];
   line(type_of(r) + " " + name(r) + ";");
   line(dialect_.matrix_mma(name(r), name(op.operands[0]), name(op.operands[1]),
-                           name(op.operands[2]), type(op.operands[0]).dtype,
+                           name(op.operands[2]), type(op.operands[0]),
                            op.has_attr("precision") && op.str_attr("precision") == "tf32",
                            prelude_));
 }

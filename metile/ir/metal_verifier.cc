@@ -13,7 +13,7 @@ void check_type(Checker& c, const Op* definer, ValueId v) {
   if (t.is_desc()) return c.report(definer, "tensor descriptors do not exist in Metal IR", {v});
   if (t.is_vector() && t.shape[0] != 2 && t.shape[0] != 4 && t.shape[0] != 8)
     c.report(definer, "vectors have 2, 4 or 8 elements", {v});
-  check_matrix_type(c, definer, v);
+  check_matrix_type(c, definer, v, true);
 }
 
 const int64_t* kernel_int(const Kernel& k, const std::string& name) {
@@ -147,26 +147,51 @@ void check_matrix_access(Checker& c, const Op& op, ValueId matrix, size_t first)
       c.report(&op, "the offset and the row stride must be integer scalars", {op.operands[i]});
 }
 
+std::string dims_of(const Type& t) {
+  return std::to_string(t.shape[0]) + "x" + std::to_string(t.shape[1]);
+}
+
+// 8x8 by 8x8 into 8x8, or mma.sync's m16n8k16: a 16x16 by a 16x8 into a 16x8.
 void check_matrix_mma(Checker& c, const Op& op) {
   const Type& a = c.type(op.operands[0]);
   const Type& b = c.type(op.operands[1]);
-  if (!a.is_matrix() || a != b || !is_float(a.dtype))
+  if (!a.is_matrix() || !b.is_matrix() || a.dtype != b.dtype || !is_float(a.dtype))
     return c.report(&op, "a and b must be floating-point fragments of one dtype",
                     {op.operands[0], op.operands[1]});
-  const Type accumulator = Type::matrix(DType::f32);
+  const bool native = a.shape == std::vector<int64_t>{16, 16};
+  if (b.shape != (native ? std::vector<int64_t>{16, 8} : a.shape))
+    return c.report(&op, "a and b must be 8x8 fragments, or a 16x16 a and a 16x8 b",
+                    {op.operands[0], op.operands[1]});
+  const Type accumulator = native ? Type::matrix(DType::f32, 16, 8) : Type::matrix(DType::f32);
   if (c.type(op.operands[2]) != accumulator || c.type(op.results[0]) != accumulator)
-    return c.report(&op, "the accumulator c and the result must be f32 fragments",
-                    {op.operands[2], op.results[0]});
+    return c.report(
+        &op,
+        "the accumulator c and the result must be f32 fragments of shape " + dims_of(accumulator),
+        {op.operands[2], op.results[0]});
   if (op.has_attr("precision") && op.str_attr("precision") == "tf32" && a.dtype != DType::f32)
     c.report(&op, "tf32 precision applies to f32 operands only", {op.operands[0]});
 }
 
 }  // namespace
 
-void check_matrix_type(Checker& c, const Op* definer, ValueId v) {
+void check_matrix_type(Checker& c, const Op* definer, ValueId v, bool native_mma_shapes) {
   const Type& t = c.type(v);
-  if (t.is_matrix() && (t.shape != std::vector<int64_t>{8, 8} || t.pointer || is_integer(t.dtype)))
-    c.report(definer, "matrix fragments are 8x8 of f16, bf16, f32 or i1", {v});
+  if (!t.is_matrix()) return;
+  if (t.pointer || is_integer(t.dtype))
+    return c.report(definer, "matrix fragments are of f16, bf16, f32 or i1", {v});
+  if (t.shape == std::vector<int64_t>{8, 8}) return;
+  if (!native_mma_shapes)
+    return c.report(definer, "matrix fragments are 8x8 of f16, bf16, f32 or i1", {v});
+  // mma.sync's m16n8k16 operands: a 16x16 (A) or 16x8 (B) of a 16-bit float, a 16x8 f32 (C).
+  const bool sixteen_bit = t.dtype == DType::f16 || t.dtype == DType::bf16;
+  const bool operand = sixteen_bit && (t.shape == std::vector<int64_t>{16, 16} ||
+                                       t.shape == std::vector<int64_t>{16, 8});
+  const bool accumulator = t.dtype == DType::f32 && t.shape == std::vector<int64_t>{16, 8};
+  if (!operand && !accumulator)
+    c.report(definer,
+             "matrix fragments are 8x8, or mma.sync's 16x16 and 16x8 of f16 or bf16 and 16x8 of "
+             "f32",
+             {v});
 }
 
 // assert (active, cond, thread) and print (active, v...): i1 scalar flags, an i32 thread,

@@ -16,7 +16,7 @@ std::string dims_text(const std::vector<int64_t>& shape) {
 void check_type(Checker& c, const Op* definer, ValueId v) {
   const Type& t = c.type(v);
   if (t.is_vector()) return c.report(definer, "vectors are Metal IR types", {v});
-  if (t.is_matrix()) return check_matrix_type(c, definer, v);
+  if (t.is_matrix()) return check_matrix_type(c, definer, v, false);
   if (t.is_desc() && (t.shape.size() != 1 || t.shape[0] < 1 || t.shape[0] > 3))
     return c.report(definer, "a tensor descriptor has rank 1, 2 or 3", {v});
   if (!t.is_tile()) return;

@@ -6,7 +6,10 @@
 //   vec<4xf32>               short vector held by one thread (Metal IR only)
 //   desc<2xf32>              tensor descriptor of rank 2 (Tile IR only)
 //   matrix<8x8xf32>          an 8x8 matrix fragment held by one SIMD group; which lane holds
-//                            which element is opaque (docs/fragments.md); f16, bf16, f32, i1
+//                            which element is opaque (docs/fragments.md); f16, bf16, f32, i1.
+//                            Metal IR on targets with mma.sync also has its native shapes:
+//                            matrix<16x16xf16> (an A operand), matrix<16x8xf16> (a B
+//                            operand, [K, N]) and matrix<16x8xf32> (an accumulator)
 #pragma once
 
 #include <cstdint>
@@ -60,9 +63,9 @@ struct Type {
   static Type desc(DType t, int64_t rank) {
     return {TypeKind::TensorDesc, t, false, AddressSpace::Device, std::vector<int64_t>(1, rank)};
   }
-  // The one fragment shape: 8x8 (simdgroup_matrix on Metal).
-  static Type matrix(DType t) {
-    return {TypeKind::Matrix, t, false, AddressSpace::Device, std::vector<int64_t>(2, 8)};
+  // A fragment: 8x8 (simdgroup_matrix on Metal) unless the shape is given.
+  static Type matrix(DType t, int64_t rows = 8, int64_t columns = 8) {
+    return {TypeKind::Matrix, t, false, AddressSpace::Device, {rows, columns}};
   }
 
   bool is_scalar() const { return kind == TypeKind::Scalar && !pointer; }

@@ -106,8 +106,9 @@ inline bool is_integer_scalar(const Type& t) {
 }
 
 // The matrix fragment rules both dialects share (metal_verifier.cc): the fragment type, and
-// the types of matrix_fill, matrix_load, matrix_store and matrix_mma.
-void check_matrix_type(Checker& c, const Op* definer, ValueId v);
+// the types of matrix_fill, matrix_load, matrix_store and matrix_mma. Tile IR's fragments are
+// 8x8; Metal IR's may also take mma.sync's native shapes (native_mma_shapes).
+void check_matrix_type(Checker& c, const Op* definer, ValueId v, bool native_mma_shapes);
 void check_matrix_op(Checker& c, const Op& op);
 // The types of the sm90 asynchronous pipeline ops (async_verifier.cc).
 void check_async_op(Checker& c, const Op& op);

@@ -139,17 +139,26 @@ class GenericDot {
 
 }  // namespace
 
-void publish_tile(Lowering& l, ir::ValueId tile, ir::ValueId buffer, int64_t offset) {
+void publish_tile(Lowering& l, ir::ValueId tile, ir::ValueId buffer, int64_t offset,
+                  int64_t row_stride) {
   const ir::Type& type = l.tile_type(tile);
   const ir::ThreadLayout layout = l.layout_of(tile);
   const ir::Type ptr = l.metal.type(buffer);
+  const ir::Type i32 = ir::Type::scalar(ir::DType::i32);
+  const int64_t columns = type.shape.back();
+  const int64_t padding = row_stride == 0 ? 0 : row_stride - columns;
   const ir::ValueId owns =
       l.has_idle_threads(type) ? l.owns_element(type.num_elements()) : ir::kNoValue;
   const std::vector<ir::ValueId>& slots = l.get(tile).slots;
   for (int64_t r = 0; r < static_cast<int64_t>(slots.size()); ++r) {
-    const ir::ValueId index =
-        l.emit(ir::OpKind::Add, {l.logical_index(layout, r), l.const_int(offset)},
-               ir::Type::scalar(ir::DType::i32));
+    ir::ValueId index = l.logical_index(layout, r);
+    if (padding != 0) {  // index + row * padding
+      const ir::ValueId row =
+          l.emit(ir::OpKind::Shr, {index, l.const_int(log2_exact(columns))}, i32);
+      index = l.emit(ir::OpKind::Add,
+                     {index, l.emit(ir::OpKind::Mul, {row, l.const_int(padding)}, i32)}, i32);
+    }
+    index = l.emit(ir::OpKind::Add, {index, l.const_int(offset)}, i32);
     std::vector<ir::ValueId> operands = {l.emit(ir::OpKind::PtrAdd, {buffer, index}, ptr),
                                          slots[r]};
     if (owns != ir::kNoValue) operands.push_back(owns);

@@ -66,8 +66,10 @@ void lower_device_print(Lowering& l, const ir::Op& op);
 // SIMD groups tile the output (lower_dot_simdgroup.cc), else through a threadgroup exchange
 // with f32 multiply-adds in the accumulator's layout; and the exchange's two halves.
 void lower_dot(Lowering& l, const ir::Op& op);
-// Stores the calling thread's elements of a tile at buffer[offset + logical index].
-void publish_tile(Lowering& l, ir::ValueId tile, ir::ValueId buffer, int64_t offset);
+// Stores the calling thread's elements of a 2-D tile at buffer[offset + logical index], or
+// with rows `row_stride` elements apart (padded) when it is not 0.
+void publish_tile(Lowering& l, ir::ValueId tile, ir::ValueId buffer, int64_t offset,
+                  int64_t row_stride = 0);
 // The calling thread's slots of a tile of `type` owned by `layout`, loaded from
 // buffer[logical index] (0 in threads that own no element).
 std::vector<ir::ValueId> read_tile(Lowering& l, const ir::Type& type,
@@ -77,12 +79,15 @@ std::vector<ir::ValueId> read_tile(Lowering& l, const ir::Type& type,
 // Metal 4 matmul2d, its epilogue applied to each accumulator element before the store.
 void lower_descriptor_matmul(Lowering& l, const ir::Op& op);
 
-// lower_dot_simdgroup.cc: the SIMD-group grid over a dot's [M, N] output.
+// lower_dot_simdgroup.cc: the SIMD-group grid over a dot's [M, N] output, and the fragment
+// shape each multiply-accumulate takes: 8x8x8 (simdgroup_matrix, and any target's f32), or
+// mma.sync's native m16n8k16 for 16-bit operands on targets that have it.
 struct DotGeometry {
   int simdgroups_m = 1, simdgroups_n = 1;
+  int fragment_m = 8, fragment_n = 8, fragment_k = 8;
 };
 // The grid when the target has matrix fragments and the threadgroup's SIMD groups divide the
-// output's 8x8 blocks evenly; none otherwise.
+// output's fragment blocks evenly; none otherwise.
 std::optional<DotGeometry> simdgroup_dot_geometry(const Lowering& l, const ir::Op& op);
 void lower_dot_simdgroup(Lowering& l, const ir::Op& op, DotGeometry geometry);
 // A loop-carried accumulator a `for` keeps in fragments: `acc' = dot(a, b, acc)` at the body's

@@ -32,7 +32,7 @@ struct Event {
 };
 
 // The operand of a scratch access that is its pointer; -1 for an op that is no access.
-// matrix_load and matrix_store move a whole 8x8 fragment of one SIMD group.
+// matrix_load and matrix_store move a whole fragment of one SIMD group.
 int pointer_operand(const ir::Op& op) {
   if (op.kind == OpKind::Load || op.kind == OpKind::Store || op.kind == OpKind::MatrixLoad)
     return 0;
@@ -287,8 +287,8 @@ class Verifier {
   }
 
   // A matrix_load or matrix_store: per SIMD group (its pointer, offset and stride the same in
-  // every lane), the 64 elements offset + r * stride + c (c * stride + r transposed), all in
-  // the buffer; a store publishes them for its group, a load reads only published ones.
+  // every lane), the fragment's elements offset + r * stride + c (c * stride + r transposed), all
+  // in the buffer; a store publishes them for its group, a load reads only published ones.
   void check_fragment(ValueId v, const Buffer& b, const Event& e,
                       std::map<int64_t, int64_t>& writer) {
     const bool store = e.op->kind == OpKind::MatrixStore;
@@ -315,8 +315,9 @@ class Verifier {
         lane0 = at;
       }
       const auto [base, offset, stride] = *lane0;
-      for (int64_t r = 0; r < 8; ++r)
-        for (int64_t c = 0; c < 8; ++c) {
+      const ir::Type& fragment = k_.type(store ? e.op->operands[0] : e.op->results[0]);
+      for (int64_t r = 0; r < fragment.shape[0]; ++r)
+        for (int64_t c = 0; c < fragment.shape[1]; ++c) {
           const int64_t at = base + offset + (transpose ? c * stride + r : r * stride + c);
           if (at < 0 || at >= b.size)
             fail("SIMD group " + std::to_string(group) + " accesses element " + std::to_string(at) +

@@ -341,7 +341,7 @@ class Verifier {
                                    " times; each copy writes every element once");
   }
 
-  // Each SIMD group's 8 x 8 fragment at (offset, stride) lies inside the slot.
+  // Each SIMD group's fragment (rows x columns) at (offset, stride) lies inside the slot.
   void check_fragment_bounds(const Buffer& b) {
     const int64_t groups = std::max<int64_t>(1, threads_ / target_.simd_width);
     for (const Access& a : b.fragment_loads)
@@ -350,8 +350,10 @@ class Verifier {
         const int64_t t = g * target_.simd_width;
         const std::optional<int64_t> start = element(a, t, memo);
         const std::optional<int64_t> stride = value(a.op->operands[2], t, memo);
-        if (!start || !stride || *start < 0 || *stride < 8 ||
-            *start + 7 * *stride + 8 > b.slot_elements)
+        const std::vector<int64_t>& shape = k_.type(a.op->results[0]).shape;
+        const int64_t rows = shape[0], columns = shape[1];
+        if (!start || !stride || *start < 0 || *stride < columns ||
+            *start + (rows - 1) * *stride + columns > b.slot_elements)
           fail("fragment bounds", "fragment load " + name(a.op->results[0]) + " of SIMD group " +
                                       std::to_string(g) + " reads past its slot of " +
                                       std::to_string(b.slot_elements) +

@@ -91,6 +91,27 @@ TEST(CudaCompile, GemmCompilesInEveryDtypeAndMathMode) {
     }
 }
 
+// The library GEMM on sm90 with 16-bit operands takes mma.sync's own m16n8k16: ldmatrix
+// operand loads from padded threadgroup rows and one mma per 16 x 8 x 16 product, none of the
+// 8x8 fragments' m16n8k8 (which wastes half of each instruction); f32 keeps the 8x8 path.
+TEST(CudaCompile, SixteenBitGemmTakesMmaSyncNativeFragments) {
+  for (ir::DType dtype : {ir::DType::f16, ir::DType::bf16, ir::DType::f32}) {
+    PipelineOptions options;
+    options.target = &target::target_by_name("sm90");
+    const PipelineResult r = compile_to_source(kernels::gemm(dtype, dtype), options);
+    SCOPED_TRACE(std::string(ir::dtype_name(dtype)));
+    const std::string ptx = compile_to_ptx(r.emitted.source, r.emitted.abi.kernel_name);
+    expect_entry(ptx, r.emitted.abi.kernel_name);
+    const bool native = dtype != ir::DType::f32;
+    EXPECT_EQ(ptx.find("mma.sync.aligned.m16n8k16") != std::string::npos, native);
+    EXPECT_EQ(ptx.find("ldmatrix.sync.aligned.m8n8.x4") != std::string::npos, native);
+    EXPECT_EQ(ptx.find("ldmatrix.sync.aligned.m8n8.x2.trans") != std::string::npos, native);
+    if (native) {
+      EXPECT_EQ(ptx.find("mma.sync.aligned.m16n8k8"), std::string::npos);
+    }
+  }
+}
+
 // The library GEMM under Schedule(backend="simdgroup", staging="device") on sm90: the operand
 // fragments are per-lane global loads (complete blocks) or masked copies through the warp's
 // tail scratch between warp barriers (ragged ones), with no shared-memory operand tiles.

@@ -2,6 +2,7 @@
 
 #include "metile/codegen/c_types.h"
 #include "metile/codegen/cuda/cuda_matrix.h"
+#include "metile/codegen/cuda/cuda_mma_fragments.h"
 #include "metile/codegen/cuda/cuda_wgmma.h"
 #include "metile/codegen/literals.h"
 #include "metile/support/errors.h"
@@ -359,30 +360,51 @@ class CudaDialect final : public CDialect {
     return call + ");";
   }
 
-  // Matrix fragments: cuda_matrix.h.
-  std::string matrix_type(ir::DType t) const override { return cuda_matrix::type(t, *this); }
-  void declare_matrix(ir::DType, Prelude& prelude) const override { cuda_matrix::declare(prelude); }
-  std::string matrix_element(const std::string& value, ir::DType,
+  // Matrix fragments: 8x8 in cuda_matrix.h, mma.sync's native shapes in cuda_mma_fragments.h.
+  std::string matrix_type(const ir::Type& t) const override {
+    return cuda_mma_fragments::is_native(t)
+               ? cuda_mma_fragments::type(t, std::string(scalar_type(t.dtype)))
+               : cuda_matrix::type(t.dtype, *this);
+  }
+  void declare_matrix(const ir::Type& t, Prelude& prelude) const override {
+    if (cuda_mma_fragments::is_native(t)) return cuda_mma_fragments::declare(prelude);
+    cuda_matrix::declare(prelude);
+  }
+  std::string matrix_element(const std::string& value, const ir::Type& t,
                              const std::string& index) const override {
+    if (cuda_mma_fragments::is_native(t)) return cuda_mma_fragments::element(t, value, index);
     return cuda_matrix::element(value, index);
   }
-  std::string matrix_fill(ir::DType t, const std::string& value) const override {
-    return cuda_matrix::fill(t, value, *this);
+  std::string matrix_fill(const ir::Type& t, const std::string& value) const override {
+    if (cuda_mma_fragments::is_native(t)) return cuda_mma_fragments::fill(t, value);
+    return cuda_matrix::fill(t.dtype, value, *this);
   }
-  std::string matrix_load(const std::string& result, ir::DType t, const std::string& address,
+  std::string matrix_load(const std::string& result, const ir::Type& t, const std::string& address,
                           const std::string& stride, bool transpose,
                           Prelude& prelude) const override {
-    return cuda_matrix::access(false, t, result, address, stride, transpose, *this, prelude);
+    return matrix_access(false, t, result, address, stride, transpose, prelude);
   }
-  std::string matrix_store(const std::string& value, ir::DType t, const std::string& address,
+  std::string matrix_store(const std::string& value, const ir::Type& t, const std::string& address,
                            const std::string& stride, bool transpose,
                            Prelude& prelude) const override {
-    return cuda_matrix::access(true, t, value, address, stride, transpose, *this, prelude);
+    return matrix_access(true, t, value, address, stride, transpose, prelude);
   }
   std::string matrix_mma(const std::string& result, const std::string& a, const std::string& b,
-                         const std::string& c, ir::DType t, bool tf32,
+                         const std::string& c, const ir::Type& a_type, bool tf32,
                          Prelude& prelude) const override {
-    return cuda_matrix::mma(result, a, b, c, t, tf32, *this, prelude);
+    if (cuda_mma_fragments::is_native(a_type))
+      return cuda_mma_fragments::mma(result, a, b, c, a_type,
+                                     std::string(scalar_type(a_type.dtype)), prelude);
+    return cuda_matrix::mma(result, a, b, c, a_type.dtype, tf32, *this, prelude);
+  }
+  std::string matrix_access(bool store, const ir::Type& t, const std::string& fragment,
+                            const std::string& address, const std::string& stride, bool transpose,
+                            Prelude& prelude) const {
+    if (cuda_mma_fragments::is_native(t))
+      return cuda_mma_fragments::access(store, t, std::string(scalar_type(t.dtype)), fragment,
+                                        address, stride, transpose, prelude);
+    return cuda_matrix::access(store, t.dtype, fragment, address, stride, transpose, *this,
+                               prelude);
   }
   // plan_schedule gives CUDA targets no Metal 4 tensor ops; a hand-written kernel gets here.
   MppMatmul2dText mpp_matmul2d(const MppMatmul2dCall&, Prelude&) const override {
