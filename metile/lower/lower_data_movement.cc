@@ -2,12 +2,16 @@
 // enumerated at compile time (tile sizes are constants): when every thread already holds
 // the source of each of its destination slots, the SSA values are forwarded; when every
 // source lies in the thread's SIMD group, one simd_shuffle per slot reads it from the exact
-// source lane; otherwise all threads exchange through threadgroup scratch (store, barrier,
-// load, barrier), every thread taking part unconditionally.
+// source lane; when the broadcast's source is an index computation (arange, splats of uniform
+// scalars and the integer, comparison and pointer ops over them: a Triton kernel's offsets and
+// masks) each thread recomputes its elements (rematerialise.h); otherwise all threads exchange
+// through threadgroup scratch (store, barrier, load, barrier), every thread taking part
+// unconditionally.
 #include <algorithm>
 #include <functional>
 
 #include "metile/lower/lowering_steps.h"
+#include "metile/lower/rematerialise.h"
 #include "metile/support/bits.h"
 
 namespace metile::lower {
@@ -56,6 +60,22 @@ ir::ValueId emit_source_index(Lowering& l, ir::ValueId d, const ir::Type& dest,
     index = index == ir::kNoValue ? row : l.emit(ir::OpKind::Or, {row, index}, i32);
   }
   return index;
+}
+
+// The source coordinates (i32 per dimension) of destination element d of a broadcast between
+// tiles of one rank: 0 along the source's size-1 dimensions.
+std::vector<ir::ValueId> source_coordinates(Lowering& l, ir::ValueId d, const ir::Type& dest,
+                                            const ir::Type& source) {
+  const ir::Type i32 = ir::Type::scalar(ir::DType::i32);
+  if (dest.shape.size() == 1) return {source.shape[0] == 1 ? l.const_int(0) : d};
+  const int64_t cols = dest.shape[1];
+  const ir::ValueId row = source.shape[0] == 1
+                              ? l.const_int(0)
+                              : l.emit(ir::OpKind::Shr, {d, l.const_int(log2_exact(cols))}, i32);
+  const ir::ValueId column = source.shape[1] == 1
+                                 ? l.const_int(0)
+                                 : l.emit(ir::OpKind::And, {d, l.const_int(cols - 1)}, i32);
+  return {row, column};
 }
 
 void exchange(Lowering& l, const ir::Op& op, const ir::Type& dest, const ir::Type& source) {
@@ -146,6 +166,10 @@ void lower_broadcast(Lowering& l, const ir::Op& op) {
       result.slots.push_back(
           l.shuffle_from_owner(values[lanes[r]], source.dtype, source_layout, index));
     }
+  } else if (Rematerialise remat(l, l.definers); remat.possible(op.operands[0])) {
+    for (int64_t r = 0; r < l.slot_count(dest); ++r)
+      result.slots.push_back(remat.at(
+          op.operands[0], source_coordinates(l, l.logical_index(dest_layout, r), dest, source)));
   } else {
     return exchange(l, op, dest, source);
   }

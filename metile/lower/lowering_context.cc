@@ -8,6 +8,16 @@
 
 namespace metile::lower {
 
+namespace {
+std::map<ir::ValueId, const ir::Op*> definers_of(const ir::Kernel& k) {
+  std::map<ir::ValueId, const ir::Op*> definers;
+  ir::walk(k.body, [&](const ir::Op& op) {
+    for (ir::ValueId r : op.results) definers[r] = &op;
+  });
+  return definers;
+}
+}  // namespace
+
 Lowering::Lowering(const ir::Kernel& tile_kernel, const ThreadPlan& plan,
                    const schedule::SchedulePlan& schedule, const target::Target& target_desc,
                    int64_t user_shared_bytes, int64_t private_scratch_bytes)
@@ -18,6 +28,7 @@ Lowering::Lowering(const ir::Kernel& tile_kernel, const ThreadPlan& plan,
       threads(plan.threads_per_threadgroup),
       builder(metal),
       allocator(user_shared_bytes, private_scratch_bytes),
+      definers(definers_of(tile_kernel)),
       names_(ir::printed_value_names(tile_kernel)),
       uniform_(analyze_uniformity(tile_kernel)),
       values_(tile_kernel.types.size()),

@@ -9,6 +9,7 @@
 #pragma once
 
 #include <functional>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -61,6 +62,8 @@ class Lowering {
   std::vector<schedule::SoftwarePipeline> pipelines;
   // How many for/if regions enclose the op being lowered (0: the kernel's top level).
   int nesting = 0;
+  // The Tile IR op that defines each value (for rematerialise.h).
+  const std::map<ir::ValueId, const ir::Op*> definers;
   // A whole-kernel strategy (lower_dot_wgmma.cc) lowers some ops itself: lower_block offers it
   // each op first, and skips the op when it returns true.
   std::function<bool(const ir::Op&)> intercept;

@@ -17,18 +17,53 @@ void check_outer_product(const ir::Kernel& metal, int64_t m, int64_t n) {
       ASSERT_EQ(out[i * n + j], (i + 1) * (j + 2)) << "(" << i << ", " << j << ")";
 }
 
-TEST(LowerDataMovement, OuterProductExchangesThroughScratch) {
-  // 32 x 32 on 256 threads: neither [32, 1] nor [1, 32] sources are held by the threads
-  // that need them, so both broadcasts (of rows and of columns, twice each) exchange.
+bool has_broadcast_exchange(const lower::LoweringResult& r) {
+  for (const lower::Allocation& a : r.allocations)
+    if (a.purpose.find("broadcast exchange") != std::string::npos) return true;
+  return false;
+}
+
+TEST(LowerDataMovement, BroadcastIndicesAreRecomputedNotExchanged) {
+  // 32 x 32 on 256 threads: neither [32, 1] nor [1, 32] sources are held by the threads that
+  // need them, but both are index computations (arange plus a constant), so each thread
+  // recomputes its elements: no scratch, no barrier.
   lower::LoweringResult r = lower_checked(outer_product(32, 32));
   EXPECT_EQ(r.plan.threads_per_threadgroup, 256);
+  EXPECT_EQ(count_ops(r.metal, OpKind::Barrier), 0);
+  EXPECT_FALSE(has_broadcast_exchange(r));
+  check_outer_product(r.metal, 32, 32);
+}
+
+// out[i, j] = x[i] * y[j] for loaded x [m] and y [n]: loaded values cannot be recomputed.
+ir::Kernel loaded_outer_product(int64_t m, int64_t n) {
+  ir::Kernel k;
+  k.name = "loaded_outer_product";
+  ir::TileBuilder b(k);
+  ir::ValueId x = b.add_param("x", ir::Type::ptr(ir::DType::i32), "read");
+  ir::ValueId y = b.add_param("y", ir::Type::ptr(ir::DType::i32), "read");
+  ir::ValueId out = b.add_param("out", ir::Type::ptr(ir::DType::i32), "write");
+  ir::ValueId rows = b.expand_dims(b.load(b.ptr_add(x, b.arange(0, m))), 1);
+  ir::ValueId cols = b.expand_dims(b.load(b.ptr_add(y, b.arange(0, n))), 0);
+  ir::ValueId index = b.binary(
+      OpKind::Add, b.binary(OpKind::Mul, b.expand_dims(b.arange(0, m), 1), b.constant_int(n)),
+      b.expand_dims(b.arange(0, n), 0));
+  b.store(b.ptr_add(out, index), b.binary(OpKind::Mul, rows, cols));
+  return k;
+}
+
+TEST(LowerDataMovement, BroadcastOfLoadedValuesExchangesThroughScratch) {
+  lower::LoweringResult r = lower_checked(loaded_outer_product(32, 32), 256);
   EXPECT_GT(count_ops(r.metal, OpKind::Barrier), 0);
   EXPECT_EQ(count_ops(r.metal, OpKind::Barrier) % 2, 0);  // publish + release
-  bool exchange = false;
-  for (const lower::Allocation& a : r.allocations)
-    exchange = exchange || a.purpose.find("broadcast exchange") != std::string::npos;
-  EXPECT_TRUE(exchange);
-  check_outer_product(r.metal, 32, 32);
+  EXPECT_TRUE(has_broadcast_exchange(r));
+  std::vector<int32_t> x(32), y(32);
+  for (int i = 0; i < 32; ++i) x[i] = i + 1, y[i] = 3 * i - 7;
+  std::vector<Buffer> buffers = {Buffer::i32(x), Buffer::i32(y),
+                                 Buffer::zeros(ir::DType::i32, 1024)};
+  run_metal(r.metal, buffers, {Arg::buf(0), Arg::buf(1), Arg::buf(2)}, {1, 1, 1});
+  const std::vector<int64_t> got = buffers[2].ints();
+  for (int i = 0; i < 32; ++i)
+    for (int j = 0; j < 32; ++j) ASSERT_EQ(got[i * 32 + j], x[i] * y[j]) << i << ", " << j;
 }
 
 TEST(LowerDataMovement, RowBroadcastWiderThanTheThreadgroupIsForwarded) {
@@ -46,10 +81,9 @@ TEST(LowerDataMovement, RowBroadcastWiderThanTheThreadgroupIsForwarded) {
   ir::ValueId index = b.binary(OpKind::Add, b.binary(OpKind::Mul, rows, b.constant_int(512)), wide);
   b.store(b.ptr_add(out, index), b.binary(OpKind::Add, wide, splat_row));
   lower::LoweringResult r = lower_checked(k, 128);
-  // Only the [4, 1] row indices move (one exchange: two barriers); the splat is forwarded.
-  EXPECT_EQ(count_ops(r.metal, OpKind::Barrier), 2);
-  ASSERT_EQ(r.allocations.size(), 1u);
-  EXPECT_EQ(r.allocations[0].elements, 4);
+  // The splat is forwarded and the [4, 1] row indices are recomputed: nothing moves.
+  EXPECT_EQ(count_ops(r.metal, OpKind::Barrier), 0);
+  EXPECT_TRUE(r.allocations.empty());
   std::vector<Buffer> buffers = {Buffer::zeros(ir::DType::i32, 4 * 512)};
   run_metal(r.metal, buffers, {Arg::buf(0)}, {1, 1, 1});
   std::vector<int64_t> got = buffers[0].ints();
@@ -91,7 +125,9 @@ TEST(LowerDataMovement, BroadcastsInsideOneSimdGroupShuffle) {
   check_outer_product(r.metal, 16, 32);
 }
 
-TEST(LowerDataMovement, PointerTilesDoNotCrossThreads) {
+// x + rows * 64 broadcast over 64 columns: pointer tiles never cross threads; where an index
+// computation defines them, each thread recomputes its own.
+TEST(LowerDataMovement, PointerTilesAreRecomputedNotMoved) {
   ir::Kernel k;
   k.name = "pointer_rows";
   ir::TileBuilder b(k);
@@ -102,6 +138,29 @@ TEST(LowerDataMovement, PointerTilesDoNotCrossThreads) {
   ir::ValueId cols = b.expand_dims(b.arange(0, 64), 0);
   ir::ValueId ptrs = b.ptr_add(row_ptrs, cols);  // broadcasts the pointers to [4, 64]
   b.store(b.ptr_add(out, b.binary(OpKind::Add, rows, cols)), b.load(ptrs));
+  lower::LoweringResult r = lower_checked(k, 64);
+  EXPECT_EQ(count_ops(r.metal, OpKind::Barrier), 0);
+  std::vector<float> in(256);
+  for (int i = 0; i < 256; ++i) in[i] = 0.5f * static_cast<float>(i) - 3.0f;
+  std::vector<Buffer> buffers = {Buffer::f32(in), Buffer::zeros(ir::DType::f32, 256)};
+  run_metal(r.metal, buffers, {Arg::buf(0), Arg::buf(1)}, {1, 1, 1});
+  EXPECT_EQ(buffers[1].floats(), in);
+}
+
+TEST(LowerDataMovement, LoadedPointerTilesDoNotCrossThreads) {
+  ir::Kernel k;
+  k.name = "loaded_pointer_rows";
+  ir::TileBuilder b(k);
+  ir::ValueId x = b.add_param("x", ir::Type::ptr(ir::DType::f32), "read");
+  ir::ValueId starts = b.add_param("starts", ir::Type::ptr(ir::DType::i32), "read");
+  ir::ValueId out = b.add_param("out", ir::Type::ptr(ir::DType::f32), "write");
+  ir::ValueId rows = b.expand_dims(b.load(b.ptr_add(starts, b.arange(0, 4))), 1);
+  ir::ValueId row_ptrs = b.ptr_add(x, rows);  // from loaded offsets: not recomputable
+  ir::ValueId cols = b.expand_dims(b.arange(0, 64), 0);
+  ir::ValueId index =
+      b.binary(OpKind::Add,
+               b.expand_dims(b.binary(OpKind::Mul, b.arange(0, 4), b.constant_int(64)), 1), cols);
+  b.store(b.ptr_add(out, index), b.load(b.ptr_add(row_ptrs, cols)));
   try {
     lower_checked(k, 64);
     FAIL() << "expected NotSupported";
