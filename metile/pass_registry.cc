@@ -25,6 +25,7 @@
 #include "metile/transform/dce.h"
 #include "metile/transform/eliminate_redundant_conversions.h"
 #include "metile/transform/merge_online_reductions.h"
+#include "metile/transform/rebase_carried_pointers.h"
 
 namespace metile {
 
@@ -80,6 +81,23 @@ bool required_operand_vectors(const PassContext& context) {
          context.schedule_plan->backend == schedule::Backend::Simdgroup;
 }
 
+// On mma.sync's fragments (16-bit dots on the SIMD-group backend, no vector width asked for),
+// operand tiles load in 16-byte runs where their addresses allow it.
+bool automatic_operand_vectors(const Kernel& k, const PassContext& context) {
+  const schedule::SchedulePlan& s = *context.schedule_plan;
+  if (s.backend != schedule::Backend::Simdgroup || s.vector_width != 0 ||
+      s.staging == schedule::Staging::Device ||
+      !context.target.matrix_facilities.has(target::MatrixFacility::MmaSync))
+    return false;
+  bool sixteen_bit = false;
+  ir::walk(k.body, [&](const ir::Op& op) {
+    if (op.kind != ir::OpKind::Dot || !k.type(op.operands[0]).is_tile()) return;
+    const ir::DType t = k.type(op.operands[0]).dtype;
+    sixteen_bit = sixteen_bit || t == ir::DType::f16 || t == ir::DType::bf16;
+  });
+  return sixteen_bit;
+}
+
 // Whether the kernel has a dot of 2-D tiles, which the whole-GEMM backends tile over their
 // SIMD groups.
 bool has_tile_dot(const Kernel& k) {
@@ -118,7 +136,11 @@ PassResult run_plan_schedule(Kernel k, PassContext& context) {
   // Dots take matrix fragments exactly when the plan's backend is simdgroup.
   context.thread_plan->dot_matrix_fragments =
       context.schedule_plan->backend == schedule::Backend::Simdgroup;
-  if (required_operand_vectors(context)) lower::plan_dot_operand_vectors(k, *context.thread_plan);
+  if (required_operand_vectors(context))
+    lower::plan_dot_operand_vectors(k, *context.thread_plan, 4, true);
+  else if (automatic_operand_vectors(k, context))
+    lower::plan_dot_operand_vectors(k, *context.thread_plan,
+                                    lower::group_width(context.target, ir::DType::f16), false);
   return {std::move(k), false};
 }
 
@@ -214,6 +236,10 @@ const std::vector<Pass>& registry() {
       {"canonicalize",
        "folds constants, applies exact algebraic identities, picks constant branches",
        [](Kernel k, PassContext&) { return transform::canonicalize(std::move(k)); }},
+      {"rebase_carried_pointers",
+       "carries a loop's pointer tile that advances by a uniform step as its initial tile plus "
+       "a scalar offset",
+       [](Kernel k, PassContext&) { return transform::rebase_carried_pointers(std::move(k)); }},
       {"form_descriptor_matmul",
        "turns a descriptor GEMM's K loop, pointwise epilogue and store into one "
        "descriptor_matmul where the plan will take the target's tensor backend",

@@ -23,6 +23,9 @@ PipelineResult compile_to_source(ir::Kernel kernel, const PipelineOptions& optio
   // 2. Target-independent Tile IR passes.
   kernel = steps.run("apply_math_mode", std::move(kernel));
   kernel = steps.run("canonicalize", std::move(kernel));
+  //    A pointer tile a loop advances by a uniform step (Triton's `a_ptrs += BLOCK_K * stride`)
+  //    is carried as its initial tile plus a scalar offset, which lowering can recompute.
+  kernel = steps.run("rebase_carried_pointers", std::move(kernel));
   //    A descriptor GEMM the target's tensor backend will take becomes one op (its K loop,
   //    pointwise epilogue and store) before descriptors become pointer arithmetic.
   kernel = steps.run("form_descriptor_matmul", std::move(kernel));

@@ -10,6 +10,7 @@ namespace metile {
 inline const std::vector<std::string> kPipelineSteps = {"verify",
                                                         "apply_math_mode",
                                                         "canonicalize",
+                                                        "rebase_carried_pointers",
                                                         "form_descriptor_matmul",
                                                         "match_async_gemm",
                                                         "expand_tensor_access",

@@ -39,6 +39,7 @@ TEST(PassRegistry, OneNamePerStepInPipelineOrder) {
   const std::vector<std::string> expected = {"verify",
                                              "apply_math_mode",
                                              "canonicalize",
+                                             "rebase_carried_pointers",
                                              "form_descriptor_matmul",
                                              "match_async_gemm",
                                              "expand_tensor_access",
@@ -113,7 +114,8 @@ TEST(PassRegistry, UnknownPassListsTheKnownOnes) {
   } catch (const UserError& e) {
     EXPECT_EQ(std::string(e.what()),
               "unknown pass 'lower'; known passes: verify, apply_math_mode, canonicalize, "
-              "form_descriptor_matmul, match_async_gemm, expand_tensor_access, cse, "
+              "rebase_carried_pointers, form_descriptor_matmul, match_async_gemm, "
+              "expand_tensor_access, cse, "
               "merge_online_reductions, dce, "
               "peel_complete_iterations, eliminate_redundant_conversions, check_ownership, "
               "check_matrix_barriers, check_device_tiles, plan_threads, plan_schedule, "
