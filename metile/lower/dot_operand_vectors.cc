@@ -1,7 +1,6 @@
 #include "metile/lower/dot_operand_vectors.h"
 
 #include <algorithm>
-#include <map>
 
 #include "metile/lower/lowering_steps.h"
 #include "metile/lower/rematerialise.h"
@@ -17,80 +16,89 @@ const char* kWhy =
     "Schedule(vector_width=4) requires vectorized aligned operand interiors (4 consecutive "
     "elements per thread); arbitrary ragged shapes may reject it: ";
 
-// Thread t owns logical [4t, 4t + 4) (+ r * 4T): logical bits 0 and 1 are register bits, the
-// next ones the thread's, the rest the remaining register bits.
-ir::ThreadLayout four_contiguous(int64_t size, int64_t threads) {
-  const int n = log2_exact(size), thread_bits = log2_exact(threads);
+// Thread t owns logical [run t, run (t + 1)) (+ r * run T): the low log2(run) logical bits
+// are register bits, the next ones the thread's, the rest the remaining register bits.
+ir::ThreadLayout contiguous(int64_t size, int64_t threads, int64_t run) {
+  const int n = log2_exact(size), thread_bits = log2_exact(threads), run_bits = log2_exact(run);
   std::vector<int> order(static_cast<size_t>(n));
-  order[0] = thread_bits;
-  order[1] = thread_bits + 1;
-  for (int b = 0; b < thread_bits; ++b) order[static_cast<size_t>(b + 2)] = b;
-  for (int b = thread_bits + 2; b < n; ++b) order[static_cast<size_t>(b)] = b;
+  for (int b = 0; b < run_bits; ++b) order[static_cast<size_t>(b)] = thread_bits + b;
+  for (int b = 0; b < thread_bits; ++b) order[static_cast<size_t>(b + run_bits)] = b;
+  for (int b = thread_bits + run_bits; b < n; ++b) order[static_cast<size_t>(b)] = b;
   return ir::ThreadLayout(order, 0, size / threads);
 }
 
 }  // namespace
 
-void plan_dot_operand_vectors(const ir::Kernel& tile, ThreadPlan& plan) {
+void plan_dot_operand_vectors(const ir::Kernel& tile, ThreadPlan& plan, int64_t run,
+                              bool required) {
   const int64_t threads = plan.threads_per_threadgroup;
+  std::vector<ir::ThreadLayout> chosen;
   ir::walk(tile.body, [&](const ir::Op& op) {
     if (op.kind != ir::OpKind::Dot || !tile.type(op.operands[0]).is_tile()) return;
     for (int operand : {0, 1}) {
       const ir::Type& t = tile.type(op.operands[operand]);
       const int64_t size = t.num_elements();
       const std::string what = std::string(operand ? "b" : "a") + " tile " + t.str();
-      if (t.dtype != ir::DType::f16 && t.dtype != ir::DType::f32)
-        throw NotSupported(kWhy + what + ": grouped vector accesses move f16 or f32 elements",
-                           op.loc);
-      if (plan.explicit_layouts)
-        throw NotSupported(kWhy + what + " has the layout the kernel gives it", op.loc);
-      if (t.shape[1] % 4 || size < 4 * threads || !is_power_of_two(size) ||
-          !is_power_of_two(threads))
-        throw NotSupported(kWhy + what + " cannot give each of " + std::to_string(threads) +
-                               " threads runs of 4 consecutive row elements",
-                           op.loc);
+      std::string why;
+      if (required && t.dtype != ir::DType::f16 && t.dtype != ir::DType::f32)
+        why = ": grouped vector accesses move f16 or f32 elements";
+      else if (plan.explicit_layouts)
+        why = " has the layout the kernel gives it";
+      else if (t.shape[1] % run || size < run * threads || !is_power_of_two(size) ||
+               !is_power_of_two(threads))
+        why = " cannot give each of " + std::to_string(threads) + " threads runs of " +
+              std::to_string(run) + " consecutive row elements";
+      else if (!required &&
+               std::any_of(chosen.begin(), chosen.end(),
+                           [&](const ir::ThreadLayout& l) { return l.size() == size; }))
+        continue;  // the other operand's tile has this size: its layout serves both
+      if (!why.empty()) {
+        if (required) throw NotSupported(kWhy + what + why, op.loc);
+        continue;
+      }
       const auto same_size = [&](const ir::ThreadLayout& l) { return l.size() == size; };
       plan.layouts.erase(std::remove_if(plan.layouts.begin(), plan.layouts.end(), same_size),
                          plan.layouts.end());
-      plan.layouts.insert(plan.layouts.begin(), four_contiguous(size, threads));
+      chosen.push_back(contiguous(size, threads, run));
+      plan.layouts.insert(plan.layouts.begin(), chosen.back());
     }
   });
+  if (!chosen.empty()) plan.operand_vector_run = run;
 }
 
 bool lower_vectorized_operand_load(Lowering& l, const ir::Op& op) {
   const schedule::SchedulePlan& s = l.schedule_plan;
   const ir::Type& t = l.tile_type(op.results[0]);
-  if (s.vector_width != 4 || s.backend != schedule::Backend::Simdgroup || !t.is_tile() ||
-      t.shape.size() != 2 || t.shape[1] % 4)
+  const int64_t run = l.plan.operand_vector_run;
+  if (run == 0 || s.backend != schedule::Backend::Simdgroup || !t.is_tile() ||
+      t.shape.size() != 2 || t.shape[1] % run)
     return false;
-  std::map<ir::ValueId, const ir::Op*> definers;
   bool operand = false;
   ir::walk(l.tile.body, [&](const ir::Op& o) {
-    for (ir::ValueId r : o.results) definers[r] = &o;
     operand = operand || (o.kind == ir::OpKind::Dot &&
                           (o.operands[0] == op.results[0] || o.operands[1] == op.results[0]));
   });
-  Rematerialise remat(l, definers);
+  Rematerialise remat(l, l.definers);
   for (ir::ValueId v : op.operands)
     if (!remat.possible(v)) return false;
   const ir::ThreadLayout layout = l.layout(t);
-  if (!operand || layout.elements_per_thread() < 4) return false;
-  // Slot r holds logical index part + offset(r), where part has its two low bits clear (the
-  // four-contiguous layout) and offset(r) = offset(r & ~3) + (r & 3): the four slots of a run
-  // share the row and take consecutive columns.
+  if (!operand || layout.elements_per_thread() < run) return false;
+  // Slot r holds logical index part + offset(r), where part has its low log2(run) bits clear
+  // (the run-contiguous layout) and offset(r) = offset(r - r % run) + r % run: the slots of a
+  // run share the row and take consecutive columns.
   const int column_bits = log2_exact(t.shape[1]);
   const ir::Type i32 = ir::Type::scalar(ir::DType::i32);
   const ir::ValueId part = l.thread_part(layout);
   LoweredValue result;
   result.layout = layout;
-  for (int64_t r = 0; r < l.slot_count(t); r += 4) {
+  for (int64_t r = 0; r < l.slot_count(t); r += run) {
     const int64_t base = Lowering::slot_offset(layout, r);
-    for (int64_t d = 1; d < 4; ++d)
+    for (int64_t d = 1; d < run; ++d)
       if (Lowering::slot_offset(layout, r + d) != base + d) return false;
     const ir::ValueId start = l.emit(ir::OpKind::Add, {part, l.const_int(base)}, i32);
     const ir::ValueId row = l.emit(ir::OpKind::Shr, {start, l.const_int(column_bits)}, i32);
     const ir::ValueId column0 = l.emit(ir::OpKind::And, {start, l.const_int(t.shape[1] - 1)}, i32);
-    for (int64_t d = 0; d < 4; ++d) {
+    for (int64_t d = 0; d < run; ++d) {
       const ir::ValueId column =
           d == 0 ? column0 : l.emit(ir::OpKind::Add, {column0, l.const_int(d)}, i32);
       std::vector<ir::ValueId> operands;

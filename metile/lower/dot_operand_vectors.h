@@ -1,6 +1,7 @@
 // Schedule(vector_width=4) for the SIMD-group GEMM (seed 002: "4 requires vectorized aligned
-// interiors; masked tails may remain scalar"). Before lowering, each dot operand tile gets a
-// layout that gives every thread runs of 4 consecutive row elements; lowering recomputes an
+// interiors; masked tails may remain scalar"), and on its own for 16-bit dots on mma.sync's
+// fragments. Before lowering, each dot operand tile gets a layout that gives every thread runs
+// of consecutive row elements; lowering recomputes an
 // operand load's addresses and masks per element from their definitions
 // (lower_vectorized_operand_load, lowering_steps.h), so group_vector_accesses can prove each
 // run's four addresses consecutive (it guards them at run time with the masks and alignment);
@@ -15,9 +16,12 @@
 
 namespace metile::lower {
 
-// Puts a 4-contiguous layout for every dot operand's tile size first in plan.layouts;
-// NotSupported naming the operand when its tile cannot give each thread such runs.
-void plan_dot_operand_vectors(const ir::Kernel& tile, ThreadPlan& plan);
+// Puts a layout giving each thread runs of `run` consecutive row elements first in
+// plan.layouts for every dot operand's tile size, and sets plan.operand_vector_run. Required
+// (Schedule(vector_width=4), run 4): NotSupported naming the operand whose tile cannot take
+// it. Otherwise (the automatic choice for mma.sync's fragments, runs of one 16-byte vector)
+// such operands keep the plan's layout.
+void plan_dot_operand_vectors(const ir::Kernel& tile, ThreadPlan& plan, int64_t run, bool required);
 
 // NotSupported naming the first device load of `metal` that group_vector_accesses left
 // ungrouped (outside the scalar fallback of a packed access).

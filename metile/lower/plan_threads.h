@@ -31,6 +31,9 @@ struct ThreadPlan {
   // How `dot` lowers: on SIMD-group matrix fragments where the target has them and the SIMD
   // groups tile the output (the default), or, when false, always through the generic exchange.
   bool dot_matrix_fragments = true;
+  // Dot operand tiles whose layouts give each thread runs of this many consecutive row
+  // elements (dot_operand_vectors.h), loaded per run from recomputed addresses; 0: none.
+  int64_t operand_vector_run = 0;
 };
 
 // A power of two in [simd_width, max_threads_per_threadgroup]: the largest tile's size / 4,

@@ -1,6 +1,7 @@
 // The element of a Tile IR integer, pointer or i1 tile at logical coordinates, recomputed in
-// Metal IR from the tile's definition (arange, splat, expand_dims, broadcast, ptr_add and
-// elementwise integer ops) instead of read from its register slots. A broadcast's slots come
+// Metal IR from the tile's definition (arange, splat, expand_dims, broadcast, ptr_add, casts
+// and the elementwise integer ops: arithmetic, division and remainder, min and max, bitwise
+// and shifts, comparisons) instead of read from its register slots. A broadcast's slots come
 // through an exchange, which hides from group_vector_accesses that neighbouring addresses are
 // consecutive (dot_operand_vectors.cc); a dot operand read straight from device memory needs
 // its addresses and mask at a fragment's elements, not at the thread's own

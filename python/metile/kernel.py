@@ -212,7 +212,9 @@ class KernelFunction:
     def signature(self, values, options=None):
         """The specialisation signature and the runtime arguments as (kind, dtype, value)."""
         signature, runtime = [], []
-        # Any Schedule specialises integer scalars to their values (the shape proofs' inputs).
+        # Any Schedule specialises integer scalars to their values (the shape proofs' inputs);
+        # without one, an integer equal to 1 is specialised, as Triton does (a unit stride
+        # makes neighbouring addresses provably consecutive).
         specialise = _schedule(options) is not None
         for p, value in zip(self.params, values):
             if p.constexpr:
@@ -220,8 +222,8 @@ class KernelFunction:
             else:
                 kind, dtype, value = describe(value, p.name)
                 spec = (kind, dtype)
-                signature.append(spec + ("specialised", int(value))
-                                 if specialise and _is_integer_scalar(spec) else spec)
+                fixed = _is_integer_scalar(spec) and (specialise or int(value) == 1)
+                signature.append(spec + ("specialised", int(value)) if fixed else spec)
                 runtime.append((kind, dtype, value))
         warps = (options or {}).get("num_warps")
         if warps is not None:  # after the parameters' entries, which _trace zips with them

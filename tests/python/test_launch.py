@@ -37,6 +37,29 @@ def test_second_call_neither_traces_nor_compiles(monkeypatch, tmp_path):
     assert (k.stats.traces, k.stats.compiles) == (2, 3)
 
 
+@metile.kernel
+def strided_copy(x, out, n, stride, BLOCK: metile.constexpr):
+    i = metile.program_id(0) * BLOCK + metile.arange(0, BLOCK)
+    metile.store(out + i, metile.load(x + i * stride, mask=i < n), mask=i < n)
+
+
+def test_an_integer_equal_to_one_is_specialised_as_in_triton(monkeypatch, tmp_path):
+    monkeypatch.setenv("METILE_CACHE_DIR", str(tmp_path))
+    k = fresh(strided_copy)
+    x = np.arange(300, dtype=np.float32)
+    ir_unit = str(k.trace(x, np.zeros(100, np.float32), 100, 1, BLOCK=128))
+    ir_two = str(k.trace(x, np.zeros(100, np.float32), 100, 2, BLOCK=128))
+    # stride 1 is the constant 1 (n = 100 stays a runtime scalar); stride 2 is the parameter.
+    assert "constant {value = 1} : i32" in ir_unit and "constant {value = 100}" not in ir_unit
+    assert "constant {value = 1} : i32" not in ir_two
+    for stride in (1, 2, 3, 1):
+        out = np.zeros(100, np.float32)
+        k[(1,)](x, out, 100, stride, BLOCK=128)
+        np.testing.assert_array_equal(out, x[:300:stride][:100])
+    # Strides 2 and 3 share one specialisation; stride 1 has its own.
+    assert k.stats.compiles == 2
+
+
 def test_disk_cache_skips_tracing_in_a_new_kernel_object(monkeypatch, tmp_path):
     monkeypatch.setenv("METILE_CACHE_DIR", str(tmp_path))
     x, out = np.arange(10, dtype=np.float32), np.zeros(10, np.float32)
