@@ -29,6 +29,10 @@ ir::ThreadLayout contiguous(int64_t size, int64_t threads, int64_t run) {
 
 }  // namespace
 
+int64_t operand_run(const ir::Type& tile, int64_t threads, int64_t run) {
+  return std::min({run, tile.num_elements() / threads, tile.shape[1]});
+}
+
 void plan_dot_operand_vectors(const ir::Kernel& tile, ThreadPlan& plan, int64_t run,
                               bool required) {
   const int64_t threads = plan.threads_per_threadgroup;
@@ -44,8 +48,8 @@ void plan_dot_operand_vectors(const ir::Kernel& tile, ThreadPlan& plan, int64_t 
         why = ": grouped vector accesses move f16 or f32 elements";
       else if (plan.explicit_layouts)
         why = " has the layout the kernel gives it";
-      else if (t.shape[1] % run || size < run * threads || !is_power_of_two(size) ||
-               !is_power_of_two(threads))
+      else if (!is_power_of_two(size) || !is_power_of_two(threads) ||
+               operand_run(t, threads, run) < (required ? run : 2))
         why = " cannot give each of " + std::to_string(threads) + " threads runs of " +
               std::to_string(run) + " consecutive row elements";
       else if (!required &&
@@ -59,7 +63,7 @@ void plan_dot_operand_vectors(const ir::Kernel& tile, ThreadPlan& plan, int64_t 
       const auto same_size = [&](const ir::ThreadLayout& l) { return l.size() == size; };
       plan.layouts.erase(std::remove_if(plan.layouts.begin(), plan.layouts.end(), same_size),
                          plan.layouts.end());
-      chosen.push_back(contiguous(size, threads, run));
+      chosen.push_back(contiguous(size, threads, operand_run(t, threads, run)));
       plan.layouts.insert(plan.layouts.begin(), chosen.back());
     }
   });
@@ -69,10 +73,11 @@ void plan_dot_operand_vectors(const ir::Kernel& tile, ThreadPlan& plan, int64_t 
 bool lower_vectorized_operand_load(Lowering& l, const ir::Op& op) {
   const schedule::SchedulePlan& s = l.schedule_plan;
   const ir::Type& t = l.tile_type(op.results[0]);
-  const int64_t run = l.plan.operand_vector_run;
-  if (run == 0 || s.backend != schedule::Backend::Simdgroup || !t.is_tile() ||
-      t.shape.size() != 2 || t.shape[1] % run)
+  if (l.plan.operand_vector_run == 0 || s.backend != schedule::Backend::Simdgroup || !t.is_tile() ||
+      t.shape.size() != 2)
     return false;
+  const int64_t run = operand_run(t, l.threads, l.plan.operand_vector_run);
+  if (run < 2 || t.shape[1] % run) return false;
   bool operand = false;
   ir::walk(l.tile.body, [&](const ir::Op& o) {
     operand = operand || (o.kind == ir::OpKind::Dot &&

@@ -16,11 +16,16 @@
 
 namespace metile::lower {
 
+// The run an operand tile of that type takes: `run`, or fewer where the tile has fewer
+// elements per thread or per row.
+int64_t operand_run(const ir::Type& tile, int64_t threads, int64_t run);
+
 // Puts a layout giving each thread runs of `run` consecutive row elements first in
 // plan.layouts for every dot operand's tile size, and sets plan.operand_vector_run. Required
 // (Schedule(vector_width=4), run 4): NotSupported naming the operand whose tile cannot take
-// it. Otherwise (the automatic choice for mma.sync's fragments, runs of one 16-byte vector)
-// such operands keep the plan's layout.
+// it. Otherwise (the automatic choice for mma.sync's fragments, runs of up to one 16-byte
+// vector, shorter where the tile has fewer elements per thread) an operand that cannot take
+// runs of two keeps the plan's layout.
 void plan_dot_operand_vectors(const ir::Kernel& tile, ThreadPlan& plan, int64_t run, bool required);
 
 // NotSupported naming the first device load of `metal` that group_vector_accesses left

@@ -109,6 +109,9 @@ TEST(CudaCompile, SixteenBitGemmTakesMmaSyncNativeFragments) {
     if (native) {
       EXPECT_EQ(ptx.find("mma.sync.aligned.m16n8k8"), std::string::npos);
     }
+    // 16-bit operands load in runs (dot_operand_vectors.h): the library's 64 x 16 a and
+    // 16 x 64 b tiles on 256 threads are one run of 4 per thread each, one 8-byte load.
+    EXPECT_EQ(r.report.grouped_loads, native ? 2 : 0);
   }
 }
 
