@@ -10,7 +10,7 @@ scalar splat to the tile. Either case re-traces the body once with the promoted 
 from .errors import user_error
 from .frames import user_location
 from .tracing import current
-from .values import Value, constant, dtype_for_numbers, is_number, number_dtype, wrap
+from .values import Value, binary, constant, dtype_for_numbers, is_number, number_dtype, wrap
 
 _MAX_TRACES = 4  # each re-trace promotes at least one carried value, which then stays fixed
 
@@ -21,6 +21,18 @@ class _Unbound:
 
 
 UNBOUND = _Unbound()
+
+
+def builtin_extreme(op, *values):
+    """The builtins ``min`` and ``max`` as the kernel source calls them (source_rewrite.py):
+    Python's own over Python values, else the elementwise minimum or maximum of every
+    argument, folded left to right (Triton maps them onto tensors the same way)."""
+    if not any(isinstance(v, Value) for v in values):
+        return (min if op == "min" else max)(*values)
+    result = values[0]
+    for v in values[1:]:
+        result = binary(op, result, v)
+    return result
 
 
 def peek(getter):

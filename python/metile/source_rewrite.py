@@ -1,6 +1,7 @@
 """The kernel function's source, rewritten so that ``for i in metile.tile_range(...)``
 becomes a traced loop, and ``for i in range(...)`` one too when a bound is a traced value
-(over Python numbers it runs while tracing, as before).
+(over Python numbers it runs while tracing, as before); and so that the builtins ``min(a, b,
+...)`` and ``max(...)`` take traced values as Triton's do (``loops.builtin_extreme``).
 
 Each such loop body turns into a nested function of (induction variable, every name the
 body assigns); after it, one call runs the body through ``loops.run_tile_loop`` and assigns
@@ -129,6 +130,17 @@ class _LoopRewriter(ast.NodeTransformer):
         if not self._root_seen:  # the kernel itself; functions nested in it are left alone
             self._root_seen = True
             self.generic_visit(node)
+        return node
+
+    def visit_Call(self, node):
+        self.generic_visit(node)
+        func = node.func
+        if (isinstance(func, ast.Name) and func.id in ("min", "max") and len(node.args) >= 2
+                and not node.keywords and not any(isinstance(a, ast.Starred) for a in node.args)):
+            self.count += 1
+            call = ast.Call(ast.Attribute(ast.Name(RUNTIME, ast.Load()), "builtin_extreme",
+                                          ast.Load()), [ast.Constant(func.id), *node.args], [])
+            return ast.copy_location(call, node)
         return node
 
     def visit_For(self, node):

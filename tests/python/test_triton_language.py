@@ -129,6 +129,31 @@ def static_and_hints(out_ptr, n, BLOCK: tl.constexpr, REPEAT: tl.constexpr):
     tl.store(out_ptr + offs, acc + tl.cdiv(n, 7), mask=offs < n)
 
 
+@tl.jit
+def builtin_extremes(x, y, out, n, LIMIT: tl.constexpr, BLOCK: tl.constexpr):
+    pid = tl.program_id(0)
+    # Tutorial 03's grouping: the builtin min of a traced scalar and a constexpr.
+    first = min(pid * BLOCK, n - 1)
+    offs = first + tl.arange(0, BLOCK)
+    mask = offs < n
+    a = tl.load(x + offs, mask=mask, other=0.0)
+    b = tl.load(y + offs, mask=mask, other=0.0)
+    # Builtins on tiles, three arguments, and on Python numbers (which stay Python's).
+    lo = min(a, b, max(LIMIT, 2) * 1.0)
+    hi = max(a, b)
+    tl.store(out + offs, hi - lo, mask=mask)
+
+
+def test_builtin_min_and_max_take_traced_values_as_in_triton(rng):
+    n = 300
+    x = rng.standard_normal(n).astype(np.float32)
+    y = rng.standard_normal(n).astype(np.float32)
+    out = np.zeros(n, np.float32)
+    builtin_extremes[(tl.cdiv(n, 128),)](x, y, out, n, LIMIT=0, BLOCK=128)
+    expected = np.maximum(x, y) - np.minimum(np.minimum(x, y), 2.0)
+    np.testing.assert_array_equal(out, expected)
+
+
 def test_static_range_static_assert_hints_and_cdiv():
     n = 100
     out = np.zeros(n, np.int32)
