@@ -43,6 +43,18 @@ def matmul_cases(quick):
             for tile in MATMUL_TILES]
 
 
+# (Z, H, N_CTX, HEAD_DIM), causal; BLOCK_M, BLOCK_N, num_warps, num_stages (Triton's fused
+# attention tutorial's Hopper choice).
+ATTENTION_CASES = (((4, 32, 4096, 128), False), ((4, 32, 4096, 128), True),
+                   ((1, 16, 16384, 128), False), ((4, 32, 4096, 64), False))
+ATTENTION_TILE = (128, 64, 8, 3)
+
+
+def attention_cases(quick):
+    cases = ATTENTION_CASES[:2] if quick else ATTENTION_CASES
+    return [("attention", "bf16", shape, causal) for shape, causal in cases]
+
+
 def relative_error(got, want):
     return float((got.float() - want).abs().max() / want.abs().max().clamp_min(1e-30))
 
@@ -96,12 +108,67 @@ def run_matmul(torch, modules, dtype, shape, tile, rounds):
     return result
 
 
+def run_attention(torch, modules, dtype, shape, causal, rounds):
+    from memory_bound.timing import time_interleaved
+    from triton_corpus.load import metile_options
+
+    z, h, n, d = shape
+    bm, bn, warps, stages = ATTENTION_TILE
+    torch_dtype = {"bf16": torch.bfloat16, "f16": torch.float16}[dtype]
+    q, k, v = (torch.randn(z, h, n, d, device="cuda", dtype=torch_dtype) for _ in range(3))
+    scale = d ** -0.5
+    want = torch.nn.functional.scaled_dot_product_attention(
+        q.float(), k.float(), v.float(), is_causal=causal, scale=scale)
+    # 4 Z H N^2 D for the two products, halved by a causal mask.
+    flop = 4 * z * h * n * n * d // (2 if causal else 1)
+    options = {"num_warps": warps, "num_stages": stages}
+    result = {"kernel": "attention", "dtype": dtype, "shape": list(shape), "causal": causal,
+              "blocks": {"BLOCK_M": bm, "BLOCK_N": bn}, "options": options, "flop": flop,
+              "errors": {}, "failures": {}, "first_call_s": {}}
+    launches = {}
+    for name in [*modules, "sdpa"]:
+        out = torch.full_like(q, float("nan"))
+        if name == "sdpa":
+            def call(out=out):
+                out.copy_(torch.nn.functional.scaled_dot_product_attention(
+                    q, k, v, is_causal=causal, scale=scale))
+        else:
+            opts, dropped = (metile_options(options) if name == "metile" else (options, []))
+            if dropped:
+                result.setdefault("dropped_options", {})[name] = dropped
+
+            def call(module=modules[name], out=out, opts=opts):
+                module.attention(q, k, v, out, scale, causal, bm, bn, **opts)
+        try:
+            start = time.perf_counter()
+            call()
+            torch.cuda.synchronize()
+            result["first_call_s"][name] = time.perf_counter() - start
+            error = relative_error(out, want)
+        except Exception as e:  # recorded, never timed; the run goes on
+            result["failures"][name] = f"{type(e).__name__}: {e}"[:2000]
+            continue
+        result["errors"][name] = error
+        if not error <= TOLERANCE[dtype]:
+            result["failures"][name] = f"max relative error {error:.3g} over {TOLERANCE[dtype]}"
+            continue
+        launches[name] = call
+    if launches:
+        times = time_interleaved(launches, rounds, 3, None, False)
+        result["times_ms"] = {n_: t["median_ms"] for n_, t in times.items()}
+        result["TFLOPs"] = {n_: flop / (t["median_ms"] * 1e-3) / 1e12 for n_, t in times.items()}
+        if "metile" in times and "triton" in times:
+            result["metile_over_triton"] = (times["metile"]["median_ms"] /
+                                            times["triton"]["median_ms"])
+    return result
+
+
 def print_table(report):
     print(f"{'case':44} {'meTile TF/s':>12} {'Triton TF/s':>12} {'time ratio':>11}")
     for r in report["cases"]:
         name = (f"{r['kernel']} {r['dtype']} {'x'.join(map(str, r['shape']))} "
-                f"{r['blocks']['BLOCK_SIZE_M']}x{r['blocks']['BLOCK_SIZE_N']}x"
-                f"{r['blocks']['BLOCK_SIZE_K']}")
+                + "x".join(str(b) for b in r["blocks"].values() if isinstance(b, int) and b > 8)
+                + (" causal" if r.get("causal") else ""))
         tf = r.get("TFLOPs", {})
         ratio = r.get("metile_over_triton")
         print(f"{name:44} {tf.get('metile', float('nan')):12.1f} "
@@ -115,18 +182,29 @@ def main():
     parser.add_argument("--quick", action="store_true", help="4096 only")
     parser.add_argument("--rounds", type=int, default=10)
     parser.add_argument("--out", help="write the raw JSON here")
+    parser.add_argument("--kernels", default="matmul,attention",
+                        help="comma-separated: matmul, attention")
     args = parser.parse_args()
     import torch
     import triton
     from triton_corpus.load import load
 
+    kernels = args.kernels.split(",")
     modules, edits = {}, {}
-    for compiler in ("triton", "metile"):
-        modules[compiler], edits[compiler] = load("matmul", compiler)
+    for kernel in kernels:
+        for compiler in ("triton", "metile"):
+            modules.setdefault(kernel, {})[compiler], found = load(kernel, compiler)
+            if compiler == "metile":
+                edits[kernel] = found
     report = {"device": torch.cuda.get_device_name(0), "triton": triton.__version__,
-              "torch": torch.__version__, "edits": {"matmul": edits["metile"]}, "cases": []}
-    for kernel, dtype, shape, tile in matmul_cases(args.quick):
-        r = run_matmul(torch, modules, dtype, shape, tile, args.rounds)
+              "torch": torch.__version__, "edits": edits, "cases": []}
+    cases = ((matmul_cases(args.quick) if "matmul" in kernels else []) +
+             (attention_cases(args.quick) if "attention" in kernels else []))
+    for kernel, dtype, shape, variant in cases:
+        if kernel == "matmul":
+            r = run_matmul(torch, modules["matmul"], dtype, shape, variant, args.rounds)
+        else:
+            r = run_attention(torch, modules["attention"], dtype, shape, variant, args.rounds)
         report["cases"].append(r)
         print(json.dumps({k: r[k] for k in ("dtype", "shape", "errors", "failures")}
                          | {"TFLOPs": r.get("TFLOPs")}), flush=True)

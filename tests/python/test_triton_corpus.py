@@ -40,3 +40,30 @@ def test_tutorial_matmul_runs_verbatim(matmul, dtype, shape, blocks, rng):
     want = (a.astype(np.float32) @ b.astype(np.float32)).astype(np.float16)
     np.testing.assert_allclose(c.astype(np.float32), want.astype(np.float32), rtol=2e-3,
                                atol=2e-3)
+
+
+def attention_reference(q, k, v, scale, causal):
+    s = np.einsum("zhmd,zhnd->zhmn", q.astype(np.float32), k.astype(np.float32)) * scale
+    if causal:
+        n = q.shape[2]
+        s = np.where(np.tril(np.ones((n, n), bool)), s, -np.inf)
+    p = np.exp(s - s.max(-1, keepdims=True))
+    return (p / p.sum(-1, keepdims=True)) @ v.astype(np.float32)
+
+
+@pytest.mark.parametrize("dtype", [np.float16, ml_dtypes.bfloat16], ids=["f16", "bf16"])
+@pytest.mark.parametrize("causal", [False, True], ids=["full", "causal"])
+def test_flash_attention_runs_verbatim(dtype, causal, rng):
+    module, edits = load("attention", "metile")
+    assert edits == []
+    z, h, n, d = 2, 2, 70, 32  # a ragged sequence: the last query and key tiles are partial
+    q, k, v = (rng.standard_normal((z, h, n, d)).astype(dtype) for _ in range(3))
+    out = np.full((z, h, n, d), np.nan, dtype)
+    args = [q, k, v, out, 0.3]
+    for x in (q, k, v, out):
+        args += strides(x)
+    module.attn_fwd[(metile.cdiv(n, 32), z * h)](*args, h, n, HEAD_DIM=d, BLOCK_M=32,
+                                                BLOCK_N=16, CAUSAL=causal)
+    tolerance = 2e-3 if dtype == np.float16 else 2e-2
+    np.testing.assert_allclose(out.astype(np.float32), attention_reference(q, k, v, 0.3, causal),
+                               rtol=tolerance, atol=tolerance)
