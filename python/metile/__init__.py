@@ -33,7 +33,7 @@ from .language import (abs, arange, barrier, broadcast_to, convert_layout, cos, 
                        simd_shuffle_down, simd_shuffle_xor, simd_sum, simdgroup_role, sin, sqrt,
                        store, tanh, thread_id, tile_load, tile_store, tile_swizzle, where,
                        zeros, zeros_like)
-from .loops import tile_range
+from .loops import range_, tile_range
 from .random import rand, randint, randint4x, randn
 from .combine import associative_scan, reduce
 from .reductions import argmax, argmin, cumprod, cumsum, max, min, sum
@@ -47,10 +47,11 @@ from .values import Value, cast
 
 from ._core import GraphBuilder, TensorSpec, plan_graph_fusion  # noqa: E402
 from ._core import Certificate, LawRefuted, ReductionLaw  # noqa: E402
-from . import tune  # noqa: E402
+from . import math, tune  # noqa: E402
 from .tune import Config, autotune, select  # noqa: E402
 
-range = tile_range  # Triton's tl.range: a device loop (kept out of __all__: it shadows range)
+range = range_  # Triton's tl.range: a device loop (kept out of __all__: it shadows range)
+del range_
 
 __all__ = sorted(name for name, value in globals().items() if not name.startswith("_")
                  and name != "range" and (name == "dtypes" or not isinstance(value, _ModuleType)))

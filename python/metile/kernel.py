@@ -27,6 +27,8 @@ _UNSUPPORTED_OPTIONS = {
     "num_ctas": "thread-block clusters are not supported",
     "maxnreg": "register limits are not supported",
 }
+# Triton's launch options at the value that asks for nothing: accepted and dropped.
+_DEFAULT_OPTIONS = {"num_ctas": 1}
 SIMD_WIDTH = 32  # threads per warp (SIMD group) on every meTile target
 _MISSING = object()
 
@@ -189,7 +191,12 @@ class KernelFunction:
         values = list(args) + [_MISSING] * (len(self.params) - len(args))
         options = {}
         for name, value in kwargs.items():
-            if name in _UNSUPPORTED_OPTIONS:
+            # A parameter named like a Triton launch option (the softmax tutorial's constexpr
+            # num_stages) is the kernel's argument.
+            is_param = name in self._index
+            if not is_param and _DEFAULT_OPTIONS.get(name, _MISSING) == value:
+                continue
+            if name in _UNSUPPORTED_OPTIONS and not is_param:
                 raise TypeError(f"{self.name}(): the Triton launch option '{name}' is not "
                                 f"supported ({_UNSUPPORTED_OPTIONS[name]}); omit it")
             if name in OPTIONS:

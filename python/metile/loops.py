@@ -77,6 +77,15 @@ def tile_range(start, end, step=1):
     return TileRange(start, end, step)
 
 
+def range_(arg1, arg2=None, step=None, num_stages=None, loop_unroll_factor=None,
+           disallow_acc_multi_buffer=False, flatten=False, warp_specialize=False):
+    """Triton's ``tl.range``: ``range(end)`` or ``range(start, end, step)`` as a device loop.
+    Its scheduling hints (num_stages, loop_unroll_factor, disallow_acc_multi_buffer, flatten,
+    warp_specialize) are accepted and have no effect: meTile's lowering chooses them."""
+    start, end = (0, arg1) if arg2 is None else (arg1, arg2)
+    return TileRange(start, end, 1 if step is None else step)
+
+
 def run_range_loop(bounds, body, names, inits, line):
     """``for i in range(*bounds)``: unrolled while tracing over Python numbers, a device
     loop (as tile_range) when a bound is a traced value."""

@@ -154,6 +154,32 @@ def test_builtin_min_and_max_take_traced_values_as_in_triton(rng):
     np.testing.assert_array_equal(out, expected)
 
 
+@tl.jit
+def stage_sums(x, out, n, BLOCK: tl.constexpr, num_stages: tl.constexpr):
+    # The softmax tutorial's constexpr named num_stages, tl.range with Triton's hints and
+    # tl.range(end), and tl.math.
+    offs = tl.arange(0, BLOCK)
+    acc = tl.zeros((BLOCK,), dtype=tl.float32)
+    for start in tl.range(0, n, BLOCK, num_stages=num_stages, loop_unroll_factor=2,
+                          flatten=True):
+        acc += tl.load(x + start + offs, mask=start + offs < n, other=0.0)
+    for _ in tl.range(num_stages):
+        acc = tl.math.exp2(tl.math.log2(acc))
+    tl.store(out + offs, tl.math.div_rn(acc, 1.0) + tl.math.sqrt_rn(4.0))
+
+
+def test_triton_loop_hints_option_named_parameters_and_tl_math(rng):
+    n = 300
+    x = rng.random(n).astype(np.float32) + 0.5
+    out = np.zeros(128, np.float32)
+    stage_sums[(1,)](x, out, n, BLOCK=128, num_stages=3, num_ctas=1)
+    expected = np.pad(x, (0, 84)).reshape(3, 128).sum(0) + 2.0
+    np.testing.assert_allclose(out, expected, rtol=1e-5)
+    assert tl.math.exp2 is tl.exp2 and tl.math.fma is tl.fma
+    with pytest.raises(TypeError, match="launch option 'num_ctas' is not supported"):
+        stage_sums[(1,)](x, out, n, BLOCK=128, num_stages=3, num_ctas=2)
+
+
 def test_static_range_static_assert_hints_and_cdiv():
     n = 100
     out = np.zeros(n, np.int32)
