@@ -157,6 +157,33 @@ class Reader {
     return result;
   }
 
+  // rem(x, n) of x = T + c by a divisor n that is not a constant power of two (a runtime
+  // size: Triton's `offs % N`), for a 32-bit x: rem(T, n) + c, rem(T, n) one term shared by
+  // every x with the same T and n. This holds only while x's run of values does not cross a
+  // multiple of n, so it stands for 32-bit indices alone, whose every group the grouper checks
+  // at run time (the widened first and last index exactly the run apart): a crossing drops the
+  // sum of the steps by n, fails the check and takes the scalar path.
+  std::optional<Affine> runtime_remainder(const ir::Op& op, ir::DType dtype, int depth) {
+    if (bits_of(dtype) > 32) return std::nullopt;
+    const uint64_t mask = (uint64_t{1} << bits_of(dtype)) - 1;
+    const Affine n = read(op.operands[1], depth + 1);
+    Affine x = read(op.operands[0], depth + 1);
+    const uint64_t c = x.constant & mask;
+    x.constant = 0;
+    for (auto it = x.terms.begin(); it != x.terms.end();) {
+      it->second &= mask;
+      it = it->second == 0 ? x.terms.erase(it) : std::next(it);
+    }
+    if (x.terms.empty() || n.is_constant()) return std::nullopt;
+    const auto key = std::make_tuple(x.terms, n.terms, n.constant & mask);
+    auto [it, made] = remainder_terms_.try_emplace(key, next_divided_term_);
+    if (made) --next_divided_term_;
+    Affine result;
+    result.terms[it->second] = 1;
+    result.constant = c;
+    return result;
+  }
+
   Affine read_uncached(ir::ValueId v, int depth) {
     Affine term;
     term.terms[v] = 1;
@@ -210,6 +237,8 @@ class Reader {
       case K::Rem:
       case K::FloorDiv:
         if (std::optional<Affine> a = divided(*op, dtype, depth)) return *a;
+        if (op->kind == K::Rem)
+          if (std::optional<Affine> a = runtime_remainder(*op, dtype, depth)) return *a;
         return term;
       case K::ThreadgroupIndex:
       case K::ThreadgroupCount:
@@ -309,6 +338,9 @@ class Reader {
   std::map<ir::ValueId, Affine> memo_;
   // The terms floordiv(T, 2^m) and rem(T, 2^m), by (op kind, T, 2^m): ids below kNoValue.
   std::map<std::tuple<int, std::map<ir::ValueId, uint64_t>, uint64_t>, ir::ValueId> divided_terms_;
+  std::map<std::tuple<std::map<ir::ValueId, uint64_t>, std::map<ir::ValueId, uint64_t>, uint64_t>,
+           ir::ValueId>
+      remainder_terms_;
   ir::ValueId next_divided_term_ = ir::kNoValue - 1;
 };
 

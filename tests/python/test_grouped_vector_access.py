@@ -73,3 +73,22 @@ def test_a_masked_window_matches_numpy_at_every_edge(np_dtype, lo, hi):
     np.testing.assert_array_equal(out, expected.astype(np_dtype))
     report = window[(rows,)].prepare(x, out, rows, cols, lo, hi, BLOCK=256).execution_report
     assert report["grouped_loads"] > 0
+
+
+@metile.kernel
+def wrapped_copy(x, out, n, BLOCK: metile.constexpr):
+    offs = metile.program_id(0) * BLOCK + metile.arange(0, BLOCK)
+    metile.store(out + offs, metile.load(x + offs % n))
+
+
+@pytest.mark.parametrize("n", [5, 37, 64, 100, 300])
+def test_indices_modulo_a_runtime_size_group_and_wrap_correctly(n):
+    # offs % n (Triton's `(pid * BLOCK + arange) % M`): runs of offsets group into vectors,
+    # and a run that crosses a multiple of n fails the packed path's check and reads element
+    # by element.
+    x = np.arange(n, dtype=np.float32) * 1.5 - 7.0
+    out = np.zeros(256, np.float32)
+    dispatch = wrapped_copy[(2,)].prepare(x, out, n, BLOCK=128)
+    dispatch()
+    np.testing.assert_array_equal(out, x[np.arange(256) % n])
+    assert dispatch.execution_report["grouped_loads"] >= 1
