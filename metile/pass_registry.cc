@@ -25,6 +25,7 @@
 #include "metile/transform/dce.h"
 #include "metile/transform/eliminate_redundant_conversions.h"
 #include "metile/transform/merge_online_reductions.h"
+#include "metile/transform/prefetch_dot_operands.h"
 #include "metile/transform/rebase_carried_pointers.h"
 
 namespace metile {
@@ -49,6 +50,23 @@ PassResult run_merge_online_reductions(Kernel k, PassContext& context) {
   transform::OnlineReductionMerge done = transform::merge_online_reductions(std::move(k));
   context.online_reductions = std::move(done.records);
   return std::move(done.result);
+}
+
+// On targets with mma.sync, the SIMD-group dot's operand loads go one K step ahead; a kernel
+// the tensor backend takes whole (wgmma_tma), or whose Schedule sets double_buffer (True: its
+// own pipeline; False: none) or asks for another backend or staging, keeps its loops.
+PassResult run_prefetch_dot_operands(Kernel k, PassContext& context) {
+  const std::optional<schedule::Schedule>& s = context.schedule;
+  const bool asked_otherwise =
+      s && (s->double_buffer.has_value() || s->staging != schedule::Staging::Auto ||
+            (s->backend != schedule::Backend::Auto && s->backend != schedule::Backend::Simdgroup));
+  if (!context.target.matrix_facilities.has(target::MatrixFacility::MmaSync) ||
+      (context.async_gemm && context.async_gemm->matched()) || asked_otherwise)
+    return {std::move(k), false};
+  // Half of a thread's 255 registers for the accumulators and the prefetched tiles.
+  constexpr int64_t kRegisterBudget = 128;
+  const int64_t threads = lower::plan_threads(k, context.target).threads_per_threadgroup;
+  return transform::prefetch_dot_operands(std::move(k), threads, kRegisterBudget);
 }
 
 PassResult run_peel_complete_iterations(Kernel k, PassContext& context) {
@@ -261,6 +279,9 @@ const std::vector<Pass>& registry() {
        run_merge_online_reductions},
       {"dce", "removes ops whose results are unused and that have no effects",
        [](Kernel k, PassContext&) { return transform::eliminate_dead_code(std::move(k)); }},
+      {"prefetch_dot_operands",
+       "on mma.sync targets, issues a K loop's dot operand loads one iteration ahead",
+       run_prefetch_dot_operands},
       {"peel_complete_iterations",
        "splits a zero-start loop's iterations whose device tiles are provably complete from a "
        "guarded remainder",

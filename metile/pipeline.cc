@@ -38,6 +38,9 @@ PipelineResult compile_to_source(ir::Kernel kernel, const PipelineOptions& optio
   //    where the online softmax law verifies.
   kernel = steps.run("merge_online_reductions", std::move(kernel));
   kernel = steps.run("dce", std::move(kernel));
+  //    On mma.sync targets, a K loop's dot operands are loaded one iteration ahead, so their
+  //    latency overlaps the previous step's matrix work.
+  kernel = steps.run("prefetch_dot_operands", std::move(kernel));
   //    Device tiles: iterations whose tiles are provably complete leave their bounds checks
   //    behind in a guarded remainder loop.
   kernel = steps.run("peel_complete_iterations", std::move(kernel));

@@ -1,6 +1,7 @@
 #include "metile/lower/dot_operand_vectors.h"
 
 #include <algorithm>
+#include <set>
 
 #include "metile/lower/lowering_steps.h"
 #include "metile/lower/rematerialise.h"
@@ -78,11 +79,21 @@ bool lower_vectorized_operand_load(Lowering& l, const ir::Op& op) {
     return false;
   const int64_t run = operand_run(t, l.threads, l.plan.operand_vector_run);
   if (run < 2 || t.shape[1] % run) return false;
-  bool operand = false;
+  // A dot operand, or a value a loop carries into one (prefetch_dot_operands.h).
+  std::set<ir::ValueId> operands;
   ir::walk(l.tile.body, [&](const ir::Op& o) {
-    operand = operand || (o.kind == ir::OpKind::Dot &&
-                          (o.operands[0] == op.results[0] || o.operands[1] == op.results[0]));
+    if (o.kind == ir::OpKind::Dot) operands.insert({o.operands[0], o.operands[1]});
   });
+  ir::walk(l.tile.body, [&](const ir::Op& o) {
+    if (o.kind != ir::OpKind::For || o.regions[0].ops.empty()) return;
+    const ir::Block& body = o.regions[0];
+    for (size_t j = 1; j < body.args.size(); ++j)
+      if (operands.count(body.args[j])) {
+        operands.insert(body.ops.back().operands[j - 1]);
+        operands.insert(o.operands[2 + j]);
+      }
+  });
+  const bool operand = operands.count(op.results[0]) != 0;
   Rematerialise remat(l, l.definers);
   for (ir::ValueId v : op.operands)
     if (!remat.possible(v)) return false;

@@ -215,8 +215,10 @@ def _source(kernel, args, **constexprs):
 
 
 def _multiplies_fragments(source):
-    """Whether the emitted source (MSL, or CUDA on a GPU machine) multiplies matrix fragments."""
-    return "simdgroup_multiply_accumulate" in source or "metile_matrix_mma(" in source
+    """Whether the emitted source (MSL, or CUDA on a GPU machine) multiplies matrix fragments:
+    8x8 ones, or mma.sync's own m16n8k16 (16-bit operands on CUDA)."""
+    return any(call in source for call in ("simdgroup_multiply_accumulate", "metile_matrix_mma(",
+                                           "metile_mma_16816("))
 
 
 @pytest.mark.parametrize("m,n,k,fragments", [(64, 64, 32, True), (16, 16, 16, True),
