@@ -22,7 +22,7 @@ from .elementwise import ceil, clamp, erf, floor, fma, log2, sigmoid
 from .errors import (CompilationError, InternalCompilerError, KernelFaultError,
                      NotSupportedError, OutOfResources)
 from .host import cdiv, next_power_of_2
-from .kernel import BufferArg, KernelFunction, constexpr, jit, kernel
+from .kernel import BufferArg, KernelFunction, constexpr, heuristics, jit, kernel
 from .launch import synchronize
 from .layouts import ThreadLayout
 from .language import (abs, arange, barrier, broadcast_to, convert_layout, cos, dot, exp,

@@ -159,6 +159,7 @@ class KernelFunction:
         self._index = {p.name: i for i, p in enumerate(self.params)}
         self.runtime_names = tuple(p.name for p in self.params if not p.constexpr)
         self._positional = sum(not p.keyword_only for p in self.params)
+        self._heuristics = {}  # parameter -> fn(named arguments), in order (heuristics())
         self._rewritten = None
         self._fingerprint = _MISSING
         self._cache = {}  # (signature, math mode, Schedule or None) -> Specialisation
@@ -210,10 +211,15 @@ class KernelFunction:
                 raise TypeError(f"{self.name}() got multiple values for argument '{name}'")
             values[index] = value
         for i, p in enumerate(self.params):
-            if values[i] is _MISSING:
+            if values[i] is _MISSING and p.name not in self._heuristics:
                 if p.default is _MISSING:
                     raise TypeError(f"{self.name}() missing argument '{p.name}'")
                 values[i] = p.default
+        for name, rule in self._heuristics.items():  # Triton's order: each sees the ones before
+            index = self._index[name]
+            if values[index] is _MISSING:
+                named = {p.name: v for p, v in zip(self.params, values) if v is not _MISSING}
+                values[index] = rule(named)
         return values, options
 
     def signature(self, values, options=None):
@@ -389,6 +395,29 @@ class KernelFunction:
         found = Specialisation(tile_ir, compiled, writes)
         self._cache[key] = found
         return found, runtime
+
+
+def heuristics(values):
+    """Triton's ``@triton.heuristics({"EVEN_K": lambda args: args["K"] % args["BLOCK_K"] == 0})``,
+    above @metile.kernel (and below @metile.autotune, whose configuration's values it sees):
+    at each launch, each named parameter the call does not give is the value of its function
+    of the arguments by name, computed in order (a later one sees the earlier ones)."""
+    values = dict(values)
+
+    def decorate(kernel):
+        if not isinstance(kernel, KernelFunction):
+            raise TypeError("metile.heuristics wraps a @metile.kernel (put @metile.heuristics "
+                            "above @metile.kernel)")
+        for name, rule in values.items():
+            if name not in kernel._index:
+                raise ValueError(f"metile.heuristics: '{name}' is not a parameter of "
+                                 f"{kernel.name}")
+            if not callable(rule):
+                raise TypeError(f"metile.heuristics: the rule for '{name}' is not callable")
+        kernel._heuristics.update(values)
+        return kernel
+
+    return decorate
 
 
 def kernel(fn=None, *, num_threads=None, num_warps=None):

@@ -180,6 +180,49 @@ def test_triton_loop_hints_option_named_parameters_and_tl_math(rng):
         stage_sums[(1,)](x, out, n, BLOCK=128, num_stages=3, num_ctas=2)
 
 
+@tl.heuristics({"EVEN": lambda args: args["n"] % args["BLOCK"] == 0,
+                "HALF": lambda args: args["BLOCK"] // 2})
+@tl.jit
+def scaled_copy(x, out, n, BLOCK: tl.constexpr, EVEN: tl.constexpr, HALF: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    if EVEN:
+        tl.store(out + offs, tl.load(x + offs) * HALF)
+    else:
+        tl.store(out + offs, tl.load(x + offs, mask=offs < n) * HALF, mask=offs < n)
+
+
+def test_heuristics_compute_constexprs_from_the_arguments(rng):
+    for n in (256, 300):
+        x = rng.standard_normal(n).astype(np.float32)
+        out = np.zeros(n, np.float32)
+        scaled_copy[(tl.cdiv(n, 128),)](x, out, n, BLOCK=128)
+        np.testing.assert_allclose(out, x * 64)
+    traced = str(scaled_copy.trace(x, out, 300, BLOCK=64))
+    assert "EVEN = 0" in traced and "HALF = 32" in traced
+    # A value the call gives wins over the rule; a rule must name a parameter.
+    assert "HALF = 3" in str(scaled_copy.trace(x, out, 300, BLOCK=64, HALF=3))
+    with pytest.raises(ValueError, match="'NOPE' is not a parameter of scaled_copy"):
+        tl.heuristics({"NOPE": lambda args: 1})(scaled_copy)
+
+
+@tl.autotune(configs=[tl.Config({"BLOCK": 64}), tl.Config({"BLOCK": 128})], key=["n"])
+@tl.heuristics({"EVEN": lambda args: args["n"] % args["BLOCK"] == 0,
+                "HALF": lambda args: args["BLOCK"] // 2})
+@tl.jit
+def tuned_scaled_copy(x, out, n, BLOCK: tl.constexpr, EVEN: tl.constexpr, HALF: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    tl.store(out + offs, tl.load(x + offs, mask=offs < n) * (HALF + EVEN), mask=offs < n)
+
+
+def test_heuristics_see_the_autotuned_configuration(rng):
+    n = 192  # a multiple of 64, not of 128
+    x = rng.standard_normal(n).astype(np.float32)
+    out = np.zeros(n, np.float32)
+    tuned_scaled_copy[lambda meta: (tl.cdiv(n, meta["BLOCK"]),)](x, out, n)
+    block = tuned_scaled_copy.best_config.kwargs["BLOCK"]
+    np.testing.assert_allclose(out, x * (block // 2 + (n % block == 0)))
+
+
 def test_static_range_static_assert_hints_and_cdiv():
     n = 100
     out = np.zeros(n, np.int32)
