@@ -5,13 +5,76 @@ f16 is numpy.float16; bf16 is ml_dtypes.bfloat16 (numpy has no bfloat16).
 
 import numpy as np
 
-float16 = "f16"
-bfloat16 = "bf16"
-float32 = "f32"
-int32 = "i32"
-uint32 = "u32"
-int64 = "i64"
-int1 = "i1"
+
+class dtype(str):
+    """A dtype as Triton's ``tl.dtype`` offers it: meTile's name ("f16"), equal to that string
+    wherever a name is taken, with Triton's queries."""
+
+    __slots__ = ()
+
+    @property
+    def primitive_bitwidth(self):
+        return {"f16": 16, "bf16": 16, "f32": 32, "i32": 32, "u32": 32, "i64": 64, "i1": 1}[self]
+
+    def is_floating(self):
+        return self in ("f16", "bf16", "f32")
+
+    def is_int(self):
+        return self in ("i32", "u32", "i64", "i1")
+
+    def is_int_signed(self):
+        return self in ("i32", "i64")
+
+    def is_int_unsigned(self):
+        return self == "u32"
+
+    def is_bool(self):
+        return self == "i1"
+
+    def is_fp16(self):
+        return self == "f16"
+
+    def is_bf16(self):
+        return self == "bf16"
+
+    def is_fp32(self):
+        return self == "f32"
+
+    def is_ptr(self):
+        return False
+
+    @property
+    def scalar(self):
+        return self
+
+
+class pointer_type(dtype):
+    """A pointer's dtype, as Triton's ``tl.pointer_type``: equal to its pointee's name (as a
+    pointer's dtype has always been in meTile), with ``element_ty`` the pointee's dtype."""
+
+    __slots__ = ()
+
+    @property
+    def element_ty(self):
+        return dtype(self)
+
+    def is_ptr(self):
+        return True
+
+    def is_floating(self):
+        return False
+
+    def is_int(self):
+        return False
+
+
+float16 = dtype("f16")
+bfloat16 = dtype("bf16")
+float32 = dtype("f32")
+int32 = dtype("i32")
+uint32 = dtype("u32")
+int64 = dtype("i64")
+int1 = dtype("i1")
 
 NAMES = ("f16", "bf16", "f32", "i32", "u32", "i64", "i1")
 _ALIASES = {

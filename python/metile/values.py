@@ -186,8 +186,10 @@ class Value:
 
     @property
     def dtype(self):
-        """The element dtype name ('f32'); for pointers, the pointee's."""
-        return self.type.dtype
+        """The element dtype name ('f32'); for pointers, the pointee's, whose ``element_ty``
+        is the pointee dtype as in Triton (dtypes.pointer_type)."""
+        name = self.type.dtype
+        return dtypes.pointer_type(name) if self.type.pointer else dtypes.dtype(name)
 
     @property
     def shape(self):

@@ -223,6 +223,28 @@ def test_heuristics_see_the_autotuned_configuration(rng):
     np.testing.assert_allclose(out, x * (block // 2 + (n % block == 0)))
 
 
+@tl.jit
+def cast_to_output(X, Out, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    x = tl.load(X + offs, mask=offs < n, other=0.0)
+    tl.static_assert(X.dtype.is_ptr() and not x.dtype.is_ptr())
+    tl.static_assert(x.dtype.is_floating() and x.dtype.primitive_bitwidth == 32)
+    y = x * 2 if Out.dtype.element_ty.is_floating() else x
+    tl.store(Out + offs, y.to(Out.dtype.element_ty), mask=offs < n)
+
+
+def test_pointer_dtypes_have_triton_element_ty(rng):
+    n = 100
+    x = rng.standard_normal(n).astype(np.float32)
+    for np_dtype, name in ((np.float16, "f16"), (np.float32, "f32")):
+        out = np.zeros(n, np_dtype)
+        cast_to_output[(1,)](x, out, n, BLOCK=128)
+        np.testing.assert_array_equal(out, (x * 2).astype(np_dtype))
+    assert tl.float16 == "f16" and tl.float16.primitive_bitwidth == 16
+    assert tl.pointer_type("bf16").element_ty == tl.bfloat16
+    assert tl.int32.is_int_signed() and not tl.uint32.is_int_signed()
+
+
 def test_static_range_static_assert_hints_and_cdiv():
     n = 100
     out = np.zeros(n, np.int32)
