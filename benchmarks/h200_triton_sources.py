@@ -4,7 +4,8 @@
 
 Each kernel of the Triton corpus (tests/python/triton_corpus/) is loaded twice (its load.py):
 as written, for Triton, and with the import renamed for meTile, plus the edits the JSON lists
-(none for the matmul; meTile's launch drops `num_stages`, listed as `dropped_options`). Every case's
+(none), and any launch option meTile's call drops (listed as `dropped_options`; `num_stages` was
+until 5827adb). Every case's
 outputs are checked against torch (an f32 product of the same inputs) before anything is timed;
 a candidate that fails is recorded and never timed. Timing: CUDA events, candidates in ABBA
 rounds, medians (benchmarks/memory_bound/timing.py); figures are TFLOP/s and meTile's time over

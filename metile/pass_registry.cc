@@ -52,21 +52,40 @@ PassResult run_merge_online_reductions(Kernel k, PassContext& context) {
   return std::move(done.result);
 }
 
-// On targets with mma.sync, the SIMD-group dot's operand loads go one K step ahead; a kernel
-// the tensor backend takes whole (wgmma_tma), or whose Schedule sets double_buffer (True: its
-// own pipeline; False: none) or asks for another backend or staging, keeps its loops.
+// On targets with mma.sync, the SIMD-group dot's operand loads go one K step ahead (two
+// stages) unless the launch asked for one (num_stages=1); a kernel the tensor backend takes
+// whole (wgmma_tma), or whose Schedule sets double_buffer (True: its own pipeline; False: none)
+// or asks for another backend or staging, keeps its loops. The report says which happened.
 PassResult run_prefetch_dot_operands(Kernel k, PassContext& context) {
+  schedule::PipeliningRecord& record = context.pipelining;
+  if (const auto it = k.attrs.find("pipeline_stages"); it != k.attrs.end())
+    record.requested_stages = std::get<int64_t>(it->second);
   const std::optional<schedule::Schedule>& s = context.schedule;
   const bool asked_otherwise =
       s && (s->double_buffer.has_value() || s->staging != schedule::Staging::Auto ||
             (s->backend != schedule::Backend::Auto && s->backend != schedule::Backend::Simdgroup));
-  if (!context.target.matrix_facilities.has(target::MatrixFacility::MmaSync) ||
-      (context.async_gemm && context.async_gemm->matched()) || asked_otherwise)
-    return {std::move(k), false};
+  if (!context.target.matrix_facilities.has(target::MatrixFacility::MmaSync))
+    record.reason = "target " + context.target.name + " has no mma.sync: K loops keep one stage";
+  else if (context.async_gemm && context.async_gemm->matched() && context.async_gemm->wgmma_tile())
+    record.reason = "the tensor backend (wgmma_tma) pipelines the kernel itself";
+  else if (asked_otherwise)
+    record.reason = "the Schedule sets double_buffer, a backend or a staging";
+  else if (record.requested_stages == 1)
+    record.reason = "num_stages=1: K loops keep one stage";
+  if (!record.reason.empty()) return {std::move(k), false};
   // Half of a thread's 255 registers for the accumulators and the prefetched tiles.
   constexpr int64_t kRegisterBudget = 128;
   const int64_t threads = lower::plan_threads(k, context.target).threads_per_threadgroup;
-  return transform::prefetch_dot_operands(std::move(k), threads, kRegisterBudget);
+  transform::Prefetching done =
+      transform::prefetch_dot_operands(std::move(k), threads, kRegisterBudget);
+  record.prefetched_loops = std::move(done.loops);
+  record.reason =
+      record.prefetched_loops.empty()
+          ? "no K loop of dot operand loads fits the register budget (" +
+                std::to_string(kRegisterBudget) + " per thread)"
+          : "dot operands load one K step ahead (two stages, in registers)" +
+                std::string(record.requested_stages > 2 ? "; deeper pipelines are not built" : "");
+  return std::move(done.result);
 }
 
 PassResult run_peel_complete_iterations(Kernel k, PassContext& context) {

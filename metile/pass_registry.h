@@ -13,6 +13,7 @@
 #include "metile/lower/group_vector_accesses.h"
 #include "metile/lower/lower.h"
 #include "metile/pipeline.h"
+#include "metile/schedule/execution_report.h"
 #include "metile/schedule/schedule_plan.h"
 #include "metile/target/target.h"
 #include "metile/transform/eliminate_redundant_conversions.h"
@@ -34,6 +35,7 @@ struct PassContext {
       layout_optimizations;  // by eliminate_redundant_conversions
   std::vector<transform::OnlineReductionRecord> online_reductions;  // by merge_online_reductions
   std::vector<transform::PeeledLoop> peeled_loops;                  // by peel_complete_iterations
+  schedule::PipeliningRecord pipelining;                            // by prefetch_dot_operands
   std::optional<schedule::AsyncGemm> async_gemm;  // set by match_async_gemm, read by plan_schedule
   std::optional<lower::ThreadPlan> thread_plan;   // set by plan_threads, read by lower_to_metal
   std::optional<schedule::Schedule> schedule;     // the caller's SCHEDULE (nullopt: omitted)

@@ -99,6 +99,7 @@ PipelineResult PipelineSteps::finish(ir::Kernel tile, ir::Kernel metal,
         {"online softmax", r.loops, r.merged, r.law, r.obligations, r.cases_checked, r.detail});
   for (const transform::PeeledLoop& p : context_.peeled_loops)
     report_.peeled_loops.push_back({p.loop, p.device_tiles, p.condition});
+  report_.pipelining = context_.pipelining;
   report_.grouped_loads = context_.vector_groups.loads;
   report_.grouped_stores = context_.vector_groups.stores;
   report_.threadgroup_bytes = emitted.abi.threadgroup_bytes;

@@ -23,6 +23,11 @@ struct Extent {
 struct AsyncGemm {
   std::string not_matched;  // why the kernel is not the canonical GEMM; empty when it is
   bool matched() const { return not_matched.empty(); }
+  // Whether its tile is one wgmma_tma takes: 128 x {64, 128, 256} x 64 (two consumer warp
+  // groups of 64 rows, 128-byte swizzled K rows).
+  bool wgmma_tile() const {
+    return block_m == 128 && block_k == 64 && (block_n == 64 || block_n == 128 || block_n == 256);
+  }
 
   ir::DType dtype = ir::DType::bf16;  // of left and right (f16 or bf16)
   int64_t block_m = 0, block_n = 0, block_k = 0;

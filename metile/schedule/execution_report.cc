@@ -80,6 +80,11 @@ nlohmann::json ExecutionReport::to_json() const {
   for (const PeeledLoopRecord& p : peeled_loops)
     j["peeled_loops"].push_back(
         {{"loop", p.loop}, {"device_tiles", p.device_tiles}, {"complete_when", p.condition}});
+  j["pipelining"] = {{"requested_stages", pipelining.requested_stages
+                                              ? nlohmann::json(*pipelining.requested_stages)
+                                              : nlohmann::json()},
+                     {"prefetched_loops", pipelining.prefetched_loops},
+                     {"reason", pipelining.reason}};
   j["grouped_loads"] = grouped_loads;
   j["grouped_stores"] = grouped_stores;
   j["math_mode"] = math_mode;

@@ -8,6 +8,7 @@
 
 #include <array>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -95,6 +96,15 @@ struct PeeledLoopRecord {
   std::string condition;
 };
 
+// The K loops' pipelining (prefetch_dot_operands): the depth a launch asked for (Triton's
+// num_stages; none when not given), the loops whose dot operands load one step ahead (two
+// stages), and why no loop does when none is listed.
+struct PipeliningRecord {
+  std::optional<int64_t> requested_stages;
+  std::vector<std::string> prefetched_loops;
+  std::string reason;
+};
+
 struct ExecutionReport {
   std::string kernel;
   std::string target;
@@ -122,6 +132,7 @@ struct ExecutionReport {
   std::vector<SoftwarePipeline> pipelines;
   std::vector<FusedEpilogueRecord> fused_epilogues;
   std::vector<PeeledLoopRecord> peeled_loops;
+  PipeliningRecord pipelining;
   std::string math_mode;  // "default" | "strict" | "relaxed"
   int64_t source_bytes = 0;
 

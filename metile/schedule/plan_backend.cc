@@ -151,8 +151,7 @@ std::string Planner::wgmma_unfit() const {
   if (!gemm_) return "the kernel was not matched against the canonical descriptor GEMM";
   if (!gemm_->matched())
     return "the kernel is not the canonical descriptor GEMM (" + gemm_->not_matched + ")";
-  if (gemm_->block_m != 128 || gemm_->block_k != 64 ||
-      (gemm_->block_n != 64 && gemm_->block_n != 128 && gemm_->block_n != 256))
+  if (!gemm_->wgmma_tile())
     return "its tile is " + text(gemm_->block_m) + "x" + text(gemm_->block_n) + "x" +
            text(gemm_->block_k) +
            " (BLOCK_M x BLOCK_N x BLOCK_K); wgmma_tma takes 128 x 64, 128 or 256 x 64: two "

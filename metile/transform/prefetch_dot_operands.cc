@@ -4,6 +4,8 @@
 #include <optional>
 #include <set>
 
+#include "metile/ir/printer.h"
+
 namespace metile::transform {
 
 namespace {
@@ -20,7 +22,7 @@ enum class At { Start, Next };
 class Prefetcher {
  public:
   Prefetcher(ir::Kernel& k, int64_t threads, int64_t register_budget)
-      : k_(k), threads_(threads), budget_(register_budget) {
+      : k_(k), names_(ir::printed_value_names(k)), threads_(threads), budget_(register_budget) {
     ir::walk(k_.body, [&](const Op& op) {
       if (op.kind == OpKind::Constant && op.has_attr("value") &&
           ir::is_integer(k_.type(op.results[0]).dtype))
@@ -45,16 +47,27 @@ class Prefetcher {
   bool loop(Op& loop, std::vector<Op>& before) {
     const std::optional<int64_t> step = constant(loop.operands[2]);
     if (!step || *step <= 0 || registers(loop.regions[0]) > budget_) return false;
-    bool changed = false;
+    int loads = 0;
     for (size_t position = 0; position < loop.regions[0].ops.size(); ++position) {
       const Op& op = loop.regions[0].ops[position];
       if (op.kind == OpKind::Load && (op.operands.size() == 1 || op.operands.size() == 3) &&
           k_.type(op.results[0]).is_tile() && feeds_dot(loop.regions[0], op.results[0]))
-        changed |= prefetch(loop, position, before);
+        loads += prefetch(loop, position, before);
     }
-    return changed;
+    if (loads > 0) {
+      const ValueId index = loop.regions[0].args[0];
+      const std::string name =
+          static_cast<size_t>(index) < names_.size() ? names_[static_cast<size_t>(index)] : "";
+      loops.push_back("for " + name + (loop.loc.known() ? " at " + loop.loc.str() : "") + " (" +
+                      std::to_string(loads) + (loads == 1 ? " load)" : " loads)"));
+    }
+    return loads > 0;
   }
 
+ public:
+  std::vector<std::string> loops;
+
+ private:
   // 32-bit registers a thread holds for the loop's dots: the f32 accumulators, and the operand
   // tiles its loads would fetch ahead twice over (the tile in use and the one in flight).
   int64_t registers(const ir::Block& body) const {
@@ -237,15 +250,17 @@ class Prefetcher {
   };
 
   ir::Kernel& k_;
+  const std::vector<std::string> names_;
   const int64_t threads_, budget_;
   std::map<ValueId, int64_t> constants_;
 };
 
 }  // namespace
 
-ir::PassResult prefetch_dot_operands(ir::Kernel k, int64_t threads, int64_t register_budget) {
-  const bool changed = Prefetcher(k, threads, register_budget).block(k.body);
-  return {std::move(k), changed};
+Prefetching prefetch_dot_operands(ir::Kernel k, int64_t threads, int64_t register_budget) {
+  Prefetcher prefetcher(k, threads, register_budget);
+  const bool changed = prefetcher.block(k.body);
+  return {{std::move(k), changed}, std::move(prefetcher.loops)};
 }
 
 }  // namespace metile::transform

@@ -1,6 +1,8 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
+#include <vector>
 
 #include "metile/ir/pass_result.h"
 
@@ -26,6 +28,10 @@ namespace metile::transform {
 // carried value: its registers are the cost, so a loop whose dots' accumulators and twice its
 // prefetched tiles take more than `register_budget` 32-bit registers a thread (over `threads`
 // threads) keeps its loads where they are.
-ir::PassResult prefetch_dot_operands(ir::Kernel k, int64_t threads, int64_t register_budget);
+struct Prefetching {
+  ir::PassResult result;
+  std::vector<std::string> loops;  // "for %8 at file:line (2 loads)", each loop it rewrote
+};
+Prefetching prefetch_dot_operands(ir::Kernel k, int64_t threads, int64_t register_budget);
 
 }  // namespace metile::transform

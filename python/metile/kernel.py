@@ -20,10 +20,11 @@ from .schedule import Schedule
 from .tracing import Trace, activate, active_trace
 from .values import Value
 
-OPTIONS = ("STRICT_MATH", "RELAXED_PRECISION", "SCHEDULE", "num_warps")
-_RESERVED_CONSTEXPRS = ("num_threads",)  # kernel attributes the compiler reads
+OPTIONS = ("STRICT_MATH", "RELAXED_PRECISION", "SCHEDULE", "num_warps", "num_stages")
+# Kernel attributes the compiler reads: num_warps becomes num_threads, num_stages
+# pipeline_stages (prefetch_dot_operands reads it).
+_RESERVED_CONSTEXPRS = ("num_threads", "pipeline_stages")
 _UNSUPPORTED_OPTIONS = {
-    "num_stages": "software pipelining depth is chosen by the compiler",
     "num_ctas": "thread-block clusters are not supported",
     "maxnreg": "register limits are not supported",
 }
@@ -151,7 +152,9 @@ class KernelFunction:
         for p in inspect.signature(fn).parameters.values():
             if p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD):
                 raise TypeError(f"@metile.kernel {self.name}: *args and **kwargs are not supported")
-            if p.name in OPTIONS or p.name in _RESERVED_CONSTEXPRS:
+            # A parameter may share Triton's launch option's name (the softmax tutorial's
+            # num_stages constexpr): the argument then binds it.
+            if (p.name in OPTIONS and p.name != "num_stages") or p.name in _RESERVED_CONSTEXPRS:
                 raise TypeError(f"@metile.kernel {self.name}: parameter name '{p.name}' is reserved")
             self.params.append(Param(p.name, _is_constexpr(p.annotation),
                                      p.kind == p.KEYWORD_ONLY,
@@ -200,7 +203,7 @@ class KernelFunction:
             if name in _UNSUPPORTED_OPTIONS and not is_param:
                 raise TypeError(f"{self.name}(): the Triton launch option '{name}' is not "
                                 f"supported ({_UNSUPPORTED_OPTIONS[name]}); omit it")
-            if name in OPTIONS:
+            if name in OPTIONS and not is_param:
                 options[name] = value
                 continue
             index = self._index.get(name)
@@ -238,6 +241,12 @@ class KernelFunction:
                 fixed = _is_integer_scalar(spec) and (specialise or int(value) == 1)
                 signature.append(spec + ("specialised", int(value)) if fixed else spec)
                 runtime.append((kind, dtype, value))
+        stages = (options or {}).get("num_stages")
+        if stages is not None:  # after the parameters' entries, which _trace zips with them
+            if not isinstance(stages, int) or isinstance(stages, bool) or stages < 1:
+                raise ValueError(f"{self.name}: num_stages must be a positive int, got "
+                                 f"{stages!r}")
+            signature.append(("num_stages", stages))
         warps = (options or {}).get("num_warps")
         if warps is not None:  # after the parameters' entries, which _trace zips with them
             threads = _threads_of_warps(self.name, warps)
@@ -268,6 +277,8 @@ class KernelFunction:
             for key in signature:
                 if key[0] == "num_threads":
                     threads = key[1]
+                if key[0] == "num_stages":
+                    trace.core.set_attr_int("pipeline_stages", key[1])
             if callable(threads):
                 threads = self._threads_of_callable(threads, signature, values)
             if threads is not None:

@@ -110,8 +110,43 @@ TEST(CudaCompile, SixteenBitGemmTakesMmaSyncNativeFragments) {
       EXPECT_EQ(ptx.find("mma.sync.aligned.m16n8k8"), std::string::npos);
     }
     // 16-bit operands load in runs (dot_operand_vectors.h): the library's 64 x 16 a and
-    // 16 x 64 b tiles on 256 threads are one run of 4 per thread each, one 8-byte load.
-    EXPECT_EQ(r.report.grouped_loads, native ? 2 : 0);
+    // 16 x 64 b tiles on 256 threads are one run of 4 per thread each, one 8-byte load, made
+    // twice (prefetch_dot_operands: before the loop, and one step ahead in it).
+    EXPECT_EQ(r.report.grouped_loads, native ? 4 : 0);
+  }
+}
+
+// The library GEMM's K loop on sm90 loads its operands one step ahead (prefetch_dot_operands)
+// unless the launch asks for one stage (num_stages=1, the kernel attribute pipeline_stages)
+// or the Schedule sets double_buffer; the report says which, and the PTX compiles either way.
+TEST(CudaCompile, TheGemmsKLoopPrefetchesUnlessOneStageIsAsked) {
+  struct Variant {
+    std::optional<int64_t> stages;
+    bool double_buffer_off;
+    size_t loops;
+    std::string reason;
+  };
+  for (const Variant& v : {Variant{std::nullopt, false, 1, "one K step ahead"},
+                           Variant{3, false, 1, "deeper pipelines are not built"},
+                           Variant{1, false, 0, "num_stages=1"},
+                           Variant{std::nullopt, true, 0, "the Schedule sets double_buffer"}}) {
+    ir::Kernel kernel = kernels::gemm(ir::DType::bf16, ir::DType::bf16);
+    if (v.stages) kernel.attrs["pipeline_stages"] = *v.stages;
+    PipelineOptions options;
+    options.target = &target::target_by_name("sm90");
+    if (v.double_buffer_off) {
+      schedule::Schedule s;
+      s.double_buffer = false;
+      options.schedule = s;
+    }
+    const PipelineResult r = compile_to_source(kernel, options);
+    SCOPED_TRACE(v.reason);
+    EXPECT_EQ(r.report.pipelining.prefetched_loops.size(), v.loops);
+    EXPECT_NE(r.report.pipelining.reason.find(v.reason), std::string::npos)
+        << r.report.pipelining.reason;
+    EXPECT_EQ(r.report.pipelining.requested_stages, v.stages);
+    expect_entry(compile_to_ptx(r.emitted.source, r.emitted.abi.kernel_name),
+                 r.emitted.abi.kernel_name);
   }
 }
 

@@ -31,9 +31,12 @@ TEST(PrefetchDotOperands, TheLibraryGemmLoadsAheadAndComputesTheSameProduct) {
   ir::Kernel expanded =
       lower::expand_tensor_access(kernels::gemm(ir::DType::f32, ir::DType::f32, 16, 16, 8)).kernel;
   // 16 x 16 f32 accumulators and two 16 x 8 tiles ahead over 64 threads: 4 + 2 * 4 registers.
-  EXPECT_FALSE(transform::prefetch_dot_operands(expanded, 64, 11).changed);
-  const ir::PassResult prefetched = transform::prefetch_dot_operands(expanded, 64, 12);
+  EXPECT_FALSE(transform::prefetch_dot_operands(expanded, 64, 11).result.changed);
+  const transform::Prefetching done = transform::prefetch_dot_operands(expanded, 64, 12);
+  const ir::PassResult& prefetched = done.result;
   ASSERT_TRUE(prefetched.changed);
+  ASSERT_EQ(done.loops.size(), 1u);
+  EXPECT_NE(done.loops[0].find("(2 loads)"), std::string::npos) << done.loops[0];
   ir::verify_or_throw(prefetched.kernel, "prefetch_dot_operands");
   // Two loads before the loop (its first step's tiles) and two in it (the next step's).
   int before = 0;

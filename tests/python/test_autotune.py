@@ -143,8 +143,12 @@ def test_early_pruning_and_progress(monkeypatch, capsys):
 
 
 def test_config_and_autotune_arguments_are_checked():
-    with pytest.raises(metile.NotSupportedError, match="num_stages is not supported"):
-        metile.Config({"BLOCK": 64}, num_stages=3)
+    with pytest.raises(metile.NotSupportedError, match="num_ctas is not supported"):
+        metile.Config({"BLOCK": 64}, num_ctas=2)
+    # Triton's every-day settings: num_stages (a launch option) and num_ctas=1.
+    config = metile.Config({"BLOCK": 64}, num_warps=2, num_stages=3, num_ctas=1)
+    assert config.launch_options(metile.kernel(add_body)) == {"BLOCK": 64, "num_warps": 2,
+                                                              "num_stages": 3}
     with pytest.raises(ValueError, match="num_simdgroups=4 and num_warps=2 disagree"):
         metile.Config({"BLOCK": 64}, num_simdgroups=4, num_warps=2)
     with pytest.raises(ValueError, match="key argument 'm' is not a parameter of add_body"):

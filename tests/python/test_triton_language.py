@@ -168,6 +168,15 @@ def stage_sums(x, out, n, BLOCK: tl.constexpr, num_stages: tl.constexpr):
     tl.store(out + offs, tl.math.div_rn(acc, 1.0) + tl.math.sqrt_rn(4.0))
 
 
+@tl.jit
+def tutorial_like(x, out, n, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    acc = tl.zeros((BLOCK,), dtype=tl.float32)
+    for start in range(0, n, BLOCK):
+        acc += tl.load(x + start + offs, mask=start + offs < n, other=0.0)
+    tl.store(out + offs, acc)
+
+
 def test_triton_loop_hints_option_named_parameters_and_tl_math(rng):
     n = 300
     x = rng.random(n).astype(np.float32) + 0.5
@@ -176,6 +185,14 @@ def test_triton_loop_hints_option_named_parameters_and_tl_math(rng):
     expected = np.pad(x, (0, 84)).reshape(3, 128).sum(0) + 2.0
     np.testing.assert_allclose(out, expected, rtol=1e-5)
     assert tl.math.exp2 is tl.exp2 and tl.math.fma is tl.fma
+    # The launch option num_stages (the kernel's own num_stages parameter aside) is taken, and
+    # the report says what ran: one stage on a target without mma.sync.
+    dispatch = tutorial_like[(1,)].prepare(x, out, n, BLOCK=128, num_stages=3)
+    pipelining = dispatch.execution_report["pipelining"]
+    assert pipelining["requested_stages"] == 3
+    if metile.device() == "host":
+        assert pipelining["prefetched_loops"] == []
+        assert "has no mma.sync" in pipelining["reason"]
     with pytest.raises(TypeError, match="launch option 'num_ctas' is not supported"):
         stage_sums[(1,)](x, out, n, BLOCK=128, num_stages=3, num_ctas=2)
 
@@ -291,9 +308,12 @@ def test_num_warps_that_cannot_map_to_threads():
                        "met: plan_threads: num_threads = 2048 must be a power of two no larger"):
         helper_caller[(1,)](np.zeros(4, np.float32), np.zeros(3, np.float32), 4, BLOCK=128,
                             num_warps=64)
-    with pytest.raises(TypeError, match="'num_stages' is not supported"):
+    with pytest.raises(TypeError, match="'maxnreg' is not supported"):
         helper_caller[(1,)](np.zeros(4, np.float32), np.zeros(3, np.float32), 4, BLOCK=128,
-                            num_stages=3)
+                            maxnreg=128)
+    with pytest.raises(ValueError, match="num_stages must be a positive int, got 0"):
+        helper_caller[(1,)](np.zeros(4, np.float32), np.zeros(3, np.float32), 4, BLOCK=128,
+                            num_stages=0)
 
 
 def test_the_kernel_object_behaves_like_a_function():
