@@ -26,11 +26,11 @@ from .host import cdiv, next_power_of_2
 from .kernel import BufferArg, KernelFunction, constexpr, heuristics, jit, kernel
 from .launch import synchronize
 from .layouts import ThreadLayout
-from .language import (abs, arange, barrier, broadcast_to, convert_layout, cos, dot, exp,
-                       exp2, expand_dims, fast_cos, fast_exp, fast_exp2, fast_log, fast_rsqrt,
-                       fast_sin, fast_sqrt, fast_tanh, full, full_like, load, log, loop_state,
-                       maximum, minimum, num_programs, program_id, rsqrt, scalar, shared,
-                       simd_broadcast, simd_lane_id, simd_max, simd_min, simd_shuffle,
+from .language import (abs, arange, barrier, broadcast_to, convert_layout, cos, debug_barrier,
+                       dot, exp, exp2, expand_dims, fast_cos, fast_exp, fast_exp2, fast_log,
+                       fast_rsqrt, fast_sin, fast_sqrt, fast_tanh, full, full_like, load, log,
+                       loop_state, maximum, minimum, num_programs, program_id, rsqrt, scalar,
+                       shared, simd_broadcast, simd_lane_id, simd_max, simd_min, simd_shuffle,
                        simd_shuffle_down, simd_shuffle_xor, simd_sum, simdgroup_role, sin, sqrt,
                        store, tanh, thread_id, tile_load, tile_store, tile_swizzle, where,
                        zeros, zeros_like)
@@ -48,7 +48,7 @@ from .values import Value, cast
 
 from ._core import GraphBuilder, TensorSpec, plan_graph_fusion  # noqa: E402
 from ._core import Certificate, LawRefuted, ReductionLaw  # noqa: E402
-from . import math, tune  # noqa: E402
+from . import extra, math, tune  # noqa: E402
 from .tune import Config, autotune, select  # noqa: E402
 
 range = range_  # Triton's tl.range: a device loop (kept out of __all__: it shadows range)

@@ -304,6 +304,9 @@ def barrier():
     trace.at().barrier()
 
 
+debug_barrier = barrier  # Triton's name of the same barrier
+
+
 # ---- matrix product -------------------------------------------------------------------------
 def _dot_precision(input_precision, allow_tf32):
     """Triton's input_precision / allow_tf32 as the dot's precision attribute: "" leaves it to

@@ -165,7 +165,10 @@ def stage_sums(x, out, n, BLOCK: tl.constexpr, num_stages: tl.constexpr):
         acc += tl.load(x + start + offs, mask=start + offs < n, other=0.0)
     for _ in tl.range(num_stages):
         acc = tl.math.exp2(tl.math.log2(acc))
-    tl.store(out + offs, tl.math.div_rn(acc, 1.0) + tl.math.sqrt_rn(4.0))
+    tl.debug_barrier()
+    libdevice = tl.extra.cuda.libdevice
+    tl.store(out + offs, tl.math.div_rn(acc, 1.0) + tl.math.sqrt_rn(4.0)
+             + libdevice.pow(libdevice.fabs(acc), 0.0) - 1.0)
 
 
 @tl.jit
