@@ -4,8 +4,8 @@
 
 Each kernel of the Triton corpus (tests/python/triton_corpus/) is loaded twice (its load.py):
 as written, for Triton, and with the import renamed for meTile, plus the edits the JSON lists
-(none), and any launch option meTile's call drops (listed as `dropped_options`; `num_stages` was
-until 5827adb). Every case's
+(none); both take the same launch options (the results before 82248d2 record meTile's calls
+dropping `num_stages`, which it did not take then, as `dropped_options`). Every case's
 outputs are checked against torch (an f32 product of the same inputs) before anything is timed;
 a candidate that fails is recorded and never timed. Timing: CUDA events, candidates in ABBA
 rounds, medians (benchmarks/memory_bound/timing.py); figures are TFLOP/s and meTile's time over
@@ -60,108 +60,80 @@ def relative_error(got, want):
     return float((got.float() - want).abs().max() / want.abs().max().clamp_min(1e-30))
 
 
-def run_matmul(torch, modules, dtype, shape, tile, rounds):
+def check_then_time(torch, result, calls, outputs, want, dtype, rounds, inner):
+    """Runs each candidate once (its first call timed: a cold compile), checks its output
+    against `want`, and times the ones that pass in ABBA rounds; fills `result`."""
     from memory_bound.timing import time_interleaved
-    from triton_corpus.load import metile_options
 
+    launches = {}
+    for name, call in calls.items():
+        try:
+            start = time.perf_counter()
+            call()
+            torch.cuda.synchronize()
+            result["first_call_s"][name] = time.perf_counter() - start
+            error = relative_error(outputs[name], want)
+        except Exception as e:  # recorded, never timed; the run goes on
+            result["failures"][name] = f"{type(e).__name__}: {e}"[:2000]
+            continue
+        result["errors"][name] = error
+        if not error <= TOLERANCE[dtype]:
+            result["failures"][name] = f"max relative error {error:.3g} over {TOLERANCE[dtype]}"
+            continue
+        launches[name] = call
+    if launches:
+        times = time_interleaved(launches, rounds, inner, None, False)
+        result["times_ms"] = {n: t["median_ms"] for n, t in times.items()}
+        result["TFLOPs"] = {n: result["flop"] / (t["median_ms"] * 1e-3) / 1e12
+                            for n, t in times.items()}
+        if "metile" in times and "triton" in times:
+            result["metile_over_triton"] = (times["metile"]["median_ms"] /
+                                            times["triton"]["median_ms"])
+    return result
+
+
+def case_head(kernel, dtype, shape, blocks, options, flop):
+    return {"kernel": kernel, "dtype": dtype, "shape": list(shape), "blocks": blocks,
+            "options": options, "flop": flop, "errors": {}, "failures": {}, "first_call_s": {}}
+
+
+def run_matmul(torch, modules, dtype, shape, tile, rounds):
     m, n, k = shape
     bm, bn, bk, warps, stages = tile
     torch_dtype = {"bf16": torch.bfloat16, "f16": torch.float16}[dtype]
     a = torch.randn(m, k, device="cuda", dtype=torch_dtype)
     b = torch.randn(k, n, device="cuda", dtype=torch_dtype)
-    want = a.float() @ b.float()
     blocks = {"BLOCK_SIZE_M": bm, "BLOCK_SIZE_N": bn, "BLOCK_SIZE_K": bk, "GROUP_SIZE_M": 8}
     options = {"num_warps": warps, "num_stages": stages}
-    result = {"kernel": "matmul", "dtype": dtype, "shape": list(shape), "blocks": blocks,
-              "options": options, "flop": 2 * m * n * k, "errors": {}, "failures": {},
-              "first_call_s": {}}
-    launches = {}
-    for name, module in modules.items():
-        opts, dropped = (metile_options(options) if name == "metile" else (options, []))
-        if dropped:
-            result.setdefault("dropped_options", {})[name] = dropped
-        c = torch.full((m, n), float("nan"), device="cuda", dtype=torch.float16)
-
-        def call(module=module, c=c, opts=opts):
-            module.matmul(a, b, c, **blocks, **opts)
-        try:
-            start = time.perf_counter()
-            call()
-            torch.cuda.synchronize()
-            result["first_call_s"][name] = time.perf_counter() - start
-            error = relative_error(c, want)
-        except Exception as e:  # recorded, never timed; the run goes on
-            result["failures"][name] = f"{type(e).__name__}: {e}"[:2000]
-            continue
-        result["errors"][name] = error
-        if not error <= TOLERANCE[dtype]:
-            result["failures"][name] = f"max relative error {error:.3g} over {TOLERANCE[dtype]}"
-            continue
-        launches[name] = call
-    if launches:
-        times = time_interleaved(launches, rounds, 5, None, False)
-        result["times_ms"] = {n_: t["median_ms"] for n_, t in times.items()}
-        result["TFLOPs"] = {n_: result["flop"] / (t["median_ms"] * 1e-3) / 1e12
-                            for n_, t in times.items()}
-        if "metile" in times and "triton" in times:
-            result["metile_over_triton"] = (times["metile"]["median_ms"] /
-                                            times["triton"]["median_ms"])
-    return result
+    result = case_head("matmul", dtype, shape, blocks, options, 2 * m * n * k)
+    outputs = {name: torch.full((m, n), float("nan"), device="cuda", dtype=torch.float16)
+               for name in modules}
+    calls = {name: (lambda module=module, c=outputs[name]:
+                    module.matmul(a, b, c, **blocks, **options))
+             for name, module in modules.items()}
+    return check_then_time(torch, result, calls, outputs, a.float() @ b.float(), dtype, rounds, 5)
 
 
 def run_attention(torch, modules, dtype, shape, causal, rounds):
-    from memory_bound.timing import time_interleaved
-    from triton_corpus.load import metile_options
-
     z, h, n, d = shape
     bm, bn, warps, stages = ATTENTION_TILE
     torch_dtype = {"bf16": torch.bfloat16, "f16": torch.float16}[dtype]
     q, k, v = (torch.randn(z, h, n, d, device="cuda", dtype=torch_dtype) for _ in range(3))
     scale = d ** -0.5
-    want = torch.nn.functional.scaled_dot_product_attention(
-        q.float(), k.float(), v.float(), is_causal=causal, scale=scale)
-    # 4 Z H N^2 D for the two products, halved by a causal mask.
-    flop = 4 * z * h * n * n * d // (2 if causal else 1)
+    sdpa = torch.nn.functional.scaled_dot_product_attention
+    want = sdpa(q.float(), k.float(), v.float(), is_causal=causal, scale=scale)
     options = {"num_warps": warps, "num_stages": stages}
-    result = {"kernel": "attention", "dtype": dtype, "shape": list(shape), "causal": causal,
-              "blocks": {"BLOCK_M": bm, "BLOCK_N": bn}, "options": options, "flop": flop,
-              "errors": {}, "failures": {}, "first_call_s": {}}
-    launches = {}
-    for name in [*modules, "sdpa"]:
-        out = torch.full_like(q, float("nan"))
-        if name == "sdpa":
-            def call(out=out):
-                out.copy_(torch.nn.functional.scaled_dot_product_attention(
-                    q, k, v, is_causal=causal, scale=scale))
-        else:
-            opts, dropped = (metile_options(options) if name == "metile" else (options, []))
-            if dropped:
-                result.setdefault("dropped_options", {})[name] = dropped
-
-            def call(module=modules[name], out=out, opts=opts):
-                module.attention(q, k, v, out, scale, causal, bm, bn, **opts)
-        try:
-            start = time.perf_counter()
-            call()
-            torch.cuda.synchronize()
-            result["first_call_s"][name] = time.perf_counter() - start
-            error = relative_error(out, want)
-        except Exception as e:  # recorded, never timed; the run goes on
-            result["failures"][name] = f"{type(e).__name__}: {e}"[:2000]
-            continue
-        result["errors"][name] = error
-        if not error <= TOLERANCE[dtype]:
-            result["failures"][name] = f"max relative error {error:.3g} over {TOLERANCE[dtype]}"
-            continue
-        launches[name] = call
-    if launches:
-        times = time_interleaved(launches, rounds, 3, None, False)
-        result["times_ms"] = {n_: t["median_ms"] for n_, t in times.items()}
-        result["TFLOPs"] = {n_: flop / (t["median_ms"] * 1e-3) / 1e12 for n_, t in times.items()}
-        if "metile" in times and "triton" in times:
-            result["metile_over_triton"] = (times["metile"]["median_ms"] /
-                                            times["triton"]["median_ms"])
-    return result
+    # 4 Z H N^2 D for the two products, halved by a causal mask.
+    result = case_head("attention", dtype, shape, {"BLOCK_M": bm, "BLOCK_N": bn}, options,
+                       4 * z * h * n * n * d // (2 if causal else 1))
+    result["causal"] = causal
+    outputs = {name: torch.full_like(q, float("nan")) for name in [*modules, "sdpa"]}
+    calls = {name: (lambda module=module, out=outputs[name]:
+                    module.attention(q, k, v, out, scale, causal, bm, bn, **options))
+             for name, module in modules.items()}
+    calls["sdpa"] = lambda out=outputs["sdpa"]: out.copy_(sdpa(q, k, v, is_causal=causal,
+                                                               scale=scale))
+    return check_then_time(torch, result, calls, outputs, want, dtype, rounds, 3)
 
 
 def print_table(report):

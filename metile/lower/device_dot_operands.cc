@@ -22,14 +22,6 @@ const ir::Type kI32 = ir::Type::scalar(ir::DType::i32);
 // Per dimension, what one step along it adds to a value; nullopt: a runtime (uniform) amount.
 using Coefficients = std::vector<std::optional<int64_t>>;
 
-std::map<ValueId, const ir::Op*> definers_of(const ir::Kernel& k) {
-  std::map<ValueId, const ir::Op*> definers;
-  ir::walk(k.body, [&](const ir::Op& op) {
-    for (ValueId r : op.results) definers[r] = &op;
-  });
-  return definers;
-}
-
 bool all_zero(const Coefficients& c) {
   for (const std::optional<int64_t>& x : c)
     if (x != 0) return false;
@@ -315,7 +307,7 @@ std::set<const ir::Op*> device_operand_only_ops(const ir::Kernel& tile,
 }
 
 DeviceDotOperands::DeviceDotOperands(Lowering& l, const ir::Op& dot)
-    : l_(l), dot_(dot), definers_(definers_of(l.tile)) {
+    : l_(l), dot_(dot), definers_(l.definers) {
   const Affine affine(definers_, l.tile);
   const Rematerialise remat(l, definers_);
   for (int operand : {0, 1}) {

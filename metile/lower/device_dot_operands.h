@@ -67,7 +67,7 @@ class DeviceDotOperands {
 
   Lowering& l_;
   const ir::Op& dot_;
-  std::map<ir::ValueId, const ir::Op*> definers_;
+  const std::map<ir::ValueId, const ir::Op*>& definers_;  // the lowering's
   std::vector<Operand> operands_;
   ir::ValueId tail_ = ir::kNoValue;  // this SIMD group's 64 elements of tail scratch
 };

@@ -4,19 +4,10 @@
 #include <map>
 
 #include "metile/ir/printer.h"
+#include "metile/lower/rematerialise.h"
 #include "metile/lower/uniformity.h"
 
 namespace metile::lower {
-
-namespace {
-std::map<ir::ValueId, const ir::Op*> definers_of(const ir::Kernel& k) {
-  std::map<ir::ValueId, const ir::Op*> definers;
-  ir::walk(k.body, [&](const ir::Op& op) {
-    for (ir::ValueId r : op.results) definers[r] = &op;
-  });
-  return definers;
-}
-}  // namespace
 
 Lowering::Lowering(const ir::Kernel& tile_kernel, const ThreadPlan& plan,
                    const schedule::SchedulePlan& schedule, const target::Target& target_desc,

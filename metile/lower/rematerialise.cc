@@ -2,6 +2,14 @@
 
 namespace metile::lower {
 
+std::map<ir::ValueId, const ir::Op*> definers_of(const ir::Kernel& k) {
+  std::map<ir::ValueId, const ir::Op*> definers;
+  ir::walk(k.body, [&](const ir::Op& op) {
+    for (ir::ValueId r : op.results) definers[r] = &op;
+  });
+  return definers;
+}
+
 bool Rematerialise::possible(ir::ValueId v) const {
   const ir::Type& t = l_.tile_type(v);
   if (!t.is_tile()) return l_.get(v).uniform;

@@ -15,6 +15,9 @@
 
 namespace metile::lower {
 
+// The Tile IR op that defines each value of k (Lowering::definers holds the kernel's).
+std::map<ir::ValueId, const ir::Op*> definers_of(const ir::Kernel& k);
+
 class Rematerialise {
  public:
   // `definers`: the Tile IR op that defines each value.

@@ -5,6 +5,7 @@
 #include <map>
 #include <optional>
 #include <tuple>
+#include <utility>
 
 namespace metile::lower {
 
@@ -115,6 +116,18 @@ class Reader {
   }
 
  private:
+  // x as T + c modulo mask + 1: its terms (coefficients masked, zero ones dropped) and its
+  // constant, for the dividends of floordiv and rem.
+  static std::pair<Affine, uint64_t> terms_and_constant(Affine x, uint64_t mask) {
+    const uint64_t c = x.constant & mask;
+    x.constant = 0;
+    for (auto it = x.terms.begin(); it != x.terms.end();) {
+      it->second &= mask;
+      it = it->second == 0 ? x.terms.erase(it) : std::next(it);
+    }
+    return {std::move(x), c};
+  }
+
   // floordiv(x, 2^m) and rem(x, 2^m) of x = T + c, where T, the sum of x's terms, is
   // provably in [0, Tmax] (bound) and a multiple of 2^g, and c >= 0 with Tmax + c in range:
   // c = q * 2^m + r with r < 2^min(g, m) gives floordiv(T, 2^m) + q and rem(T, 2^m) + r
@@ -129,13 +142,7 @@ class Reader {
     const uint64_t divisor = d.constant & mask;
     if (!d.is_constant() || divisor == 0 || divisor > limit || !std::has_single_bit(divisor))
       return std::nullopt;
-    Affine x = read(op.operands[0], depth + 1);
-    const uint64_t c = x.constant & mask;
-    x.constant = 0;
-    for (auto it = x.terms.begin(); it != x.terms.end();) {
-      it->second &= mask;
-      it = it->second == 0 ? x.terms.erase(it) : std::next(it);
-    }
+    auto [x, c] = terms_and_constant(read(op.operands[0], depth + 1), mask);
     if (x.terms.empty()) return std::nullopt;
     uint64_t t_max = 0;
     for (const auto& [v, coefficient] : x.terms) {
@@ -167,13 +174,7 @@ class Reader {
     if (bits_of(dtype) > 32) return std::nullopt;
     const uint64_t mask = (uint64_t{1} << bits_of(dtype)) - 1;
     const Affine n = read(op.operands[1], depth + 1);
-    Affine x = read(op.operands[0], depth + 1);
-    const uint64_t c = x.constant & mask;
-    x.constant = 0;
-    for (auto it = x.terms.begin(); it != x.terms.end();) {
-      it->second &= mask;
-      it = it->second == 0 ? x.terms.erase(it) : std::next(it);
-    }
+    auto [x, c] = terms_and_constant(read(op.operands[0], depth + 1), mask);
     if (x.terms.empty() || n.is_constant()) return std::nullopt;
     const auto key = std::make_tuple(x.terms, n.terms, n.constant & mask);
     auto [it, made] = remainder_terms_.try_emplace(key, next_divided_term_);

@@ -15,9 +15,9 @@ using ir::OpKind;
 using ir::Type;
 using ir::ValueId;
 
-// Which iteration's values a clone computes: the first one's (before the loop), or the next
-// one's (inside the body, from the current iteration's values).
-enum class At { Start, Next };
+// Which iteration's values a clone computes: the first one's (before the loop), the next
+// one's (inside the body), or the current one's (what the next one's carried values are).
+enum class Iteration { First, Next, Current };
 
 class Prefetcher {
  public:
@@ -100,8 +100,8 @@ class Prefetcher {
   bool prefetch(Op& loop, size_t position, std::vector<Op>& before) {
     ir::Block& body = loop.regions[0];
     const Op load = body.ops[position];
-    Cloner start(*this, loop, body, position, At::Start);
-    Cloner next(*this, loop, body, position, At::Next);
+    Cloner start(*this, loop, body, position, Iteration::First);
+    Cloner next(*this, loop, body, position, Iteration::Next);
     std::vector<ValueId> first, following;
     for (ValueId v : load.operands) {
       const std::optional<ValueId> s = start.value(v), n = next.value(v);
@@ -182,14 +182,14 @@ class Prefetcher {
   // Clones the pure ops a value of the body depends on, for the iteration `at` names.
   class Cloner {
    public:
-    Cloner(Prefetcher& p, const Op& loop, const ir::Block& body, size_t position, At at)
+    Cloner(Prefetcher& p, const Op& loop, const ir::Block& body, size_t position, Iteration at)
         : p_(p), loop_(loop), body_(body), position_(position), at_(at) {
       for (size_t i = 0; i < body.ops.size(); ++i)
         for (ValueId r : body.ops[i].results) defined_at_[r] = i;
     }
 
     // The value v takes in the iteration (nullopt when an impure op or a region is in the way).
-    std::optional<ValueId> value(ValueId v) { return clone(v, at_ == At::Start ? 0 : 1); }
+    std::optional<ValueId> value(ValueId v) { return clone(v, at_); }
 
     // i + step, computed once (Next only).
     ValueId induction() {
@@ -202,8 +202,7 @@ class Prefetcher {
     std::vector<Op> ops;
 
    private:
-    // depth 0: the first iteration's value; 1: the next iteration's; 2: the current one's.
-    std::optional<ValueId> clone(ValueId v, int mode) {
+    std::optional<ValueId> clone(ValueId v, Iteration mode) {
       const auto key = std::make_pair(v, mode);
       if (const auto found = memo_.find(key); found != memo_.end()) return found->second;
       std::optional<ValueId> result = compute(v, mode);
@@ -211,19 +210,23 @@ class Prefetcher {
       return result;
     }
 
-    std::optional<ValueId> compute(ValueId v, int mode) {
+    std::optional<ValueId> compute(ValueId v, Iteration mode) {
       const std::vector<ValueId>& args = body_.args;
-      if (v == args[0]) return mode == 0 ? loop_.operands[0] : mode == 1 ? induction() : v;
+      if (v == args[0])
+        return mode == Iteration::First  ? loop_.operands[0]
+               : mode == Iteration::Next ? induction()
+                                         : v;
       for (size_t j = 1; j < args.size(); ++j)
         if (v == args[j]) {
-          if (mode == 0) return loop_.operands[2 + j];
-          if (mode == 1) return clone(body_.ops.back().operands[j - 1], 2);
+          if (mode == Iteration::First) return loop_.operands[2 + j];
+          if (mode == Iteration::Next)
+            return clone(body_.ops.back().operands[j - 1], Iteration::Current);
           return v;
         }
       const auto found = defined_at_.find(v);
       if (found == defined_at_.end()) return v;  // defined before the loop
       // The current iteration's value, computed before the prefetch: as it is.
-      if (mode == 2 && found->second < position_) return v;
+      if (mode == Iteration::Current && found->second < position_) return v;
       const Op& op = body_.ops[found->second];
       if (!op.regions.empty() || !ir::op_info(op.kind).has(ir::Trait::Pure) ||
           op.results.size() != 1)
@@ -243,9 +246,9 @@ class Prefetcher {
     const Op& loop_;
     const ir::Block& body_;
     const size_t position_;
-    const At at_;
+    const Iteration at_;
     std::map<ValueId, size_t> defined_at_;
-    std::map<std::pair<ValueId, int>, std::optional<ValueId>> memo_;
+    std::map<std::pair<ValueId, Iteration>, std::optional<ValueId>> memo_;
     ValueId iv_next_ = ir::kNoValue;
   };
 

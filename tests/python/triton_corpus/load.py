@@ -18,9 +18,6 @@ IMPORTS = (("import triton.language as tl\n", "import metile as tl\n"),
 # What each source needs changed beyond the import, as (old, new): the text must hold `old`.
 # The tutorial matmul runs as written.
 EDITS = {}
-# Launch options meTile does not take yet, dropped from its calls and listed (none now:
-# num_stages is taken, and the execution report says what it ran).
-DROPPED_OPTIONS = ()
 
 
 def source_text(name, compiler):
@@ -52,8 +49,3 @@ def load(name, compiler):
     spec.loader.exec_module(module)
     return module, edits
 
-
-def metile_options(options):
-    """Launch options as meTile takes them, and the ones dropped."""
-    kept = {k: v for k, v in options.items() if k not in DROPPED_OPTIONS}
-    return kept, sorted(set(options) - set(kept))
