@@ -192,6 +192,9 @@ std::optional<Interval> OffsetRangeCheck::visit(const ir::Op& op, std::array<int
     case OpKind::WgmmaCommit:
     case OpKind::WgmmaWait:
     case OpKind::SetMaxNReg:
+    case OpKind::AsyncCopy:
+    case OpKind::AsyncCopyCommit:
+    case OpKind::AsyncCopyWait:
     case OpKind::Rsqrt:
     case OpKind::Tanh:
     case OpKind::Sin:

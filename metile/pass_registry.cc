@@ -26,6 +26,7 @@
 #include "metile/transform/eliminate_redundant_conversions.h"
 #include "metile/transform/merge_online_reductions.h"
 #include "metile/transform/prefetch_dot_operands.h"
+#include "metile/transform/derive_induction_values.h"
 #include "metile/transform/rebase_carried_pointers.h"
 
 namespace metile {
@@ -76,15 +77,26 @@ PassResult run_prefetch_dot_operands(Kernel k, PassContext& context) {
   // Half of a thread's 255 registers for the accumulators and the prefetched tiles.
   constexpr int64_t kRegisterBudget = 128;
   const int64_t threads = lower::plan_threads(k, context.target).threads_per_threadgroup;
+  // Where copies are asynchronous, the canonical K loop is staged in shared memory instead.
+  const bool staged = context.target.has_async_copy;
   transform::Prefetching done =
-      transform::prefetch_dot_operands(std::move(k), threads, kRegisterBudget);
+      transform::prefetch_dot_operands(std::move(k), threads, kRegisterBudget, staged);
   record.prefetched_loops = std::move(done.loops);
+  const std::string staging =
+      staged ? "K loops that carry only a dot accumulator are staged through shared memory by "
+               "asynchronous copies (schedule_plan.double_buffer, execution_report.pipelines); "
+               "of the other K loops, "
+             : "";
   record.reason =
-      record.prefetched_loops.empty()
-          ? "no K loop of dot operand loads fits the register budget (" +
-                std::to_string(kRegisterBudget) + " per thread)"
-          : "dot operands load one K step ahead (two stages, in registers)" +
-                std::string(record.requested_stages > 2 ? "; deeper pipelines are not built" : "");
+      staging +
+      (record.prefetched_loops.empty()
+           ? "none of dot operand loads fits the register budget (" +
+                 std::to_string(kRegisterBudget) + " per thread)"
+           : "those whose dot operand loads fit the register budget load them one K step "
+             "ahead (two stages, in registers)" +
+                 std::string(!staged && record.requested_stages > 2
+                                 ? "; deeper pipelines are not built"
+                                 : ""));
   return std::move(done.result);
 }
 
@@ -298,6 +310,10 @@ const std::vector<Pass>& registry() {
        run_merge_online_reductions},
       {"dce", "removes ops whose results are unused and that have no effects",
        [](Kernel k, PassContext&) { return transform::eliminate_dead_code(std::move(k)); }},
+      {"derive_induction_values",
+       "computes a loop-carried scalar that advances by a loop-invariant step from the "
+       "induction variable instead of carrying it",
+       [](Kernel k, PassContext&) { return transform::derive_induction_values(std::move(k)); }},
       {"prefetch_dot_operands",
        "on mma.sync targets, issues a K loop's dot operand loads one iteration ahead",
        run_prefetch_dot_operands},

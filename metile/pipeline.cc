@@ -38,6 +38,10 @@ PipelineResult compile_to_source(ir::Kernel kernel, const PipelineOptions& optio
   //    where the online softmax law verifies.
   kernel = steps.run("merge_online_reductions", std::move(kernel));
   kernel = steps.run("dce", std::move(kernel));
+  //    A carried scalar that advances by a loop-invariant step (such as a rebased pointer
+  //    offset) is computed from the induction variable, so a K loop carries only what it
+  //    accumulates.
+  kernel = steps.run("derive_induction_values", std::move(kernel));
   //    On mma.sync targets, a K loop's dot operands are loaded one iteration ahead, so their
   //    latency overlaps the previous step's matrix work.
   kernel = steps.run("prefetch_dot_operands", std::move(kernel));

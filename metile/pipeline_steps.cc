@@ -102,6 +102,7 @@ PipelineResult PipelineSteps::finish(ir::Kernel tile, ir::Kernel metal,
   report_.pipelining = context_.pipelining;
   report_.grouped_loads = context_.vector_groups.loads;
   report_.grouped_stores = context_.vector_groups.stores;
+  report_.grouped_copies = context_.vector_groups.copies;
   report_.threadgroup_bytes = emitted.abi.threadgroup_bytes;
   report_.threads_per_threadgroup = emitted.abi.threads_per_threadgroup;
   report_.grid_rule = emitted.abi.grid_rule;

@@ -275,6 +275,15 @@ void CEmitter::emit_op_lines(const ir::Op& op) {
     case K::WgmmaWait:
     case K::SetMaxNReg:
       return emit_async(op);
+    case K::AsyncCopy:
+      return line(dialect_.async_copy(name(op.operands[1]), name(op.operands[0]),
+                                      op.operands.size() == 3 ? name(op.operands[2]) : "",
+                                      type(op.operands[0]).dtype, op.int_attr("elements"),
+                                      prelude_));
+    case K::AsyncCopyCommit:
+      return line(dialect_.async_copy_commit());
+    case K::AsyncCopyWait:
+      return line(dialect_.async_copy_wait(op.int_attr("pending")));
     case K::For:
       return emit_for(op);
     case K::If:

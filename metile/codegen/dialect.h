@@ -285,6 +285,14 @@ class CDialect {
   virtual std::string async_statement(const ir::Op& op, const std::vector<std::string>& operands,
                                       const std::vector<std::string>& results, ir::DType element,
                                       Prelude& prelude) const;
+  // The per-thread asynchronous copies (ops.def's AsyncCopy, AsyncCopyCommit, AsyncCopyWait):
+  // by default the copy is synchronous, `elements` assignments from src (zeros where `pred`,
+  // when not empty, is false) that are complete when issued, and commit and wait are comments.
+  virtual std::string async_copy(const std::string& src, const std::string& dst,
+                                 const std::string& pred, ir::DType t, int64_t elements,
+                                 Prelude& prelude) const;
+  virtual std::string async_copy_commit() const;
+  virtual std::string async_copy_wait(int64_t pending) const;
   // The words before the entry's name for a kernel of `threads` threads per threadgroup that
   // takes tensor maps (`tensor_maps` > 0); the table's entry_qualifier by default.
   virtual std::string entry_qualifier(int64_t threads, size_t tensor_maps) const;

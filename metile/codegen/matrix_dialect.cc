@@ -1,5 +1,6 @@
 // The default renderings of matrix fragments: MSL's simdgroup_matrix 8x8, whose lane mapping
 // the emitted code never names (it reaches elements only through thread_elements()).
+#include "metile/codegen/c_types.h"
 #include "metile/codegen/dialect.h"
 #include "metile/support/errors.h"
 
@@ -85,6 +86,27 @@ std::string CDialect::async_statement(const ir::Op& op, const std::vector<std::s
   throw InternalError("emit " + std::string(table_.language) + ": " +
                       std::string(ir::op_name(op.kind)) +
                       " is an sm90 asynchronous pipeline op, which only the CUDA dialect renders");
+}
+
+std::string CDialect::async_copy(const std::string& src, const std::string& dst,
+                                 const std::string& pred, ir::DType t, int64_t elements,
+                                 Prelude&) const {
+  const std::string zero = type_name(ir::Type::scalar(t), *this) + "(0.0f)";
+  std::string text;
+  for (int64_t e = 0; e < elements; ++e) {
+    const std::string at = "[" + std::to_string(e) + "]";
+    text += std::string(e ? " " : "") + dst + at + " = " +
+            (pred.empty() ? src + at : pred + " ? " + src + at + " : " + zero) + ";";
+  }
+  return text;
+}
+
+std::string CDialect::async_copy_commit() const {
+  return "// async_copy_commit: the copies above are complete";
+}
+
+std::string CDialect::async_copy_wait(int64_t pending) const {
+  return "// async_copy_wait " + std::to_string(pending) + ": nothing is in flight";
 }
 
 std::string CDialect::entry_qualifier(int64_t, size_t tensor_maps) const {

@@ -1,6 +1,7 @@
-// The types of the sm90 asynchronous pipeline ops (ops.def's AsyncPipeline rule): mbarriers are
-// i64 in threadgroup memory, copies and multiplies read and write threadgroup memory, parities
-// and coordinates are i32, and wgmma_mma carries n/2 f32 accumulator registers.
+// The types of the asynchronous pipeline ops (ops.def's AsyncPipeline rule): mbarriers are i64
+// in threadgroup memory, copies and multiplies read and write threadgroup memory, parities and
+// coordinates are i32, wgmma_mma carries n/2 f32 accumulator registers, and async_copy moves at
+// most 16 bytes from device to threadgroup memory.
 #include "metile/ir/verifier.h"
 
 namespace metile::ir::verifier_detail {
@@ -42,6 +43,23 @@ void check_wgmma(Checker& c, const Op& op) {
                       {op.operands[2 + i], op.results[i]});
 }
 
+// async_copy: a threadgroup destination and a device source of one dtype, an i1 predicate,
+// and 1, 2, 4 or 8 elements of at most 16 bytes.
+void check_async_copy(Checker& c, const Op& op) {
+  const Type& dst = c.type(op.operands[0]);
+  const Type& src = c.type(op.operands[1]);
+  if (!threadgroup_pointer(dst) || !src.is_pointer() || src.is_tile() ||
+      src.space != AddressSpace::Device || src.dtype != dst.dtype)
+    return c.report(&op, "copies from a device pointer to a threadgroup pointer of one dtype",
+                    {op.operands[0], op.operands[1]});
+  if (op.operands.size() == 3 && c.type(op.operands[2]) != Type::scalar(DType::i1))
+    return c.report(&op, "the predicate must be an i1 scalar", {op.operands[2]});
+  const int64_t elements = op.int_attr("elements");
+  if ((elements != 1 && elements != 2 && elements != 4 && elements != 8) ||
+      elements * dtype_bytes(dst.dtype) > 16)
+    c.report(&op, "copies 1, 2, 4 or 8 elements of at most 16 bytes");
+}
+
 }  // namespace
 
 void check_async_op(Checker& c, const Op& op) {
@@ -60,6 +78,7 @@ void check_async_op(Checker& c, const Op& op) {
     return check_i32(c, op, 2, 2, "the coordinates");
   }
   if (k == OpKind::WgmmaMma) return check_wgmma(c, op);
+  if (k == OpKind::AsyncCopy) return check_async_copy(c, op);
   if (k == OpKind::WgmmaWait) {
     if (op.operands.size() != op.results.size())
       return c.report(&op, "the accumulator registers come back one result per operand");

@@ -304,6 +304,8 @@ class CommonOpRules : OpRuleChecks {
       return fail("an if with results needs an else region");
     const Type& c = in(0);
     if (!c.is_scalar() || c.dtype != DType::i1) fail("the condition must be an i1 scalar", {a(0)});
+    for (const Block& region : op_.regions)
+      if (!region.args.empty()) return fail("an if's regions take no arguments");
     std::vector<Type> types;
     for (ValueId v : op_.results) types.push_back(c_.type(v));
     yields_match(types, "the if's results");

@@ -71,7 +71,7 @@ void plan_dot_operand_vectors(const ir::Kernel& tile, ThreadPlan& plan, int64_t 
   if (!chosen.empty()) plan.operand_vector_run = run;
 }
 
-bool lower_vectorized_operand_load(Lowering& l, const ir::Op& op) {
+bool for_each_run_element(Lowering& l, const ir::Op& op, const RunElement& element) {
   const schedule::SchedulePlan& s = l.schedule_plan;
   const ir::Type& t = l.tile_type(op.results[0]);
   if (l.plan.operand_vector_run == 0 || s.backend != schedule::Backend::Simdgroup || !t.is_tile() ||
@@ -104,13 +104,13 @@ bool lower_vectorized_operand_load(Lowering& l, const ir::Op& op) {
   // run share the row and take consecutive columns.
   const int column_bits = log2_exact(t.shape[1]);
   const ir::Type i32 = ir::Type::scalar(ir::DType::i32);
+  for (int64_t r = 0; r < l.slot_count(t); r += run)
+    for (int64_t d = 1; d < run; ++d)
+      if (Lowering::slot_offset(layout, r + d) != Lowering::slot_offset(layout, r) + d)
+        return false;
   const ir::ValueId part = l.thread_part(layout);
-  LoweredValue result;
-  result.layout = layout;
   for (int64_t r = 0; r < l.slot_count(t); r += run) {
     const int64_t base = Lowering::slot_offset(layout, r);
-    for (int64_t d = 1; d < run; ++d)
-      if (Lowering::slot_offset(layout, r + d) != base + d) return false;
     const ir::ValueId start = l.emit(ir::OpKind::Add, {part, l.const_int(base)}, i32);
     const ir::ValueId row = l.emit(ir::OpKind::Shr, {start, l.const_int(column_bits)}, i32);
     const ir::ValueId column0 = l.emit(ir::OpKind::And, {start, l.const_int(t.shape[1] - 1)}, i32);
@@ -119,10 +119,22 @@ bool lower_vectorized_operand_load(Lowering& l, const ir::Op& op) {
           d == 0 ? column0 : l.emit(ir::OpKind::Add, {column0, l.const_int(d)}, i32);
       std::vector<ir::ValueId> operands;
       for (ir::ValueId v : op.operands) operands.push_back(remat.at(v, {row, column}));
-      result.slots.push_back(
-          l.emit(ir::OpKind::Load, operands, t.element(), op.only_attr("eviction")));
+      element(row, column, operands);
     }
   }
+  return true;
+}
+
+bool lower_vectorized_operand_load(Lowering& l, const ir::Op& op) {
+  const ir::Type& t = l.tile_type(op.results[0]);
+  LoweredValue result;
+  const bool done =
+      for_each_run_element(l, op, [&](ir::ValueId, ir::ValueId, std::vector<ir::ValueId> ops) {
+        result.slots.push_back(
+            l.emit(ir::OpKind::Load, std::move(ops), t.element(), op.only_attr("eviction")));
+      });
+  if (!done) return false;
+  result.layout = l.layout(t);
   l.bind(op.results[0], std::move(result));
   return true;
 }

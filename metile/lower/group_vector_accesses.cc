@@ -22,12 +22,18 @@ using ir::ValueId;
 // target may pack pairs too (Target::min_vector_group), found after every wider group.
 constexpr int kMinWidth = 4;
 
-// A scalar f16/bf16/f32 load or store through ptr_add(base, index) on a device pointer.
+// A scalar f16/bf16/f32 load or store through ptr_add(base, index) on a device pointer, or a
+// one-element async_copy from one (its destination ptr_add(dst_base, dst_index) in threadgroup
+// memory).
 struct Access {
+  enum Kind { Load, Store, Copy };
   size_t position = 0;
+  Kind kind = Load;
   bool load = false;
   ValueId base = ir::kNoValue;
   ValueId index = ir::kNoValue;
+  ValueId dst_base = ir::kNoValue;
+  ValueId dst_index = ir::kNoValue;
   ir::DType dtype = ir::DType::f32;
   ir::Attrs eviction;  // the cache hint (ops.def: load's eviction), which the group keeps
 };
@@ -66,6 +72,7 @@ class Grouper {
 
  private:
   std::optional<Access> access(const Op& op, size_t position) const {
+    if (op.kind == OpKind::AsyncCopy) return copy(op, position);
     const bool load = op.kind == OpKind::Load;
     if (!load && op.kind != OpKind::Store) return std::nullopt;
     const ValueId ptr = op.operands[0];
@@ -76,7 +83,20 @@ class Grouper {
       return std::nullopt;
     const std::optional<PointerParts> parts = index_->pointer_parts(ptr);
     if (!parts) return std::nullopt;
-    return Access{position, load, parts->base, parts->index, value.dtype, op.only_attr("eviction")};
+    return Access{position, load ? Access::Load : Access::Store, load, parts->base, parts->index,
+                  ir::kNoValue, ir::kNoValue, value.dtype, op.only_attr("eviction")};
+  }
+
+  std::optional<Access> copy(const Op& op, size_t position) const {
+    const ir::DType dtype = k_.type(op.operands[1]).dtype;
+    if (!target_.has_async_copy || op.int_attr("elements") != 1 ||
+        group_width(target_, dtype) == 0)
+      return std::nullopt;
+    const std::optional<PointerParts> src = index_->pointer_parts(op.operands[1]);
+    const std::optional<PointerParts> dst = index_->pointer_parts(op.operands[0]);
+    if (!src || !dst) return std::nullopt;
+    return Access{position, Access::Copy, false, src->base, src->index, dst->base, dst->index,
+                  dtype, {}};
   }
 
   // The first group of the block: runs of accesses of one kind with no other memory op
@@ -87,7 +107,7 @@ class Grouper {
       const Op* op = i < block.ops.size() ? &block.ops[i] : nullptr;
       const std::optional<Access> a = op ? access(*op, i) : std::nullopt;
       const bool ends =
-          !op || (!a && orders_memory(*op)) || (a && !run.empty() && a->load != run.front().load);
+          !op || (!a && orders_memory(*op)) || (a && !run.empty() && a->kind != run.front().kind);
       if (ends) {
         if (std::optional<Group> g = group_in(block, run)) return g;
         run.clear();
@@ -130,8 +150,13 @@ class Grouper {
       int64_t offset = 0;
       for (size_t c = 0; c < representative.size(); ++c) {
         const Access& r = run[representative[c]];
-        if (r.base != a.base || r.dtype != a.dtype || r.eviction != a.eviction) continue;
+        if (r.base != a.base || r.dtype != a.dtype || r.eviction != a.eviction ||
+            r.dst_base != a.dst_base)
+          continue;
         if (const std::optional<int64_t> d = index_->constant_difference(r.index, a.index)) {
+          // A copy's destination moves with its source.
+          if (a.kind == Access::Copy && index_->constant_difference(r.dst_index, a.dst_index) != d)
+            continue;
           cls = c;
           offset = *d;
           break;
@@ -197,7 +222,8 @@ class Grouper {
     const std::vector<size_t> others = between(g);
     if (!g.members[0].load) {
       for (size_t i : others)
-        if (block.ops[i].kind == OpKind::Store) return false;
+        if (block.ops[i].kind == OpKind::Store || block.ops[i].kind == OpKind::AsyncCopy)
+          return false;
       return true;
     }
     const std::set<ValueId> tainted = dependents(block, g);
@@ -261,11 +287,17 @@ class Grouper {
     const ValueId index0 = g.members.front().index, last = g.members.back().index;
     if (may_wrap(k_.type(index0).dtype))
       cond = all_of(ops, cond, widened_apart(ops, index0, last, g.width() - 1, loc), loc);
-    if (target_.vector_access_needs_vector_alignment) {
+    // An asynchronous copy needs both of its addresses aligned to its bytes on every target.
+    const bool copy = g.members[0].kind == Access::Copy;
+    if (target_.vector_access_needs_vector_alignment || copy) {
       const int64_t bytes = g.width() * ir::dtype_bytes(g.members[0].dtype);
-      const ValueId aligned = emit(ops, OpKind::IsAligned, {first.operands[0]},
-                                   ir::Type::scalar(ir::DType::i1), {{"bytes", bytes}}, loc);
-      cond = all_of(ops, cond, aligned, loc);
+      std::vector<ValueId> pointers = {first.operands[0]};
+      if (copy) pointers.push_back(first.operands[1]);
+      for (ValueId pointer : pointers) {
+        const ValueId aligned = emit(ops, OpKind::IsAligned, {pointer},
+                                     ir::Type::scalar(ir::DType::i1), {{"bytes", bytes}}, loc);
+        cond = all_of(ops, cond, aligned, loc);
+      }
     }
     return cond;
   }
@@ -275,6 +307,15 @@ class Grouper {
               const std::vector<ValueId>& results) {
     const Op& first = block.ops[g.members[0].position];
     const ir::DType dtype = g.members[0].dtype;
+    if (g.members[0].kind == Access::Copy) {
+      ops.push_back(Op{OpKind::AsyncCopy,
+                       {first.operands[0], first.operands[1]},
+                       {},
+                       {{"elements", int64_t{g.width()}}},
+                       {},
+                       first.loc});
+      return;
+    }
     if (!g.members[0].load) {
       std::vector<ValueId> operands = {first.operands[0]};
       for (const Access& a : g.members) operands.push_back(block.ops[a.position].operands[1]);
@@ -292,7 +333,8 @@ class Grouper {
 
   void rewrite(ir::Block& block, const Group& g) {
     const bool load = g.members[0].load;
-    (load ? groups_.loads : groups_.stores) += 1;
+    (load ? groups_.loads : g.members[0].kind == Access::Copy ? groups_.copies : groups_.stores) +=
+        1;
     const std::set<ValueId> tainted = dependents(block, g);
     const MaskTerms terms = guard_terms(block, g);
     size_t first = block.ops.size(), last = 0;

@@ -7,7 +7,9 @@
 // cannot fake it) and, on a target whose vector accesses need the vector's alignment, the
 // address has it; otherwise each scalar access runs with its own mask and fill, so nothing
 // is read past a ragged tensor. Grouped loads give a vector and explicit extracts that
-// define the original scalar results. No access moves across another memory op: only pure
+// define the original scalar results. One-element async_copy ops group the same way when their
+// sources are consecutive and their destinations move with them: the packed copy moves up to
+// 16 bytes, both addresses aligned to its size. No access moves across another memory op: only pure
 // ops (and, for loads, other loads) may sit between the group's accesses, and they keep
 // their order.
 #pragma once
@@ -29,10 +31,12 @@ bool groupable_dtype(ir::DType t);
 // Narrower groups, down to four, form where a wider one does not.
 int group_width(const target::Target& target, ir::DType t);
 
-// How many groups were made (execution_report.grouped_loads / grouped_stores).
+// How many groups were made (execution_report.grouped_loads / grouped_stores /
+// grouped_copies).
 struct VectorGroups {
   int64_t loads = 0;
   int64_t stores = 0;
+  int64_t copies = 0;
 };
 
 // Groups k's accesses for `target` (whose max_vector_elements and max_vector_bytes must

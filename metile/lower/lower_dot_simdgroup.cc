@@ -102,12 +102,15 @@ class SimdgroupDot {
   }
 
   // The pipeline's consume step (lower_pipelined_loop.cc): acc += a @ b from the current
-  // slots (unpadded rows), no barrier.
+  // slots (rows staged_row_stride apart), no barrier.
   std::vector<ir::ValueId> consume(std::vector<ir::ValueId> acc, ir::ValueId a_slot,
                                    ir::ValueId b_slot) {
-    multiply_from(acc, a_slot, b_slot, 0, k_, n_);
+    multiply_from(acc, a_slot, b_slot, 0, a_stride_, b_stride_);
     return acc;
   }
+
+  // Elements of padding after each staged operand row for mma.sync's fragments: 16 bytes.
+  static constexpr int64_t kNativeRowPad = 8;
 
   static LoweredValue fragment_value(std::vector<ir::ValueId> fragments) {
     LoweredValue v(std::move(fragments), true, false);
@@ -216,9 +219,6 @@ class SimdgroupDot {
     return ir::Type::matrix(ir::DType::f32, geometry_.fragment_m, geometry_.fragment_n);
   }
 
-  // Elements of padding after each staged operand row for mma.sync's fragments: 16 bytes.
-  static constexpr int64_t kNativeRowPad = 8;
-
   Lowering& l_;
   const ir::Op& op_;
   const ir::Type& a_type_;
@@ -309,6 +309,10 @@ int64_t fragment_count(const Lowering& l, const FragmentCarry& carry) {
 std::vector<ir::ValueId> carried_fragments(Lowering& l, const FragmentCarry& carry,
                                            ir::ValueId value) {
   return SimdgroupDot(l, *carry.dot, carry.geometry).fragments_of(value);
+}
+
+int64_t staged_row_stride(const FragmentCarry& carry, int64_t columns) {
+  return columns + (carry.geometry.fragment_k != 8 ? SimdgroupDot::kNativeRowPad : 0);
 }
 
 std::vector<ir::ValueId> consume_pipeline_slots(Lowering& l, const FragmentCarry& carry,

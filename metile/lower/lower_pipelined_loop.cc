@@ -1,22 +1,31 @@
-// A K loop as seed 004's two-stage software pipeline (Schedule(double_buffer=True)). The
-// canonical loop is `acc = dot(a, b, acc)` carried by a `for` with uniform bounds and a
-// positive constant step, whose body holds only the dot, its yield and the copy: the pure ops
-// and device loads that compute a [M, K] and b [K, N] from the induction variable and values
-// defined before the loop. a and b each get a buffer of two slots (typed as the operand, in
-// the shared scratch region, live from the prologue to the loop's last barrier):
+// A K loop as seed 004's software pipeline of S stages (plan.pipeline_stages: required by
+// Schedule(double_buffer=True); chosen by the plan on targets with asynchronous copies, depth
+// from num_stages). The canonical loop is `acc = dot(a, b, acc)` carried by a `for` with uniform
+// bounds and a positive constant step, whose body holds only the dot, its yield and the copy:
+// the pure ops and device loads that compute a [M, K] and b [K, N] from the induction variable
+// and values defined before the loop. a and b each get a ring of S slots (typed as the operand,
+// rows padded for mma.sync's fragments, pinned in the shared scratch for the loop's lifetime):
 //
-//   if start < end:                      (an empty K dimension skips the pipeline)
-//     copy the tiles at k = start into slot 0; barrier (publish)
+//   for s in 0 .. S-2:                       (prologue)
+//     if start + s*step < end: copy the tiles at start + s*step into slot s
+//     commit
 //   for k, slot = start, 0 ...:
-//     if k + step < end: copy the tiles at k + step into slot 1 - slot (the free slot)
+//     wait until at most S-2 copy groups are in flight (this thread's copies of slot's tiles)
+//     barrier (publishes slot to every thread; releases slot - 1, read by the previous step)
+//     if k + (S-1)*step < end: copy the tiles at k + (S-1)*step into slot - 1 (mod S)
+//     commit
 //     consume slot: fragment loads and multiply-accumulates
-//     barrier (publish the free slot, release the current one); rotate: slot = 1 - slot
+//     rotate: slot = slot + 1 (mod S)
+//   wait for every copy group; barrier (releases the slots)
 //
-// The last iteration's copy finds no tile, so it is the drain: it consumes and releases the
-// final tiles. Each copy lowers the Tile IR copy ops again with the induction variable bound
-// to its tile's k; the Tile IR loop is read, never changed. Validation runs before anything
-// is emitted, so an unsupported loop is rejected whole; verify_software_pipeline then checks
-// the Metal IR against the record (SoftwarePipeline, execution_report.pipelines).
+// A copy is asynchronous where the operand is a tile load with zero fill (async_copy, which the
+// CUDA dialect issues as cp.async and other dialects as a plain copy), else the operand's
+// copy ops run and each thread stores its elements. Each copy lowers the Tile IR copy ops again
+// with the induction variable bound to its tile's k; the Tile IR loop is read, never changed.
+// Validation runs before anything is emitted: a loop that is not canonical is rejected whole
+// when the Schedule requires the pipeline, and keeps a single operand buffer otherwise.
+// verify_software_pipeline then checks the Metal IR against the record (SoftwarePipeline,
+// execution_report.pipelines).
 #include <optional>
 #include <set>
 
@@ -29,8 +38,6 @@ namespace {
 
 using schedule::PipelineBuffer;
 using schedule::SoftwarePipeline;
-
-constexpr int kStages = 2;
 
 // The body's ops that compute the dot's a and b, in program order.
 std::vector<const ir::Op*> copy_ops(const ir::Block& body, const ir::Op& dot) {
@@ -96,41 +103,63 @@ class PipelinedLoop {
         loop_(loop),
         body_(loop.regions[0]),
         carry_(carry),
-        a_(carry.dot->operands[0]),
-        b_(carry.dot->operands[1]),
-        copy_(copy_ops(body_, *carry.dot)) {}
+        copy_(copy_ops(body_, *carry.dot)) {
+    for (int operand : {0, 1}) {
+      Operand& o = operands_[operand];
+      o.name = operand ? "b" : "a";
+      o.value = carry.dot->operands[static_cast<size_t>(operand)];
+      const ir::Type& t = l_.tile_type(o.value);
+      o.rows = t.shape[0];
+      o.columns = t.shape[1];
+      o.row_stride = staged_row_stride(carry_, o.columns);
+      for (const ir::Op* op : copy_)
+        if (op->results.size() == 1 && op->results[0] == o.value && async_copyable(l_, *op))
+          o.load = op;
+    }
+    async_ = operands_[0].load || operands_[1].load;
+  }
 
   void lower() {
     const ir::ValueId start = l_.scalar(loop_.operands[0]);
     const ir::ValueId end = l_.scalar(loop_.operands[1]);
     const ir::ValueId step = l_.scalar(loop_.operands[2]);
     std::vector<ir::ValueId> inits = carried_fragments(l_, carry_, loop_.operands[3]);
+    stages_ = fitting_stages();
     allocate();
 
-    // Prologue: the first tiles into slot 0, published.
-    l_.builder.begin_if(l_.emit(ir::OpKind::Cmp, {start, end}, i1(), {{"pred", "lt"}}));
-    copy_tiles(start, a_buffer_, b_buffer_);
-    l_.threadgroup_barrier();
-    end_guard("prologue");
+    // Prologue: tiles 0 .. S-2 into slots 0 .. S-2, one copy group each.
+    for (int s = 0; s + 1 < stages_; ++s) {
+      const ir::ValueId k = s == 0 ? start : ahead(start, step, s);
+      l_.builder.begin_if(less(k, end));
+      copy_tiles(k, l_.const_int(s));
+      end_guard("prologue");
+      commit();
+    }
 
     inits.push_back(l_.const_int(0));
     ir::Builder::ForScope scope = l_.builder.begin_for(start, end, step, inits);
     const ir::ValueId slot = scope.carried.back();
     std::vector<ir::ValueId> acc(scope.carried.begin(), scope.carried.end() - 1);
     ++l_.nesting;
-    // Steady: the next tiles into the free slot while the current one stays readable.
-    const ir::ValueId next = l_.emit(ir::OpKind::Add, {scope.induction_var, step}, i32());
-    const ir::ValueId free = l_.emit(ir::OpKind::Xor, {slot, l_.const_int(1)}, i32());
-    l_.builder.begin_if(l_.emit(ir::OpKind::Cmp, {next, end}, i1(), {{"pred", "lt"}}));
-    copy_tiles(next, slot_of(a_buffer_, free, a_elements_), slot_of(b_buffer_, free, b_elements_));
+    // The current slot's tiles are this thread's oldest copies in flight: once they are done,
+    // the barrier publishes everyone's and releases the slot the previous step read.
+    wait(stages_ - 2);
+    l_.threadgroup_barrier();
+    const ir::ValueId next = ahead(scope.induction_var, step, stages_ - 1);
+    l_.builder.begin_if(less(next, end));
+    copy_tiles(next, rotate(slot, stages_ - 1));
     end_guard("copy");
-    acc = consume_pipeline_slots(l_, carry_, std::move(acc), slot_of(a_buffer_, slot, a_elements_),
-                                 slot_of(b_buffer_, slot, b_elements_));
-    l_.threadgroup_barrier();  // publishes the free slot, releases the current one
-    acc.push_back(free);       // rotate
+    commit();
+    acc = consume_pipeline_slots(l_, carry_, std::move(acc), slot_of(operands_[0], slot),
+                                 slot_of(operands_[1], slot));
+    acc.push_back(rotate(slot, 1));
     --l_.nesting;
     std::vector<ir::ValueId> results = l_.builder.end_for(acc);
     results.pop_back();
+    // Drain: nothing is left in flight, and the slots are free for the scratch after the loop.
+    wait(0);
+    l_.threadgroup_barrier();
+    l_.allocator.unpin_scratch();
 
     LoweredValue result;
     result.slots = carried_slots(l_, carry_, results, l_.tile_type(loop_.results[0]));
@@ -139,29 +168,50 @@ class PipelinedLoop {
   }
 
  private:
-  void allocate() {
-    a_elements_ = l_.tile_type(a_).num_elements();
-    b_elements_ = l_.tile_type(b_).num_elements();
-    a_buffer_ = buffer("a", a_);
-    b_buffer_ = buffer("b", b_);
+  struct Operand {
+    std::string name;
+    ir::ValueId value = ir::kNoValue;
+    int64_t rows = 0, columns = 0, row_stride = 0;
+    const ir::Op* load = nullptr;  // the tile load copied asynchronously, if it is one
+    ir::ValueId buffer = ir::kNoValue;
+    int64_t slot_elements() const { return rows * row_stride; }
+  };
+
+  // The plan's depth, or fewer (down to 2) while the slots do not fit the shared scratch; an
+  // explicit num_stages is kept, and a kernel it does not fit is OutOfResources.
+  int fitting_stages() const {
+    const int planned = l_.schedule_plan.pipeline_stages;
+    if (l_.tile.attrs.count("pipeline_stages")) return planned;
+    const int64_t capacity = l_.allocator.scratch_capacity(l_.target.threadgroup_memory_bytes);
+    int stages = planned;
+    while (stages > 2 && stages * slot_bytes() > capacity) --stages;
+    return stages;
   }
 
-  // The operand's two slots, in a region of their own (pipeline_bytes counted it up front):
-  // the copies' own exchanges use the shared scratch while a slot is live.
-  ir::ValueId buffer(const std::string& operand, ir::ValueId value) {
-    const ir::Type& t = l_.tile_type(value);
-    const std::string purpose =
-        "pipeline " + operand + " (" + l_.name(carry_.dot->results[0]) + ", 2 slots)";
-    const int64_t elements = kStages * t.num_elements();
-    const int64_t offset = l_.allocator.allocate_private(purpose, t.dtype, elements);
-    buffers_.push_back({operand, purpose, std::string(ir::dtype_name(t.dtype)),
-                        ir::dtype_bytes(t.dtype), t.shape[0], t.shape[1], offset});
-    return l_.emit(ir::OpKind::ThreadgroupBuffer, {},
-                   ir::Type::ptr(t.dtype, ir::AddressSpace::Threadgroup),
-                   {{"offset", offset},
-                    {"size", elements},
-                    {"scratch", std::string("pipeline")},
-                    {"slots", int64_t{kStages}}});
+  int64_t slot_bytes() const {
+    int64_t bytes = 0;
+    for (const Operand& o : operands_)
+      bytes += ThreadgroupAllocator::round_up(o.slot_elements() *
+                                              ir::dtype_bytes(l_.tile_type(o.value).dtype));
+    return bytes;
+  }
+
+  void allocate() {
+    for (Operand& o : operands_) {
+      const ir::DType dtype = l_.tile_type(o.value).dtype;
+      const std::string purpose = "pipeline " + o.name + " (" + l_.name(carry_.dot->results[0]) +
+                                  ", " + std::to_string(stages_) + " slots)";
+      const int64_t elements = stages_ * o.slot_elements();
+      const int64_t offset = l_.allocator.pin_scratch(purpose, dtype, elements);
+      buffers_.push_back({o.name, purpose, std::string(ir::dtype_name(dtype)),
+                          ir::dtype_bytes(dtype), o.rows, o.columns, o.row_stride, offset});
+      o.buffer = l_.emit(ir::OpKind::ThreadgroupBuffer, {},
+                         ir::Type::ptr(dtype, ir::AddressSpace::Threadgroup),
+                         {{"offset", offset},
+                          {"size", elements},
+                          {"scratch", std::string("pipeline")},
+                          {"slots", int64_t{stages_}}});
+    }
   }
 
   // Closes a guard (an if without results) and marks it as the pipeline's `phase`: its
@@ -173,32 +223,63 @@ class PipelinedLoop {
     l_.builder.last_op().attrs["pipeline"] = phase;
   }
 
-  // A pointer to slot `slot` (i32) of a buffer of `elements`-element slots.
-  ir::ValueId slot_of(ir::ValueId buffer, ir::ValueId slot, int64_t elements) {
-    const ir::ValueId base = l_.emit(ir::OpKind::Mul, {slot, l_.const_int(elements)}, i32());
-    return l_.emit(ir::OpKind::PtrAdd, {buffer, base}, l_.metal.type(buffer));
+  void commit() {
+    if (async_) l_.emit_void(ir::OpKind::AsyncCopyCommit, {});
+  }
+  void wait(int pending) {
+    if (async_) l_.emit_void(ir::OpKind::AsyncCopyWait, {}, {{"pending", int64_t{pending}}});
   }
 
-  // The copy ops lowered with the induction variable at k, and a and b stored into the slots.
-  void copy_tiles(ir::ValueId k, ir::ValueId a_slot, ir::ValueId b_slot) {
+  ir::ValueId less(ir::ValueId a, ir::ValueId b) {
+    return l_.emit(ir::OpKind::Cmp, {a, b}, i1(), {{"pred", "lt"}});
+  }
+  // k + tiles * step.
+  ir::ValueId ahead(ir::ValueId k, ir::ValueId step, int tiles) {
+    const ir::ValueId span = l_.emit(ir::OpKind::Mul, {step, l_.const_int(tiles)}, i32());
+    return l_.emit(ir::OpKind::Add, {k, span}, i32());
+  }
+  // (slot + by) mod S.
+  ir::ValueId rotate(ir::ValueId slot, int by) {
+    const ir::ValueId sum = l_.emit(ir::OpKind::Add, {slot, l_.const_int(by)}, i32());
+    return l_.emit(ir::OpKind::Rem, {sum, l_.const_int(stages_)}, i32());
+  }
+
+  // A pointer to slot `slot` (i32) of an operand's ring.
+  ir::ValueId slot_of(const Operand& o, ir::ValueId slot) {
+    const ir::ValueId base =
+        l_.emit(ir::OpKind::Mul, {slot, l_.const_int(o.slot_elements())}, i32());
+    return l_.emit(ir::OpKind::PtrAdd, {o.buffer, base}, l_.metal.type(o.buffer));
+  }
+
+  // The copy ops lowered with the induction variable at k (an operand copied asynchronously
+  // leaves its load to copy_operand_async), and a and b brought into slot `slot`.
+  void copy_tiles(ir::ValueId k, ir::ValueId slot) {
     l_.bind(body_.args[0], LoweredValue({k}, false, true));
     ir::Block copy;
-    for (const ir::Op* op : copy_) copy.ops.push_back(*op);
+    for (const ir::Op* op : copy_)
+      if (op != operands_[0].load && op != operands_[1].load) copy.ops.push_back(*op);
     ++l_.nesting;  // inside its guard
     lower_block(l_, copy);
+    for (const Operand& o : operands_) {
+      const ir::ValueId at = slot_of(o, slot);
+      if (o.load)
+        copy_operand_async(l_, *o.load, at, o.row_stride);
+      else
+        publish_tile(l_, o.value, at, 0, o.row_stride);
+    }
     --l_.nesting;
-    publish_tile(l_, a_, a_slot, 0);
-    publish_tile(l_, b_, b_slot, 0);
   }
 
   void record() {
     SoftwarePipeline p;
     p.loop = loop_name(l_, loop_);
-    p.stages = kStages;
+    p.stages = stages_;
+    p.copy = async_ && l_.target.has_async_copy ? schedule::PipelineCopy::Asynchronous
+                                                : schedule::PipelineCopy::Synchronous;
     p.buffers = buffers_;
-    p.sequence = schedule::dependency_sequence(kStages);
+    p.sequence = schedule::dependency_sequence(stages_);
     for (const PipelineBuffer& b : buffers_)
-      l_.buffering.push_back({p.loop, b.allocation, kStages, kStages * b.slot_bytes()});
+      l_.buffering.push_back({p.loop, b.allocation, stages_, stages_ * b.slot_bytes()});
     l_.pipelines.push_back(std::move(p));
     const ir::Type& acc = l_.tile_type(loop_.operands[3]);
     l_.loops.push_back({loop_name(l_, loop_), acc.num_elements(),
@@ -212,43 +293,31 @@ class PipelinedLoop {
   const ir::Op& loop_;
   const ir::Block& body_;
   const FragmentCarry carry_;
-  const ir::ValueId a_, b_;
   const std::vector<const ir::Op*> copy_;
-  int64_t a_elements_ = 0, b_elements_ = 0;
-  ir::ValueId a_buffer_ = ir::kNoValue, b_buffer_ = ir::kNoValue;
+  // Some copy is an async_copy: commits and waits order them (where the target's copies are
+  // synchronous, they are comments).
+  bool async_ = false;
+  Operand operands_[2];
+  int stages_ = 2;
   std::vector<PipelineBuffer> buffers_;
 };
 
 }  // namespace
 
 std::optional<FragmentCarry> pipelined_carry(const Lowering& l, const ir::Op& loop) {
-  if (l.schedule_plan.double_buffer != true) return std::nullopt;
+  if (l.schedule_plan.pipeline_stages < 2) return std::nullopt;
   std::optional<FragmentCarry> found;
   for (const std::optional<FragmentCarry>& carry : fragment_carries(l, loop))
     if (carry) found = carry;
   if (!found) return std::nullopt;
-  if (const std::string why = why_not_canonical(l, loop, *found); !why.empty())
+  const std::string why = why_not_canonical(l, loop, *found);
+  if (why.empty()) return found;
+  if (l.schedule_plan.double_buffer == true)
     l.not_supported(loop, "Schedule(double_buffer=True) cannot pipeline " + loop_name(l, loop) +
                               " (the canonical K loop is acc = dot(a, b, acc) with operand "
                               "copies only): " +
                               why);
-  return found;
-}
-
-int64_t pipeline_bytes(const ir::Kernel& tile, const schedule::SchedulePlan& plan) {
-  if (plan.double_buffer != true) return 0;
-  int64_t bytes = 0;
-  ir::walk(tile.body, [&](const ir::Op& op) {
-    if (op.kind != ir::OpKind::For) return;
-    for (const ir::Op& inner : op.regions[0].ops)
-      if (inner.kind == ir::OpKind::Dot && tile.type(inner.operands[0]).is_tile())
-        for (int operand : {0, 1}) {
-          const ir::Type& t = tile.type(inner.operands[operand]);
-          bytes +=
-              ThreadgroupAllocator::round_up(kStages * t.num_elements() * ir::dtype_bytes(t.dtype));
-        }
-  });
-  return bytes;
+  return std::nullopt;  // the plan's own choice: this loop keeps one operand buffer
 }
 
 void lower_pipelined_for(Lowering& l, const ir::Op& loop, const FragmentCarry& carry) {

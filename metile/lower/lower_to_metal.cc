@@ -175,6 +175,9 @@ void lower_block(Lowering& l, const ir::Block& block) {
       case K::WgmmaCommit:
       case K::WgmmaWait:
       case K::SetMaxNReg:
+      case K::AsyncCopy:
+      case K::AsyncCopyCommit:
+      case K::AsyncCopyWait:
         l.not_supported(op, "is a Metal IR op, not a Tile IR op");
     }
   }
@@ -192,13 +195,10 @@ LoweringResult lower_to_metal(const ir::Kernel& tile, const ThreadPlan& plan,
   // Its ring and mbarriers are laid out first, as a kernel's own shared allocations are.
   const int64_t user_bytes =
       wgmma ? schedule.async_gemm->ring_bytes : ThreadgroupAllocator::user_bytes(tile);
-  // Its ring is its own double buffering: the two-stage pipeline's slots are the SIMD-group
-  // path's alone.
-  const int64_t pipeline = wgmma ? 0 : pipeline_bytes(tile, schedule);
   const int64_t tails =
       device_operand_tail_bytes(tile, schedule, lanes.threads_per_threadgroup / target.simd_width);
   Lowering l(tile, lanes, schedule, target, user_bytes,
-             register_reduction_bytes(tile, lanes, target) + pipeline + tails);
+             register_reduction_bytes(tile, lanes, target) + tails);
   // Under staging='device' the operand loads of the dots are read as fragments instead.
   const std::set<const ir::Op*> unlowered = device_operand_only_ops(tile, schedule);
   if (!unlowered.empty())

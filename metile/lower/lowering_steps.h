@@ -2,7 +2,9 @@
 // binds its results (lowering_context.h).
 #pragma once
 
+#include <functional>
 #include <optional>
+#include <vector>
 
 #include "metile/lower/lowering_context.h"
 
@@ -111,8 +113,13 @@ std::vector<ir::ValueId> carried_slots(Lowering& l, const FragmentCarry& carry,
                                        const std::vector<ir::ValueId>& fragments,
                                        const ir::Type& type);
 
+// The row stride, in elements, of an operand of `columns` columns staged for the carried dot:
+// mma.sync's native fragments pad each row by 16 bytes, so the eight row addresses of an
+// ldmatrix fall in distinct banks.
+int64_t staged_row_stride(const FragmentCarry& carry, int64_t columns);
 // The carried dot's acc += a @ b from row-major a [M, K] at a_slot and b [K, N] at b_slot
-// (threadgroup pointers to a software pipeline's current slots), with no barrier.
+// (threadgroup pointers to a software pipeline's current slots, rows staged_row_stride
+// apart), with no barrier.
 std::vector<ir::ValueId> consume_pipeline_slots(Lowering& l, const FragmentCarry& carry,
                                                 std::vector<ir::ValueId> acc, ir::ValueId a_slot,
                                                 ir::ValueId b_slot);
@@ -124,14 +131,25 @@ std::vector<ir::ValueId> consume_pipeline_slots(Lowering& l, const FragmentCarry
 // K loop (nothing is rewritten then); none for a loop without such a dot.
 std::optional<FragmentCarry> pipelined_carry(const Lowering& l, const ir::Op& loop);
 void lower_pipelined_for(Lowering& l, const ir::Op& loop, const FragmentCarry& carry);
-// The threadgroup bytes of the pipelines' slots, a region of their own laid out before
-// lowering (0 unless the plan requires double buffering).
-int64_t pipeline_bytes(const ir::Kernel& tile, const schedule::SchedulePlan& plan);
 
 // dot_operand_vectors.cc: under Schedule(vector_width=4) on the simdgroup backend, a dot
 // operand's load whose address and mask are recomputable from their definitions, lowered so
 // that each run of four slots reads four consecutive addresses (false: not such a load).
 bool lower_vectorized_operand_load(Lowering& l, const ir::Op& op);
+// The elements of such a load in its run layout, slot by slot: the element's row and column
+// (i32) and the load's operands recomputed there. False, having emitted nothing, when the load
+// is not such a load.
+using RunElement = std::function<void(ir::ValueId row, ir::ValueId column,
+                                      std::vector<ir::ValueId> operands)>;
+bool for_each_run_element(Lowering& l, const ir::Op& op, const RunElement& element);
+
+// async_operand_copy.cc: a software pipeline's copy of a dot operand that is a tile load
+// straight into its slot by async_copy ops, one per element (group_vector_accesses packs them
+// into copies of up to 16 bytes). It applies to a 2-D load whose fill is zero (or that has no
+// mask) on a threadgroup without idle threads.
+bool async_copyable(const Lowering& l, const ir::Op& load);
+// The copy into the slot at `slot`, rows `row_stride` elements apart.
+void copy_operand_async(Lowering& l, const ir::Op& load, ir::ValueId slot, int64_t row_stride);
 
 // lower_trans.cc: reshape (no movement) and trans (forwarded, SIMD shuffles or scratch).
 void lower_reshape(Lowering& l, const ir::Op& op);

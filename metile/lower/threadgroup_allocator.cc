@@ -30,9 +30,17 @@ int64_t ThreadgroupAllocator::allocate_private(const std::string& purpose, ir::D
 int64_t ThreadgroupAllocator::allocate_scratch(const std::string& purpose, ir::DType dtype,
                                                int64_t elements) {
   const int64_t bytes = elements * ir::dtype_bytes(dtype);
-  scratch_bytes_ = std::max(scratch_bytes_, bytes);
-  allocations_.push_back({purpose, scratch_offset_, bytes, dtype, elements});
-  return scratch_offset_;
+  const int64_t offset = scratch_offset_ + pinned_bytes_;
+  scratch_bytes_ = std::max(scratch_bytes_, pinned_bytes_ + bytes);
+  allocations_.push_back({purpose, offset, bytes, dtype, elements});
+  return offset;
+}
+
+int64_t ThreadgroupAllocator::pin_scratch(const std::string& purpose, ir::DType dtype,
+                                          int64_t elements) {
+  const int64_t offset = allocate_scratch(purpose, dtype, elements);
+  pinned_bytes_ += round_up(elements * ir::dtype_bytes(dtype));
+  return offset;
 }
 
 int64_t ThreadgroupAllocator::user_bytes(const ir::Kernel& tile) {

@@ -2,7 +2,9 @@
 // aligned regions at the start; then each register reduction's private scratch, a region of its
 // own that nothing else touches, so it needs no release barrier; then the shared compiler
 // scratch (other reductions, exchanges), where every use shares one region, because each use
-// ends with a release barrier before the next one can begin.
+// ends with a release barrier before the next one can begin. A software pipeline's slots are
+// scratch too, pinned at its start for the loop's lifetime: the uses inside the loop go above
+// them, and the uses after its release barrier start at the bottom again.
 #pragma once
 
 #include <cstdint>
@@ -26,6 +28,11 @@ class ThreadgroupAllocator {
   int64_t allocate_private(const std::string& purpose, ir::DType dtype, int64_t elements);
   // Scratch that is dead after its release barrier; returns its byte offset.
   int64_t allocate_scratch(const std::string& purpose, ir::DType dtype, int64_t elements);
+  // Scratch that stays live until unpin_scratch() (a pipeline's slots); returns its offset.
+  int64_t pin_scratch(const std::string& purpose, ir::DType dtype, int64_t elements);
+  void unpin_scratch() { pinned_bytes_ = 0; }
+  // The bytes available to scratch within `capacity` bytes of threadgroup memory.
+  int64_t scratch_capacity(int64_t capacity) const { return capacity - scratch_offset_; }
 
   // The block size, rounded up to 16 bytes (0 when nothing was allocated).
   int64_t total_bytes() const;
@@ -41,6 +48,7 @@ class ThreadgroupAllocator {
   int64_t private_end_;
   int64_t scratch_offset_;
   int64_t scratch_bytes_ = 0;
+  int64_t pinned_bytes_ = 0;
   std::vector<Allocation> allocations_;
 };
 

@@ -304,6 +304,9 @@ class Reader {
       case K::WgmmaCommit:
       case K::WgmmaWait:
       case K::SetMaxNReg:
+      case K::AsyncCopy:
+      case K::AsyncCopyCommit:
+      case K::AsyncCopyWait:
       case K::ThreadgroupBuffer:
       case K::SimdShuffle:
       case K::SimdShuffleXor:

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cstdint>
 #include <map>
 #include <optional>
 #include <set>
@@ -34,7 +35,8 @@ struct Event {
 // The operand of a scratch access that is its pointer; -1 for an op that is no access.
 // matrix_load and matrix_store move a whole fragment of one SIMD group.
 int pointer_operand(const ir::Op& op) {
-  if (op.kind == OpKind::Load || op.kind == OpKind::Store || op.kind == OpKind::MatrixLoad)
+  if (op.kind == OpKind::Load || op.kind == OpKind::Store || op.kind == OpKind::MatrixLoad ||
+      op.kind == OpKind::AsyncCopy)
     return 0;
   return op.kind == OpKind::MatrixStore ? 1 : -1;
 }
@@ -68,6 +70,7 @@ class Verifier {
  private:
   void collect(const ir::Block& block, bool in_if, bool in_loop) {
     for (const ir::Op& op : block.ops) {
+      order_[&op] = static_cast<int64_t>(order_.size());
       if (op.kind == OpKind::ThreadgroupBuffer) add_buffer(op);
       if (op.kind == OpKind::PtrAdd && base_.count(op.operands[0]))
         base_[op.results[0]] = base_[op.operands[0]];
@@ -77,13 +80,16 @@ class Verifier {
       const int pointer = pointer_operand(op);
       if (pointer >= 0 && base_.count(op.operands[pointer]))
         events_[base_[op.operands[pointer]]].push_back(
-            {op.kind == OpKind::Store || op.kind == OpKind::MatrixStore ? Event::Store
-                                                                        : Event::Load,
+            {op.kind == OpKind::Store || op.kind == OpKind::MatrixStore ||
+                     op.kind == OpKind::AsyncCopy
+                 ? Event::Store
+                 : Event::Load,
              &op, &block, in_if, in_loop});
       for (const ir::Block& region : op.regions)
         // A software pipeline's guards have uniform conditions (verify_software_pipeline).
         collect(region, in_if || (op.kind == OpKind::If && !op.has_attr("pipeline")),
                 in_loop || op.kind == OpKind::For);
+      end_[&op] = static_cast<int64_t>(order_.size());  // past its regions' ops
     }
   }
 
@@ -109,6 +115,12 @@ class Verifier {
       privates += a.kind == "private_reduction";
       for (const auto& [w, b] : buffers_) {
         if (v == w || a.kind.empty() || a.begin >= b.end || b.begin >= a.end) continue;
+        if (a.kind == "pipeline" && (b.kind == "exchange" || b.kind == "reduction") &&
+            apart(v, w))
+          continue;
+        if (b.kind == "pipeline" && (a.kind == "exchange" || a.kind == "reduction") &&
+            apart(w, v))
+          continue;
         if (b.kind.empty() || a.kind == "private_reduction" || b.kind == "private_reduction" ||
             a.kind == "pipeline" || b.kind == "pipeline" || a.kind == "simdgroup" ||
             b.kind == "simdgroup")
@@ -124,6 +136,45 @@ class Verifier {
       fail("the kernel has " + std::to_string(privates) +
            " private_reduction buffers but records private_reductions = " +
            std::to_string(recorded));
+  }
+
+  // A pipeline's slots are live from its first access to the end of the outermost loop holding
+  // one; scratch `other` may share their bytes when each of its accesses lies outside that
+  // span with a threadgroup barrier between the two (the release of whichever came first).
+  bool apart(ValueId pipeline, ValueId other) const {
+    const auto p = events_.find(pipeline), o = events_.find(other);
+    if (p == events_.end() || o == events_.end()) return true;
+    int64_t first = INT64_MAX, last = 0;
+    for (const Event& e : p->second) {
+      first = std::min(first, order_.at(e.op));
+      last = std::max(last, live_end(*e.op));
+    }
+    for (const Event& e : o->second) {
+      const int64_t at = order_.at(e.op);
+      if (at >= first && at < last) return false;
+      if (!barrier_between(at < first ? live_end(*e.op) : last, at < first ? first : at))
+        return false;
+    }
+    return true;
+  }
+
+  // Where an access stops being live: after the outermost loop around it, else after itself.
+  int64_t live_end(const ir::Op& op) const {
+    int64_t end = order_.at(&op) + 1;
+    for (const auto& [loop, loop_end] : end_)
+      if (loop->kind == OpKind::For && order_.at(loop) < order_.at(&op) && loop_end > end)
+        end = std::max(end, loop_end);
+    return end;
+  }
+
+  bool barrier_between(int64_t from, int64_t to) const {
+    for (const Event& b : barriers_) {
+      const int64_t at = order_.at(b.op);
+      if (at >= from && at < to && !b.in_if && b.op->str_attr("scope") == "threadgroup" &&
+          (b.op->str_attr("mem") == "threadgroup" || b.op->str_attr("mem") == "all"))
+        return true;
+    }
+    return false;
   }
 
   void check_buffer(ValueId v, const Buffer& b) {
@@ -145,8 +196,8 @@ class Verifier {
     check_geometry(v, b, events);
   }
 
-  // Only ptr_add (as the base), load, store, matrix_load and matrix_store (as the pointer)
-  // may use a scratch pointer.
+  // Only ptr_add (as the base), load, store, async_copy, matrix_load and matrix_store (as the
+  // pointer) may use a scratch pointer.
   void check_pointer_uses(ValueId buffer, ValueId p) {
     for (const ir::Op* use : uses_[p]) {
       const int pointer = pointer_operand(*use);
@@ -157,7 +208,7 @@ class Verifier {
         fail("the scratch pointer " + name(p) + " of " + name(buffer) + " is used by " +
              std::string(ir::op_name(use->kind)) +
              "; scratch may only be offset by ptr_add and accessed by load, store, "
-             "matrix_load and matrix_store");
+             "async_copy, matrix_load and matrix_store");
       }
     }
   }
@@ -349,6 +400,7 @@ class Verifier {
   std::map<ValueId, ValueId> base_;  // pointer -> the threadgroup_buffer it offsets
   std::map<ValueId, std::vector<const ir::Op*>> uses_;
   std::map<ValueId, std::vector<Event>> events_;
+  std::map<const ir::Op*, int64_t> order_, end_;  // preorder position; past its regions
   std::vector<Event> barriers_;
   std::map<ValueId, const ir::Op*> definers_;
 };

@@ -38,7 +38,7 @@ struct Access {
 
 struct Buffer {
   const ir::Op* op = nullptr;
-  int64_t slot_elements = 0;
+  int64_t slots = 0, slot_elements = 0;
   std::vector<Access> stores, fragment_loads;
 };
 
@@ -105,10 +105,10 @@ class Verifier {
     const ValueId p = op.results[0];
     const int64_t slots = op.int_attr("slots");
     const int64_t size = op.int_attr("size");
-    if (slots != 2 || size % 2)
+    if (slots < 2 || size % slots)
       fail("types", "pipeline buffer " + name(p) + " has " + std::to_string(slots) + " slots of " +
-                        std::to_string(size) +
-                        " elements; the synchronous pipeline has two equal slots");
+                        std::to_string(size) + " elements; a pipeline has two or more equal slots");
+    b.slots = slots;
     b.slot_elements = size / slots;
     const ir::DType dtype = k_.type(p).dtype;
     const int64_t end = op.int_attr("offset") + size * ir::dtype_bytes(dtype);
@@ -152,7 +152,8 @@ class Verifier {
           a.offsets.erase(a.offsets.begin());
         }
       }
-      if (use->kind == OpKind::Store && use->operands[0] == q) {
+      if ((use->kind == OpKind::Store || use->kind == OpKind::AsyncCopy) &&
+          use->operands[0] == q) {
         b.stores.push_back(a);
       } else if (use->kind == OpKind::MatrixLoad && use->operands[0] == q) {
         a.offsets.push_back(use->operands[1]);
@@ -160,8 +161,8 @@ class Verifier {
       } else {
         fail("copy ownership", std::string(ir::op_name(use->kind)) + " uses pipeline buffer " +
                                    name(b.op->results[0]) +
-                                   "; only stores (the copies) and fragment loads (the consume "
-                                   "step) may");
+                                   "; only stores and async copies (the copies) and fragment "
+                                   "loads (the consume step) may");
       }
     }
   }
@@ -184,14 +185,21 @@ class Verifier {
   // ---- one pipeline --------------------------------------------------------------------
   std::vector<std::string> check_pipeline(const ir::Op& loop, const std::vector<Buffer>& buffers) {
     const ir::Block& body = loop.regions[0];
-    const ir::Op* prologue = guard_before(loop);
+    const int64_t stages = buffers[0].slots;
+    for (const Buffer& b : buffers)
+      if (b.slots != stages)
+        fail("types", "pipeline buffers " + name(buffers[0].op->results[0]) + " and " +
+                          name(b.op->results[0]) + " of one loop have different slot counts");
+    const std::vector<const ir::Op*> prologue = guards_before(loop);
     const ir::Op* copy = nullptr;
     for (const ir::Op& op : body.ops)
       if (op.kind == OpKind::If && op.has_attr("pipeline") && op.str_attr("pipeline") == "copy")
         copy = &op;
-    if (!prologue)
-      fail("publication",
-           "no if {pipeline = \"prologue\"} before the loop publishes its first tiles");
+    if (static_cast<int64_t>(prologue.size()) != stages - 1)
+      fail("publication", "the loop has " + std::to_string(prologue.size()) +
+                              " if {pipeline = \"prologue\"} before it; a pipeline of " +
+                              std::to_string(stages) + " slots copies its first " +
+                              std::to_string(stages - 1) + " tiles there");
     if (!copy) fail("copy ownership", "the loop's body has no if {pipeline = \"copy\"}");
 
     // The current slot: the carried value the fragment loads select by.
@@ -207,26 +215,26 @@ class Verifier {
           fail("slot reuse", "fragment load " + name(a.op->results[0]) +
                                  " does not read the current slot " + name(current));
 
-    check_uniform(loop, *prologue, *copy);
-    check_slot_reuse(loop, carried, current);
+    check_uniform(loop, prologue, *copy);
+    check_slot_reuse(loop, carried, current, stages);
     for (const Buffer& b : buffers) {
-      check_copies(b, *prologue, *copy, current);
       check_fragment_bounds(b);
+      check_copies(b, prologue, *copy, current);
     }
-    check_publication(loop, *prologue, *copy, buffers);
+    check_publication(loop, prologue, *copy, buffers, stages);
     return {"types",          "threadgroup capacity", "uniform control flow",
             "copy ownership", "fragment bounds",      "publication",
             "slot reuse"};
   }
 
-  // The if {pipeline = "prologue"} in the loop's block, before it.
-  const ir::Op* guard_before(const ir::Op& loop) const {
+  // The if {pipeline = "prologue"} ops in the loop's block before it, in order.
+  std::vector<const ir::Op*> guards_before(const ir::Op& loop) const {
     const Place& place = places_.at(&loop);
-    const ir::Op* found = nullptr;
+    std::vector<const ir::Op*> found;
     for (size_t i = 0; i < place.index; ++i) {
       const ir::Op& op = place.block->ops[i];
       if (op.kind == OpKind::If && op.has_attr("pipeline") && op.str_attr("pipeline") == "prologue")
-        found = &op;
+        found.push_back(&op);
     }
     return found;
   }
@@ -251,34 +259,41 @@ class Verifier {
     return result;
   }
 
-  void check_uniform(const ir::Op& loop, const ir::Op& prologue, const ir::Op& copy) {
+  void check_uniform(const ir::Op& loop, const std::vector<const ir::Op*>& prologue,
+                     const ir::Op& copy) {
     for (int i = 0; i < 3; ++i)
       if (varying(loop.operands[static_cast<size_t>(i)]))
         fail("uniform control flow", "the pipelined loop's bound " +
                                          name(loop.operands[static_cast<size_t>(i)]) +
                                          " differs between threads");
-    for (const ir::Op* guard : {&prologue, &copy})
+    std::vector<const ir::Op*> guards = prologue;
+    guards.push_back(&copy);
+    for (const ir::Op* guard : guards)
       if (varying(guard->operands[0]))
         fail("uniform control flow", "the " + guard->str_attr("pipeline") + " guard's condition " +
                                          name(guard->operands[0]) + " differs between threads");
   }
 
-  // The loop starts at slot 0, the prologue's, and yields current ^ 1.
-  void check_slot_reuse(const ir::Op& loop, size_t carried, ValueId current) {
+  // The loop starts at slot 0, the prologue's first, and yields (current + 1) mod stages.
+  void check_slot_reuse(const ir::Op& loop, size_t carried, ValueId current, int64_t stages) {
     if (!is_constant(loop.operands[3 + carried], 0))
       fail("slot reuse", "the loop's current slot " + name(current) +
-                             " does not start at slot 0, which the prologue fills");
+                             " does not start at slot 0, which the prologue fills first");
     const ValueId next = loop.regions[0].ops.back().operands[carried];
-    if (!is_free_slot(next, current))
-      fail("slot reuse", "the loop yields " + name(next) + " for its current slot, not " +
-                             name(current) + " ^ 1: the slots do not rotate");
+    if (!is_rotation(next, current, 1, stages))
+      fail("slot reuse", "the loop yields " + name(next) + " for its current slot, not (" +
+                             name(current) + " + 1) mod " + std::to_string(stages) +
+                             ": the slots do not rotate");
   }
 
-  bool is_free_slot(ValueId v, ValueId current) const {
-    const ir::Op* def = definer(v);
-    return def && def->kind == OpKind::Xor &&
-           ((def->operands[0] == current && is_constant(def->operands[1], 1)) ||
-            (def->operands[1] == current && is_constant(def->operands[0], 1)));
+  // Whether v is (current + by) mod stages.
+  bool is_rotation(ValueId v, ValueId current, int64_t by, int64_t stages) const {
+    const ir::Op* rem = definer(v);
+    if (!rem || rem->kind != OpKind::Rem || !is_constant(rem->operands[1], stages)) return false;
+    const ir::Op* add = definer(rem->operands[0]);
+    return add && add->kind == OpKind::Add &&
+           ((add->operands[0] == current && is_constant(add->operands[1], by)) ||
+            (add->operands[1] == current && is_constant(add->operands[0], by)));
   }
 
   bool inside(const ir::Op& op, const ir::Op& region_owner) const {
@@ -286,59 +301,92 @@ class Verifier {
     return std::find(e.begin(), e.end(), &region_owner) != e.end();
   }
 
-  void check_copies(const Buffer& b, const ir::Op& prologue, const ir::Op& copy, ValueId current) {
+  // The prologue's copy i fills slot i; the loop's copy fills the slot read last, (current +
+  // stages - 1) mod stages, never the current one.
+  void check_copies(const Buffer& b, const std::vector<const ir::Op*>& prologue,
+                    const ir::Op& copy, ValueId current) {
     const std::string buffer = "pipeline buffer " + name(b.op->results[0]);
-    std::vector<const Access*> first, next;
+    std::vector<std::vector<const Access*>> first(prologue.size());
+    std::vector<const Access*> next;
     for (const Access& a : b.stores) {
-      if (inside(*a.op, prologue)) {
-        if (a.slot != ir::kNoValue && !is_constant(a.slot, 0))
-          fail("copy ownership",
-               "the prologue stores into " + buffer + " at slot " + name(a.slot) + ", not slot 0");
-        first.push_back(&a);
+      const auto guard = std::find_if(prologue.begin(), prologue.end(),
+                                      [&](const ir::Op* g) { return inside(*a.op, *g); });
+      if (guard != prologue.end()) {
+        const int64_t slot = guard - prologue.begin();
+        if (a.slot == ir::kNoValue ? slot != 0 : !is_constant(a.slot, slot))
+          fail("copy ownership", "the prologue's copy " + std::to_string(slot) + " stores into " +
+                                     buffer + " outside slot " + std::to_string(slot));
+        first[static_cast<size_t>(slot)].push_back(&a);
       } else if (inside(*a.op, copy)) {
         if (a.slot == current)
           fail("slot reuse",
                "the copy stores into the current slot of " + buffer + ", which the body reads");
-        if (!is_free_slot(a.slot, current))
-          fail("copy ownership", "the copy stores into " + buffer + " outside the free slot " +
-                                     name(current) + " ^ 1");
+        if (!is_rotation(a.slot, current, b.slots - 1, b.slots))
+          fail("copy ownership", "the copy stores into " + buffer +
+                                     " outside the slot read last, (" + name(current) + " + " +
+                                     std::to_string(b.slots - 1) + ") mod " +
+                                     std::to_string(b.slots));
         next.push_back(&a);
       } else {
         fail("copy ownership",
              "a store into " + buffer + " is neither in the prologue nor in the loop's copy");
       }
     }
-    check_each_element_once(b, first, "the prologue");
-    check_each_element_once(b, next, "the copy");
+    const std::vector<bool> read = read_elements(b);
+    for (size_t i = 0; i < first.size(); ++i)
+      check_each_element_once(b, read, first[i], "the prologue's copy " + std::to_string(i));
+    check_each_element_once(b, read, next, "the copy");
   }
 
-  // Every thread's stores of one copy write each element of the slot exactly once.
-  void check_each_element_once(const Buffer& b, const std::vector<const Access*>& stores,
+  // Every thread's stores of one copy together write each element of the slot at most once,
+  // and each element the fragment loads read exactly once (rows may be padded). An async_copy
+  // writes its elements whatever its predicate: zeros where it is false.
+  void check_each_element_once(const Buffer& b, const std::vector<bool>& read,
+                               const std::vector<const Access*>& stores,
                                const std::string& phase) {
     std::vector<int> writes(static_cast<size_t>(b.slot_elements), 0);
     for (int64_t t = 0; t < threads_; ++t) {
       ThreadValueMemo memo;
       for (const Access* a : stores) {
-        if (a->op->operands.size() > 2) {
+        const bool copy = a->op->kind == OpKind::AsyncCopy;
+        if (!copy && a->op->operands.size() > 2) {
           const std::optional<int64_t> mask = value(a->op->operands[2], t, memo);
           if (!mask) fail("copy ownership", phase + "'s store mask is no function of the thread");
           if (!*mask) continue;
         }
         const std::optional<int64_t> e = element(*a, t, memo);
-        if (!e || *e < 0 || *e >= b.slot_elements)
+        const int64_t count = copy ? a->op->int_attr("elements") : 1;
+        if (!e || *e < 0 || *e + count > b.slot_elements)
           fail("copy ownership", phase + " stores element " + (e ? std::to_string(*e) : "?") +
                                      " of a slot of " + std::to_string(b.slot_elements) +
                                      " elements of pipeline buffer " + name(b.op->results[0]) +
                                      " in thread " + std::to_string(t));
-        ++writes[static_cast<size_t>(*e)];
+        for (int64_t i = 0; i < count; ++i) ++writes[static_cast<size_t>(*e + i)];
       }
     }
-    for (int64_t e = 0; e < b.slot_elements; ++e)
-      if (writes[static_cast<size_t>(e)] != 1)
+    for (size_t e = 0; e < writes.size(); ++e)
+      if (writes[e] > 1 || (writes[e] == 0 && read[e]))
         fail("copy ownership", phase + " writes element " + std::to_string(e) +
                                    " of pipeline buffer " + name(b.op->results[0]) + " " +
-                                   std::to_string(writes[static_cast<size_t>(e)]) +
-                                   " times; each copy writes every element once");
+                                   std::to_string(writes[e]) +
+                                   " times; each copy writes every element read once");
+  }
+
+  // The slot elements some SIMD group's fragment load reads (check_fragment_bounds first).
+  std::vector<bool> read_elements(const Buffer& b) {
+    std::vector<bool> read(static_cast<size_t>(b.slot_elements), false);
+    const int64_t groups = std::max<int64_t>(1, threads_ / target_.simd_width);
+    for (const Access& a : b.fragment_loads)
+      for (int64_t g = 0; g < groups; ++g) {
+        ThreadValueMemo memo;
+        const int64_t t = g * target_.simd_width;
+        const int64_t start = *element(a, t, memo), stride = *value(a.op->operands[2], t, memo);
+        const std::vector<int64_t>& shape = k_.type(a.op->results[0]).shape;
+        for (int64_t r = 0; r < shape[0]; ++r)
+          for (int64_t c = 0; c < shape[1]; ++c)
+            read[static_cast<size_t>(start + r * stride + c)] = true;
+      }
+    return read;
   }
 
   // Each SIMD group's fragment (rows x columns) at (offset, stride) lies inside the slot.
@@ -361,29 +409,49 @@ class Verifier {
       }
   }
 
-  void check_publication(const ir::Op& loop, const ir::Op& prologue, const ir::Op& copy,
-                         const std::vector<Buffer>& buffers) {
-    // The prologue: a barrier after its last store.
-    const ir::Block& first = prologue.regions[0];
-    size_t last_store = 0;
-    bool stores = false;
-    for (const Buffer& b : buffers)
-      for (const Access& a : b.stores)
-        if (inside(*a.op, prologue)) {
-          last_store = std::max(last_store, top_index(*a.op, first));
-          stores = true;
-        }
-    if (!stores || !barrier_after(first, last_store))
-      fail("publication", "no barrier publishes the prologue's stores before the loop reads them");
-    // The body: one barrier after the copy and the last fragment load.
+  // A barrier at the top of the body publishes the current slot (copied stages - 1 steps
+  // earlier) before its fragment loads and releases the slot read last before the copy refills
+  // it; asynchronous copies are waited for before it (at most stages - 2 groups, the later
+  // tiles', left in flight), each copy committed as a group of its own; a barrier after the
+  // loop releases the slots.
+  void check_publication(const ir::Op& loop, const std::vector<const ir::Op*>& prologue,
+                         const ir::Op& copy, const std::vector<Buffer>& buffers, int64_t stages) {
     const ir::Block& body = loop.regions[0];
-    size_t last = places_.at(&copy).index;
-    for (const Buffer& b : buffers)
-      for (const Access& a : b.fragment_loads) last = std::max(last, places_.at(a.op).index);
-    if (!barrier_after(body, last))
+    const std::optional<size_t> barrier = barrier_in(body, 0, body.ops.size());
+    size_t first_read = places_.at(&copy).index;
+    bool asynchronous = false;
+    for (const Buffer& b : buffers) {
+      for (const Access& a : b.fragment_loads)
+        first_read = std::min(first_read, top_index(*a.op, body));
+      for (const Access& a : b.stores) asynchronous |= a.op->kind == OpKind::AsyncCopy;
+    }
+    if (!barrier || *barrier > first_read)
       fail("publication",
-           "no barrier after the copy and the fragment loads publishes the free slot and "
-           "releases the current one before the slots rotate");
+           "no barrier at the top of the loop's body publishes the current slot before its "
+           "fragment loads and releases the slot read last before the copy refills it");
+    const Place& place = places_.at(&loop);
+    if (!barrier_in(*place.block, place.index + 1, place.block->ops.size()))
+      fail("publication", "no barrier after the loop releases its slots");
+    if (!asynchronous) return;
+    std::optional<int64_t> pending;
+    for (size_t i = 0; i < *barrier; ++i)
+      if (body.ops[i].kind == OpKind::AsyncCopyWait) pending = body.ops[i].int_attr("pending");
+    if (!pending || *pending > stages - 2)
+      fail("publication", "no async_copy_wait leaving at most " + std::to_string(stages - 2) +
+                              " copy groups in flight precedes the barrier that publishes the "
+                              "current slot");
+    for (const ir::Op* guard : prologue)
+      if (!commit_after(*guard))
+        fail("publication", "a prologue copy is not committed as a copy group of its own");
+    if (!commit_after(copy))
+      fail("publication", "the loop's copy is not committed as a copy group of its own");
+  }
+
+  // Whether the op after `op` in its block is an async_copy_commit.
+  bool commit_after(const ir::Op& op) const {
+    const Place& place = places_.at(&op);
+    return place.index + 1 < place.block->ops.size() &&
+           place.block->ops[place.index + 1].kind == OpKind::AsyncCopyCommit;
   }
 
   // The index in `block` of the op that is or encloses op.
@@ -395,14 +463,15 @@ class Verifier {
     throw InternalError("verify_software_pipeline: op outside the block");
   }
 
-  static bool barrier_after(const ir::Block& block, size_t index) {
-    for (size_t i = index + 1; i < block.ops.size(); ++i) {
+  // The index of the first threadgroup barrier among block.ops[from, to).
+  static std::optional<size_t> barrier_in(const ir::Block& block, size_t from, size_t to) {
+    for (size_t i = from; i < to; ++i) {
       const ir::Op& op = block.ops[i];
       if (op.kind == OpKind::Barrier && op.str_attr("scope") == "threadgroup" &&
           (op.str_attr("mem") == "threadgroup" || op.str_attr("mem") == "all"))
-        return true;
+        return i;
     }
-    return false;
+    return std::nullopt;
   }
 
   // The element an access starts at within its slot, in thread t.

@@ -54,6 +54,8 @@ class Verifier {
       if (op.kind == OpKind::If && op.results.size() == 1 && k_.type(op.results[0]).is_vector())
         defined_here.insert(op.results[0]);
       if (is_packed(op)) packed_access(op, guarded_by);
+      if (op.kind == OpKind::AsyncCopy && op.int_attr("elements") > 1)
+        packed_copy(op, guarded_by);
       for (size_t r = 0; r < op.regions.size(); ++r)
         block(op.regions[r],
               op.kind == OpKind::If && r == 0 && op.regions.size() == 2 ? &op : nullptr);
@@ -120,6 +122,48 @@ class Verifier {
                             width * ir::dtype_bytes(k_.type(packed.operands[0]).dtype)))
       fail(packed, "the guard does not test the vector's alignment, which target " + target_.name +
                        " needs");
+  }
+
+  // A packed async_copy: its guarded if's fallback copies each of its elements one at a time
+  // (source and destination moving together), and the guard requires their masks, the widened
+  // source indices and the alignment of both addresses.
+  void packed_copy(const Op& packed, const Op* branch) {
+    const int64_t width = packed.int_attr("elements");
+    if (!branch) fail(packed, "a packed copy has no guard testing its addresses' alignment");
+    const std::vector<ValueId> all = conjuncts(index_, branch->operands[0]);
+    const std::set<ValueId> required(all.begin(), all.end());
+    const std::optional<PointerParts> src = index_.pointer_parts(packed.operands[1]);
+    const std::optional<PointerParts> dst = index_.pointer_parts(packed.operands[0]);
+    if (!src || !dst) fail(packed, "its addresses are not ptr_add(base, index)");
+    std::map<int64_t, ValueId> covered;
+    for (const Op& scalar : branch->regions[1].ops) {
+      if (scalar.kind != OpKind::AsyncCopy) continue;
+      const std::optional<PointerParts> s = index_.pointer_parts(scalar.operands[1]);
+      const std::optional<PointerParts> d = index_.pointer_parts(scalar.operands[0]);
+      const std::optional<int64_t> at = s && s->base == src->base
+                                            ? index_.constant_difference(src->index, s->index)
+                                            : std::nullopt;
+      if (!at || *at < 0 || *at >= width || !d || d->base != dst->base ||
+          index_.constant_difference(dst->index, d->index) != at ||
+          scalar.int_attr("elements") != 1 || !covered.emplace(*at, s->index).second)
+        fail(packed, "the fallback's copy from %" + std::to_string(scalar.operands[1]) +
+                         " is not one of the packed copy's elements");
+      if (scalar.operands.size() < 3) continue;
+      for (ValueId leaf : conjuncts(index_, scalar.operands[2]))
+        if (!required.count(leaf) && !implied(required, leaf))
+          fail(packed, "the guard does not require the fallback's mask %" +
+                           std::to_string(scalar.operands[2]));
+    }
+    if (static_cast<int64_t>(covered.size()) != width)
+      fail(packed, "the fallback covers " + std::to_string(covered.size()) + " of its " +
+                       std::to_string(width) + " elements");
+    if (may_wrap(k_.type(src->index).dtype) &&
+        !widened_range_holds(required, src->index, covered.at(width - 1)))
+      fail(packed, "the guard does not compare the widened 32-bit indices");
+    const int64_t bytes = width * ir::dtype_bytes(k_.type(packed.operands[1]).dtype);
+    for (ValueId pointer : {packed.operands[0], packed.operands[1]})
+      if (!requires_alignment(required, pointer, bytes))
+        fail(packed, "the guard does not test the alignment of %" + std::to_string(pointer));
   }
 
   // Whether a required bound implies `leaf` (mask_bounds.h): one of the same invariant and

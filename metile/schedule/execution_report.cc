@@ -87,6 +87,7 @@ nlohmann::json ExecutionReport::to_json() const {
                      {"reason", pipelining.reason}};
   j["grouped_loads"] = grouped_loads;
   j["grouped_stores"] = grouped_stores;
+  j["grouped_copies"] = grouped_copies;
   j["math_mode"] = math_mode;
   j["source_bytes"] = source_bytes;
   return j;

@@ -125,6 +125,7 @@ struct ExecutionReport {
   // not a count of the GPU's vector instructions (its compiler may still split them).
   int64_t grouped_loads = 0;
   int64_t grouped_stores = 0;
+  int64_t grouped_copies = 0;  // packed asynchronous copies into pipeline slots
   // plan_schedule's decisions and reasons, which lowering implemented.
   SchedulePlan schedule_plan;
   std::vector<BufferingRecord> buffering;

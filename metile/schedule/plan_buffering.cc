@@ -1,7 +1,14 @@
 // plan_schedule's vector width of the dot operands and the K loop's double buffering.
+#include <algorithm>
+
 #include "metile/schedule/planner.h"
 
 namespace metile::schedule::planning {
+
+namespace {
+// Triton's default num_stages on CUDA.
+constexpr int kDefaultAsyncStages = 3;
+}  // namespace
 
 void Planner::choose_vector_width() {
   if (!asked_.vector_width) {
@@ -41,12 +48,33 @@ void Planner::choose_double_buffer() {
     return;
   }
   if (plan_.backend == Backend::Simdgroup) {
-    plan_.double_buffer_reason =
-        !asked_.double_buffer   ? "auto: a single operand buffer (a two-stage software "
-                                  "pipeline is materialised only when required: shared-memory "
-                                  "staging is not assumed faster)"
-        : *asked_.double_buffer ? "required: a materialised two-stage software pipeline"
-                                : "prohibited: a single operand buffer";
+    // num_stages (the launch option, Triton's) sets the depth; 1 asks for no pipeline.
+    const std::optional<int64_t> stages = attr("pipeline_stages");
+    const bool async = target_.has_async_copy;
+    if (asked_.double_buffer == true) {
+      plan_.pipeline_stages = static_cast<int>(std::max<int64_t>(2, stages.value_or(2)));
+      plan_.double_buffer_reason = "required: a materialised software pipeline of " +
+                                   std::to_string(plan_.pipeline_stages) + " stages";
+    } else if (asked_.double_buffer == false) {
+      plan_.double_buffer_reason = "prohibited: a single operand buffer";
+    } else if (stages == 1) {
+      plan_.double_buffer_reason = "auto: num_stages=1, a single operand buffer";
+    } else if (async) {
+      plan_.pipeline_stages = static_cast<int>(stages.value_or(kDefaultAsyncStages));
+      plan_.double_buffer_reason =
+          "auto: a K loop of the canonical form (acc = dot(a, b, acc) with its operand "
+          "copies) stages its operand tiles through " +
+          std::to_string(plan_.pipeline_stages) + " shared-memory slots filled by " + target_.name +
+          "'s asynchronous copies (" +
+          (stages ? "num_stages" : "Triton's default depth") +
+          "; fewer where threadgroup memory does not hold them); other loops keep a single "
+          "operand buffer";
+    } else {
+      plan_.double_buffer_reason =
+          "auto: a single operand buffer (a two-stage software pipeline is materialised only "
+          "when required: target " + target_.name +
+          " has no asynchronous copies, and shared-memory staging is not assumed faster)";
+    }
     return;
   }
   if (asked_.double_buffer == true)

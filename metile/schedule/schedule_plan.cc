@@ -37,6 +37,7 @@ nlohmann::json SchedulePlan::to_json() const {
       {"reason", vector_width_reason}};
   j["double_buffer"] = {
       {"value", double_buffer ? nlohmann::json(*double_buffer) : nlohmann::json("auto")},
+      {"pipeline_stages", pipeline_stages},
       {"reason", double_buffer_reason}};
   j["requested"] = requested ? requested->to_json() : nlohmann::json();
   if (async_gemm) j["async_gemm"] = async_gemm->to_json();

@@ -18,6 +18,9 @@
 //                    aligned interiors are required (masked tails may stay scalar)
 //   double_buffer    nullopt: the lowering chooses; true: a materialised software double
 //                    buffer is required; false: prohibited
+//   pipeline_stages  the slots a K loop of the canonical form (acc = dot(a, b, acc) with its
+//                    operand copies) is staged through (lower_pipelined_loop.cc): 0 for none;
+//                    required when double_buffer is true, else where it applies
 //   requested        the caller's Schedule (nullopt: SCHEDULE omitted)
 #pragma once
 
@@ -62,6 +65,7 @@ struct SchedulePlan {
 
   std::optional<bool> double_buffer;
   std::string double_buffer_reason;
+  int pipeline_stages = 0;
 
   std::optional<Schedule> requested;
 

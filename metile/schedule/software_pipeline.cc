@@ -91,6 +91,7 @@ nlohmann::json SoftwarePipeline::to_json() const {
                             {"allocation", b.allocation},
                             {"dtype", b.dtype},
                             {"slot_shape", {b.rows, b.columns}},
+                            {"row_stride", b.row_stride ? b.row_stride : b.columns},
                             {"slot_bytes", b.slot_bytes()},
                             {"slots", stages},
                             {"offset", b.offset}});

@@ -31,7 +31,8 @@ namespace metile::schedule {
 // How a tile reaches its slot.
 enum class PipelineCopy : uint8_t {
   Synchronous,   // the threads load it and store it (register staging)
-  Asynchronous,  // a hardware copy engine writes it (TMA); completion is signalled
+  Asynchronous,  // copies complete in the background (per-thread cp.async, or TMA) and are
+                 // waited for before the slot is published
 };
 
 // How a slot is published to its readers and released to its next writer.
@@ -74,9 +75,10 @@ struct PipelineBuffer {
   std::string dtype;       // "f16", "bf16", "f32": the dot operand's element type
   int64_t element_bytes = 0;
   int64_t rows = 0, columns = 0;  // one slot's tile
+  int64_t row_stride = 0;         // elements from one row to the next (0: columns, no padding)
   int64_t offset = -1;            // byte offset of slot 0 in threadgroup memory (-1: unplaced)
 
-  int64_t slot_elements() const { return rows * columns; }
+  int64_t slot_elements() const { return rows * (row_stride ? row_stride : columns); }
   int64_t slot_bytes() const { return slot_elements() * element_bytes; }
   bool operator==(const PipelineBuffer&) const = default;
 };

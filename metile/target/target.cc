@@ -45,6 +45,7 @@ Target sm90() {
   t.has_tma = true;
   t.has_mbarrier = true;
   t.has_setmaxnreg = true;
+  t.has_async_copy = true;
   t.buffer_alignment_bytes = 256;
   t.max_vector_bytes = 16;
   t.max_vector_elements = 8;  // eight 2-byte elements in one 16-byte access

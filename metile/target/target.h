@@ -74,6 +74,9 @@ struct Target {
   bool has_tma = false;
   bool has_mbarrier = false;
   bool has_setmaxnreg = false;
+  // Per-thread asynchronous copies from device to threadgroup memory (cp.async, 4 to 16
+  // bytes), which a software pipeline's copies take.
+  bool has_async_copy = false;
   // Vector memory access: a buffer's first byte is aligned to buffer_alignment_bytes, and
   // one load or store moves at most max_vector_bytes in at most max_vector_elements lanes.
   int buffer_alignment_bytes = 16;

@@ -226,6 +226,9 @@ class OwnershipCheck {
       case OpKind::WgmmaCommit:
       case OpKind::WgmmaWait:
       case OpKind::SetMaxNReg:
+      case OpKind::AsyncCopy:
+      case OpKind::AsyncCopyCommit:
+      case OpKind::AsyncCopyWait:
         throw InternalError("check_ownership: Metal IR op " + std::string(ir::op_name(op.kind)) +
                             " in Tile IR kernel " + k_.name);
     }

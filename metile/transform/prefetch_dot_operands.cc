@@ -21,8 +21,12 @@ enum class Iteration { First, Next, Current };
 
 class Prefetcher {
  public:
-  Prefetcher(ir::Kernel& k, int64_t threads, int64_t register_budget)
-      : k_(k), names_(ir::printed_value_names(k)), threads_(threads), budget_(register_budget) {
+  Prefetcher(ir::Kernel& k, int64_t threads, int64_t register_budget, bool keep_accumulators)
+      : k_(k),
+        names_(ir::printed_value_names(k)),
+        threads_(threads),
+        budget_(register_budget),
+        keep_accumulators_(keep_accumulators) {
     ir::walk(k_.body, [&](const Op& op) {
       if (op.kind == OpKind::Constant && op.has_attr("value") &&
           ir::is_integer(k_.type(op.results[0]).dtype))
@@ -47,6 +51,7 @@ class Prefetcher {
   bool loop(Op& loop, std::vector<Op>& before) {
     const std::optional<int64_t> step = constant(loop.operands[2]);
     if (!step || *step <= 0 || registers(loop.regions[0]) > budget_) return false;
+    if (keep_accumulators_ && accumulates_only(loop)) return false;
     int loads = 0;
     for (size_t position = 0; position < loop.regions[0].ops.size(); ++position) {
       const Op& op = loop.regions[0].ops[position];
@@ -252,16 +257,28 @@ class Prefetcher {
     ValueId iv_next_ = ir::kNoValue;
   };
 
+  // Whether the loop carries one value, yielded as dot(a, b, itself).
+  bool accumulates_only(const Op& loop) const {
+    const ir::Block& body = loop.regions[0];
+    if (loop.results.size() != 1 || body.ops.empty()) return false;
+    const ValueId next = body.ops.back().operands[0];
+    for (const Op& op : body.ops)
+      if (op.kind == OpKind::Dot && op.results[0] == next) return op.operands[2] == body.args[1];
+    return false;
+  }
+
   ir::Kernel& k_;
   const std::vector<std::string> names_;
   const int64_t threads_, budget_;
+  const bool keep_accumulators_;
   std::map<ValueId, int64_t> constants_;
 };
 
 }  // namespace
 
-Prefetching prefetch_dot_operands(ir::Kernel k, int64_t threads, int64_t register_budget) {
-  Prefetcher prefetcher(k, threads, register_budget);
+Prefetching prefetch_dot_operands(ir::Kernel k, int64_t threads, int64_t register_budget,
+                                  bool keep_accumulators) {
+  Prefetcher prefetcher(k, threads, register_budget, keep_accumulators);
   const bool changed = prefetcher.block(k.body);
   return {{std::move(k), changed}, std::move(prefetcher.loops)};
 }

@@ -27,11 +27,14 @@ namespace metile::transform {
 // values defined before the loop; others are left alone. The prefetched tile is one more
 // carried value: its registers are the cost, so a loop whose dots' accumulators and twice its
 // prefetched tiles take more than `register_budget` 32-bit registers a thread (over `threads`
-// threads) keeps its loads where they are.
+// threads) keeps its loads where they are. With `keep_accumulators`, so does a loop that
+// carries only a dot's accumulator: the software pipeline stages that canonical loop in shared
+// memory (lower_pipelined_loop.cc).
 struct Prefetching {
   ir::PassResult result;
   std::vector<std::string> loops;  // "for %8 at file:line (2 loads)", each loop it rewrote
 };
-Prefetching prefetch_dot_operands(ir::Kernel k, int64_t threads, int64_t register_budget);
+Prefetching prefetch_dot_operands(ir::Kernel k, int64_t threads, int64_t register_budget,
+                                  bool keep_accumulators);
 
 }  // namespace metile::transform

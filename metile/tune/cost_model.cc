@@ -87,10 +87,13 @@ OpClass op_class(OpKind k) {
     case OpKind::WgmmaCommit:
     case OpKind::WgmmaWait:
     case OpKind::SetMaxNReg:
+    case OpKind::AsyncCopyCommit:
+    case OpKind::AsyncCopyWait:
       return OpClass::Barrier;
     // One thread starts the copy of a whole box for its threadgroup: its bytes are counted at
     // the barrier that expects them (add()).
     case OpKind::TmaLoad:
+    case OpKind::AsyncCopy:
       return OpClass::Memory;
     case OpKind::SimdShuffle:
     case OpKind::SimdShuffleXor:

@@ -109,27 +109,31 @@ TEST(CudaCompile, SixteenBitGemmTakesMmaSyncNativeFragments) {
     if (native) {
       EXPECT_EQ(ptx.find("mma.sync.aligned.m16n8k8"), std::string::npos);
     }
-    // 16-bit operands load in runs (dot_operand_vectors.h): the library's 64 x 16 a and
-    // 16 x 64 b tiles on 256 threads are one run of 4 per thread each, one 8-byte load, made
-    // twice (prefetch_dot_operands: before the loop, and one step ahead in it).
-    EXPECT_EQ(r.report.grouped_loads, native ? 4 : 0);
+    // The K loop is staged by asynchronous copies (lower_pipelined_loop.cc); 16-bit operands
+    // copy in runs (dot_operand_vectors.h): the library's 64 x 16 a and 16 x 64 b tiles on 256
+    // threads are one run of 4 per thread each, one 8-byte cp.async, in each of the three
+    // copies of a three-stage pipeline (two in the prologue, one in the loop).
+    EXPECT_EQ(r.report.grouped_copies, native ? 6 : 0);
+    EXPECT_EQ(ptx.find("cp.async.ca.shared.global") != std::string::npos, true);
   }
 }
 
-// The library GEMM's K loop on sm90 loads its operands one step ahead (prefetch_dot_operands)
-// unless the launch asks for one stage (num_stages=1, the kernel attribute pipeline_stages)
-// or the Schedule sets double_buffer; the report says which, and the PTX compiles either way.
-TEST(CudaCompile, TheGemmsKLoopPrefetchesUnlessOneStageIsAsked) {
+// The library GEMM's K loop on sm90 is staged through shared-memory slots filled by cp.async,
+// three by default and num_stages (the kernel attribute pipeline_stages) when the launch asks,
+// unless it asks for one stage or the Schedule sets double_buffer=False; the plan and the
+// report say which, and the PTX compiles either way.
+TEST(CudaCompile, TheGemmsKLoopIsStagedByAsyncCopiesUnlessOneStageIsAsked) {
   struct Variant {
     std::optional<int64_t> stages;
     bool double_buffer_off;
-    size_t loops;
+    int staged;  // the pipeline's stages; 0: none
     std::string reason;
   };
-  for (const Variant& v : {Variant{std::nullopt, false, 1, "one K step ahead"},
-                           Variant{3, false, 1, "deeper pipelines are not built"},
-                           Variant{1, false, 0, "num_stages=1"},
-                           Variant{std::nullopt, true, 0, "the Schedule sets double_buffer"}}) {
+  for (const Variant& v :
+       {Variant{std::nullopt, false, 3, "Triton's default depth"},
+        Variant{4, false, 4, "stages its operand tiles through 4 shared-memory slots"},
+        Variant{1, false, 0, "num_stages=1"},
+        Variant{std::nullopt, true, 0, "prohibited: a single operand buffer"}}) {
     ir::Kernel kernel = kernels::gemm(ir::DType::bf16, ir::DType::bf16);
     if (v.stages) kernel.attrs["pipeline_stages"] = *v.stages;
     PipelineOptions options;
@@ -141,12 +145,23 @@ TEST(CudaCompile, TheGemmsKLoopPrefetchesUnlessOneStageIsAsked) {
     }
     const PipelineResult r = compile_to_source(kernel, options);
     SCOPED_TRACE(v.reason);
-    EXPECT_EQ(r.report.pipelining.prefetched_loops.size(), v.loops);
-    EXPECT_NE(r.report.pipelining.reason.find(v.reason), std::string::npos)
-        << r.report.pipelining.reason;
+    EXPECT_TRUE(r.report.pipelining.prefetched_loops.empty());
+    const std::string& why = r.report.schedule_plan.double_buffer_reason;
+    EXPECT_NE(why.find(v.reason), std::string::npos) << why;
     EXPECT_EQ(r.report.pipelining.requested_stages, v.stages);
-    expect_entry(compile_to_ptx(r.emitted.source, r.emitted.abi.kernel_name),
-                 r.emitted.abi.kernel_name);
+    ASSERT_EQ(r.report.pipelines.size(), v.staged ? 1u : 0u);
+    const std::string ptx = compile_to_ptx(r.emitted.source, r.emitted.abi.kernel_name);
+    expect_entry(ptx, r.emitted.abi.kernel_name);
+    if (!v.staged) {
+      EXPECT_EQ(ptx.find("cp.async"), std::string::npos);
+      continue;
+    }
+    const schedule::SoftwarePipeline& p = r.report.pipelines[0];
+    EXPECT_EQ(p.stages, v.staged);
+    EXPECT_EQ(p.copy, schedule::PipelineCopy::Asynchronous);
+    EXPECT_EQ(p.verified.size(), 7u);
+    // The wait before each step's barrier leaves the later tiles' groups in flight.
+    EXPECT_NE(ptx.find("cp.async.wait_group " + std::to_string(v.staged - 2)), std::string::npos);
   }
 }
 

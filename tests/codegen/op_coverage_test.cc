@@ -213,6 +213,22 @@ std::map<OpKind, Case> metal_cases() {
   c[OpKind::SetMaxNReg] = {
       async(OpKind::SetMaxNReg, {{"registers", int64_t{40}}, {"action", std::string("dec")}}),
       "setmaxnreg.dec.sync.aligned.u32 40;", true};
+  // Per-thread asynchronous copies: cp.async on CUDA (the MSL rendering, a plain copy, is
+  // AsyncCopyRendersAsAPlainCopyInMsl's).
+  const auto copy = [](ir::Attrs attrs) -> SampleFn {
+    return [=](MetalBuilder& b, const Sample& s) {
+      const ir::ValueId slot =
+          f(b, OpKind::ThreadgroupBuffer, {}, Type::ptr(DType::f32, ir::AddressSpace::Threadgroup),
+            {{"offset", int64_t{16}}, {"size", int64_t{4}}});
+      b.create(OpKind::AsyncCopy, {slot, s.buf}, {}, attrs);
+    };
+  };
+  c[OpKind::AsyncCopy] = {copy({{"elements", int64_t{4}}}), "metile_cp_async_16(v3, buf, true);",
+                          true};
+  c[OpKind::AsyncCopyCommit] = {async(OpKind::AsyncCopyCommit, {}), "cp.async.commit_group;",
+                                true};
+  c[OpKind::AsyncCopyWait] = {async(OpKind::AsyncCopyWait, {{"pending", int64_t{2}}}),
+                              "cp.async.wait_group 2;", true};
   c[OpKind::ThreadgroupBuffer] = {[](MetalBuilder& b, const Sample&) {
                                     f(b, OpKind::ThreadgroupBuffer, {},
                                       Type::ptr(DType::f32, ir::AddressSpace::Threadgroup),
@@ -283,6 +299,27 @@ std::string emit_sample(const SampleFn& build, bool cuda = false) {
     k.attrs["tensor_map0_box_inner"] = int64_t{64};
   }
   return emit(k, cuda ? target::target_by_name("sm90") : target::default_target()).source;
+}
+
+// Where copies are synchronous (MSL), an async_copy is each element's assignment, zeros where
+// its predicate is false, and commits and waits are comments.
+TEST(OpCoverage, AsyncCopyRendersAsAPlainCopyInMsl) {
+  const std::string src = emit_sample(
+      [](MetalBuilder& b, const Sample& s) {
+        const ir::ValueId slot =
+            f(b, OpKind::ThreadgroupBuffer, {}, Type::ptr(DType::f32, ir::AddressSpace::Threadgroup),
+              {{"offset", int64_t{16}}, {"size", int64_t{4}}});
+        const ir::ValueId yes = f(b, OpKind::Constant, {}, Type::scalar(DType::i1),
+                                  {{"value", int64_t{1}}});
+        b.create(OpKind::AsyncCopy, {slot, s.buf, yes}, {}, {{"elements", int64_t{2}}});
+        b.create(OpKind::AsyncCopyCommit, {}, {}, {});
+        b.create(OpKind::AsyncCopyWait, {}, {}, {{"pending", int64_t{0}}});
+      },
+      false);
+  EXPECT_NE(src.find("v3[0] = v4 ? buf[0] : float(0.0f); v3[1] = v4 ? buf[1] : float(0.0f);"),
+            std::string::npos)
+      << src;
+  EXPECT_NE(src.find("// async_copy_wait 0: nothing is in flight"), std::string::npos) << src;
 }
 
 TEST(OpCoverage, EveryMetalOpRenders) {

@@ -189,6 +189,9 @@ class Interpreter {
       case OpKind::WgmmaCommit:
       case OpKind::WgmmaWait:
       case OpKind::SetMaxNReg:
+      case OpKind::AsyncCopy:
+      case OpKind::AsyncCopyCommit:
+      case OpKind::AsyncCopyWait:
       case OpKind::SimdShuffle:
       case OpKind::SimdShuffleXor:
       case OpKind::SimdShuffleDown:

@@ -159,6 +159,12 @@ class Runner {
         return load(op, active);
       case K::Store:
         return store(op, active);
+      // Copies complete when issued, as on targets without asynchronous copies.
+      case K::AsyncCopy:
+        return copy(op, active);
+      case K::AsyncCopyCommit:
+      case K::AsyncCopyWait:
+        return;
       case K::Barrier:
         return barrier(op, active);
       case K::SimdSum:
@@ -427,6 +433,20 @@ class Runner {
     each(active, [&](int t) {
       if (op.operands.size() == 3 && !get(op.operands[2])[t].i) return;
       write(op, t, get(op.operands[0])[t], dt, get(op.operands[1])[t]);
+    });
+  }
+
+  void copy(const ir::Op& op, const std::vector<char>& active) {
+    const ir::DType dt = k_.type(op.operands[0]).dtype;
+    const int64_t elements = op.int_attr("elements");
+    each(active, [&](int t) {
+      const bool zero = op.operands.size() == 3 && !get(op.operands[2])[t].i;
+      for (int64_t e = 0; e < elements; ++e) {
+        Val at = get(op.operands[0])[t], from = get(op.operands[1])[t];
+        at.i += e * ir::dtype_bytes(dt);
+        from.i += e * ir::dtype_bytes(dt);
+        write(op, t, at, dt, zero ? Val{} : read(op, t, from, dt));
+      }
     });
   }
 

@@ -31,8 +31,8 @@ TEST(PrefetchDotOperands, TheLibraryGemmLoadsAheadAndComputesTheSameProduct) {
   ir::Kernel expanded =
       lower::expand_tensor_access(kernels::gemm(ir::DType::f32, ir::DType::f32, 16, 16, 8)).kernel;
   // 16 x 16 f32 accumulators and two 16 x 8 tiles ahead over 64 threads: 4 + 2 * 4 registers.
-  EXPECT_FALSE(transform::prefetch_dot_operands(expanded, 64, 11).result.changed);
-  const transform::Prefetching done = transform::prefetch_dot_operands(expanded, 64, 12);
+  EXPECT_FALSE(transform::prefetch_dot_operands(expanded, 64, 11, false).result.changed);
+  const transform::Prefetching done = transform::prefetch_dot_operands(expanded, 64, 12, false);
   const ir::PassResult& prefetched = done.result;
   ASSERT_TRUE(prefetched.changed);
   ASSERT_EQ(done.loops.size(), 1u);

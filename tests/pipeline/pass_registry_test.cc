@@ -46,6 +46,7 @@ TEST(PassRegistry, OneNamePerStepInPipelineOrder) {
                                              "cse",
                                              "merge_online_reductions",
                                              "dce",
+                                             "derive_induction_values",
                                              "prefetch_dot_operands",
                                              "peel_complete_iterations",
                                              "eliminate_redundant_conversions",
@@ -117,7 +118,7 @@ TEST(PassRegistry, UnknownPassListsTheKnownOnes) {
               "unknown pass 'lower'; known passes: verify, apply_math_mode, canonicalize, "
               "rebase_carried_pointers, form_descriptor_matmul, match_async_gemm, "
               "expand_tensor_access, cse, "
-              "merge_online_reductions, dce, prefetch_dot_operands, "
+              "merge_online_reductions, dce, derive_induction_values, prefetch_dot_operands, "
               "peel_complete_iterations, eliminate_redundant_conversions, check_ownership, "
               "check_matrix_barriers, check_device_tiles, plan_threads, plan_schedule, "
               "check_resources, lower_to_metal, verify_scratch, "

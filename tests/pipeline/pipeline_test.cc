@@ -173,7 +173,7 @@ TEST(DebugDump, WritesEveryStepAndTheFilesReadBackUnchanged) {
       EXPECT_EQ(ir::print(ir::parse(text, entry.path().string())), text) << entry.path();
     }
   }
-  EXPECT_EQ(by_extension[".tir"], 12);  // input + eleven Tile IR passes
+  EXPECT_EQ(by_extension[".tir"], 13);  // input + twelve Tile IR passes
   // lowering, verify_scratch, verify_software_pipeline, verify_async_pipeline + five Metal IR
   // passes
   EXPECT_EQ(by_extension[".mir"], 9);

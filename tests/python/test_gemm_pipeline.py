@@ -23,12 +23,12 @@ def _inputs(rng, shape, dtype):
     return (rng.integers(-4, 5, shape) * 0.5).astype(dtype)
 
 
-def _run(rows, columns, inner, dtype, schedule, rng, blocks=(32, 32, 16)):
+def _run(rows, columns, inner, dtype, schedule, rng, blocks=(32, 32, 16), **options):
     left, right = _inputs(rng, (rows, inner), dtype), _inputs(rng, (inner, columns), dtype)
     output = np.full((rows, columns), 7, np.float32)  # every element must be overwritten
     dispatch = matmul[grid(rows, columns, blocks[0], blocks[1])].prepare(
         left, right, output, rows, columns, inner, BLOCK_M=blocks[0], BLOCK_N=blocks[1],
-        BLOCK_K=blocks[2], SCHEDULE=schedule)
+        BLOCK_K=blocks[2], SCHEDULE=schedule, **options)
     dispatch()
     np.testing.assert_array_equal(output, left.astype(np.float32) @ right.astype(np.float32))
     return dispatch
@@ -44,6 +44,20 @@ def test_ragged_matmul_with_and_without_double_buffer(rows, columns, inner, dtyp
                                double_buffer=double_buffer)
     report = _run(rows, columns, inner, dtype, schedule, rng).execution_report
     assert len(report["pipelines"]) == (1 if double_buffer else 0)
+
+
+# num_stages deepens the ring: the prologue copies stages - 1 tiles, each only where it exists
+# (K of 3, 1 and 5 blocks against 2 and 3 tiles ahead).
+@pytest.mark.parametrize("stages", [3, 4])
+@pytest.mark.parametrize("rows,columns,inner", [(70, 45, 37), (9, 23, 5), (33, 17, 80)])
+def test_deeper_pipelines_from_num_stages(rows, columns, inner, stages, rng):
+    schedule = metile.Schedule(backend="simdgroup", staging="threadgroup", double_buffer=True)
+    report = _run(rows, columns, inner, BF16, schedule, rng, num_stages=stages).execution_report
+    (pipeline,) = report["pipelines"]
+    assert pipeline["stages"] == stages
+    assert [b["slots"] for b in pipeline["buffers"]] == [stages, stages]
+    prologue = [s for s in pipeline["sequence"] if s["phase"] == "prologue"]
+    assert len(prologue) == 2 * (stages - 1)  # a copy and a publication per tile ahead
 
 
 def test_the_pipeline_is_reported_with_its_storage(rng):

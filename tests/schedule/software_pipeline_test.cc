@@ -43,16 +43,18 @@ TEST(SoftwarePipeline, ARingKeepsStagesMinusOneTilesInFlight) {
 TEST(SoftwarePipeline, JsonShowsStorageAndSequence) {
   SoftwarePipeline p;
   p.loop = "for %k";
-  p.buffers = {{"a", "pipeline a", "f16", 2, 64, 16, 0},
-               {"b", "pipeline b", "f16", 2, 16, 64, 4096}};
+  p.buffers = {{"a", "pipeline a", "f16", 2, 64, 16, 0, 0},
+               {"b", "pipeline b", "f16", 2, 16, 64, 72, 4096}};
   p.sequence = dependency_sequence(2);
   p.verified = {"types"};
-  EXPECT_EQ(p.bytes(), 2 * (64 * 16 * 2) * 2);
+  EXPECT_EQ(p.bytes(), 2 * (64 * 16 * 2) + 2 * (16 * 72 * 2));
   const nlohmann::json j = p.to_json();
   EXPECT_EQ(j["stages"], 2);
   EXPECT_EQ(j["copy"], "synchronous");
   EXPECT_EQ(j["sync"], "threadgroup_barrier");
-  EXPECT_EQ(j["buffers"][1]["slot_bytes"], 16 * 64 * 2);
+  EXPECT_EQ(j["buffers"][0]["row_stride"], 16);  // unpadded
+  EXPECT_EQ(j["buffers"][1]["row_stride"], 72);  // each row padded by 8 elements
+  EXPECT_EQ(j["buffers"][1]["slot_bytes"], 16 * 72 * 2);
   EXPECT_EQ(j["buffers"][1]["offset"], 4096);
   EXPECT_EQ(j["sequence"][2]["action"], "copy");
   EXPECT_EQ(j["sequence"][2]["guard"], "the tile exists");

@@ -411,6 +411,21 @@ class CudaDialect final : public CDialect {
     throw NotSupported("emit CUDA: mpp_matmul2d is Metal 4's tensor ops, which CUDA C++ lacks");
   }
 
+  // Copies of 4, 8 or 16 bytes are cp.async (cuda_wgmma.h); others stay synchronous.
+  std::string async_copy(const std::string& src, const std::string& dst, const std::string& pred,
+                         ir::DType t, int64_t elements, Prelude& prelude) const override {
+    const int64_t bytes = elements * ir::dtype_bytes(t);
+    if (bytes == 4 || bytes == 8 || bytes == 16)
+      return cuda_wgmma::cp_async(src, dst, pred, bytes, prelude);
+    return CDialect::async_copy(src, dst, pred, t, elements, prelude);
+  }
+  std::string async_copy_commit() const override {
+    return "asm volatile(\"cp.async.commit_group;\" ::: \"memory\");";
+  }
+  std::string async_copy_wait(int64_t pending) const override {
+    return "asm volatile(\"cp.async.wait_group " + std::to_string(pending) +
+           ";\" ::: \"memory\");";
+  }
   // The sm90 asynchronous pipeline ops and tensor maps: cuda_wgmma.h.
   std::string async_statement(const ir::Op& op, const std::vector<std::string>& operands,
                               const std::vector<std::string>& results, ir::DType element,

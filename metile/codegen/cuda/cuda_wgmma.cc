@@ -26,6 +26,25 @@ void add_smem(Prelude& prelude) {
                           "  return static_cast<unsigned int>(__cvta_generic_to_shared(p));\n"));
 }
 
+}  // namespace
+
+// 16-byte copies bypass L1 (.cg, as Triton's and CUTLASS's do); narrower ones may only use .ca.
+// A source size of 0 reads nothing and fills the destination with zeros.
+std::string cp_async(const std::string& src, const std::string& dst, const std::string& pred,
+                     int64_t bytes, Prelude& prelude) {
+  add_smem(prelude);
+  const std::string size = std::to_string(bytes);
+  const std::string name = "metile_cp_async_" + size;
+  prelude.add(name, ir::DType::i64, helper("void " + name + "(void* dst, const void* src, bool pred)",
+                                std::string("  asm volatile(\"cp.async.") +
+                                    (bytes == 16 ? "cg" : "ca") + ".shared.global [%0], [%1], " +
+                                    size + ", %2;\" :: \"r\"(metile_smem(dst)), \"l\"(src), " +
+                                    "\"r\"(pred ? " + size + " : 0) : \"memory\");\n"));
+  return name + "(" + dst + ", " + src + ", " + (pred.empty() ? "true" : pred) + ");";
+}
+
+namespace {
+
 std::string mbarrier(Prelude& prelude, const std::string& name, const std::string& params,
                      const std::string& body) {
   add_smem(prelude);
