@@ -195,6 +195,7 @@ std::optional<Interval> OffsetRangeCheck::visit(const ir::Op& op, std::array<int
     case OpKind::AsyncCopy:
     case OpKind::AsyncCopyCommit:
     case OpKind::AsyncCopyWait:
+    case OpKind::AsyncProxyFence:
     case OpKind::Rsqrt:
     case OpKind::Tanh:
     case OpKind::Sin:

@@ -23,10 +23,10 @@
 #include "metile/transform/check_ownership.h"
 #include "metile/transform/cse.h"
 #include "metile/transform/dce.h"
+#include "metile/transform/derive_induction_values.h"
 #include "metile/transform/eliminate_redundant_conversions.h"
 #include "metile/transform/merge_online_reductions.h"
 #include "metile/transform/prefetch_dot_operands.h"
-#include "metile/transform/derive_induction_values.h"
 #include "metile/transform/rebase_carried_pointers.h"
 
 namespace metile {
@@ -88,15 +88,14 @@ PassResult run_prefetch_dot_operands(Kernel k, PassContext& context) {
                "of the other K loops, "
              : "";
   record.reason =
-      staging +
-      (record.prefetched_loops.empty()
-           ? "none of dot operand loads fits the register budget (" +
-                 std::to_string(kRegisterBudget) + " per thread)"
-           : "those whose dot operand loads fit the register budget load them one K step "
-             "ahead (two stages, in registers)" +
-                 std::string(!staged && record.requested_stages > 2
-                                 ? "; deeper pipelines are not built"
-                                 : ""));
+      staging + (record.prefetched_loops.empty()
+                     ? "none of dot operand loads fits the register budget (" +
+                           std::to_string(kRegisterBudget) + " per thread)"
+                     : "those whose dot operand loads fit the register budget load them one K step "
+                       "ahead (two stages, in registers)" +
+                           std::string(!staged && record.requested_stages > 2
+                                           ? "; deeper pipelines are not built"
+                                           : ""));
   return std::move(done.result);
 }
 
@@ -175,6 +174,18 @@ PassResult run_plan_threads(Kernel k, PassContext& context) {
   return {std::move(k), false};
 }
 
+void plan_wgmma_accumulator(const Kernel& k, lower::ThreadPlan& plan) {
+  ir::walk(k.body, [&](const ir::Op& op) {
+    if (op.kind != ir::OpKind::Dot) return;
+    const ir::Type& acc = k.type(op.operands[2]);
+    const ir::ThreadLayout layout = lower::wgmma_accumulator_layout(
+        acc.shape[0], acc.shape[1], plan.threads_per_threadgroup / 128);
+    std::erase_if(plan.layouts,
+                  [&](const ir::ThreadLayout& l) { return l.size() == layout.size(); });
+    plan.layouts.insert(plan.layouts.begin(), layout);
+  });
+}
+
 PassResult run_plan_schedule(Kernel k, PassContext& context) {
   if (!context.thread_plan)
     throw UserError("plan_schedule: kernel '" + k.name +
@@ -190,6 +201,10 @@ PassResult run_plan_schedule(Kernel k, PassContext& context) {
   else if (automatic_operand_vectors(k, context))
     lower::plan_dot_operand_vectors(k, *context.thread_plan,
                                     lower::group_width(context.target, ir::DType::f16), false);
+  // A K loop on wgmma keeps its accumulator in wgmma's registers, and the epilogue's tiles of
+  // that size take the same layout, so nothing moves between threads after the loop.
+  if (context.schedule_plan->strategy == schedule::MatrixStrategy::WgmmaPipelined)
+    plan_wgmma_accumulator(k, *context.thread_plan);
   return {std::move(k), false};
 }
 

@@ -274,6 +274,7 @@ void CEmitter::emit_op_lines(const ir::Op& op) {
     case K::WgmmaCommit:
     case K::WgmmaWait:
     case K::SetMaxNReg:
+    case K::AsyncProxyFence:
       return emit_async(op);
     case K::AsyncCopy:
       return line(dialect_.async_copy(name(op.operands[1]), name(op.operands[0]),

@@ -29,12 +29,12 @@ bool is_zero(const Lowering& l, ir::ValueId v) {
   return f && *f == 0.0 && !std::signbit(*f);
 }
 
-// The slot address of element (row, column).
-ir::ValueId slot_address(Lowering& l, ir::ValueId slot, ir::ValueId row, ir::ValueId column,
-                         int64_t row_stride) {
-  const ir::ValueId start = l.emit(ir::OpKind::Mul, {row, l.const_int(row_stride)}, kI32);
-  const ir::ValueId at = l.emit(ir::OpKind::Add, {start, column}, kI32);
-  return l.emit(ir::OpKind::PtrAdd, {slot, at}, l.metal.type(slot));
+ir::ValueId emit(Lowering& l, ir::OpKind kind, ir::ValueId a, ir::ValueId b) {
+  return l.emit(kind, {a, b}, kI32);
+}
+// With a constant second operand (ValueId is an integer too: a separate name keeps them apart).
+ir::ValueId emit_c(Lowering& l, ir::OpKind kind, ir::ValueId a, int64_t b) {
+  return emit(l, kind, a, l.const_int(b));
 }
 
 void copy(Lowering& l, ir::ValueId dst, ir::ValueId src, ir::ValueId mask) {
@@ -45,6 +45,19 @@ void copy(Lowering& l, ir::ValueId dst, ir::ValueId src, ir::ValueId mask) {
 
 }  // namespace
 
+ir::ValueId SlotLayout::offset(Lowering& l, ir::ValueId row, ir::ValueId column) const {
+  using K = ir::OpKind;
+  if (!swizzled) return emit(l, K::Add, emit_c(l, K::Mul, row, row_stride), column);
+  const ir::ValueId block = emit_c(l, K::Shr, column, 6);
+  const ir::ValueId within = emit_c(l, K::And, column, 63);
+  const ir::ValueId chunk =
+      emit(l, K::Xor, emit_c(l, K::Shr, within, 3), emit_c(l, K::And, row, 7));
+  const ir::ValueId row_start =
+      emit(l, K::Add, emit_c(l, K::Mul, block, rows * 64), emit_c(l, K::Mul, row, 64));
+  return emit(l, K::Add, row_start,
+              emit(l, K::Or, emit_c(l, K::Shl, chunk, 3), emit_c(l, K::And, within, 7)));
+}
+
 bool async_copyable(const Lowering& l, const ir::Op& load) {
   if (load.kind != ir::OpKind::Load) return false;
   const ir::Type& t = l.tile_type(load.results[0]);
@@ -52,11 +65,17 @@ bool async_copyable(const Lowering& l, const ir::Op& load) {
          !l.has_idle_threads(t) && (load.operands.size() == 1 || is_zero(l, load.operands[2]));
 }
 
-void copy_operand_async(Lowering& l, const ir::Op& load, ir::ValueId slot, int64_t row_stride) {
+void copy_operand_async(Lowering& l, const ir::Op& load, ir::ValueId slot,
+                        const SlotLayout& place) {
   const bool masked = load.operands.size() == 3;
+  const ir::Type ptr = l.metal.type(slot);
+  ir::ValueId run_start = ir::kNoValue;  // the run's first element's offset
   const bool runs = for_each_run_element(
-      l, load, [&](ir::ValueId row, ir::ValueId column, std::vector<ir::ValueId> operands) {
-        copy(l, slot_address(l, slot, row, column, row_stride), operands[0],
+      l, load,
+      [&](ir::ValueId row, ir::ValueId column0, int64_t d, std::vector<ir::ValueId> operands) {
+        if (d == 0) run_start = place.offset(l, row, column0);
+        const ir::ValueId at = d == 0 ? run_start : emit_c(l, ir::OpKind::Add, run_start, d);
+        copy(l, l.emit(ir::OpKind::PtrAdd, {slot, at}, ptr), operands[0],
              masked ? operands[1] : ir::kNoValue);
       });
   if (runs) return;
@@ -66,9 +85,9 @@ void copy_operand_async(Lowering& l, const ir::Op& load, ir::ValueId slot, int64
   for (int64_t r = 0; r < l.slot_count(t); ++r) {
     const ir::ValueId index = l.logical_index(layout, r);
     const ir::ValueId row = l.emit(ir::OpKind::Shr, {index, l.const_int(column_bits)}, kI32);
-    const ir::ValueId column =
-        l.emit(ir::OpKind::And, {index, l.const_int(t.shape[1] - 1)}, kI32);
-    copy(l, slot_address(l, slot, row, column, row_stride), l.get(load.operands[0]).slots[r],
+    const ir::ValueId column = l.emit(ir::OpKind::And, {index, l.const_int(t.shape[1] - 1)}, kI32);
+    copy(l, l.emit(ir::OpKind::PtrAdd, {slot, place.offset(l, row, column)}, ptr),
+         l.get(load.operands[0]).slots[r],
          masked ? l.get(load.operands[1]).slots[r] : ir::kNoValue);
   }
 }

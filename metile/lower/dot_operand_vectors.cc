@@ -119,7 +119,7 @@ bool for_each_run_element(Lowering& l, const ir::Op& op, const RunElement& eleme
           d == 0 ? column0 : l.emit(ir::OpKind::Add, {column0, l.const_int(d)}, i32);
       std::vector<ir::ValueId> operands;
       for (ir::ValueId v : op.operands) operands.push_back(remat.at(v, {row, column}));
-      element(row, column, operands);
+      element(row, column0, d, operands);
     }
   }
   return true;
@@ -128,8 +128,8 @@ bool for_each_run_element(Lowering& l, const ir::Op& op, const RunElement& eleme
 bool lower_vectorized_operand_load(Lowering& l, const ir::Op& op) {
   const ir::Type& t = l.tile_type(op.results[0]);
   LoweredValue result;
-  const bool done =
-      for_each_run_element(l, op, [&](ir::ValueId, ir::ValueId, std::vector<ir::ValueId> ops) {
+  const bool done = for_each_run_element(
+      l, op, [&](ir::ValueId, ir::ValueId, int64_t, std::vector<ir::ValueId> ops) {
         result.slots.push_back(
             l.emit(ir::OpKind::Load, std::move(ops), t.element(), op.only_attr("eviction")));
       });

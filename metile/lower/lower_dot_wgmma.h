@@ -21,6 +21,12 @@ ThreadPlan wgmma_thread_plan(const schedule::AsyncGemm& gemm);
 // The threads per threadgroup: the consumer warp groups and one producer warp group.
 int64_t wgmma_block_threads(const schedule::AsyncGemm& gemm);
 
+// The [block_m, block_n] f32 accumulator of `groups` warp groups in wgmma's register fragments:
+// each group owns block_m / groups rows as m64 blocks of block_n / 2 registers each, thread t of
+// a group holding d[i] of each block at row 16 * (t / 32) + (t % 32) / 4 + 8 * (i / 2 % 2) and
+// column 8 * (i / 4) + 2 * (t % 4) + i % 2 (PTX ISA, "wgmma .m64nNk16 register fragments").
+ir::ThreadLayout wgmma_accumulator_layout(int64_t block_m, int64_t block_n, int64_t groups);
+
 // Lowers the whole kernel (Lowering built on wgmma_thread_plan's plan).
 void lower_wgmma_kernel(Lowering& l);
 

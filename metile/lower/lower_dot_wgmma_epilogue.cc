@@ -2,20 +2,23 @@
 // runs on the accumulator's registers. Broadcast row and column indices are recomputed in the
 // accumulator's layout rather than exchanged, since the consumer warp groups may not meet the
 // producer at a threadgroup barrier; the output tile is stored by this file.
+#include "metile/lower/lower_dot_wgmma.h"
 #include "metile/lower/lower_dot_wgmma_emit.h"
 #include "metile/support/bits.h"
 #include "metile/support/errors.h"
 
-namespace metile::lower::wgmma {
+namespace metile::lower {
 
 // wgmma's m64nNk16 f32 accumulator (PTX ISA, "Register Fragments"), for C warp groups stacked
-// over rows: thread t (warp w = t / 32 % 4, lane l, group g = t / 128) register i holds row
-// 64g + 16w + l / 4 + 8 ((i / 2) % 2), column 8 (i / 4) + 2 (l % 4) + i % 2. As a bit
-// permutation of the logical index row * BN + column (physical: thread bits, then register
-// bits):
-ir::ThreadLayout accumulator_layout(int64_t block_m, int64_t block_n) {
-  const int threads = log2_exact(block_m / 64 * kWarpGroup);
+// over rows: thread t (warp w = t / 32 % 4, lane l, group g = t / 128) register i of m64 block
+// j holds row (block_m / C) g + 64 j + 16w + l / 4 + 8 ((i / 2) % 2), column 8 (i / 4) +
+// 2 (l % 4) + i % 2. As a bit permutation of the logical index row * BN + column (physical:
+// thread bits, then register bits):
+ir::ThreadLayout wgmma_accumulator_layout(int64_t block_m, int64_t block_n, int64_t groups) {
+  using wgmma::kWarpGroup;
+  const int threads = log2_exact(groups * kWarpGroup);
   const int column_bits = log2_exact(block_n);
+  const int blocks = log2_exact(block_m / groups / 64);  // m64 blocks per warp group
   auto reg = [&](int bit) { return threads + bit; };
   std::vector<int> order;
   order.push_back(reg(0));  // column bit 0
@@ -28,8 +31,17 @@ ir::ThreadLayout accumulator_layout(int64_t block_m, int64_t block_n) {
   order.push_back(reg(1));  // row bit 3: (i / 2) % 2
   order.push_back(5);       // row bits 4, 5: the warp in its group
   order.push_back(6);
-  for (int b = 7; b < threads; ++b) order.push_back(b);  // row bit 6: the warp group
-  return ir::ThreadLayout(order, 0, block_n / 2);
+  // Row bits from 6: the m64 block of the group (registers past the block's n/2), then the
+  // warp group.
+  for (int b = 0; b < blocks; ++b) order.push_back(reg(column_bits - 1 + b));
+  for (int b = 7; b < threads; ++b) order.push_back(b);
+  return ir::ThreadLayout(order, 0, block_m * block_n / (groups * kWarpGroup));
+}
+
+namespace wgmma {
+
+ir::ThreadLayout accumulator_layout(int64_t block_m, int64_t block_n) {
+  return wgmma_accumulator_layout(block_m, block_n, block_m / 64);
 }
 
 Epilogue::Epilogue(Lowering& l, const schedule::AsyncGemm& g) : Emitter(l, g) {
@@ -213,4 +225,5 @@ ir::ValueId Epilogue::evaluate(ir::ValueId v, const std::vector<ir::ValueId>& co
                    "arange, program_id and scalars");
 }
 
-}  // namespace metile::lower::wgmma
+}  // namespace wgmma
+}  // namespace metile::lower

@@ -29,6 +29,7 @@
 #include <optional>
 #include <set>
 
+#include "metile/lower/lower_dot_wgmma.h"
 #include "metile/lower/lowering_steps.h"
 #include "metile/lower/match_descriptor_gemm.h"
 
@@ -103,18 +104,25 @@ class PipelinedLoop {
         loop_(loop),
         body_(loop.regions[0]),
         carry_(carry),
-        copy_(copy_ops(body_, *carry.dot)) {
+        copy_(copy_ops(body_, *carry.dot)),
+        wgmma_(l.schedule_plan.strategy == schedule::MatrixStrategy::WgmmaPipelined) {
     for (int operand : {0, 1}) {
       Operand& o = operands_[operand];
       o.name = operand ? "b" : "a";
       o.value = carry.dot->operands[static_cast<size_t>(operand)];
       const ir::Type& t = l_.tile_type(o.value);
-      o.rows = t.shape[0];
-      o.columns = t.shape[1];
-      o.row_stride = staged_row_stride(carry_, o.columns);
+      o.layout.rows = t.shape[0];
+      o.layout.columns = t.shape[1];
+      o.layout.row_stride = staged_row_stride(carry_, t.shape[1]);
+      o.layout.swizzled = wgmma_;
       for (const ir::Op* op : copy_)
         if (op->results.size() == 1 && op->results[0] == o.value && async_copyable(l_, *op))
           o.load = op;
+      if (wgmma_ && !o.load)
+        l_.not_supported(*carry.dot,
+                         "the wgmma pipeline copies its operands asynchronously, "
+                         "but " +
+                             o.name + " is no tile load with zero fill");
     }
     async_ = operands_[0].load || operands_[1].load;
   }
@@ -123,7 +131,8 @@ class PipelinedLoop {
     const ir::ValueId start = l_.scalar(loop_.operands[0]);
     const ir::ValueId end = l_.scalar(loop_.operands[1]);
     const ir::ValueId step = l_.scalar(loop_.operands[2]);
-    std::vector<ir::ValueId> inits = carried_fragments(l_, carry_, loop_.operands[3]);
+    std::vector<ir::ValueId> inits =
+        wgmma_ ? accumulator_registers() : carried_fragments(l_, carry_, loop_.operands[3]);
     stages_ = fitting_stages();
     allocate();
 
@@ -144,14 +153,18 @@ class PipelinedLoop {
     // The current slot's tiles are this thread's oldest copies in flight: once they are done,
     // the barrier publishes everyone's and releases the slot the previous step read.
     wait(stages_ - 2);
+    // wgmma reads the slots through the asynchronous proxy: this thread's writes are fenced
+    // for it before the barrier publishes them.
+    if (wgmma_) l_.emit_void(ir::OpKind::AsyncProxyFence, {});
     l_.threadgroup_barrier();
     const ir::ValueId next = ahead(scope.induction_var, step, stages_ - 1);
     l_.builder.begin_if(less(next, end));
     copy_tiles(next, rotate(slot, stages_ - 1));
     end_guard("copy");
     commit();
-    acc = consume_pipeline_slots(l_, carry_, std::move(acc), slot_of(operands_[0], slot),
-                                 slot_of(operands_[1], slot));
+    const ir::ValueId a = slot_of(operands_[0], slot), b = slot_of(operands_[1], slot);
+    acc = wgmma_ ? consume_wgmma(std::move(acc), a, b)
+                 : consume_pipeline_slots(l_, carry_, std::move(acc), a, b);
     acc.push_back(rotate(slot, 1));
     --l_.nesting;
     std::vector<ir::ValueId> results = l_.builder.end_for(acc);
@@ -162,7 +175,12 @@ class PipelinedLoop {
     l_.allocator.unpin_scratch();
 
     LoweredValue result;
-    result.slots = carried_slots(l_, carry_, results, l_.tile_type(loop_.results[0]));
+    if (wgmma_) {
+      result.slots = std::move(results);
+      result.layout = accumulator_layout();
+    } else {
+      result.slots = carried_slots(l_, carry_, results, l_.tile_type(loop_.results[0]));
+    }
     l_.bind(loop_.results[0], std::move(result));
     record();
   }
@@ -171,11 +189,67 @@ class PipelinedLoop {
   struct Operand {
     std::string name;
     ir::ValueId value = ir::kNoValue;
-    int64_t rows = 0, columns = 0, row_stride = 0;
+    SlotLayout layout;
     const ir::Op* load = nullptr;  // the tile load copied asynchronously, if it is one
     ir::ValueId buffer = ir::kNoValue;
-    int64_t slot_elements() const { return rows * row_stride; }
+    int64_t slot_elements() const { return layout.elements(); }
   };
+
+  // ---- wgmma ---------------------------------------------------------------------------
+  // The [M, N] accumulator: each warp group of 128 threads owns M / groups rows as m64 blocks,
+  // in wgmma's register fragments (plan_schedule gave the tiles of its size this layout).
+  int64_t groups() const { return l_.threads / 128; }
+  ir::ThreadLayout accumulator_layout() const {
+    const ir::Type& acc = l_.tile_type(loop_.operands[3]);
+    return wgmma_accumulator_layout(acc.shape[0], acc.shape[1], groups());
+  }
+
+  std::vector<ir::ValueId> accumulator_registers() {
+    const LoweredValue& init = l_.get(loop_.operands[3]);
+    const ir::ThreadLayout layout = accumulator_layout();
+    if (init.uniform) return std::vector<ir::ValueId>(layout.elements_per_thread(), init.slots[0]);
+    if (!init.layout || !(*init.layout == layout))
+      throw InternalError(
+          "lower wgmma pipeline: the accumulator's initial value is not in "
+          "wgmma's register layout, which plan_schedule gives its tile size");
+    return init.slots;
+  }
+
+  // acc += a @ b from the current slots: per K step of 16, one wgmma of [64 x 16] a and
+  // [16 x N] b per m64 block of this warp group, committed as one group and waited for, the
+  // registers passing through the wait so nothing reads them before it.
+  std::vector<ir::ValueId> consume_wgmma(std::vector<ir::ValueId> acc, ir::ValueId a_slot,
+                                         ir::ValueId b_slot) {
+    const Operand& a = operands_[0];
+    const Operand& b = operands_[1];
+    const int64_t rows = a.layout.rows / groups(), n = b.layout.columns;
+    const size_t registers = static_cast<size_t>(n / 2);
+    const ir::ValueId group = l_.emit(ir::OpKind::Shr, {l_.thread_index(), l_.const_int(7)}, i32());
+    const ir::ValueId first_row = l_.emit(ir::OpKind::Mul, {group, l_.const_int(rows * 64)}, i32());
+    const ir::ValueId a_group =
+        l_.emit(ir::OpKind::PtrAdd, {a_slot, first_row}, l_.metal.type(a_slot));
+    l_.emit_void(ir::OpKind::WgmmaFence, {});
+    const ir::Type f32 = ir::Type::scalar(ir::DType::f32);
+    for (int64_t kk = 0; kk < a.layout.columns / 16; ++kk)
+      for (int64_t block = 0; block < rows / 64; ++block) {
+        std::vector<ir::ValueId> operands = {
+            l_.emit(ir::OpKind::PtrAdd, {a_group, l_.const_int(block * 64 * 64 + kk * 16)},
+                    l_.metal.type(a_slot)),
+            l_.emit(ir::OpKind::PtrAdd, {b_slot, l_.const_int(kk * 16 * 64)},
+                    l_.metal.type(b_slot))};
+        const auto first = acc.begin() + static_cast<std::ptrdiff_t>(block) *
+                                             static_cast<std::ptrdiff_t>(registers);
+        operands.insert(operands.end(), first, first + static_cast<std::ptrdiff_t>(registers));
+        const std::vector<ir::ValueId> product = l_.builder.create(
+            ir::OpKind::WgmmaMma, operands, std::vector<ir::Type>(registers, f32),
+            {{"n", n},
+             {"b_block_bytes", b.layout.rows * 64 * ir::dtype_bytes(l_.tile_type(b.value).dtype)}});
+        std::copy(product.begin(), product.end(), first);
+      }
+    l_.emit_void(ir::OpKind::WgmmaCommit, {});
+    return l_.builder.create(ir::OpKind::WgmmaWait, acc, std::vector<ir::Type>(acc.size(), f32),
+                             {{"pending", int64_t{0}}});
+  }
 
   // The plan's depth, or fewer (down to 2) while the slots do not fit the shared scratch; an
   // explicit num_stages is kept, and a kernel it does not fit is OutOfResources.
@@ -184,7 +258,7 @@ class PipelinedLoop {
     if (l_.tile.attrs.count("pipeline_stages")) return planned;
     const int64_t capacity = l_.allocator.scratch_capacity(l_.target.threadgroup_memory_bytes);
     int stages = planned;
-    while (stages > 2 && stages * slot_bytes() > capacity) --stages;
+    while (stages > 2 && stages * slot_bytes() + 1024 > capacity) --stages;
     return stages;
   }
 
@@ -202,9 +276,11 @@ class PipelinedLoop {
       const std::string purpose = "pipeline " + o.name + " (" + l_.name(carry_.dot->results[0]) +
                                   ", " + std::to_string(stages_) + " slots)";
       const int64_t elements = stages_ * o.slot_elements();
-      const int64_t offset = l_.allocator.pin_scratch(purpose, dtype, elements);
+      // wgmma's swizzled slots start on 1024-byte boundaries.
+      const int64_t offset = l_.allocator.pin_scratch(purpose, dtype, elements, wgmma_ ? 1024 : 16);
       buffers_.push_back({o.name, purpose, std::string(ir::dtype_name(dtype)),
-                          ir::dtype_bytes(dtype), o.rows, o.columns, o.row_stride, offset});
+                          ir::dtype_bytes(dtype), o.layout.rows, o.layout.columns,
+                          o.layout.swizzled ? 0 : o.layout.row_stride, offset});
       o.buffer = l_.emit(ir::OpKind::ThreadgroupBuffer, {},
                          ir::Type::ptr(dtype, ir::AddressSpace::Threadgroup),
                          {{"offset", offset},
@@ -263,9 +339,9 @@ class PipelinedLoop {
     for (const Operand& o : operands_) {
       const ir::ValueId at = slot_of(o, slot);
       if (o.load)
-        copy_operand_async(l_, *o.load, at, o.row_stride);
+        copy_operand_async(l_, *o.load, at, o.layout);
       else
-        publish_tile(l_, o.value, at, 0, o.row_stride);
+        publish_tile(l_, o.value, at, 0, o.layout.row_stride);
     }
     --l_.nesting;
   }
@@ -294,6 +370,7 @@ class PipelinedLoop {
   const ir::Block& body_;
   const FragmentCarry carry_;
   const std::vector<const ir::Op*> copy_;
+  const bool wgmma_;  // the plan's WgmmaPipelined: swizzled slots, wgmma, register accumulator
   // Some copy is an async_copy: commits and waits order them (where the target's copies are
   // synchronous, they are comments).
   bool async_ = false;

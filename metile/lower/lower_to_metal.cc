@@ -178,6 +178,7 @@ void lower_block(Lowering& l, const ir::Block& block) {
       case K::AsyncCopy:
       case K::AsyncCopyCommit:
       case K::AsyncCopyWait:
+      case K::AsyncProxyFence:
         l.not_supported(op, "is a Metal IR op, not a Tile IR op");
     }
   }

@@ -136,10 +136,11 @@ void lower_pipelined_for(Lowering& l, const ir::Op& loop, const FragmentCarry& c
 // operand's load whose address and mask are recomputable from their definitions, lowered so
 // that each run of four slots reads four consecutive addresses (false: not such a load).
 bool lower_vectorized_operand_load(Lowering& l, const ir::Op& op);
-// The elements of such a load in its run layout, slot by slot: the element's row and column
-// (i32) and the load's operands recomputed there. False, having emitted nothing, when the load
-// is not such a load.
-using RunElement = std::function<void(ir::ValueId row, ir::ValueId column,
+// The elements of such a load in its run layout, slot by slot: the element's row, the first
+// column of its run (i32; a multiple of the run), its place d in the run (its column is
+// column0 + d) and the load's operands recomputed there. False, having emitted nothing, when
+// the load is not such a load.
+using RunElement = std::function<void(ir::ValueId row, ir::ValueId column0, int64_t d,
                                       std::vector<ir::ValueId> operands)>;
 bool for_each_run_element(Lowering& l, const ir::Op& op, const RunElement& element);
 
@@ -148,8 +149,21 @@ bool for_each_run_element(Lowering& l, const ir::Op& op, const RunElement& eleme
 // into copies of up to 16 bytes). It applies to a 2-D load whose fill is zero (or that has no
 // mask) on a threadgroup without idle threads.
 bool async_copyable(const Lowering& l, const ir::Op& load);
-// The copy into the slot at `slot`, rows `row_stride` elements apart.
-void copy_operand_async(Lowering& l, const ir::Op& load, ir::ValueId slot, int64_t row_stride);
+// Where element (row, column) of an operand tile sits in its slot (an i32 element offset);
+// within a run of up to eight elements from a column that is a multiple of the run, the next
+// columns follow it.
+struct SlotLayout {
+  int64_t rows = 0, columns = 0;
+  int64_t row_stride = 0;  // rows padded to this many elements
+  // wgmma's 128-byte swizzle of 16-bit elements: blocks of 64 columns, each rows x 128 bytes,
+  // the 16-byte chunk c of row r at chunk c ^ (r % 8) (rows start on 1024-byte boundaries).
+  bool swizzled = false;
+  int64_t elements() const { return rows * (swizzled ? columns : row_stride); }
+  ir::ValueId offset(Lowering& l, ir::ValueId row, ir::ValueId column) const;
+};
+// The copy into the slot at `slot`.
+void copy_operand_async(Lowering& l, const ir::Op& load, ir::ValueId slot,
+                        const SlotLayout& layout);
 
 // lower_trans.cc: reshape (no movement) and trans (forwarded, SIMD shuffles or scratch).
 void lower_reshape(Lowering& l, const ir::Op& op);

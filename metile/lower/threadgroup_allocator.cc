@@ -37,7 +37,9 @@ int64_t ThreadgroupAllocator::allocate_scratch(const std::string& purpose, ir::D
 }
 
 int64_t ThreadgroupAllocator::pin_scratch(const std::string& purpose, ir::DType dtype,
-                                          int64_t elements) {
+                                          int64_t elements, int64_t alignment) {
+  const int64_t start = scratch_offset_ + pinned_bytes_;
+  pinned_bytes_ += (start + alignment - 1) / alignment * alignment - start;
   const int64_t offset = allocate_scratch(purpose, dtype, elements);
   pinned_bytes_ += round_up(elements * ir::dtype_bytes(dtype));
   return offset;

@@ -28,8 +28,10 @@ class ThreadgroupAllocator {
   int64_t allocate_private(const std::string& purpose, ir::DType dtype, int64_t elements);
   // Scratch that is dead after its release barrier; returns its byte offset.
   int64_t allocate_scratch(const std::string& purpose, ir::DType dtype, int64_t elements);
-  // Scratch that stays live until unpin_scratch() (a pipeline's slots); returns its offset.
-  int64_t pin_scratch(const std::string& purpose, ir::DType dtype, int64_t elements);
+  // Scratch that stays live until unpin_scratch() (a pipeline's slots), at an offset that is a
+  // multiple of `alignment` bytes (a power of two, at least 16); returns the offset.
+  int64_t pin_scratch(const std::string& purpose, ir::DType dtype, int64_t elements,
+                      int64_t alignment = 16);
   void unpin_scratch() { pinned_bytes_ = 0; }
   // The bytes available to scratch within `capacity` bytes of threadgroup memory.
   int64_t scratch_capacity(int64_t capacity) const { return capacity - scratch_offset_; }

@@ -307,6 +307,7 @@ class Reader {
       case K::AsyncCopy:
       case K::AsyncCopyCommit:
       case K::AsyncCopyWait:
+      case K::AsyncProxyFence:
       case K::ThreadgroupBuffer:
       case K::SimdShuffle:
       case K::SimdShuffleXor:

@@ -64,11 +64,15 @@ class Verifier {
     return b;
   }
 
-  // The stage X of a pointer into a ring: ring + X * stage_elements (+ more offsets).
+  // The stage X of a pointer into a ring: ring + X * stage_elements (+ more offsets). A
+  // software pipeline's slots (threadgroup_buffer {scratch = "pipeline"}) are no mbarrier ring:
+  // barriers publish them (verify_software_pipeline).
   std::optional<ir::ValueId> ring_stage(ir::ValueId ptr) const {
     const ir::Op* add = def(ptr, K::PtrAdd);
     while (add) {
-      if (def(add->operands[0], K::ThreadgroupBuffer)) {
+      if (const ir::Op* buffer = def(add->operands[0], K::ThreadgroupBuffer)) {
+        if (buffer->has_attr("scratch") && buffer->str_attr("scratch") == "pipeline")
+          return std::nullopt;
         const ir::Op* mul = def(add->operands[1], K::Mul);
         if (!mul) return std::nullopt;
         return mul->operands[0];

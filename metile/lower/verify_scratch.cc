@@ -79,12 +79,12 @@ class Verifier {
         barriers_.push_back({Event::Barrier, &op, &block, in_if, in_loop});
       const int pointer = pointer_operand(op);
       if (pointer >= 0 && base_.count(op.operands[pointer]))
-        events_[base_[op.operands[pointer]]].push_back(
-            {op.kind == OpKind::Store || op.kind == OpKind::MatrixStore ||
-                     op.kind == OpKind::AsyncCopy
-                 ? Event::Store
-                 : Event::Load,
-             &op, &block, in_if, in_loop});
+        events_[base_[op.operands[pointer]]].push_back({op.kind == OpKind::Store ||
+                                                                op.kind == OpKind::MatrixStore ||
+                                                                op.kind == OpKind::AsyncCopy
+                                                            ? Event::Store
+                                                            : Event::Load,
+                                                        &op, &block, in_if, in_loop});
       for (const ir::Block& region : op.regions)
         // A software pipeline's guards have uniform conditions (verify_software_pipeline).
         collect(region, in_if || (op.kind == OpKind::If && !op.has_attr("pipeline")),
@@ -115,11 +115,9 @@ class Verifier {
       privates += a.kind == "private_reduction";
       for (const auto& [w, b] : buffers_) {
         if (v == w || a.kind.empty() || a.begin >= b.end || b.begin >= a.end) continue;
-        if (a.kind == "pipeline" && (b.kind == "exchange" || b.kind == "reduction") &&
-            apart(v, w))
+        if (a.kind == "pipeline" && (b.kind == "exchange" || b.kind == "reduction") && apart(v, w))
           continue;
-        if (b.kind == "pipeline" && (a.kind == "exchange" || a.kind == "reduction") &&
-            apart(w, v))
+        if (b.kind == "pipeline" && (a.kind == "exchange" || a.kind == "reduction") && apart(w, v))
           continue;
         if (b.kind.empty() || a.kind == "private_reduction" || b.kind == "private_reduction" ||
             a.kind == "pipeline" || b.kind == "pipeline" || a.kind == "simdgroup" ||
@@ -197,12 +195,14 @@ class Verifier {
   }
 
   // Only ptr_add (as the base), load, store, async_copy, matrix_load and matrix_store (as the
-  // pointer) may use a scratch pointer.
+  // pointer) may use a scratch pointer, and wgmma_mma a pipeline's.
   void check_pointer_uses(ValueId buffer, ValueId p) {
     for (const ir::Op* use : uses_[p]) {
       const int pointer = pointer_operand(*use);
       if (use->kind == OpKind::PtrAdd && use->operands[0] == p) {
         check_pointer_uses(buffer, use->results[0]);
+      } else if (use->kind == OpKind::WgmmaMma && buffers_.at(buffer).kind == "pipeline") {
+        // A software pipeline's slots may be read by wgmma (verify_software_pipeline).
       } else if (!(pointer >= 0 && use->operands[pointer] == p &&
                    std::count(use->operands.begin(), use->operands.end(), p) == 1)) {
         fail("the scratch pointer " + name(p) + " of " + name(buffer) + " is used by " +

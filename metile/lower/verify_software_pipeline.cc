@@ -34,6 +34,7 @@ struct Access {
   const ir::Op* op = nullptr;
   ValueId slot = ir::kNoValue;   // the slot selector (slot * slot elements), if any
   std::vector<ValueId> offsets;  // the element offsets within the slot
+  int wgmma_operand = -1;        // a wgmma_mma's a (0) or b (1), read through a descriptor
 };
 
 struct Buffer {
@@ -125,7 +126,7 @@ class Verifier {
                           std::string(ir::dtype_name(k_.type(a.op->operands[1]).dtype)) + ", not " +
                           std::string(ir::dtype_name(dtype)));
     for (const Access& a : b.fragment_loads)
-      if (k_.type(a.op->results[0]).dtype != dtype)
+      if (a.wgmma_operand < 0 && k_.type(a.op->results[0]).dtype != dtype)
         fail("types", "fragment load " + name(a.op->results[0]) + " of pipeline buffer " + name(p) +
                           " reads " + std::string(ir::dtype_name(k_.type(a.op->results[0]).dtype)) +
                           " fragments, not " + std::string(ir::dtype_name(dtype)));
@@ -152,11 +153,14 @@ class Verifier {
           a.offsets.erase(a.offsets.begin());
         }
       }
-      if ((use->kind == OpKind::Store || use->kind == OpKind::AsyncCopy) &&
-          use->operands[0] == q) {
+      if ((use->kind == OpKind::Store || use->kind == OpKind::AsyncCopy) && use->operands[0] == q) {
         b.stores.push_back(a);
       } else if (use->kind == OpKind::MatrixLoad && use->operands[0] == q) {
         a.offsets.push_back(use->operands[1]);
+        b.fragment_loads.push_back(a);
+      } else if (use->kind == OpKind::WgmmaMma &&
+                 (use->operands[0] == q || use->operands[1] == q)) {
+        a.wgmma_operand = use->operands[0] == q ? 0 : 1;
         b.fragment_loads.push_back(a);
       } else {
         fail("copy ownership", std::string(ir::op_name(use->kind)) + " uses pipeline buffer " +
@@ -303,8 +307,8 @@ class Verifier {
 
   // The prologue's copy i fills slot i; the loop's copy fills the slot read last, (current +
   // stages - 1) mod stages, never the current one.
-  void check_copies(const Buffer& b, const std::vector<const ir::Op*>& prologue,
-                    const ir::Op& copy, ValueId current) {
+  void check_copies(const Buffer& b, const std::vector<const ir::Op*>& prologue, const ir::Op& copy,
+                    ValueId current) {
     const std::string buffer = "pipeline buffer " + name(b.op->results[0]);
     std::vector<std::vector<const Access*>> first(prologue.size());
     std::vector<const Access*> next;
@@ -322,10 +326,9 @@ class Verifier {
           fail("slot reuse",
                "the copy stores into the current slot of " + buffer + ", which the body reads");
         if (!is_rotation(a.slot, current, b.slots - 1, b.slots))
-          fail("copy ownership", "the copy stores into " + buffer +
-                                     " outside the slot read last, (" + name(current) + " + " +
-                                     std::to_string(b.slots - 1) + ") mod " +
-                                     std::to_string(b.slots));
+          fail("copy ownership",
+               "the copy stores into " + buffer + " outside the slot read last, (" + name(current) +
+                   " + " + std::to_string(b.slots - 1) + ") mod " + std::to_string(b.slots));
         next.push_back(&a);
       } else {
         fail("copy ownership",
@@ -342,8 +345,7 @@ class Verifier {
   // and each element the fragment loads read exactly once (rows may be padded). An async_copy
   // writes its elements whatever its predicate: zeros where it is false.
   void check_each_element_once(const Buffer& b, const std::vector<bool>& read,
-                               const std::vector<const Access*>& stores,
-                               const std::string& phase) {
+                               const std::vector<const Access*>& stores, const std::string& phase) {
     std::vector<int> writes(static_cast<size_t>(b.slot_elements), 0);
     for (int64_t t = 0; t < threads_; ++t) {
       ThreadValueMemo memo;
@@ -372,37 +374,54 @@ class Verifier {
                                    " times; each copy writes every element read once");
   }
 
-  // The slot elements some SIMD group's fragment load reads (check_fragment_bounds first).
+  // The element ranges [begin, end) of its slot a fragment read covers in thread t: a
+  // matrix_load's rows (columns wide, stride apart); a wgmma_mma's a, the 64 whole swizzled
+  // rows (64 elements each) from its start; its b, the 16 rows from its start in each 64-column
+  // block (b_block_bytes apart). Nothing when the offsets are no function of the thread.
+  std::vector<std::pair<int64_t, int64_t>> read_ranges(const Buffer& b, const Access& a,
+                                                       int64_t t) {
+    ThreadValueMemo memo;
+    const std::optional<int64_t> start = element(a, t, memo);
+    if (!start) return {};
+    std::vector<std::pair<int64_t, int64_t>> ranges;
+    if (a.wgmma_operand == 0) return {{*start / 64 * 64, *start / 64 * 64 + 64 * 64}};
+    if (a.wgmma_operand == 1) {
+      const int64_t block =
+          a.op->int_attr("b_block_bytes") / ir::dtype_bytes(k_.type(b.op->results[0]).dtype);
+      for (int64_t n = 0; n < a.op->int_attr("n") / 64; ++n)
+        ranges.push_back({n * block + *start, n * block + *start + 16 * 64});
+      return ranges;
+    }
+    const std::optional<int64_t> stride = value(a.op->operands[2], t, memo);
+    const std::vector<int64_t>& shape = k_.type(a.op->results[0]).shape;
+    if (!stride || *stride < shape[1]) return {};
+    for (int64_t r = 0; r < shape[0]; ++r)
+      ranges.push_back({*start + r * *stride, *start + r * *stride + shape[1]});
+    return ranges;
+  }
+
+  // The slot elements some SIMD group's fragment read covers (check_fragment_bounds first).
   std::vector<bool> read_elements(const Buffer& b) {
     std::vector<bool> read(static_cast<size_t>(b.slot_elements), false);
     const int64_t groups = std::max<int64_t>(1, threads_ / target_.simd_width);
     for (const Access& a : b.fragment_loads)
-      for (int64_t g = 0; g < groups; ++g) {
-        ThreadValueMemo memo;
-        const int64_t t = g * target_.simd_width;
-        const int64_t start = *element(a, t, memo), stride = *value(a.op->operands[2], t, memo);
-        const std::vector<int64_t>& shape = k_.type(a.op->results[0]).shape;
-        for (int64_t r = 0; r < shape[0]; ++r)
-          for (int64_t c = 0; c < shape[1]; ++c)
-            read[static_cast<size_t>(start + r * stride + c)] = true;
-      }
+      for (int64_t g = 0; g < groups; ++g)
+        for (const auto& [begin, end] : read_ranges(b, a, g * target_.simd_width))
+          for (int64_t e = begin; e < end; ++e) read[static_cast<size_t>(e)] = true;
     return read;
   }
 
-  // Each SIMD group's fragment (rows x columns) at (offset, stride) lies inside the slot.
+  // Each SIMD group's fragment reads lie inside the slot.
   void check_fragment_bounds(const Buffer& b) {
     const int64_t groups = std::max<int64_t>(1, threads_ / target_.simd_width);
     for (const Access& a : b.fragment_loads)
       for (int64_t g = 0; g < groups; ++g) {
-        ThreadValueMemo memo;
-        const int64_t t = g * target_.simd_width;
-        const std::optional<int64_t> start = element(a, t, memo);
-        const std::optional<int64_t> stride = value(a.op->operands[2], t, memo);
-        const std::vector<int64_t>& shape = k_.type(a.op->results[0]).shape;
-        const int64_t rows = shape[0], columns = shape[1];
-        if (!start || !stride || *start < 0 || *stride < columns ||
-            *start + (rows - 1) * *stride + columns > b.slot_elements)
-          fail("fragment bounds", "fragment load " + name(a.op->results[0]) + " of SIMD group " +
+        const std::vector<std::pair<int64_t, int64_t>> ranges =
+            read_ranges(b, a, g * target_.simd_width);
+        bool inside = !ranges.empty();
+        for (const auto& [begin, end] : ranges) inside &= begin >= 0 && end <= b.slot_elements;
+        if (!inside)
+          fail("fragment bounds", std::string(ir::op_name(a.op->kind)) + " of SIMD group " +
                                       std::to_string(g) + " reads past its slot of " +
                                       std::to_string(b.slot_elements) +
                                       " elements of pipeline buffer " + name(b.op->results[0]));
@@ -440,6 +459,14 @@ class Verifier {
       fail("publication", "no async_copy_wait leaving at most " + std::to_string(stages - 2) +
                               " copy groups in flight precedes the barrier that publishes the "
                               "current slot");
+    bool wgmma = false, fenced = false;
+    for (const Buffer& b : buffers)
+      for (const Access& a : b.fragment_loads) wgmma |= a.wgmma_operand >= 0;
+    for (size_t i = 0; i < *barrier; ++i) fenced |= body.ops[i].kind == OpKind::AsyncProxyFence;
+    if (wgmma && !fenced)
+      fail("publication",
+           "no async_proxy_fence before the barrier makes the copies visible to "
+           "wgmma's asynchronous reads");
     for (const ir::Op* guard : prologue)
       if (!commit_after(*guard))
         fail("publication", "a prologue copy is not committed as a copy group of its own");

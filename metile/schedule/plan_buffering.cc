@@ -8,6 +8,23 @@ namespace metile::schedule::planning {
 namespace {
 // Triton's default num_stages on CUDA.
 constexpr int kDefaultAsyncStages = 3;
+
+// Whether v is a constant zero, or a splat or broadcast of one.
+bool zero_fill(const ir::Kernel& k, ir::ValueId v) {
+  const ir::Op* def = nullptr;
+  ir::walk(k.body, [&](const ir::Op& op) {
+    for (ir::ValueId r : op.results)
+      if (r == v) def = &op;
+  });
+  if (!def) return false;
+  if (def->kind == ir::OpKind::Splat || def->kind == ir::OpKind::Broadcast)
+    return zero_fill(k, def->operands[0]);
+  if (def->kind != ir::OpKind::Constant) return false;
+  const ir::Attr& value = def->attrs.at("value");
+  if (const int64_t* i = std::get_if<int64_t>(&value)) return *i == 0;
+  const double* f = std::get_if<double>(&value);
+  return f && *f == 0.0;
+}
 }  // namespace
 
 void Planner::choose_vector_width() {
@@ -65,14 +82,15 @@ void Planner::choose_double_buffer() {
           "auto: a K loop of the canonical form (acc = dot(a, b, acc) with its operand "
           "copies) stages its operand tiles through " +
           std::to_string(plan_.pipeline_stages) + " shared-memory slots filled by " + target_.name +
-          "'s asynchronous copies (" +
-          (stages ? "num_stages" : "Triton's default depth") +
+          "'s asynchronous copies (" + (stages ? "num_stages" : "Triton's default depth") +
           "; fewer where threadgroup memory does not hold them); other loops keep a single "
           "operand buffer";
+      choose_pipelined_wgmma();
     } else {
       plan_.double_buffer_reason =
           "auto: a single operand buffer (a two-stage software pipeline is materialised only "
-          "when required: target " + target_.name +
+          "when required: target " +
+          target_.name +
           " has no asynchronous copies, and shared-memory staging is not assumed faster)";
     }
     return;
@@ -86,6 +104,65 @@ void Planner::choose_double_buffer() {
   plan_.double_buffer_reason = std::string(asked_.double_buffer ? "prohibited" : "auto") +
                                ": the " + std::string(backend_name(plan_.backend)) +
                                " backend has no software pipeline, so nothing is double-buffered";
+}
+
+void Planner::choose_pipelined_wgmma() {
+  if (!target_.matrix_facilities.has(target::MatrixFacility::Wgmma)) return;
+  if (const std::string why = pipelined_wgmma_unfit(); !why.empty()) {
+    plan_.double_buffer_reason += "; the loop's dot stays on mma.sync, not wgmma: " + why;
+    return;
+  }
+  plan_.strategy = MatrixStrategy::WgmmaPipelined;
+  plan_.double_buffer_reason +=
+      "; the loop's dot runs on wgmma from its slots (128-byte swizzled), the accumulator in "
+      "registers";
+}
+
+// wgmma reads a [64 x 16] a block and a [16 x N] b block from 128-byte-swizzled shared memory:
+// the K block is 64 16-bit elements (one swizzled row), N a multiple of 64 up to 256, and each
+// warp group of 128 threads owns whole 64-row blocks of the output. The operands are tile
+// loads with zero fill (copied asynchronously into the swizzled slots), and the accumulator's
+// tile size is neither operand's, so its register layout is its own.
+std::string Planner::pipelined_wgmma_unfit() const {
+  if (dots_.size() != 1) return "the kernel has " + std::to_string(dots_.size()) + " dots, not one";
+  const ir::Op& dot = *dots_[0];
+  const ir::Op* loop = nullptr;
+  ir::walk(k_.body, [&](const ir::Op& op) {
+    if (op.kind != ir::OpKind::For) return;
+    for (const ir::Op& inner : op.regions[0].ops)
+      if (&inner == &dot) loop = &op;
+  });
+  if (!loop || loop->results.size() != 1 ||
+      loop->regions[0].ops.back().operands[0] != dot.results[0])
+    return "its dot is not the accumulation of a K loop that carries only it";
+  const ir::Type& a = k_.type(dot.operands[0]);
+  const ir::Type& b = k_.type(dot.operands[1]);
+  const int64_t m = a.shape[0], k = a.shape[1], n = b.shape[1];
+  if (a.dtype != b.dtype || (a.dtype != ir::DType::f16 && a.dtype != ir::DType::bf16))
+    return "its operands are not both f16 or both bf16";
+  if (k != 64) return "its K block is " + std::to_string(k) + ", not 64 (one swizzled row)";
+  if (n % 64 != 0 || n > 256)
+    return "its N block " + std::to_string(n) + " is no multiple of 64 up to 256";
+  const int64_t threads = plan_.threads_per_threadgroup;
+  if (threads % 128 != 0 || m % (64 * (threads / 128)) != 0)
+    return std::to_string(threads) +
+           " threads are no whole warp groups of 128 owning whole "
+           "64-row blocks of " +
+           std::to_string(m) + " rows";
+  if (m * n / threads > 128)
+    return "the accumulator would take " + std::to_string(m * n / threads) +
+           " registers a thread (at most 128)";
+  if (m == 64 || n == 64) return "the accumulator's tile size is an operand's";
+  for (int operand : {0, 1}) {
+    const ir::ValueId v = dot.operands[static_cast<size_t>(operand)];
+    const ir::Op* load = nullptr;
+    for (const ir::Op& op : loop->regions[0].ops)
+      if (op.kind == ir::OpKind::Load && op.results[0] == v) load = &op;
+    if (!load) return std::string(operand ? "b" : "a") + " is not a tile load";
+    if (load->operands.size() == 3 && !zero_fill(k_, load->operands[2]))
+      return std::string(operand ? "b" : "a") + "'s load fills masked elements with a non-zero";
+  }
+  return "";
 }
 
 }  // namespace metile::schedule::planning

@@ -126,6 +126,10 @@ class Planner {
   void choose_vector_width();
 
   void choose_double_buffer();
+  // Where the pipelined K loop fits wgmma (pipelined_wgmma_unfit is empty), the strategy
+  // becomes WgmmaPipelined; the reason says why or why not.
+  void choose_pipelined_wgmma();
+  std::string pipelined_wgmma_unfit() const;
 
   std::string facilities() const;
 

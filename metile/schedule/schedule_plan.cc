@@ -16,6 +16,8 @@ std::string_view matrix_strategy_name(MatrixStrategy s) {
       return "mpp_matmul2d";
     case MatrixStrategy::WgmmaTma:
       return "wgmma_tma";
+    case MatrixStrategy::WgmmaPipelined:
+      return "wgmma_pipelined";
   }
   throw InternalError("matrix_strategy_name: unknown strategy");
 }

@@ -41,6 +41,8 @@ enum class MatrixStrategy : uint8_t {
   MmaSync,          // CUDA mma.sync warp fragments, behind the same Metal IR matrix ops
   MppMatmul2d,      // Metal 4 mpp::tensor_ops::matmul2d (apple-m5)
   WgmmaTma,         // sm90: TMA into an mbarrier ring, wgmma, warp-specialised (docs/hopper.md)
+  WgmmaPipelined,   // sm90: the software pipeline's K loop on wgmma (its slots 128-byte
+                    // swizzled, the accumulator in registers); other dots on mma.sync
 };
 
 std::string_view matrix_strategy_name(MatrixStrategy s);  // "none", "simdgroup_matrix", ...

@@ -229,6 +229,7 @@ class OwnershipCheck {
       case OpKind::AsyncCopy:
       case OpKind::AsyncCopyCommit:
       case OpKind::AsyncCopyWait:
+      case OpKind::AsyncProxyFence:
         throw InternalError("check_ownership: Metal IR op " + std::string(ir::op_name(op.kind)) +
                             " in Tile IR kernel " + k_.name);
     }

@@ -56,8 +56,7 @@ class Deriver {
     if (!next || next->kind != OpKind::Add) return std::nullopt;
     for (int side = 0; side < 2; ++side) {
       const ValueId d = next->operands[static_cast<size_t>(1 - side)];
-      if (next->operands[static_cast<size_t>(side)] == carried && invariant(d, body))
-        return d;
+      if (next->operands[static_cast<size_t>(side)] == carried && invariant(d, body)) return d;
     }
     return std::nullopt;
   }
@@ -155,9 +154,8 @@ class Deriver {
       for (ValueId v : op.operands) uses += v == next;
     });
     if (uses == 0)
-      std::erase_if(body.ops, [&](const Op& op) {
-        return op.results.size() == 1 && op.results[0] == next;
-      });
+      std::erase_if(body.ops,
+                    [&](const Op& op) { return op.results.size() == 1 && op.results[0] == next; });
   }
 
   ir::Kernel& k_;

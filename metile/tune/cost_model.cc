@@ -89,6 +89,7 @@ OpClass op_class(OpKind k) {
     case OpKind::SetMaxNReg:
     case OpKind::AsyncCopyCommit:
     case OpKind::AsyncCopyWait:
+    case OpKind::AsyncProxyFence:
       return OpClass::Barrier;
     // One thread starts the copy of a whole box for its threadgroup: its bytes are counted at
     // the barrier that expects them (add()).

@@ -15,6 +15,8 @@
 #include "metile/dsl/dsl.h"
 #include "metile/ir/parser.h"
 #include "metile/kernels/kernels.h"
+#include "metile/lower/verify_software_pipeline.h"
+#include "metile/pass_registry.h"
 #include "metile/pipeline.h"
 #include "metile/runtime/cuda/nvrtc.h"
 #include "metile/support/errors.h"
@@ -162,6 +164,81 @@ TEST(CudaCompile, TheGemmsKLoopIsStagedByAsyncCopiesUnlessOneStageIsAsked) {
     EXPECT_EQ(p.verified.size(), 7u);
     // The wait before each step's barrier leaves the later tiles' groups in flight.
     EXPECT_NE(ptx.find("cp.async.wait_group " + std::to_string(v.staged - 2)), std::string::npos);
+  }
+}
+
+// A 16-bit GEMM whose K block is 64 runs its pipelined K loop on wgmma (strategy
+// wgmma_pipelined): 16-byte cp.async copies into 128-byte-swizzled slots, the proxy fence
+// before the publishing barrier, one wgmma per m64 block and K step of 16, the accumulator in
+// wgmma's registers through the epilogue (no exchange through shared memory after the loop).
+// Two warp groups of one m64 block each (128 x 256), and one of two (128 x 128). (The
+// library's descriptor GEMM would take the tensor backend's wgmma_tma kernel at these blocks;
+// the SIMD-group backend is asked for.)
+TEST(CudaCompile, AGemmWithSixtyFourWideKBlocksRunsOnWgmma) {
+  struct Variant {
+    int64_t block_m, block_n, threads;
+    std::string instruction;
+  };
+  for (const Variant& v : {Variant{128, 256, 256, "wgmma.mma_async.sync.aligned.m64n256k16"},
+                           Variant{128, 128, 128, "wgmma.mma_async.sync.aligned.m64n128k16"}}) {
+    ir::Kernel kernel = kernels::gemm(ir::DType::bf16, ir::DType::bf16, v.block_m, v.block_n, 64);
+    kernel.attrs["num_threads"] = v.threads;
+    PipelineOptions options;
+    options.target = &target::target_by_name("sm90");
+    schedule::Schedule simdgroup;
+    simdgroup.backend = schedule::Backend::Simdgroup;
+    options.schedule = simdgroup;
+    const PipelineResult r = compile_to_source(kernel, options);
+    SCOPED_TRACE(v.instruction);
+    EXPECT_EQ(r.report.schedule_plan.strategy, schedule::MatrixStrategy::WgmmaPipelined)
+        << r.report.schedule_plan.double_buffer_reason;
+    ASSERT_EQ(r.report.pipelines.size(), 1u);
+    EXPECT_EQ(r.report.pipelines[0].stages, 3);
+    EXPECT_EQ(r.report.pipelines[0].copy, schedule::PipelineCopy::Asynchronous);
+    for (const schedule::AllocationRecord& a : r.report.allocations)
+      EXPECT_EQ(a.purpose.find("dot result"), std::string::npos) << a.purpose;
+    const std::string ptx = compile_to_ptx(r.emitted.source, r.emitted.abi.kernel_name);
+    expect_entry(ptx, r.emitted.abi.kernel_name);
+    EXPECT_NE(ptx.find(v.instruction), std::string::npos);
+    EXPECT_NE(ptx.find("cp.async.cg.shared.global"), std::string::npos);
+    EXPECT_NE(ptx.find("fence.proxy.async.shared::cta"), std::string::npos);
+    EXPECT_EQ(ptx.find("mma.sync"), std::string::npos);
+  }
+}
+
+// The wgmma pipeline's Metal IR, straight from lowering, passes verify_software_pipeline (the
+// wgmma reads cover whole swizzled rows, every one copied once); without the proxy fence
+// before the publishing barrier it is rejected.
+TEST(CudaCompile, TheWgmmaPipelineIsVerifiedAndNeedsItsProxyFence) {
+  ir::Kernel kernel = kernels::gemm(ir::DType::bf16, ir::DType::bf16, 128, 128, 64);
+  kernel.attrs["num_threads"] = int64_t{128};
+  const target::Target& sm90 = target::target_by_name("sm90");
+  PassContext context(sm90);
+  schedule::Schedule simdgroup;
+  simdgroup.backend = schedule::Backend::Simdgroup;
+  context.schedule = simdgroup;
+  for (const std::string& name : pass_names()) {
+    if (name == "verify_scratch") break;  // right after lower_to_metal
+    kernel = find_pass(name).run(std::move(kernel), context).kernel;
+  }
+  ASSERT_EQ(kernel.dialect, ir::Dialect::Metal);
+  EXPECT_EQ(lower::verify_software_pipeline(kernel, sm90).size(), 1u);
+  bool removed = false;
+  ir::walk(kernel.body, [&](const ir::Op& op) {
+    if (op.kind != ir::OpKind::For) return;
+    auto& ops = const_cast<ir::Op&>(op).regions[0].ops;
+    removed |= std::erase_if(
+                   ops, [](const ir::Op& o) { return o.kind == ir::OpKind::AsyncProxyFence; }) > 0;
+  });
+  ASSERT_TRUE(removed);
+  try {
+    lower::verify_software_pipeline(kernel, sm90);
+    ADD_FAILURE() << "no error";
+  } catch (const InternalError& e) {
+    EXPECT_NE(std::string(e.what()).find("publication: no async_proxy_fence before the barrier "
+                                         "makes the copies visible to wgmma's asynchronous reads"),
+              std::string::npos)
+        << e.what();
   }
 }
 

@@ -225,10 +225,11 @@ std::map<OpKind, Case> metal_cases() {
   };
   c[OpKind::AsyncCopy] = {copy({{"elements", int64_t{4}}}), "metile_cp_async_16(v3, buf, true);",
                           true};
-  c[OpKind::AsyncCopyCommit] = {async(OpKind::AsyncCopyCommit, {}), "cp.async.commit_group;",
-                                true};
+  c[OpKind::AsyncCopyCommit] = {async(OpKind::AsyncCopyCommit, {}), "cp.async.commit_group;", true};
   c[OpKind::AsyncCopyWait] = {async(OpKind::AsyncCopyWait, {{"pending", int64_t{2}}}),
                               "cp.async.wait_group 2;", true};
+  c[OpKind::AsyncProxyFence] = {async(OpKind::AsyncProxyFence, {}),
+                                "fence.proxy.async.shared::cta;", true};
   c[OpKind::ThreadgroupBuffer] = {[](MetalBuilder& b, const Sample&) {
                                     f(b, OpKind::ThreadgroupBuffer, {},
                                       Type::ptr(DType::f32, ir::AddressSpace::Threadgroup),
@@ -306,11 +307,11 @@ std::string emit_sample(const SampleFn& build, bool cuda = false) {
 TEST(OpCoverage, AsyncCopyRendersAsAPlainCopyInMsl) {
   const std::string src = emit_sample(
       [](MetalBuilder& b, const Sample& s) {
-        const ir::ValueId slot =
-            f(b, OpKind::ThreadgroupBuffer, {}, Type::ptr(DType::f32, ir::AddressSpace::Threadgroup),
-              {{"offset", int64_t{16}}, {"size", int64_t{4}}});
-        const ir::ValueId yes = f(b, OpKind::Constant, {}, Type::scalar(DType::i1),
-                                  {{"value", int64_t{1}}});
+        const ir::ValueId slot = f(b, OpKind::ThreadgroupBuffer, {},
+                                   Type::ptr(DType::f32, ir::AddressSpace::Threadgroup),
+                                   {{"offset", int64_t{16}}, {"size", int64_t{4}}});
+        const ir::ValueId yes =
+            f(b, OpKind::Constant, {}, Type::scalar(DType::i1), {{"value", int64_t{1}}});
         b.create(OpKind::AsyncCopy, {slot, s.buf, yes}, {}, {{"elements", int64_t{2}}});
         b.create(OpKind::AsyncCopyCommit, {}, {}, {});
         b.create(OpKind::AsyncCopyWait, {}, {}, {{"pending", int64_t{0}}});

@@ -192,6 +192,7 @@ class Interpreter {
       case OpKind::AsyncCopy:
       case OpKind::AsyncCopyCommit:
       case OpKind::AsyncCopyWait:
+      case OpKind::AsyncProxyFence:
       case OpKind::SimdShuffle:
       case OpKind::SimdShuffleXor:
       case OpKind::SimdShuffleDown:

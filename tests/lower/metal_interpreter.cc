@@ -269,6 +269,7 @@ class Runner {
       case K::WgmmaCommit:
       case K::WgmmaWait:
       case K::SetMaxNReg:
+      case K::AsyncProxyFence:
         fail(&op, -1, "the test interpreter runs no sm90 asynchronous pipeline op");
     }
     fail(&op, -1, "an op kind outside ops.def");

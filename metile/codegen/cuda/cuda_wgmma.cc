@@ -35,11 +35,12 @@ std::string cp_async(const std::string& src, const std::string& dst, const std::
   add_smem(prelude);
   const std::string size = std::to_string(bytes);
   const std::string name = "metile_cp_async_" + size;
-  prelude.add(name, ir::DType::i64, helper("void " + name + "(void* dst, const void* src, bool pred)",
-                                std::string("  asm volatile(\"cp.async.") +
-                                    (bytes == 16 ? "cg" : "ca") + ".shared.global [%0], [%1], " +
-                                    size + ", %2;\" :: \"r\"(metile_smem(dst)), \"l\"(src), " +
-                                    "\"r\"(pred ? " + size + " : 0) : \"memory\");\n"));
+  prelude.add(name, ir::DType::i64,
+              helper("void " + name + "(void* dst, const void* src, bool pred)",
+                     std::string("  asm volatile(\"cp.async.") + (bytes == 16 ? "cg" : "ca") +
+                         ".shared.global [%0], [%1], " + size +
+                         ", %2;\" :: \"r\"(metile_smem(dst)), \"l\"(src), " + "\"r\"(pred ? " +
+                         size + " : 0) : \"memory\");\n"));
   return name + "(" + dst + ", " + src + ", " + (pred.empty() ? "true" : pred) + ");";
 }
 
@@ -158,6 +159,8 @@ std::string statement(const ir::Op& op, const std::vector<std::string>& operands
            "(" + operands[0] + ", " + tensor_map_name(op.int_attr("map")) + ", " + operands[1] +
            ", " + operands[2] + ", " + operands[3] + ");";
   }
+  if (op.kind == K::AsyncProxyFence)
+    return "asm volatile(\"fence.proxy.async.shared::cta;\" ::: \"memory\");";
   if (op.kind == K::WgmmaFence)
     return "asm volatile(\"wgmma.fence.sync.aligned;\" ::: \"memory\");";
   if (op.kind == K::WgmmaMma) return mma(op, operands, results, element, prelude);
