@@ -83,20 +83,26 @@ class Grouper {
       return std::nullopt;
     const std::optional<PointerParts> parts = index_->pointer_parts(ptr);
     if (!parts) return std::nullopt;
-    return Access{position, load ? Access::Load : Access::Store, load, parts->base, parts->index,
-                  ir::kNoValue, ir::kNoValue, value.dtype, op.only_attr("eviction")};
+    return Access{position,
+                  load ? Access::Load : Access::Store,
+                  load,
+                  parts->base,
+                  parts->index,
+                  ir::kNoValue,
+                  ir::kNoValue,
+                  value.dtype,
+                  op.only_attr("eviction")};
   }
 
   std::optional<Access> copy(const Op& op, size_t position) const {
     const ir::DType dtype = k_.type(op.operands[1]).dtype;
-    if (!target_.has_async_copy || op.int_attr("elements") != 1 ||
-        group_width(target_, dtype) == 0)
+    if (!target_.has_async_copy || op.int_attr("elements") != 1 || group_width(target_, dtype) == 0)
       return std::nullopt;
     const std::optional<PointerParts> src = index_->pointer_parts(op.operands[1]);
     const std::optional<PointerParts> dst = index_->pointer_parts(op.operands[0]);
     if (!src || !dst) return std::nullopt;
-    return Access{position, Access::Copy, false, src->base, src->index, dst->base, dst->index,
-                  dtype, {}};
+    return Access{position,  Access::Copy, false, src->base, src->index,
+                  dst->base, dst->index,   dtype, {}};
   }
 
   // The first group of the block: runs of accesses of one kind with no other memory op
@@ -333,8 +339,9 @@ class Grouper {
 
   void rewrite(ir::Block& block, const Group& g) {
     const bool load = g.members[0].load;
-    (load ? groups_.loads : g.members[0].kind == Access::Copy ? groups_.copies : groups_.stores) +=
-        1;
+    (load                                ? groups_.loads
+     : g.members[0].kind == Access::Copy ? groups_.copies
+                                         : groups_.stores) += 1;
     const std::set<ValueId> tainted = dependents(block, g);
     const MaskTerms terms = guard_terms(block, g);
     size_t first = block.ops.size(), last = 0;

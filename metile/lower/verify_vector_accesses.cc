@@ -54,8 +54,7 @@ class Verifier {
       if (op.kind == OpKind::If && op.results.size() == 1 && k_.type(op.results[0]).is_vector())
         defined_here.insert(op.results[0]);
       if (is_packed(op)) packed_access(op, guarded_by);
-      if (op.kind == OpKind::AsyncCopy && op.int_attr("elements") > 1)
-        packed_copy(op, guarded_by);
+      if (op.kind == OpKind::AsyncCopy && op.int_attr("elements") > 1) packed_copy(op, guarded_by);
       for (size_t r = 0; r < op.regions.size(); ++r)
         block(op.regions[r],
               op.kind == OpKind::If && r == 0 && op.regions.size() == 2 ? &op : nullptr);

@@ -42,6 +42,31 @@ def test_tutorial_matmul_runs_verbatim(matmul, dtype, shape, blocks, rng):
                                atol=2e-3)
 
 
+@pytest.mark.skipif(metile.device() != "cuda", reason="the tutorial's blocks need more shared "
+                    "memory than the host target's 32 KB; wgmma is sm90's")
+@pytest.mark.parametrize("dtype", [np.float16, ml_dtypes.bfloat16], ids=["f16", "bf16"])
+@pytest.mark.parametrize("blocks,warps", [((128, 128, 64), 4), ((128, 256, 64), 8)],
+                         ids=["128x128x64", "128x256x64"])
+def test_tutorial_matmul_on_wgmma(matmul, dtype, blocks, warps, rng):
+    # Ragged everywhere: the K loop runs on wgmma from swizzled slots (docs/gemm.md, "Software
+    # pipelines"), the last K block zero-filled, the epilogue on wgmma's registers.
+    m, n, k = 130, 300, 129
+    bm, bn, bk = blocks
+    a = rng.standard_normal((m, k)).astype(dtype)
+    b = rng.standard_normal((k, n)).astype(dtype)
+    c = np.full((m, n), np.nan, np.float16)
+    grid = (metile.cdiv(m, bm) * metile.cdiv(n, bn),)
+    dispatch = matmul[grid].prepare(a, b, c, m, n, k, *strides(a), *strides(b), *strides(c),
+                                    BLOCK_SIZE_M=bm, BLOCK_SIZE_N=bn, BLOCK_SIZE_K=bk,
+                                    GROUP_SIZE_M=8, num_warps=warps, num_stages=3)
+    dispatch()
+    plan = dispatch.execution_report["schedule_plan"]
+    assert plan["backend"]["strategy"] == "wgmma_pipelined", plan["double_buffer"]["reason"]
+    want = (a.astype(np.float32) @ b.astype(np.float32)).astype(np.float16)
+    np.testing.assert_allclose(c.astype(np.float32), want.astype(np.float32), rtol=2e-2,
+                               atol=2e-2)
+
+
 def attention_reference(q, k, v, scale, causal):
     s = np.einsum("zhmd,zhnd->zhmn", q.astype(np.float32), k.astype(np.float32)) * scale
     if causal:

@@ -423,8 +423,7 @@ class CudaDialect final : public CDialect {
     return "asm volatile(\"cp.async.commit_group;\" ::: \"memory\");";
   }
   std::string async_copy_wait(int64_t pending) const override {
-    return "asm volatile(\"cp.async.wait_group " + std::to_string(pending) +
-           ";\" ::: \"memory\");";
+    return "asm volatile(\"cp.async.wait_group " + std::to_string(pending) + ";\" ::: \"memory\");";
   }
   // The sm90 asynchronous pipeline ops and tensor maps: cuda_wgmma.h.
   std::string async_statement(const ir::Op& op, const std::vector<std::string>& operands,

@@ -1,6 +1,7 @@
 // The asynchronous pipeline ops of sm90 in CUDA (ops.def's AsyncPipeline rule, docs/hopper.md):
-// per-thread cp.async copies, mbarriers, TMA tiled loads from __grid_constant__ tensor maps, wgmma on 128-byte-swizzled
-// shared memory and setmaxnreg, each one PTX instruction behind a prelude helper.
+// per-thread cp.async copies, mbarriers, TMA tiled loads from __grid_constant__ tensor maps, wgmma
+// on 128-byte-swizzled shared memory and setmaxnreg, each one PTX instruction behind a prelude
+// helper.
 #pragma once
 
 #include <string>
