@@ -22,7 +22,7 @@ bool Rematerialise::possible(ir::ValueId v) const {
   const bool recomputable =
       kind == K::Splat || kind == K::ExpandDims || kind == K::Broadcast || kind == K::Add ||
       kind == K::Sub || kind == K::Mul || kind == K::And || kind == K::Or || kind == K::Cmp ||
-      kind == K::PtrAdd || kind == K::Rem || kind == K::FloorDiv || kind == K::Min ||
+      kind == K::PtrAdd || kind == K::Rem || kind == K::FloorDiv || kind == K::Div || kind == K::Min ||
       kind == K::Max || kind == K::Shl || kind == K::Shr || kind == K::Xor || kind == K::Cast;
   if (!recomputable) return false;
   for (ir::ValueId o : op.operands)

@@ -131,7 +131,8 @@ class Reader {
   // floordiv(x, 2^m) and rem(x, 2^m) of x = T + c, where T, the sum of x's terms, is
   // provably in [0, Tmax] (bound) and a multiple of 2^g, and c >= 0 with Tmax + c in range:
   // c = q * 2^m + r with r < 2^min(g, m) gives floordiv(T, 2^m) + q and rem(T, 2^m) + r
-  // (every value non-negative, so C's truncating rem is the floor one). floordiv(T, 2^m) and
+  // (every value non-negative, so C's truncating rem and div are the floor ones, and div is
+  // read as floordiv: Triton's `//` on tiles). floordiv(T, 2^m) and
   // rem(T, 2^m) are terms of their own (negative ids), shared by every x with the same T:
   // row // 32 and row % 32 of four adjacent elements differ by constants.
   std::optional<Affine> divided(const ir::Op& op, ir::DType dtype, int depth) {
@@ -160,7 +161,7 @@ class Reader {
     if (made) --next_divided_term_;
     Affine result;
     result.terms[it->second] = 1;
-    result.constant = op.kind == ir::OpKind::FloorDiv ? q : r;
+    result.constant = op.kind == ir::OpKind::Rem ? r : q;
     return result;
   }
 
@@ -235,8 +236,10 @@ class Reader {
           return in(0);
         return term;
       }
+      // Of a non-negative dividend (divided's condition) div rounds down as floordiv does.
       case K::Rem:
       case K::FloorDiv:
+      case K::Div:
         if (std::optional<Affine> a = divided(*op, dtype, depth)) return *a;
         if (op->kind == K::Rem)
           if (std::optional<Affine> a = runtime_remainder(*op, dtype, depth)) return *a;
@@ -246,7 +249,6 @@ class Reader {
       case K::ThreadIndex:
       case K::SimdLane:
       case K::SimdGroup:
-      case K::Div:
       case K::Min:
       case K::Max:
       case K::And:

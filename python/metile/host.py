@@ -4,6 +4,10 @@
 def cdiv(a, b):
     """a / b rounded up (b > 0): the number of blocks of size b that cover a. Works on
     Python integers and, inside a kernel, on traced integers (Triton's tl.cdiv)."""
+    from .values import Value, binary
+
+    if isinstance(a, Value) or isinstance(b, Value):
+        return -binary("floordiv", -a, b)  # rounding down, whatever `//` does on tiles
     return -(-a // b)
 
 

@@ -109,6 +109,24 @@ def binary(op, a, b):
     return wrap(a.trace, a.trace.at().binary(op, a.id, b.id))
 
 
+def floor_divide(a, b):
+    """``a // b`` as Triton computes it: on integer tiles C's division, rounding toward zero;
+    on scalars and floats Python's, rounding toward negative infinity."""
+    a, b = as_values(a, b, "floordiv", True)
+    c_rule = a.shape or b.shape
+    return binary("div" if c_rule and not dtypes.is_float(a.dtype) else "floordiv", a, b)
+
+
+def remainder(a, b):
+    """``a % b`` as Triton computes it: on tiles (and floats) C's remainder, with the
+    dividend's sign (``a - b * (a // b)`` of the truncating division); on integer scalars
+    Python's, with the divisor's sign."""
+    a, b = as_values(a, b, "rem", True)
+    if a.shape or b.shape or dtypes.is_float(a.dtype):
+        return binary("rem", a, b)
+    return binary("sub", a, binary("mul", binary("floordiv", a, b), b))
+
+
 def compare(pred, a, b):
     a, b = as_values(a, b, "cmp")
     return wrap(a.trace, a.trace.at().cmp(pred, a.id, b.id))
@@ -312,8 +330,8 @@ class Value:
 
     __mul__ = lambda self, other: binary("mul", self, other)  # noqa: E731
     __truediv__ = true_divide
-    __floordiv__ = lambda self, other: binary("floordiv", self, other)  # noqa: E731
-    __mod__ = lambda self, other: binary("rem", self, other)  # noqa: E731
+    __floordiv__ = lambda self, other: floor_divide(self, other)  # noqa: E731
+    __mod__ = lambda self, other: remainder(self, other)  # noqa: E731
     __and__ = lambda self, other: binary("and", self, other)  # noqa: E731
     __or__ = lambda self, other: binary("or", self, other)  # noqa: E731
     __xor__ = lambda self, other: binary("xor", self, other)  # noqa: E731
@@ -322,8 +340,8 @@ class Value:
     __rsub__ = _reversed(lambda a, b: binary("sub", a, b))
     __rmul__ = _reversed(lambda a, b: binary("mul", a, b))
     __rtruediv__ = _reversed(true_divide)
-    __rfloordiv__ = _reversed(lambda a, b: binary("floordiv", a, b))
-    __rmod__ = _reversed(lambda a, b: binary("rem", a, b))
+    __rfloordiv__ = _reversed(floor_divide)
+    __rmod__ = _reversed(remainder)
     __rand__ = _reversed(lambda a, b: binary("and", a, b))
     __ror__ = _reversed(lambda a, b: binary("or", a, b))
     __rxor__ = _reversed(lambda a, b: binary("xor", a, b))

@@ -34,6 +34,21 @@ def test_arithmetic_with_python_numbers(rng):
 
 
 @metile.kernel
+def scalar_division(out, a, b):
+    # Scalars follow Python, as in Triton: // rounds down and % takes the divisor's sign.
+    metile.store(out, a // b)
+    metile.store(out + 1, a % b)
+    metile.store(out + 2, metile.cdiv(a, b))
+
+
+@pytest.mark.parametrize("a,b", [(-7, 2), (7, -2), (-7, -2), (7, 2), (-6, 3)])
+def test_scalar_division_follows_python(a, b):
+    out = np.zeros(3, np.int32)
+    scalar_division[(1,)](out, a, b)
+    assert list(out) == [a // b, a % b, -(-a // b)]
+
+
+@metile.kernel
 def integer_ops(out_fdiv, out_rem, out_bits, out_tdiv, n, BLOCK: metile.constexpr):
     i = metile.program_id(0) * BLOCK + metile.arange(0, BLOCK)
     m = i < n
@@ -51,8 +66,9 @@ def test_integer_operators():
     launch_1d(integer_ops, n, fdiv, rem, bits, tdiv)
     i = np.arange(n, dtype=np.int32)
     v = i - 50
-    np.testing.assert_array_equal(fdiv, v // 7)
-    np.testing.assert_array_equal(rem, np.fmod(v, 7))  # % takes the dividend's sign, as in C
+    # On tiles, Triton's C rules: // rounds toward zero, % takes the dividend's sign.
+    np.testing.assert_array_equal(fdiv, np.trunc(v / 7).astype(np.int32))
+    np.testing.assert_array_equal(rem, np.fmod(v, 7))
     np.testing.assert_array_equal(bits, ((i & 12) | 1) ^ (i << 2) ^ (i >> 1) ^ ~i)
     np.testing.assert_allclose(tdiv, v / 4)
 
