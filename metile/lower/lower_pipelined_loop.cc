@@ -252,8 +252,11 @@ class PipelinedLoop {
   }
 
   // The plan's depth, or fewer (down to 2) while the slots do not fit the shared scratch; an
-  // explicit num_stages is kept, and a kernel it does not fit is OutOfResources.
+  // explicit num_stages (the loop's, else the launch's) is kept, and a kernel it does not fit
+  // is OutOfResources.
   int fitting_stages() const {
+    // The loop's own depth (tl.range's num_stages) before the launch's.
+    if (loop_.has_attr("num_stages")) return static_cast<int>(loop_.int_attr("num_stages"));
     const int planned = l_.schedule_plan.pipeline_stages;
     if (l_.tile.attrs.count("pipeline_stages")) return planned;
     const int64_t capacity = l_.allocator.scratch_capacity(l_.target.threadgroup_memory_bytes);
@@ -382,7 +385,8 @@ class PipelinedLoop {
 }  // namespace
 
 std::optional<FragmentCarry> pipelined_carry(const Lowering& l, const ir::Op& loop) {
-  if (l.schedule_plan.pipeline_stages < 2) return std::nullopt;
+  if (l.schedule_plan.pipeline_stages < 2 || loop.int_attr_or("num_stages", 2) < 2)
+    return std::nullopt;
   std::optional<FragmentCarry> found;
   for (const std::optional<FragmentCarry>& carry : fragment_carries(l, loop))
     if (carry) found = carry;

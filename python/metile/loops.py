@@ -46,10 +46,14 @@ def peek(getter):
 class TileRange:
     """The iteration space of a traced loop: start, start + step, ... below end."""
 
-    def __init__(self, start, end, step=1):
+    def __init__(self, start, end, step=1, num_stages=None):
         if is_number(step) and step <= 0:
             raise user_error(f"tile_range: the step must be positive, got {step}", user_location())
+        if num_stages is not None and (not isinstance(num_stages, int) or num_stages < 1):
+            raise user_error(f"range: num_stages must be a positive int, got {num_stages!r}",
+                             user_location())
         self.start, self.end, self.step = start, end, step
+        self.num_stages = num_stages
 
     def __iter__(self):
         file, line = user_location()
@@ -80,10 +84,11 @@ def tile_range(start, end, step=1):
 def range_(arg1, arg2=None, step=None, num_stages=None, loop_unroll_factor=None,
            disallow_acc_multi_buffer=False, flatten=False, warp_specialize=False):
     """Triton's ``tl.range``: ``range(end)`` or ``range(start, end, step)`` as a device loop.
-    Its scheduling hints (num_stages, loop_unroll_factor, disallow_acc_multi_buffer, flatten,
+    ``num_stages`` sets the depth of this loop's software pipeline where it gets one (1: none;
+    docs/gemm.md); the other hints (loop_unroll_factor, disallow_acc_multi_buffer, flatten,
     warp_specialize) are accepted and have no effect: meTile's lowering chooses them."""
     start, end = (0, arg1) if arg2 is None else (arg1, arg2)
-    return TileRange(start, end, 1 if step is None else step)
+    return TileRange(start, end, 1 if step is None else step, num_stages)
 
 
 def run_range_loop(bounds, body, names, inits, line):
@@ -204,7 +209,7 @@ def run_tile_loop(rng, body, names, inits, line):
                 inits[k] = start
             continue
 
-        results = trace.at().end_for([outputs[k].id for k in carried])
+        results = trace.at().end_for([outputs[k].id for k in carried], rng.num_stages or 0)
         for k, result in zip(carried, results):
             outputs[k] = wrap(trace, result)
         for k, init in enumerate(inits):

@@ -399,7 +399,16 @@ void bind_trace(nb::module_& m) {
           "start"_a, "end"_a, "step"_a, "inits"_a, "body"_a,
           "Opens a loop body (named body in errors); returns (induction variable, carried "
           "values).")
-      .def("end_for", &T::end_for, "yields"_a, "Closes the innermost loop; returns its results.")
+      .def(
+          "end_for",
+          [](T& t, const std::vector<ir::ValueId>& yields, int64_t num_stages) {
+            std::vector<ir::ValueId> results = t.end_for(yields);
+            if (num_stages > 0) t.builder().last_op().attrs["num_stages"] = num_stages;
+            return results;
+          },
+          "yields"_a, "num_stages"_a = 0,
+          "Closes the innermost loop; returns its results. num_stages > 0: the loop's "
+          "pipelining depth (tl.range's hint).")
       .def("begin_reduce_combine", &T::begin_reduce_combine, "tiles"_a, "axis"_a, "what"_a,
            "Opens the combine region of a reduction of the tiles along axis; returns its "
            "arguments (a0..ak-1, b0..bk-1), scalars of the tiles' dtypes.")

@@ -60,6 +60,34 @@ def test_deeper_pipelines_from_num_stages(rows, columns, inner, stages, rng):
     assert len(prologue) == 2 * (stages - 1)  # a copy and a publication per tile ahead
 
 
+@metile.kernel
+def _staged_matmul(a, b, c, K, STAGES: metile.constexpr):
+    """A 32 x 32 product whose K loop names its own depth, as Triton's tl.range does."""
+    i = metile.arange(0, 32)
+    k0 = metile.arange(0, 16)
+    acc = metile.zeros((32, 32), dtype="f32")
+    for k in metile.range(0, K, 16, num_stages=STAGES):
+        x = metile.load(a + i[:, None] * K + (k + k0)[None, :], mask=(k + k0)[None, :] < K,
+                        other=0.0)
+        y = metile.load(b + (k + k0)[:, None] * 32 + i[None, :], mask=(k + k0)[:, None] < K,
+                        other=0.0)
+        acc = metile.dot(x, y, acc)
+    metile.store(c + i[:, None] * 32 + i[None, :], acc)
+
+
+@pytest.mark.parametrize("stages", [2, 3, 4])
+def test_a_loops_num_stages_sets_its_depth(stages, rng):
+    inner = 37
+    left, right = _inputs(rng, (32, inner), np.float16), _inputs(rng, (inner, 32), np.float16)
+    out = np.zeros((32, 32), np.float32)
+    schedule = metile.Schedule(backend="simdgroup", staging="threadgroup", double_buffer=True)
+    dispatch = _staged_matmul[(1,)].prepare(left, right, out, inner, STAGES=stages,
+                                             SCHEDULE=schedule)
+    dispatch()
+    np.testing.assert_array_equal(out, left.astype(np.float32) @ right.astype(np.float32))
+    assert [p["stages"] for p in dispatch.execution_report["pipelines"]] == [stages]
+
+
 def test_the_pipeline_is_reported_with_its_storage(rng):
     schedule = metile.Schedule(backend="simdgroup", staging="threadgroup", double_buffer=True)
     report = _run(40, 40, 40, np.float16, schedule, rng).execution_report
