@@ -116,10 +116,11 @@ TEST(CudaWgmma, AutoChoosesWgmmaForTheCanonicalTileAndSaysWhyNotOtherwise) {
       other.report.schedule_plan.backend_reason.find("wgmma_tma not chosen: its tile is 64x64x16"),
       std::string::npos)
       << other.report.schedule_plan.backend_reason;
+  // The SIMD-group backend asked for: its software pipeline runs the tile on wgmma.
   schedule::Schedule simdgroup;
   simdgroup.backend = schedule::Backend::Simdgroup;
   EXPECT_EQ(compile_gemm(ir::DType::bf16, 256, simdgroup).report.schedule_plan.strategy,
-            schedule::MatrixStrategy::MmaSync);
+            schedule::MatrixStrategy::WgmmaPipelined);
 }
 
 void expect_rejected(const schedule::Schedule& s, const std::string& message,
