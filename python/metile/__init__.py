@@ -19,7 +19,7 @@ from . import dtypes
 from .buffer import Buffer, device
 from .dtypes import (bfloat16, dtype, float16, float32, int1, int32, int64, pointer_type,
                      uint32)
-from .elementwise import ceil, clamp, erf, floor, fma, log2, sigmoid
+from .elementwise import ceil, clamp, erf, fdiv, floor, fma, log2, sigmoid, swizzle2d
 from .errors import (CompilationError, InternalCompilerError, KernelFaultError,
                      NotSupportedError, OutOfResources)
 from .host import cdiv, next_power_of_2
@@ -36,11 +36,11 @@ from .language import (abs, arange, barrier, broadcast_to, convert_layout, cos, 
                        zeros, zeros_like)
 from .loops import range_, tile_range
 from .random import rand, randint, randint4x, randn
-from .combine import associative_scan, reduce
+from .combine import associative_scan, flip, reduce, xor_sum
 from .reductions import argmax, argmin, cumprod, cumsum, max, min, sum
 from .reports import CompiledKernel
 from .schedule import Schedule
-from .shapes import interleave, join, permute, reshape, split, trans, view
+from .shapes import interleave, join, permute, ravel, reshape, split, trans, view
 from .static import (device_assert, device_print, max_constancy, max_contiguous, multiple_of,
                      static_assert, static_print, static_range)
 from .tensor import Tensor, tensor

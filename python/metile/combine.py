@@ -19,6 +19,7 @@ associative, as in Triton; it must return the dtypes it was given.
   alone otherwise.
 """
 
+from . import dtypes
 from .errors import user_error
 from .frames import user_location
 from .values import Value, as_value, cast, wrap
@@ -203,3 +204,26 @@ def _reduce_line(values, axis, combine_fn):
     yields = [cast(r, "i32").id if b else r.id for r, b in zip(result, booleans)]
     results = [wrap(trace, r) for r in trace.at().end_reduce_combine(yields)]
     return tuple(r != 0 if b else r for r, b in zip(results, booleans))
+
+
+def flip(x, dim=None):
+    """``x`` reversed along ``dim`` (Triton's tl.flip; None: the last dimension). Along a
+    power-of-two dimension of n elements, index i takes element n - 1 - i = i ^ (n - 1): one
+    xor permutation of the tile."""
+    x = as_value(x, "flip")
+    if not x.shape:
+        raise user_error("flip: the input is a scalar; flip reverses a tile", user_location())
+    dim = len(x.shape) - 1 if dim is None else _axis([x], dim, "flip")
+    stride = 1
+    for d in x.shape[dim + 1:]:
+        stride *= d
+    return _permute(x, (x.shape[dim] - 1) * stride)
+
+
+def xor_sum(input, axis=None, keep_dims=False):
+    """The bitwise xor of ``input``'s integers along ``axis`` (Triton's tl.xor_sum)."""
+    x = as_value(input, "xor_sum")
+    if not dtypes.is_integer(x.dtype):
+        raise user_error(f"xor_sum: the input's elements must be integers, got {x.dtype}",
+                         user_location())
+    return reduce(x, axis, lambda a, b: a ^ b, keep_dims=keep_dims)

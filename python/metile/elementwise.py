@@ -134,3 +134,26 @@ def reversed_power(base, exponent):
     if base == 2:
         return unary("exp2", exponent)
     return unary("exp", exponent * math.log(base))
+
+
+def fdiv(x, y, ieee_rounding=False):
+    """``x / y`` of floats (Triton's tl.fdiv): correctly rounded outside relaxed math, as ``/``
+    is; ``ieee_rounding`` is accepted for that reason."""
+    x, y = as_values(x, y, "fdiv")
+    if not dtypes.is_float(x.dtype):
+        raise user_error(f"fdiv: divides floats, got {x.dtype}", user_location())
+    return binary("div", x, y)
+
+
+def swizzle2d(i, j, size_i, size_j, size_g):
+    """Triton's tl.swizzle2d: the index (i, j) of a size_i x size_j row-major grid moved to
+    column-major order within groups of size_g rows (the tutorial's grouped program order)."""
+    from .language import minimum
+
+    ij = i * size_j + j
+    size_gj = size_g * size_j
+    group_id = ij // size_gj
+    off_i = group_id * size_g
+    size_g = minimum(size_i - off_i, size_g)
+    ij = ij % size_gj
+    return off_i + ij % size_g, ij // size_g

@@ -124,3 +124,12 @@ def interleave(a, b):
 
     flat = [reshape(broadcast_to(v, shape), size) for v in (a, b)]
     return reshape(join(*flat), *shape[:-1], 2 * shape[-1])
+
+
+def ravel(x, can_reorder=False):
+    """``x`` as a 1-D tile in row-major order (Triton's tl.ravel)."""
+    x = as_value(x, "ravel")
+    size = 1
+    for d in x.shape:
+        size *= d
+    return reshape(x, size, can_reorder=can_reorder)

@@ -505,3 +505,66 @@ def test_rejected_forms_say_what_to_write(form):
         rejected.trace(np.zeros(32, np.float32), FORM=form)
     assert message in caught.value.rule
     assert caught.value.file == __file__
+
+
+@metile.kernel
+def _flips(x, out_last, out_rows, out_ravel, xors, ROWS: metile.constexpr,
+           COLS: metile.constexpr):
+    r = metile.arange(0, ROWS)
+    c = metile.arange(0, COLS)
+    tile = metile.load(x + r[:, None] * COLS + c[None, :])
+    metile.store(out_last + r[:, None] * COLS + c[None, :], metile.flip(tile))
+    metile.store(out_rows + r[:, None] * COLS + c[None, :], metile.flip(tile, 0))
+    metile.store(out_ravel + metile.arange(0, ROWS * COLS), metile.ravel(tile))
+    metile.store(xors + r, metile.xor_sum(tile, 1))
+
+
+def test_flip_ravel_and_xor_sum_as_triton_defines_them(rng):
+    x = rng.integers(-1000, 1000, (4, 8)).astype(np.int32)
+    last, rows, flat = np.zeros_like(x), np.zeros_like(x), np.zeros(32, np.int32)
+    xors = np.zeros(4, np.int32)
+    _flips[(1,)](x, last, rows, flat, xors, ROWS=4, COLS=8)
+    np.testing.assert_array_equal(last, x[:, ::-1])
+    np.testing.assert_array_equal(rows, x[::-1, :])
+    np.testing.assert_array_equal(flat, x.ravel())
+    np.testing.assert_array_equal(xors, np.bitwise_xor.reduce(x, axis=1))
+
+
+def _swizzle2d_reference(i, j, size_i, size_j, size_g):
+    # Triton's tl.swizzle2d, on Python integers (all non-negative).
+    ij = i * size_j + j
+    size_gj = size_g * size_j
+    group_id = ij // size_gj
+    off_i = group_id * size_g
+    size_g = min(size_i - off_i, size_g)
+    ij = ij % size_gj
+    return off_i + ij % size_g, ij // size_g
+
+
+@metile.kernel
+def _swizzled(out_i, out_j, SIZE_I: metile.constexpr, SIZE_J: metile.constexpr,
+              GROUP: metile.constexpr):
+    i = metile.arange(0, SIZE_I)[:, None] + metile.zeros((SIZE_I, SIZE_J), dtype=metile.int32)
+    j = metile.arange(0, SIZE_J)[None, :] + metile.zeros((SIZE_I, SIZE_J), dtype=metile.int32)
+    new_i, new_j = metile.swizzle2d(i, j, SIZE_I, SIZE_J, GROUP)
+    at = i * SIZE_J + j
+    metile.store(out_i + at, new_i)
+    metile.store(out_j + at, new_j)
+
+
+def test_swizzle2d_and_fdiv_as_triton_defines_them():
+    out_i, out_j = np.zeros((8, 4), np.int32), np.zeros((8, 4), np.int32)
+    _swizzled[(1,)](out_i, out_j, SIZE_I=8, SIZE_J=4, GROUP=3)
+    for i in range(8):
+        for j in range(4):
+            assert (out_i[i, j], out_j[i, j]) == _swizzle2d_reference(i, j, 8, 4, 3)
+    x = np.linspace(-3, 3, 64).astype(np.float32)
+    out = np.zeros_like(x)
+
+    @metile.kernel
+    def divide(x, out):
+        offs = metile.arange(0, 64)
+        metile.store(out + offs, metile.fdiv(metile.load(x + offs), 3.0))
+
+    divide[(1,)](x, out)
+    np.testing.assert_array_equal(out, x / np.float32(3.0))
