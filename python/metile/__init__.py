@@ -36,7 +36,7 @@ from .language import (abs, arange, barrier, broadcast_to, convert_layout, cos, 
                        zeros, zeros_like)
 from .loops import range_, tile_range
 from .random import rand, randint, randint4x, randn
-from .combine import associative_scan, flip, reduce, xor_sum
+from .combine import associative_scan, flip, reduce, sort, xor_sum
 from .reductions import argmax, argmin, cumprod, cumsum, max, min, sum
 from .reports import CompiledKernel
 from .schedule import Schedule

@@ -227,3 +227,33 @@ def xor_sum(input, axis=None, keep_dims=False):
         raise user_error(f"xor_sum: the input's elements must be integers, got {x.dtype}",
                          user_location())
     return reduce(x, axis, lambda a, b: a ^ b, keep_dims=keep_dims)
+
+
+def sort(x, dim=None, descending=False):
+    """``x`` sorted along ``dim`` (Triton's tl.sort; None: the last dimension), ascending
+    unless ``descending``: a bitonic network of xor permutations, log2(n) (log2(n) + 1) / 2
+    compare-exchange steps along a power-of-two dimension of n elements."""
+    from .language import maximum, minimum, where
+
+    x = as_value(x, "sort")
+    if not x.shape:
+        raise user_error("sort: the input is a scalar; sort orders a tile", user_location())
+    dim = len(x.shape) - 1 if dim is None else _axis([x], dim, "sort")
+    stride = 1
+    for d in x.shape[dim + 1:]:
+        stride *= d
+    index = _axis_index(x, dim)
+    k = 2
+    while k <= x.shape[dim]:
+        ascending = (index & k) == 0
+        if descending:
+            ascending = ~ascending
+        j = k // 2
+        while j >= 1:
+            partner = _permute(x, j * stride)
+            lower = (index & j) == 0  # the first of its pair
+            keep_min = (lower & ascending) | (~lower & ~ascending)
+            x = where(keep_min, minimum(x, partner), maximum(x, partner))
+            j //= 2
+        k *= 2
+    return x

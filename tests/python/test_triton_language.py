@@ -568,3 +568,24 @@ def test_swizzle2d_and_fdiv_as_triton_defines_them():
 
     divide[(1,)](x, out)
     np.testing.assert_array_equal(out, x / np.float32(3.0))
+
+
+@metile.kernel
+def _sorted(x, out_rows, out_desc, out_columns, ROWS: metile.constexpr, COLS: metile.constexpr):
+    r = metile.arange(0, ROWS)
+    c = metile.arange(0, COLS)
+    at = r[:, None] * COLS + c[None, :]
+    tile = metile.load(x + at)
+    metile.store(out_rows + at, metile.sort(tile))
+    metile.store(out_desc + at, metile.sort(tile, descending=True))
+    metile.store(out_columns + at, metile.sort(tile, 0))
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.int32])
+def test_sort_as_triton_defines_it(dtype, rng):
+    x = (rng.standard_normal((8, 32)) * 100).astype(dtype)
+    rows, desc, columns = (np.zeros_like(x) for _ in range(3))
+    _sorted[(1,)](x, rows, desc, columns, ROWS=8, COLS=32)
+    np.testing.assert_array_equal(rows, np.sort(x, axis=1))
+    np.testing.assert_array_equal(desc, -np.sort(-x, axis=1))
+    np.testing.assert_array_equal(columns, np.sort(x, axis=0))
