@@ -19,7 +19,8 @@ from . import dtypes
 from .buffer import Buffer, device
 from .dtypes import (bfloat16, dtype, float16, float32, int1, int32, int64, pointer_type,
                      uint32)
-from .elementwise import ceil, clamp, erf, fdiv, floor, fma, log2, sigmoid, swizzle2d
+from .elementwise import (ceil, clamp, erf, fdiv, floor, fma, log2, sigmoid, swizzle2d,
+                          umulhi)
 from .errors import (CompilationError, InternalCompilerError, KernelFaultError,
                      NotSupportedError, OutOfResources)
 from .host import cdiv, next_power_of_2

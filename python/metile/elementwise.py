@@ -157,3 +157,19 @@ def swizzle2d(i, j, size_i, size_j, size_g):
     size_g = minimum(size_i - off_i, size_g)
     ij = ij % size_gj
     return off_i + ij % size_g, ij // size_g
+
+
+def umulhi(x, y):
+    """The high 32 bits of the 64-bit product of 32-bit integers (Triton's tl.umulhi): of the
+    signed product for i32, the unsigned one for u32."""
+    x, y = as_values(x, y, "umulhi")
+    if x.dtype == "i32":
+        return cast((cast(x, "i64") * cast(y, "i64")) >> 32, "i32")
+    if x.dtype != "u32":
+        raise user_error(f"umulhi: multiplies i32 or u32, got {x.dtype}", user_location())
+    # 16-bit halves: each partial product and the carry sum fit 32 bits.
+    mask = cast(0xFFFF, "u32")
+    x_lo, x_hi, y_lo, y_hi = x & mask, x >> 16, y & mask, y >> 16
+    low, cross_a, cross_b = x_lo * y_lo, x_hi * y_lo, x_lo * y_hi
+    carry = (low >> 16) + (cross_a & mask) + cross_b
+    return x_hi * y_hi + (cross_a >> 16) + (carry >> 16)

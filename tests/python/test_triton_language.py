@@ -589,3 +589,22 @@ def test_sort_as_triton_defines_it(dtype, rng):
     np.testing.assert_array_equal(rows, np.sort(x, axis=1))
     np.testing.assert_array_equal(desc, -np.sort(-x, axis=1))
     np.testing.assert_array_equal(columns, np.sort(x, axis=0))
+
+
+@metile.kernel
+def _high_products(x, y, out, BLOCK: metile.constexpr):
+    offs = metile.arange(0, BLOCK)
+    metile.store(out + offs, metile.umulhi(metile.load(x + offs), metile.load(y + offs)))
+
+
+@pytest.mark.parametrize("dtype", [np.int32, np.uint32])
+def test_umulhi_is_the_high_half_of_the_product(dtype, rng):
+    info = np.iinfo(dtype)
+    x = rng.integers(info.min, info.max, 64, dtype=np.int64, endpoint=True).astype(dtype)
+    y = rng.integers(info.min, info.max, 64, dtype=np.int64, endpoint=True).astype(dtype)
+    x[:2], y[:2] = info.max, info.max  # the largest products
+    x[2], y[2] = info.min, info.max
+    out = np.zeros_like(x)
+    _high_products[(1,)](x, y, out, BLOCK=64)
+    want = [(int(a) * int(b)) >> 32 for a, b in zip(x, y)]
+    assert [int(v) for v in out] == want
