@@ -41,7 +41,7 @@ from .combine import associative_scan, flip, reduce, sort, xor_sum
 from .reductions import argmax, argmin, cumprod, cumsum, max, min, sum
 from .reports import CompiledKernel
 from .schedule import Schedule
-from .shapes import interleave, join, permute, ravel, reshape, split, trans, view
+from .shapes import cat, interleave, join, permute, ravel, reshape, split, trans, view
 from .static import (device_assert, device_print, max_constancy, max_contiguous, multiple_of,
                      static_assert, static_print, static_range)
 from .tensor import Tensor, tensor

@@ -133,3 +133,16 @@ def ravel(x, can_reorder=False):
     for d in x.shape:
         size *= d
     return reshape(x, size, can_reorder=can_reorder)
+
+
+def cat(input, other, can_reorder=False):
+    """Triton's tl.cat of two 1-D tiles of one size: ``input`` then ``other``, in order (Triton
+    may reorder the elements, and asks for can_reorder=True; meTile keeps the order, one
+    valid answer)."""
+    from .values import as_values
+
+    a, b = as_values(input, other, "cat")
+    if len(a.shape) != 1 or a.shape != b.shape:
+        raise user_error(f"cat: concatenates two 1-D tiles of one size, got {a.shape} and "
+                         f"{b.shape}", user_location(), NotSupportedError)
+    return reshape(trans(join(a, b)), 2 * a.shape[0])

@@ -608,3 +608,17 @@ def test_umulhi_is_the_high_half_of_the_product(dtype, rng):
     _high_products[(1,)](x, y, out, BLOCK=64)
     want = [(int(a) * int(b)) >> 32 for a, b in zip(x, y)]
     assert [int(v) for v in out] == want
+
+
+@metile.kernel
+def _concatenated(x, y, out, BLOCK: metile.constexpr):
+    offs = metile.arange(0, BLOCK)
+    both = metile.cat(metile.load(x + offs), metile.load(y + offs), can_reorder=True)
+    metile.store(out + metile.arange(0, 2 * BLOCK), both)
+
+
+def test_cat_keeps_the_order(rng):
+    x, y = rng.standard_normal(16).astype(np.float32), rng.standard_normal(16).astype(np.float32)
+    out = np.zeros(32, np.float32)
+    _concatenated[(1,)](x, y, out, BLOCK=16)
+    np.testing.assert_array_equal(out, np.concatenate([x, y]))
