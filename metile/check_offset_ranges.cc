@@ -203,6 +203,8 @@ std::optional<Interval> OffsetRangeCheck::visit(const ir::Op& op, std::array<int
     case OpKind::PtrAdd:
     case OpKind::Load:
     case OpKind::Store:
+    case OpKind::AtomicRmw:
+    case OpKind::AtomicCas:
     case OpKind::MakeTensor:
     case OpKind::TensorLoad:
     case OpKind::TensorStore:

@@ -235,6 +235,9 @@ void CEmitter::emit_op_lines(const ir::Op& op) {
       return declare(op, collective(op, Collective::Min));
     case K::Store:
       return emit_store(op);
+    case K::AtomicRmw:
+    case K::AtomicCas:
+      return emit_atomic(op);
     case K::PackedLoad:
       return emit_packed_load(op);
     case K::PackedStore:
@@ -359,6 +362,21 @@ void CEmitter::emit_store(const ir::Op& op) {
     line("if (" + name(op.operands[2]) + ") { " + assign + " }");
   else
     line(assign);
+}
+
+// An atomic's old value; where its mask is false no access, and 0.
+void CEmitter::emit_atomic(const ir::Op& op) {
+  const ir::ValueId ptr = op.operands[0];
+  if (read_only_.count(ptr))
+    fail(op, "updates '" + name(ptr) + "' atomically, which points into a read-only buffer");
+  const bool cas = op.kind == ir::OpKind::AtomicCas;
+  const ir::Type& t = type(op.results[0]);
+  const std::string call = dialect_.atomic(
+      cas ? "cas" : op.str_attr("kind"), t.dtype, name(ptr), name(op.operands[1]),
+      cas ? name(op.operands[2]) : "", op.str_attr("sem"), op.str_attr("scope"), prelude_);
+  if (!cas && op.operands.size() == 3)
+    return declare(op, name(op.operands[2]) + " ? " + call + " : " + type_name(t, dialect_) + "(0)");
+  declare(op, call);
 }
 
 void CEmitter::emit_packed_load(const ir::Op& op) {

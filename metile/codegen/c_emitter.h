@@ -37,6 +37,7 @@ class CEmitter {
   void emit_op_lines(const ir::Op& op);
   void declare(const ir::Op& op, const std::string& expr);
   void emit_store(const ir::Op& op);
+  void emit_atomic(const ir::Op& op);
   void emit_print(const ir::Op& op);
   void emit_packed_load(const ir::Op& op);
   void emit_packed_store(const ir::Op& op);

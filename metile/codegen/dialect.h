@@ -285,6 +285,13 @@ class CDialect {
   virtual std::string async_statement(const ir::Op& op, const std::vector<std::string>& operands,
                                       const std::vector<std::string>& results, ir::DType element,
                                       Prelude& prelude) const;
+  // An atomic update of *ptr (ops.def's atomic_rmw {kind} and, kind "cas", atomic_cas) as an
+  // expression giving the old value: `a` is the operand (cas: the compared value) and `b`
+  // cas's new value. The default is MSL's (relaxed atomics of <metal_atomic>, fenced for the
+  // other orders); the CUDA dialect issues PTX atom.
+  virtual std::string atomic(const std::string& kind, ir::DType t, const std::string& ptr,
+                             const std::string& a, const std::string& b, const std::string& sem,
+                             const std::string& scope, Prelude& prelude) const;
   // The per-thread asynchronous copies (ops.def's AsyncCopy, AsyncCopyCommit, AsyncCopyWait):
   // by default the copy is synchronous, `elements` assignments from src (zeros where `pred`,
   // when not empty, is false) that are complete when issued, and commit and wait are comments.

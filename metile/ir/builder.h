@@ -125,6 +125,12 @@ class TileBuilder : public Builder {
                const std::string& eviction = "");
   void store(ValueId ptrs, ValueId value, ValueId mask = kNoValue,
              const std::string& eviction = "");
+  // Triton's tl.atomic_* (kind add|max|min|and|or|xor|xchg) and tl.atomic_cas; sem
+  // relaxed|acquire|release|acq_rel, scope gpu|cta|sys. They return the old values.
+  ValueId atomic_rmw(const std::string& kind, ValueId ptrs, ValueId value, ValueId mask,
+                     const std::string& sem, const std::string& scope);
+  ValueId atomic_cas(ValueId ptrs, ValueId cmp, ValueId value, const std::string& sem,
+                     const std::string& scope);
   ValueId make_tensor(ValueId base, const std::vector<ValueId>& dims,
                       const std::vector<ValueId>& strides, const std::string& access);
   ValueId tensor_load(ValueId desc, const std::vector<ValueId>& coords);

@@ -60,6 +60,8 @@ class CommonOpRules : OpRuleChecks {
         return load();
       case R::Store:
         return store();
+      case R::Atomic:
+        return atomic();
       case R::SimdCollective:
         return simd();
       case R::For:
@@ -240,6 +242,33 @@ class CommonOpRules : OpRuleChecks {
           "value shape " + shape_text(in(1)) + " does not match pointer shape " + shape_text(p),
           {a(1), a(0)});
     if (op_.operands.size() == 3) mask(a(2));
+  }
+
+  // atomic_rmw (p, v[, mask]) and atomic_cas (p, cmp, v): device pointers to i32, u32 or f32
+  // (f32 only adds and exchanges), values and the result of the pointee dtype and the
+  // pointers' shape.
+  void atomic() {
+    const Type& p = in(0);
+    if (!p.pointer || p.space != AddressSpace::Device)
+      return fail("the address must be a device pointer or a tile of them", {a(0)});
+    if (p.dtype != DType::i32 && p.dtype != DType::u32 && p.dtype != DType::f32)
+      return fail("atomics take i32, u32 or f32 elements, not " + std::string(dtype_name(p.dtype)),
+                  {a(0)});
+    const bool cas = op_.kind == OpKind::AtomicCas;
+    if (!cas && p.dtype == DType::f32 && op_.str_attr("kind") != "add" &&
+        op_.str_attr("kind") != "xchg")
+      return fail("f32 atomics add or exchange; " + op_.str_attr("kind") + " takes integers",
+                  {a(0)});
+    const size_t values = cas ? 2 : 1;
+    for (size_t i = 1; i <= values; ++i)
+      if (!is_number(in(i)) || in(i).dtype != p.dtype || !access_shape_ok(p, in(i)))
+        return fail("operand " + std::to_string(i) + " must have the pointee dtype " +
+                        std::string(dtype_name(p.dtype)) + " and the pointer's shape",
+                    {a(i), a(0)});
+    if (!is_number(out()) || out().dtype != p.dtype || !access_shape_ok(p, out()))
+      return fail("the result is the old value: the pointee dtype and the pointer's shape",
+                  {r(), a(0)});
+    if (!cas && op_.operands.size() == 3) mask(a(2));
   }
 
   void simd() {

@@ -77,6 +77,7 @@ enum class TypeRule : uint8_t {
   PtrAdd,
   Load,
   Store,
+  Atomic,
   SimdCollective,
   For,
   If,

@@ -356,6 +356,45 @@ void TileBuilder::store(ValueId ptrs, ValueId value, ValueId mask, const std::st
   create(OpKind::Store, operands, {}, attrs);
 }
 
+ValueId TileBuilder::atomic_rmw(const std::string& kind, ValueId ptrs, ValueId value,
+                                ValueId mask, const std::string& sem, const std::string& scope) {
+  const std::string op = "atomic_" + kind;
+  const Type tp = type(ptrs);
+  if (!tp.pointer || tp.space != AddressSpace::Device)
+    fail(op, "the address must be a buffer pointer or a tile of them, got " + describe(ptrs));
+  if (type(value).pointer || type(value).dtype != tp.dtype)
+    fail(op, "the value " + describe(value) + " does not match the pointee dtype " +
+                 std::string(dtype_name(tp.dtype)) + "; cast it first");
+  std::vector<ValueId> operands = {ptrs, to_shape(op, value, shape_of(tp))};
+  if (mask != kNoValue) {
+    if (type(mask).dtype != DType::i1 || type(mask).pointer)
+      fail(op, "the mask must be i1, got " + describe(mask));
+    operands.push_back(to_shape(op, mask, shape_of(tp)));
+  }
+  Type r = tp;
+  r.pointer = false;
+  return create1(OpKind::AtomicRmw, operands, r,
+                 {{"kind", kind}, {"sem", sem}, {"scope", scope}});
+}
+
+ValueId TileBuilder::atomic_cas(ValueId ptrs, ValueId cmp, ValueId value, const std::string& sem,
+                                const std::string& scope) {
+  const Type tp = type(ptrs);
+  if (!tp.pointer || tp.space != AddressSpace::Device)
+    fail("atomic_cas", "the address must be a buffer pointer or a tile of them, got " +
+                           describe(ptrs));
+  for (ValueId v : {cmp, value})
+    if (type(v).pointer || type(v).dtype != tp.dtype)
+      fail("atomic_cas", "the value " + describe(v) + " does not match the pointee dtype " +
+                             std::string(dtype_name(tp.dtype)) + "; cast it first");
+  Type r = tp;
+  r.pointer = false;
+  return create1(OpKind::AtomicCas,
+                 {ptrs, to_shape("atomic_cas", cmp, shape_of(tp)),
+                  to_shape("atomic_cas", value, shape_of(tp))},
+                 r, {{"sem", sem}, {"scope", scope}});
+}
+
 ValueId TileBuilder::make_tensor(ValueId base, const std::vector<ValueId>& dims,
                                  const std::vector<ValueId>& strides, const std::string& access) {
   const Type tb = type(base);

@@ -88,6 +88,7 @@ class TileOpRules : OpRuleChecks {
       case R::PtrAdd:
       case R::Load:
       case R::Store:
+      case R::Atomic:
       case R::SimdCollective:
       case R::ThreadgroupBuffer:
       case R::Barrier:

@@ -90,6 +90,40 @@ void lower_store(Lowering& l, const ir::Op& op) {
   }
 }
 
+void lower_atomic(Lowering& l, const ir::Op& op) {
+  const ir::Type& t = l.tile_type(op.results[0]);
+  const bool masked = op.kind == ir::OpKind::AtomicRmw && op.operands.size() == 3;
+  const size_t values = op.kind == ir::OpKind::AtomicCas ? 2 : 1;
+  if (!t.is_tile()) {
+    std::vector<ir::ValueId> operands;
+    for (ir::ValueId v : op.operands) operands.push_back(l.scalar(v));
+    l.bind(op.results[0], {{l.emit(op.kind, operands, t, op.attrs)}, false, false});
+    return;
+  }
+  const ir::ValueId owns = l.has_idle_threads(t) ? l.owns_element(t.num_elements()) : ir::kNoValue;
+  LoweredValue result;
+  result.layout = l.operand_layout(op);
+  for (int64_t r = 0; r < l.slot_count(t); ++r) {
+    std::vector<ir::ValueId> operands;
+    for (size_t i = 0; i <= values; ++i) operands.push_back(l.get(op.operands[i]).slots[r]);
+    const ir::ValueId mask =
+        slot_mask(l, masked ? l.get(op.operands[2]).slots[r] : ir::kNoValue, owns);
+    const ir::OpKind kind = op.kind;
+    if (mask != ir::kNoValue && kind == ir::OpKind::AtomicCas) {
+      // A thread that owns no element compares with its own old value: nothing changes.
+      l.builder.begin_if(mask);
+      const ir::ValueId old = l.emit(kind, operands, t.element(), op.attrs);
+      l.builder.begin_else({old});
+      const ir::ValueId none = zero(l, t.dtype);
+      result.slots.push_back(l.builder.end_if({none})[0]);
+      continue;
+    }
+    if (mask != ir::kNoValue) operands.push_back(mask);
+    result.slots.push_back(l.emit(kind, operands, t.element(), op.attrs));
+  }
+  l.bind(op.results[0], std::move(result));
+}
+
 void lower_shared_alloc(Lowering& l, const ir::Op& op) {
   const ir::Type& t = l.tile_type(op.results[0]);
   const int64_t size = op.int_attr("size");

@@ -78,6 +78,10 @@ void lower_block(Lowering& l, const ir::Block& block) {
       case K::Store:
         lower_store(l, op);
         break;
+      case K::AtomicRmw:
+      case K::AtomicCas:
+        lower_atomic(l, op);
+        break;
       case K::SharedAlloc:
         lower_shared_alloc(l, op);
         break;

@@ -25,6 +25,8 @@ void lower_simd_collective(Lowering& l, const ir::Op& op);
 void lower_ptr_add(Lowering& l, const ir::Op& op);
 void lower_load(Lowering& l, const ir::Op& op);
 void lower_store(Lowering& l, const ir::Op& op);
+// An atomic_rmw or atomic_cas slot by slot (threads that own no element masked off).
+void lower_atomic(Lowering& l, const ir::Op& op);
 void lower_shared_alloc(Lowering& l, const ir::Op& op);
 void lower_barrier(Lowering& l, const ir::Op& op);
 

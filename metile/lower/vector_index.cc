@@ -282,6 +282,8 @@ class Reader {
       case K::PtrAdd:
       case K::Load:
       case K::Store:
+      case K::AtomicRmw:
+      case K::AtomicCas:
       case K::PackedLoad:
       case K::PackedStore:
       case K::Extract:

@@ -143,6 +143,8 @@ class OwnershipCheck {
       case OpKind::PtrAdd:
       case OpKind::Load:
       case OpKind::Store:
+      case OpKind::AtomicRmw:
+      case OpKind::AtomicCas:
       case OpKind::TensorLoad:
       case OpKind::TensorStore:
       case OpKind::DeviceAssert:

@@ -35,6 +35,8 @@ OpClass op_class(OpKind k) {
       return OpClass::Free;
     case OpKind::Load:
     case OpKind::Store:
+    case OpKind::AtomicRmw:
+    case OpKind::AtomicCas:
     case OpKind::PackedLoad:
     case OpKind::PackedStore:
     case OpKind::MatrixLoad:

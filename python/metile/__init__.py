@@ -27,7 +27,8 @@ from .host import cdiv, next_power_of_2
 from .kernel import BufferArg, KernelFunction, constexpr, heuristics, jit, kernel
 from .launch import synchronize
 from .layouts import ThreadLayout
-from .language import (abs, arange, barrier, broadcast_to, convert_layout, cos, debug_barrier,
+from .language import (abs, arange, atomic_add, atomic_and, atomic_cas, atomic_max, atomic_min,
+                       atomic_or, atomic_xchg, atomic_xor, barrier, broadcast_to, convert_layout, cos, debug_barrier,
                        dot, exp, exp2, expand_dims, fast_cos, fast_exp, fast_exp2, fast_log,
                        fast_rsqrt, fast_sin, fast_sqrt, fast_tanh, full, full_like, load, log,
                        loop_state, maximum, minimum, num_programs, program_id, rsqrt, scalar,

@@ -247,6 +247,90 @@ def store(pointer, value, mask=None, **options):
     trace.at().store(pointer.id, value.id, mask_id, eviction)
 
 
+# ---- atomics ------------------------------------------------------------------------------
+_ATOMIC_SEMS = ("acq_rel", "acquire", "release", "relaxed")
+_ATOMIC_SCOPES = ("gpu", "cta", "sys")
+
+
+def _atomic_target(op, pointer, sem, scope, kinds_of_floats=("add", "xchg")):
+    """The checked pointer and Triton's sem and scope (defaults acq_rel and gpu)."""
+    sem = "acq_rel" if sem is None else sem
+    scope = "gpu" if scope is None else scope
+    if sem not in _ATOMIC_SEMS:
+        raise user_error(f"{op}: sem must be one of {', '.join(_ATOMIC_SEMS)}, got {sem!r}",
+                         user_location())
+    if scope not in _ATOMIC_SCOPES:
+        raise user_error(f"{op}: scope must be one of {', '.join(_ATOMIC_SCOPES)}, got "
+                         f"{scope!r}", user_location())
+    pointer = as_value(pointer, op)
+    if not pointer.pointer:
+        raise user_error(f"{op}: the address must be a pointer or a tile of pointers",
+                         user_location())
+    kind = op[len("atomic_"):]
+    floats = pointer.dtype == "f32" and kind in kinds_of_floats
+    if pointer.dtype not in ("i32", "u32") and not floats:
+        raise user_error(f"{op}: atomics take int32 or uint32 elements, and float32 ones add "
+                         f"and exchange; {pointer.dtype} is not supported", user_location(),
+                         NotSupportedError)
+    return pointer, sem, scope
+
+
+def _atomic(kind, pointer, val, mask, sem, scope):
+    op = "atomic_" + kind
+    pointer, sem, scope = _atomic_target(op, pointer, sem, scope)
+    value = _stored_value(val, pointer.dtype, op)
+    mask_id = -1 if mask is None else _broadcast_mask(mask, pointer, op).id
+    trace = pointer.trace
+    return wrap(trace, trace.at().atomic_rmw(kind, pointer.id, value.id, mask_id, sem, scope))
+
+
+def atomic_add(pointer, val, mask=None, sem=None, scope=None):
+    """Atomically ``*pointer += val`` where ``mask`` is true (Triton's tl.atomic_add); returns
+    the old values (0 where the mask is false). ``sem``: "acq_rel" (default), "acquire",
+    "release" or "relaxed"; ``scope``: "gpu" (default), "cta" or "sys"."""
+    return _atomic("add", pointer, val, mask, sem, scope)
+
+
+def atomic_max(pointer, val, mask=None, sem=None, scope=None):
+    """Atomically ``*pointer = max(*pointer, val)`` (integers); returns the old values."""
+    return _atomic("max", pointer, val, mask, sem, scope)
+
+
+def atomic_min(pointer, val, mask=None, sem=None, scope=None):
+    """Atomically ``*pointer = min(*pointer, val)`` (integers); returns the old values."""
+    return _atomic("min", pointer, val, mask, sem, scope)
+
+
+def atomic_and(pointer, val, mask=None, sem=None, scope=None):
+    """Atomically ``*pointer &= val`` (integers); returns the old values."""
+    return _atomic("and", pointer, val, mask, sem, scope)
+
+
+def atomic_or(pointer, val, mask=None, sem=None, scope=None):
+    """Atomically ``*pointer |= val`` (integers); returns the old values."""
+    return _atomic("or", pointer, val, mask, sem, scope)
+
+
+def atomic_xor(pointer, val, mask=None, sem=None, scope=None):
+    """Atomically ``*pointer ^= val`` (integers); returns the old values."""
+    return _atomic("xor", pointer, val, mask, sem, scope)
+
+
+def atomic_xchg(pointer, val, mask=None, sem=None, scope=None):
+    """Atomically ``*pointer = val``; returns the old values."""
+    return _atomic("xchg", pointer, val, mask, sem, scope)
+
+
+def atomic_cas(pointer, cmp, val, sem=None, scope=None):
+    """Atomically ``*pointer = val`` where ``*pointer == cmp`` (integers; Triton's
+    tl.atomic_cas); returns the old values."""
+    pointer, sem, scope = _atomic_target("atomic_cas", pointer, sem, scope, kinds_of_floats=())
+    cmp = _stored_value(cmp, pointer.dtype, "atomic_cas")
+    val = _stored_value(val, pointer.dtype, "atomic_cas")
+    trace = pointer.trace
+    return wrap(trace, trace.at().atomic_cas(pointer.id, cmp.id, val.id, sem, scope))
+
+
 def shared(size, dtype="f32"):
     """A threadgroup-memory allocation of ``size`` elements; returns its pointer."""
     trace = current("shared")

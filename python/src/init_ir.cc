@@ -273,6 +273,20 @@ void bind_trace(nb::module_& m) {
           },
           "ptrs"_a, "value"_a, "mask"_a = ir::kNoValue, "eviction_policy"_a = "",
           "*ptrs = value where mask is true. eviction_policy: as load's.")
+      .def(
+          "atomic_rmw",
+          [b](T& t, const std::string& kind, ir::ValueId p, ir::ValueId v, ir::ValueId mask,
+              const std::string& sem, const std::string& scope) {
+            return b(t).atomic_rmw(kind, p, v, mask, sem, scope);
+          },
+          "kind"_a, "ptrs"_a, "value"_a, "mask"_a, "sem"_a, "scope"_a,
+          "Atomically *ptrs = kind(*ptrs, value) where mask is true; the old values.")
+      .def(
+          "atomic_cas",
+          [b](T& t, ir::ValueId p, ir::ValueId cmp, ir::ValueId v, const std::string& sem,
+              const std::string& scope) { return b(t).atomic_cas(p, cmp, v, sem, scope); },
+          "ptrs"_a, "cmp"_a, "value"_a, "sem"_a, "scope"_a,
+          "Atomically *ptrs = value where *ptrs == cmp; the old values.")
       .def("make_tensor", &T::make_tensor, "base"_a, "dims"_a, "strides"_a, "access"_a,
            "A tensor descriptor over a buffer; access '' follows the buffer's.")
       .def("tensor_load", &T::tensor_load, "desc"_a, "coords"_a,

@@ -206,6 +206,50 @@ TEST(CudaCompile, AGemmWithSixtyFourWideKBlocksRunsOnWgmma) {
   }
 }
 
+// Triton's atomics become PTX atom with their sem and scope: add, max and min on i32/u32,
+// add and exchange on f32, compare-and-swap.
+TEST(CudaCompile, AtomicsBecomePtxAtomWithTheirOrderAndScope) {
+  const ir::Kernel kernel = ir::parse(R"(tile.kernel @atomics(%x: ptr<i32> {access = "read_write"}, %f: ptr<f32> {access = "read_write"}, %u: ptr<u32> {access = "read_write"}, %out: ptr<i32> {access = "write"}) {
+  %offs = arange {end = 64, start = 0} : tile<64xi32>
+  %xs = splat %x : tile<64xptr<i32>>
+  %px = ptr_add %xs, %offs : tile<64xptr<i32>>
+  %one = constant {value = 1} : i32
+  %ones = splat %one : tile<64xi32>
+  %t = constant {value = 1} : i1
+  %mask = splat %t : tile<64xi1>
+  %a = atomic_rmw %px, %ones, %mask {kind = "add", scope = "gpu", sem = "acq_rel"} : tile<64xi32>
+  %b = atomic_rmw %px, %a {kind = "max", scope = "cta", sem = "relaxed"} : tile<64xi32>
+  %c = atomic_cas %px, %a, %b {scope = "gpu", sem = "acquire"} : tile<64xi32>
+  %fs = splat %f : tile<64xptr<f32>>
+  %pf = ptr_add %fs, %offs : tile<64xptr<f32>>
+  %h = constant {value = 0.5} : f32
+  %hs = splat %h : tile<64xf32>
+  %d = atomic_rmw %pf, %hs {kind = "add", scope = "sys", sem = "release"} : tile<64xf32>
+  %e = atomic_rmw %pf, %d {kind = "xchg", scope = "gpu", sem = "acq_rel"} : tile<64xf32>
+  %us = splat %u : tile<64xptr<u32>>
+  %pu = ptr_add %us, %offs : tile<64xptr<u32>>
+  %k = cast %c : tile<64xu32>
+  %g = atomic_rmw %pu, %k {kind = "min", scope = "gpu", sem = "acq_rel"} : tile<64xu32>
+  %os = splat %out : tile<64xptr<i32>>
+  %po = ptr_add %os, %offs : tile<64xptr<i32>>
+  %ei = cast %e : tile<64xi32>
+  %gi = cast %g : tile<64xi32>
+  %s = add %ei, %gi : tile<64xi32>
+  store %po, %s
+}
+)", "atomics.tir");
+  PipelineOptions options;
+  options.target = &target::target_by_name("sm90");
+  const PipelineResult r = compile_to_source(kernel, options);
+  const std::string ptx = compile_to_ptx(r.emitted.source, r.emitted.abi.kernel_name);
+  expect_entry(ptx, r.emitted.abi.kernel_name);
+  for (const char* instruction :
+       {"atom.acq_rel.gpu.global.add.s32", "atom.relaxed.cta.global.max.s32",
+        "atom.acquire.gpu.global.cas.b32", "atom.release.sys.global.add.f32",
+        "atom.acq_rel.gpu.global.exch.b32", "atom.acq_rel.gpu.global.min.u32"})
+    EXPECT_NE(ptx.find(instruction), std::string::npos) << instruction;
+}
+
 // The wgmma pipeline's Metal IR, straight from lowering, passes verify_software_pipeline (the
 // wgmma reads cover whole swizzled rows, every one copied once); without the proxy fence
 // before the publishing barrier it is rejected.

@@ -160,6 +160,8 @@ class Interpreter {
       case OpKind::ThreadgroupCount:
       case OpKind::SimdLane:
       case OpKind::SimdGroup:
+      case OpKind::AtomicRmw:  // atomics run on the host emulator (test_atomics.py)
+      case OpKind::AtomicCas:
       case OpKind::MakeTensor:
       case OpKind::TensorLoad:
       case OpKind::TensorStore:

@@ -154,6 +154,12 @@ TEST(OpFacts, TypeRulesAgreeWithTheOtherFacts) {
         EXPECT_TRUE(info.operands.min == 1 || info.operands.min == 2) << info.name;
         EXPECT_TRUE(info.has(Trait::Convergent) && info.has(Trait::Varying)) << info.name;
         break;
+      case TypeRule::Atomic:
+        // Read-modify-writes whose old value differs between threads.
+        EXPECT_TRUE(info.has(Trait::ReadsMemory) && info.has(Trait::WritesMemory) &&
+                    info.has(Trait::Varying))
+            << info.name;
+        break;
       case TypeRule::For:
       case TypeRule::If:
         // uniformity.cc and infer_access.cc know the ops with regions by kind.

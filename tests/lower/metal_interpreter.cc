@@ -271,6 +271,9 @@ class Runner {
       case K::SetMaxNReg:
       case K::AsyncProxyFence:
         fail(&op, -1, "the test interpreter runs no sm90 asynchronous pipeline op");
+      case K::AtomicRmw:
+      case K::AtomicCas:
+        fail(&op, -1, "the test interpreter runs no atomics (the host emulator does)");
     }
     fail(&op, -1, "an op kind outside ops.def");
   }

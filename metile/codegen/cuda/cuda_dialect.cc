@@ -411,6 +411,27 @@ class CudaDialect final : public CDialect {
     throw NotSupported("emit CUDA: mpp_matmul2d is Metal 4's tensor ops, which CUDA C++ lacks");
   }
 
+  // PTX atom with Triton's sem and scope, one prelude helper per form.
+  std::string atomic(const std::string& kind, ir::DType t, const std::string& ptr,
+                     const std::string& a, const std::string& b, const std::string& sem,
+                     const std::string& scope, Prelude& prelude) const override {
+    const bool f32 = t == ir::DType::f32, u32 = t == ir::DType::u32, cas = kind == "cas";
+    const std::string type = f32 ? "float" : u32 ? "unsigned int" : "int";
+    const std::string reg = f32 ? "f" : "r";
+    const std::string ptx_type = kind == "add"                     ? (f32 ? "f32" : u32 ? "u32" : "s32")
+                                 : kind == "max" || kind == "min" ? (u32 ? "u32" : "s32")
+                                                                  : "b32";
+    const std::string name = "metile_atom_" + kind + "_" + sem + "_" + scope;
+    prelude.add(name, t,
+                "static __device__ __forceinline__ " + type + " " + name + "(" + type + "* p, " +
+                    type + " a" + (cas ? ", " + type + " b" : "") + ") {\n  " + type +
+                    " old;\n  asm volatile(\"atom." + sem + "." + scope + ".global." +
+                    (kind == "xchg" ? "exch" : kind) + "." + ptx_type + " %0, [%1], %2" +
+                    (cas ? ", %3" : "") + ";\" : \"=" + reg + "\"(old) : \"l\"(p), \"" + reg +
+                    "\"(a)" + (cas ? ", \"" + reg + "\"(b)" : "") +
+                    " : \"memory\");\n  return old;\n}\n");
+    return name + "(" + ptr + ", " + a + (cas ? ", " + b : "") + ")";
+  }
   // Copies of 4, 8 or 16 bytes are cp.async (cuda_wgmma.h); others stay synchronous.
   std::string async_copy(const std::string& src, const std::string& dst, const std::string& pred,
                          ir::DType t, int64_t elements, Prelude& prelude) const override {

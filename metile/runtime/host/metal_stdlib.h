@@ -8,6 +8,7 @@
 #include <climits>
 #include <cstddef>
 
+#include "msl/atomic.h"
 #include "msl/device_debug.h"
 #include "msl/host_runtime_abi.h"
 #include "msl/math_functions.h"

@@ -1,0 +1,119 @@
+"""Triton's tl.atomic_* on the default device: the updates against numpy, under contention
+(many programs and threads on one address), masks, the old values they return, and the
+errors for what is not supported."""
+
+import numpy as np
+import pytest
+
+import metile
+import metile as tl
+
+
+@metile.kernel
+def _histogram(x, bins, n, NUM_BINS: tl.constexpr, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < n
+    value = tl.load(x + offs, mask=mask, other=0)
+    tl.atomic_add(bins + value % NUM_BINS, 1, mask=mask)
+
+
+def test_a_histogram_under_contention(rng):
+    # 8 programs of 128 threads add into 16 bins: every bin is hit by many threads at once.
+    n = 1000
+    x = rng.integers(0, 1 << 20, n).astype(np.int32)
+    bins = np.zeros(16, np.int32)
+    _histogram[(metile.cdiv(n, 128),)](x, bins, n, NUM_BINS=16, BLOCK=128)
+    np.testing.assert_array_equal(bins, np.bincount(x % 16, minlength=16))
+
+
+@metile.kernel
+def _sum_into_one(x, total, old, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < n
+    previous = tl.atomic_add(total + tl.zeros([BLOCK], dtype=tl.int32), tl.load(x + offs,
+                             mask=mask, other=0.0), mask=mask, sem="relaxed")
+    tl.store(old + offs, previous, mask=mask)
+
+
+def test_float_adds_into_one_address_return_distinct_old_values():
+    # Every element is 1.0: the old values are 0, 1, ..., n - 1 in some order.
+    n = 300
+    x = np.ones(n, np.float32)
+    total, old = np.zeros(1, np.float32), np.full(n, -1, np.float32)
+    _sum_into_one[(metile.cdiv(n, 64),)](x, total, old, n, BLOCK=64)
+    assert total[0] == n
+    np.testing.assert_array_equal(np.sort(old), np.arange(n, dtype=np.float32))
+
+
+@metile.kernel
+def _integer_updates(out, old, values, KIND: tl.constexpr, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    v = tl.load(values + offs)
+    at = out + offs % 4  # four addresses, each updated by BLOCK / 4 threads
+    if KIND == "max":
+        previous = tl.atomic_max(at, v)
+    elif KIND == "min":
+        previous = tl.atomic_min(at, v)
+    elif KIND == "and":
+        previous = tl.atomic_and(at, v)
+    elif KIND == "or":
+        previous = tl.atomic_or(at, v)
+    elif KIND == "xor":
+        previous = tl.atomic_xor(at, v)
+    else:
+        previous = tl.atomic_xchg(at, v)
+    tl.store(old + offs, previous)
+
+
+@pytest.mark.parametrize("kind,reduce", [
+    ("max", np.maximum.reduce), ("min", np.minimum.reduce), ("and", np.bitwise_and.reduce),
+    ("or", np.bitwise_or.reduce), ("xor", np.bitwise_xor.reduce), ("xchg", None)])
+@pytest.mark.parametrize("dtype", [np.int32, np.uint32])
+def test_integer_read_modify_writes(kind, reduce, dtype, rng):
+    values = rng.integers(0, 1 << 30, 64).astype(dtype)
+    if dtype == np.int32:
+        values[::3] = -values[::3]
+    start = np.array([5, -7 if dtype == np.int32 else 7, 0, 12345], dtype=dtype)
+    out, old = start.copy(), np.zeros(64, dtype)
+    _integer_updates[(1,)](out, old, values, KIND=kind, BLOCK=64)
+    for a in range(4):
+        mine = values[a::4]
+        if reduce is None:  # the last exchange wins; every other value was an old value
+            seen = set(old[a::4].tolist()) | {int(out[a])}
+            assert seen == set(mine.tolist()) | {int(start[a])}
+        else:
+            assert out[a] == reduce(np.concatenate([[start[a]], mine]))
+
+
+@metile.kernel
+def _first_claim(owner, claims, BLOCK: tl.constexpr):
+    # Every thread tries to claim slot 0 with its id + 1: exactly one succeeds.
+    me = tl.arange(0, BLOCK) + 1
+    previous = tl.atomic_cas(owner + tl.zeros([BLOCK], dtype=tl.int32), 0, me)
+    tl.store(claims + tl.arange(0, BLOCK), (previous == 0).to(tl.int32))
+
+
+def test_compare_and_swap_lets_one_thread_win():
+    owner, claims = np.zeros(1, np.int32), np.zeros(128, np.int32)
+    _first_claim[(1,)](owner, claims, BLOCK=128)
+    assert claims.sum() == 1
+    assert owner[0] == np.flatnonzero(claims)[0] + 1
+
+
+@metile.kernel
+def _float_max(x, BLOCK: tl.constexpr):
+    tl.atomic_max(x + tl.arange(0, BLOCK), 1.0)
+
+
+@metile.kernel
+def _bad_sem(x, BLOCK: tl.constexpr):
+    tl.atomic_add(x + tl.arange(0, BLOCK), 1, sem="seq_cst")
+
+
+def test_what_atomics_do_not_take_is_an_error_naming_it():
+    with pytest.raises(metile.NotSupportedError, match="atomic_max: atomics take int32 or "
+                                                       "uint32 elements, and float32 ones add"):
+        _float_max[(1,)](np.zeros(16, np.float32), BLOCK=16)
+    with pytest.raises(metile.CompilationError, match="atomic_add: sem must be one of acq_rel, "
+                                                      "acquire, release, relaxed, got 'seq_cst'"):
+        _bad_sem[(1,)](np.zeros(16, np.int32), BLOCK=16)
