@@ -206,17 +206,24 @@ def _reduce_line(values, axis, combine_fn):
     return tuple(r != 0 if b else r for r, b in zip(results, booleans))
 
 
+def _along(x, dim, op, what):
+    """The tile, its dimension ``dim`` (None: the last) and the distance in elements between
+    neighbours along it, for an op (``what`` it does) that permutes along one dimension."""
+    x = as_value(x, op)
+    if not x.shape:
+        raise user_error(f"{op}: the input is a scalar; {op} {what} a tile", user_location())
+    dim = len(x.shape) - 1 if dim is None else _axis([x], dim, op)
+    stride = 1
+    for d in x.shape[dim + 1:]:
+        stride *= d
+    return x, dim, stride
+
+
 def flip(x, dim=None):
     """``x`` reversed along ``dim`` (Triton's tl.flip; None: the last dimension). Along a
     power-of-two dimension of n elements, index i takes element n - 1 - i = i ^ (n - 1): one
     xor permutation of the tile."""
-    x = as_value(x, "flip")
-    if not x.shape:
-        raise user_error("flip: the input is a scalar; flip reverses a tile", user_location())
-    dim = len(x.shape) - 1 if dim is None else _axis([x], dim, "flip")
-    stride = 1
-    for d in x.shape[dim + 1:]:
-        stride *= d
+    x, dim, stride = _along(x, dim, "flip", "reverses")
     return _permute(x, (x.shape[dim] - 1) * stride)
 
 
@@ -235,13 +242,7 @@ def sort(x, dim=None, descending=False):
     compare-exchange steps along a power-of-two dimension of n elements."""
     from .language import maximum, minimum, where
 
-    x = as_value(x, "sort")
-    if not x.shape:
-        raise user_error("sort: the input is a scalar; sort orders a tile", user_location())
-    dim = len(x.shape) - 1 if dim is None else _axis([x], dim, "sort")
-    stride = 1
-    for d in x.shape[dim + 1:]:
-        stride *= d
+    x, dim, stride = _along(x, dim, "sort", "orders")
     index = _axis_index(x, dim)
     k = 2
     while k <= x.shape[dim]:
