@@ -134,14 +134,10 @@ class PipelinedLoop {
     std::vector<ir::ValueId> inits =
         wgmma_ ? accumulator_registers() : carried_fragments(l_, carry_, loop_.operands[3]);
     stages_ = fitting_stages();
-    // wgmma keeps one step's group in flight while the next is issued (from three slots): its
-    // slot is reused a step later, so the copies run one tile less ahead.
-    in_flight_ = wgmma_ && stages_ >= 3 ? 1 : 0;
-    ahead_ = stages_ - 1 - in_flight_;
     allocate();
 
-    // Prologue: tiles 0 .. A-1 into slots 0 .. A-1 (A tiles ahead), one copy group each.
-    for (int s = 0; s < ahead_; ++s) {
+    // Prologue: tiles 0 .. S-2 into slots 0 .. S-2, one copy group each.
+    for (int s = 0; s + 1 < stages_; ++s) {
       const ir::ValueId k = s == 0 ? start : ahead(start, step, s);
       l_.builder.begin_if(less(k, end));
       copy_tiles(k, l_.const_int(s));
@@ -156,14 +152,14 @@ class PipelinedLoop {
     ++l_.nesting;
     // The current slot's tiles are this thread's oldest copies in flight: once they are done,
     // the barrier publishes everyone's and releases the slot the previous step read.
-    wait(ahead_ - 1);
+    wait(stages_ - 2);
     // wgmma reads the slots through the asynchronous proxy: this thread's writes are fenced
     // for it before the barrier publishes them.
     if (wgmma_) l_.emit_void(ir::OpKind::AsyncProxyFence, {});
     l_.threadgroup_barrier();
-    const ir::ValueId next = ahead(scope.induction_var, step, ahead_);
+    const ir::ValueId next = ahead(scope.induction_var, step, stages_ - 1);
     l_.builder.begin_if(less(next, end));
-    copy_tiles(next, rotate(slot, ahead_));
+    copy_tiles(next, rotate(slot, stages_ - 1));
     end_guard("copy");
     commit();
     const ir::ValueId a = slot_of(operands_[0], slot), b = slot_of(operands_[1], slot);
@@ -173,10 +169,6 @@ class PipelinedLoop {
     --l_.nesting;
     std::vector<ir::ValueId> results = l_.builder.end_for(acc);
     results.pop_back();
-    if (in_flight_)  // the last step's group: the accumulators are final after it
-      results = l_.builder.create(ir::OpKind::WgmmaWait, results,
-                                  std::vector<ir::Type>(results.size(), f32()),
-                                  {{"pending", int64_t{0}}});
     // Drain: nothing is left in flight, and the slots are free for the scratch after the loop.
     wait(0);
     l_.threadgroup_barrier();
@@ -256,7 +248,7 @@ class PipelinedLoop {
       }
     l_.emit_void(ir::OpKind::WgmmaCommit, {});
     return l_.builder.create(ir::OpKind::WgmmaWait, acc, std::vector<ir::Type>(acc.size(), f32),
-                             {{"pending", int64_t{in_flight_}}});
+                             {{"pending", int64_t{0}}});
   }
 
   // The plan's depth, or fewer (down to 2) while the slots do not fit the shared scratch; an
@@ -364,7 +356,7 @@ class PipelinedLoop {
     p.copy = async_ && l_.target.has_async_copy ? schedule::PipelineCopy::Asynchronous
                                                 : schedule::PipelineCopy::Synchronous;
     p.buffers = buffers_;
-    p.sequence = schedule::dependency_sequence(stages_, ahead_);
+    p.sequence = schedule::dependency_sequence(stages_);
     for (const PipelineBuffer& b : buffers_)
       l_.buffering.push_back({p.loop, b.allocation, stages_, stages_ * b.slot_bytes()});
     l_.pipelines.push_back(std::move(p));
@@ -375,7 +367,6 @@ class PipelinedLoop {
 
   static ir::Type i32() { return ir::Type::scalar(ir::DType::i32); }
   static ir::Type i1() { return ir::Type::scalar(ir::DType::i1); }
-  static ir::Type f32() { return ir::Type::scalar(ir::DType::f32); }
 
   Lowering& l_;
   const ir::Op& loop_;
@@ -388,8 +379,6 @@ class PipelinedLoop {
   bool async_ = false;
   Operand operands_[2];
   int stages_ = 2;
-  int in_flight_ = 0;  // wgmma groups left in flight at the end of a step
-  int ahead_ = 1;      // tiles copied ahead of the current one: stages - 1 - in_flight
   std::vector<PipelineBuffer> buffers_;
 };
 

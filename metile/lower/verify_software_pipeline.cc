@@ -199,13 +199,10 @@ class Verifier {
     for (const ir::Op& op : body.ops)
       if (op.kind == OpKind::If && op.has_attr("pipeline") && op.str_attr("pipeline") == "copy")
         copy = &op;
-    // The tiles copied ahead: stages - 1, or fewer where the consumer keeps wgmma groups in
-    // flight past the step (their slots are released later).
-    const int64_t ahead = static_cast<int64_t>(prologue.size());
-    if (ahead < 1 || ahead > stages - 1)
+    if (static_cast<int64_t>(prologue.size()) != stages - 1)
       fail("publication", "the loop has " + std::to_string(prologue.size()) +
                               " if {pipeline = \"prologue\"} before it; a pipeline of " +
-                              std::to_string(stages) + " slots copies its first 1 to " +
+                              std::to_string(stages) + " slots copies its first " +
                               std::to_string(stages - 1) + " tiles there");
     if (!copy) fail("copy ownership", "the loop's body has no if {pipeline = \"copy\"}");
 
@@ -226,9 +223,9 @@ class Verifier {
     check_slot_reuse(loop, carried, current, stages);
     for (const Buffer& b : buffers) {
       check_fragment_bounds(b);
-      check_copies(b, prologue, *copy, current, ahead);
+      check_copies(b, prologue, *copy, current);
     }
-    check_publication(loop, prologue, *copy, buffers, stages, ahead);
+    check_publication(loop, prologue, *copy, buffers, stages);
     return {"types",          "threadgroup capacity", "uniform control flow",
             "copy ownership", "fragment bounds",      "publication",
             "slot reuse"};
@@ -308,10 +305,10 @@ class Verifier {
     return std::find(e.begin(), e.end(), &region_owner) != e.end();
   }
 
-  // The prologue's copy i fills slot i; the loop's copy fills slot (current + ahead) mod
-  // stages, the one released for it, never the current one.
+  // The prologue's copy i fills slot i; the loop's copy fills the slot read last, (current +
+  // stages - 1) mod stages, never the current one.
   void check_copies(const Buffer& b, const std::vector<const ir::Op*>& prologue, const ir::Op& copy,
-                    ValueId current, int64_t ahead) {
+                    ValueId current) {
     const std::string buffer = "pipeline buffer " + name(b.op->results[0]);
     std::vector<std::vector<const Access*>> first(prologue.size());
     std::vector<const Access*> next;
@@ -328,10 +325,10 @@ class Verifier {
         if (a.slot == current)
           fail("slot reuse",
                "the copy stores into the current slot of " + buffer + ", which the body reads");
-        if (!is_rotation(a.slot, current, ahead, b.slots))
-          fail("copy ownership", "the copy stores into " + buffer + " outside slot (" +
-                                     name(current) + " + " + std::to_string(ahead) + ") mod " +
-                                     std::to_string(b.slots) + ", the one released for it");
+        if (!is_rotation(a.slot, current, b.slots - 1, b.slots))
+          fail("copy ownership",
+               "the copy stores into " + buffer + " outside the slot read last, (" + name(current) +
+                   " + " + std::to_string(b.slots - 1) + ") mod " + std::to_string(b.slots));
         next.push_back(&a);
       } else {
         fail("copy ownership",
@@ -437,8 +434,7 @@ class Verifier {
   // tiles', left in flight), each copy committed as a group of its own; a barrier after the
   // loop releases the slots.
   void check_publication(const ir::Op& loop, const std::vector<const ir::Op*>& prologue,
-                         const ir::Op& copy, const std::vector<Buffer>& buffers, int64_t stages,
-                         int64_t ahead) {
+                         const ir::Op& copy, const std::vector<Buffer>& buffers, int64_t stages) {
     const ir::Block& body = loop.regions[0];
     const std::optional<size_t> barrier = barrier_in(body, 0, body.ops.size());
     size_t first_read = places_.at(&copy).index;
@@ -455,13 +451,12 @@ class Verifier {
     const Place& place = places_.at(&loop);
     if (!barrier_in(*place.block, place.index + 1, place.block->ops.size()))
       fail("publication", "no barrier after the loop releases its slots");
-    check_groups_in_flight(body, buffers, stages, ahead);
     if (!asynchronous) return;
     std::optional<int64_t> pending;
     for (size_t i = 0; i < *barrier; ++i)
       if (body.ops[i].kind == OpKind::AsyncCopyWait) pending = body.ops[i].int_attr("pending");
-    if (!pending || *pending > ahead - 1)
-      fail("publication", "no async_copy_wait leaving at most " + std::to_string(ahead - 1) +
+    if (!pending || *pending > stages - 2)
+      fail("publication", "no async_copy_wait leaving at most " + std::to_string(stages - 2) +
                               " copy groups in flight precedes the barrier that publishes the "
                               "current slot");
     bool wgmma = false, fenced = false;
@@ -477,31 +472,6 @@ class Verifier {
         fail("publication", "a prologue copy is not committed as a copy group of its own");
     if (!commit_after(copy))
       fail("publication", "the loop's copy is not committed as a copy group of its own");
-  }
-
-  // Copies running fewer than stages - 1 tiles ahead leave the slots of the last stages - 1 -
-  // ahead steps to their reads in flight: only wgmma reads stay in flight, and the body waits
-  // until at most that many of its groups are pending after its last wgmma_mma (the next
-  // step's barrier then releases the older slots).
-  void check_groups_in_flight(const ir::Block& body, const std::vector<Buffer>& buffers,
-                              int64_t stages, int64_t ahead) {
-    if (ahead == stages - 1) return;
-    for (const Buffer& b : buffers)
-      for (const Access& a : b.fragment_loads)
-        if (a.wgmma_operand < 0)
-          fail("slot reuse", "the copies run " + std::to_string(ahead) + " of " +
-                                 std::to_string(stages - 1) +
-                                 " tiles ahead, but fragment loads, which complete at once, "
-                                 "read the slots");
-    std::optional<int64_t> pending;
-    for (const ir::Op& op : body.ops) {
-      if (op.kind == OpKind::WgmmaMma) pending.reset();
-      if (op.kind == OpKind::WgmmaWait) pending = op.int_attr("pending");
-    }
-    if (!pending || *pending > stages - 1 - ahead)
-      fail("slot reuse", "no wgmma_wait after the step's last wgmma_mma leaves at most " +
-                             std::to_string(stages - 1 - ahead) +
-                             " groups in flight, so a slot may be refilled while read");
   }
 
   // Whether the op after `op` in its block is an async_copy_commit.

@@ -52,12 +52,12 @@ std::string_view pipeline_action_name(PipelineAction a) {
   throw InternalError("pipeline_action_name: unknown action");
 }
 
-std::vector<PipelineStep> dependency_sequence(int stages, int ahead) {
+std::vector<PipelineStep> dependency_sequence(int stages) {
   METILE_ASSERT(stages >= 2, "a software pipeline has at least two stages");
   using A = PipelineAction;
   using P = PipelinePhase;
   std::vector<PipelineStep> steps;
-  if (ahead < 0) ahead = stages - 1;  // tiles in flight beyond the current one
+  const int ahead = stages - 1;  // tiles in flight beyond the current one
   for (int t = 0; t < ahead; ++t) steps.push_back({P::Prologue, A::Copy, t, t, false});
   for (int t = 0; t < ahead; ++t) steps.push_back({P::Prologue, A::Publish, t, t, false});
   steps.push_back({P::Steady, A::Copy, ahead, ahead, true});

@@ -101,9 +101,8 @@ struct SoftwarePipeline {
   nlohmann::json to_json() const;
 };
 
-// The prologue/steady/drain sequence of a `stages`-slot ring (the header comment's), its copies
-// `ahead` tiles ahead (default stages - 1; fewer where the consumer's reads of a slot outlive
-// the step, as wgmma groups left in flight do); stages must be at least 2.
-std::vector<PipelineStep> dependency_sequence(int stages, int ahead = -1);
+// The prologue/steady/drain sequence of a `stages`-slot ring (the header comment's); stages
+// must be at least 2.
+std::vector<PipelineStep> dependency_sequence(int stages);
 
 }  // namespace metile::schedule
