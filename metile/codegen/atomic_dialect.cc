@@ -24,12 +24,13 @@ std::string CDialect::atomic(const std::string& kind, ir::DType t, const std::st
   std::string update;
   if (kind == "cas") {
     // A weak exchange may fail spuriously: retry while the value still equals cmp.
-    update = "  " + type + " old = a;\n  while (!atomic_compare_exchange_weak_explicit(" +
-             target + ", &old, b, memory_order_relaxed, memory_order_relaxed) && old == a) {}\n";
+    update = "  " + type + " old = a;\n  while (!atomic_compare_exchange_weak_explicit(" + target +
+             ", &old, b, memory_order_relaxed, memory_order_relaxed) && old == a) {}\n";
   } else {
     const std::string function =
         kind == "xchg" ? "atomic_exchange_explicit" : "atomic_fetch_" + kind + "_explicit";
-    update = "  const " + type + " old = " + function + "(" + target + ", a, memory_order_relaxed);\n";
+    update =
+        "  const " + type + " old = " + function + "(" + target + ", a, memory_order_relaxed);\n";
   }
   prelude.add(name, t,
               "static inline " + type + " " + name + "(device " + type + "* p, " + type + " a" +

@@ -371,11 +371,12 @@ void CEmitter::emit_atomic(const ir::Op& op) {
     fail(op, "updates '" + name(ptr) + "' atomically, which points into a read-only buffer");
   const bool cas = op.kind == ir::OpKind::AtomicCas;
   const ir::Type& t = type(op.results[0]);
-  const std::string call = dialect_.atomic(
-      cas ? "cas" : op.str_attr("kind"), t.dtype, name(ptr), name(op.operands[1]),
-      cas ? name(op.operands[2]) : "", op.str_attr("sem"), op.str_attr("scope"), prelude_);
+  const std::string call = dialect_.atomic(cas ? "cas" : op.str_attr("kind"), t.dtype, name(ptr),
+                                           name(op.operands[1]), cas ? name(op.operands[2]) : "",
+                                           op.str_attr("sem"), op.str_attr("scope"), prelude_);
   if (!cas && op.operands.size() == 3)
-    return declare(op, name(op.operands[2]) + " ? " + call + " : " + type_name(t, dialect_) + "(0)");
+    return declare(op,
+                   name(op.operands[2]) + " ? " + call + " : " + type_name(t, dialect_) + "(0)");
   declare(op, call);
 }
 

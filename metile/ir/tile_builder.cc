@@ -356,8 +356,8 @@ void TileBuilder::store(ValueId ptrs, ValueId value, ValueId mask, const std::st
   create(OpKind::Store, operands, {}, attrs);
 }
 
-ValueId TileBuilder::atomic_rmw(const std::string& kind, ValueId ptrs, ValueId value,
-                                ValueId mask, const std::string& sem, const std::string& scope) {
+ValueId TileBuilder::atomic_rmw(const std::string& kind, ValueId ptrs, ValueId value, ValueId mask,
+                                const std::string& sem, const std::string& scope) {
   const std::string op = "atomic_" + kind;
   const Type tp = type(ptrs);
   if (!tp.pointer || tp.space != AddressSpace::Device)
@@ -373,16 +373,15 @@ ValueId TileBuilder::atomic_rmw(const std::string& kind, ValueId ptrs, ValueId v
   }
   Type r = tp;
   r.pointer = false;
-  return create1(OpKind::AtomicRmw, operands, r,
-                 {{"kind", kind}, {"sem", sem}, {"scope", scope}});
+  return create1(OpKind::AtomicRmw, operands, r, {{"kind", kind}, {"sem", sem}, {"scope", scope}});
 }
 
 ValueId TileBuilder::atomic_cas(ValueId ptrs, ValueId cmp, ValueId value, const std::string& sem,
                                 const std::string& scope) {
   const Type tp = type(ptrs);
   if (!tp.pointer || tp.space != AddressSpace::Device)
-    fail("atomic_cas", "the address must be a buffer pointer or a tile of them, got " +
-                           describe(ptrs));
+    fail("atomic_cas",
+         "the address must be a buffer pointer or a tile of them, got " + describe(ptrs));
   for (ValueId v : {cmp, value})
     if (type(v).pointer || type(v).dtype != tp.dtype)
       fail("atomic_cas", "the value " + describe(v) + " does not match the pointee dtype " +

@@ -19,11 +19,12 @@ bool Rematerialise::possible(ir::ValueId v) const {
   using K = ir::OpKind;
   const K kind = op.kind;
   if (kind == K::Arange) return !op.has_attr("layout");
-  const bool recomputable =
-      kind == K::Splat || kind == K::ExpandDims || kind == K::Broadcast || kind == K::Add ||
-      kind == K::Sub || kind == K::Mul || kind == K::And || kind == K::Or || kind == K::Cmp ||
-      kind == K::PtrAdd || kind == K::Rem || kind == K::FloorDiv || kind == K::Div || kind == K::Min ||
-      kind == K::Max || kind == K::Shl || kind == K::Shr || kind == K::Xor || kind == K::Cast;
+  const bool recomputable = kind == K::Splat || kind == K::ExpandDims || kind == K::Broadcast ||
+                            kind == K::Add || kind == K::Sub || kind == K::Mul || kind == K::And ||
+                            kind == K::Or || kind == K::Cmp || kind == K::PtrAdd ||
+                            kind == K::Rem || kind == K::FloorDiv || kind == K::Div ||
+                            kind == K::Min || kind == K::Max || kind == K::Shl || kind == K::Shr ||
+                            kind == K::Xor || kind == K::Cast;
   if (!recomputable) return false;
   for (ir::ValueId o : op.operands)
     if (!possible(o)) return false;

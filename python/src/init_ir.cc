@@ -276,9 +276,8 @@ void bind_trace(nb::module_& m) {
       .def(
           "atomic_rmw",
           [b](T& t, const std::string& kind, ir::ValueId p, ir::ValueId v, ir::ValueId mask,
-              const std::string& sem, const std::string& scope) {
-            return b(t).atomic_rmw(kind, p, v, mask, sem, scope);
-          },
+              const std::string& sem,
+              const std::string& scope) { return b(t).atomic_rmw(kind, p, v, mask, sem, scope); },
           "kind"_a, "ptrs"_a, "value"_a, "mask"_a, "sem"_a, "scope"_a,
           "Atomically *ptrs = kind(*ptrs, value) where mask is true; the old values.")
       .def(

@@ -209,7 +209,8 @@ TEST(CudaCompile, AGemmWithSixtyFourWideKBlocksRunsOnWgmma) {
 // Triton's atomics become PTX atom with their sem and scope: add, max and min on i32/u32,
 // add and exchange on f32, compare-and-swap.
 TEST(CudaCompile, AtomicsBecomePtxAtomWithTheirOrderAndScope) {
-  const ir::Kernel kernel = ir::parse(R"(tile.kernel @atomics(%x: ptr<i32> {access = "read_write"}, %f: ptr<f32> {access = "read_write"}, %u: ptr<u32> {access = "read_write"}, %out: ptr<i32> {access = "write"}) {
+  const ir::Kernel kernel = ir::parse(
+      R"(tile.kernel @atomics(%x: ptr<i32> {access = "read_write"}, %f: ptr<f32> {access = "read_write"}, %u: ptr<u32> {access = "read_write"}, %out: ptr<i32> {access = "write"}) {
   %offs = arange {end = 64, start = 0} : tile<64xi32>
   %xs = splat %x : tile<64xptr<i32>>
   %px = ptr_add %xs, %offs : tile<64xptr<i32>>
@@ -237,7 +238,8 @@ TEST(CudaCompile, AtomicsBecomePtxAtomWithTheirOrderAndScope) {
   %s = add %ei, %gi : tile<64xi32>
   store %po, %s
 }
-)", "atomics.tir");
+)",
+      "atomics.tir");
   PipelineOptions options;
   options.target = &target::target_by_name("sm90");
   const PipelineResult r = compile_to_source(kernel, options);

@@ -225,6 +225,23 @@ std::map<OpKind, Case> metal_cases() {
   };
   c[OpKind::AsyncCopy] = {copy({{"elements", int64_t{4}}}), "metile_cp_async_16(v3, buf, true);",
                           true};
+  // Atomics: MSL's relaxed update in a helper fenced for acq_rel; CUDA's PTX atom.
+  c[OpKind::AtomicRmw] = {[](MetalBuilder& b, const Sample& s) {
+                            f(b, OpKind::AtomicRmw, {s.buf, s.x}, Type::scalar(DType::f32),
+                              {{"kind", std::string("add")},
+                               {"sem", std::string("acq_rel")},
+                               {"scope", std::string("gpu")}});
+                          },
+                          "= metile_atomic_add_acq_rel(buf, x);"};
+  c[OpKind::AtomicCas] = {
+      [](MetalBuilder& b, const Sample&) {
+        const ir::ValueId ints = b.add_param("ints", Type::ptr(DType::i32), "read_write");
+        const ir::ValueId one =
+            f(b, OpKind::Constant, {}, Type::scalar(DType::i32), {{"value", int64_t{1}}});
+        f(b, OpKind::AtomicCas, {ints, one, one}, Type::scalar(DType::i32),
+          {{"sem", std::string("relaxed")}, {"scope", std::string("cta")}});
+      },
+      "= metile_atom_cas_relaxed_cta(ints, v4, v4);", true};
   c[OpKind::AsyncCopyCommit] = {async(OpKind::AsyncCopyCommit, {}), "cp.async.commit_group;", true};
   c[OpKind::AsyncCopyWait] = {async(OpKind::AsyncCopyWait, {{"pending", int64_t{2}}}),
                               "cp.async.wait_group 2;", true};

@@ -418,7 +418,9 @@ class CudaDialect final : public CDialect {
     const bool f32 = t == ir::DType::f32, u32 = t == ir::DType::u32, cas = kind == "cas";
     const std::string type = f32 ? "float" : u32 ? "unsigned int" : "int";
     const std::string reg = f32 ? "f" : "r";
-    const std::string ptx_type = kind == "add"                     ? (f32 ? "f32" : u32 ? "u32" : "s32")
+    const std::string ptx_type = kind == "add"                    ? (f32   ? "f32"
+                                                                     : u32 ? "u32"
+                                                                           : "s32")
                                  : kind == "max" || kind == "min" ? (u32 ? "u32" : "s32")
                                                                   : "b32";
     const std::string name = "metile_atom_" + kind + "_" + sem + "_" + scope;

@@ -13,8 +13,12 @@
 namespace metal {
 
 enum memory_order { memory_order_relaxed, memory_order_seq_cst };
-enum thread_scope { thread_scope_thread, thread_scope_simdgroup, thread_scope_threadgroup,
-                    thread_scope_device };
+enum thread_scope {
+  thread_scope_thread,
+  thread_scope_simdgroup,
+  thread_scope_threadgroup,
+  thread_scope_device
+};
 
 #define METILE_ATOMIC inline __attribute__((no_sanitize("thread")))
 
@@ -26,7 +30,8 @@ using atomic_int = metile_atomic<int>;
 using atomic_uint = metile_atomic<unsigned int>;
 using atomic_float = metile_atomic<float>;
 
-METILE_ATOMIC void atomic_thread_fence(mem_flags, memory_order, thread_scope = thread_scope_device) {
+METILE_ATOMIC void atomic_thread_fence(mem_flags, memory_order,
+                                       thread_scope = thread_scope_device) {
   __atomic_thread_fence(__ATOMIC_SEQ_CST);
 }
 
@@ -44,24 +49,23 @@ METILE_ATOMIC float atomic_fetch_add_explicit(metile_atomic<float>* a, float v, 
     const float sum = f + v;
     unsigned int desired;
     std::memcpy(&desired, &sum, 4);
-    if (__atomic_compare_exchange_n(bits, &old, desired, false, __ATOMIC_SEQ_CST,
-                                    __ATOMIC_SEQ_CST))
+    if (__atomic_compare_exchange_n(bits, &old, desired, false, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST))
       return f;
   }
 }
 template <class T>
 METILE_ATOMIC T atomic_fetch_max_explicit(metile_atomic<T>* a, T v, memory_order) {
   T old = __atomic_load_n(&a->value, __ATOMIC_SEQ_CST);
-  while (old < v &&
-         !__atomic_compare_exchange_n(&a->value, &old, v, false, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST)) {
+  while (old < v && !__atomic_compare_exchange_n(&a->value, &old, v, false, __ATOMIC_SEQ_CST,
+                                                 __ATOMIC_SEQ_CST)) {
   }
   return old;
 }
 template <class T>
 METILE_ATOMIC T atomic_fetch_min_explicit(metile_atomic<T>* a, T v, memory_order) {
   T old = __atomic_load_n(&a->value, __ATOMIC_SEQ_CST);
-  while (v < old &&
-         !__atomic_compare_exchange_n(&a->value, &old, v, false, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST)) {
+  while (v < old && !__atomic_compare_exchange_n(&a->value, &old, v, false, __ATOMIC_SEQ_CST,
+                                                 __ATOMIC_SEQ_CST)) {
   }
   return old;
 }
@@ -84,8 +88,8 @@ METILE_ATOMIC T atomic_exchange_explicit(metile_atomic<T>* a, T v, memory_order)
   return old;
 }
 template <class T>
-METILE_ATOMIC bool atomic_compare_exchange_weak_explicit(metile_atomic<T>* a, T* expected, T desired,
-                                           memory_order, memory_order) {
+METILE_ATOMIC bool atomic_compare_exchange_weak_explicit(metile_atomic<T>* a, T* expected,
+                                                         T desired, memory_order, memory_order) {
   return __atomic_compare_exchange(&a->value, expected, &desired, true, __ATOMIC_SEQ_CST,
                                    __ATOMIC_SEQ_CST);
 }
