@@ -1,5 +1,6 @@
 // plan_schedule's vector width of the dot operands and the K loop's double buffering.
 #include <algorithm>
+#include <cmath>
 
 #include "metile/schedule/planner.h"
 
@@ -23,7 +24,7 @@ bool zero_fill(const ir::Kernel& k, ir::ValueId v) {
   const ir::Attr& value = def->attrs.at("value");
   if (const int64_t* i = std::get_if<int64_t>(&value)) return *i == 0;
   const double* f = std::get_if<double>(&value);
-  return f && *f == 0.0;
+  return f && *f == 0.0 && !std::signbit(*f);  // as async_copyable's: -0.0 is no zero fill
 }
 }  // namespace
 
