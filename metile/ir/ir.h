@@ -3,6 +3,7 @@
 #pragma once
 
 #include <array>
+#include <cmath>
 #include <cstdint>
 #include <limits>
 #include <map>
@@ -254,6 +255,22 @@ void walk(const Block& b, F&& f) {
     f(op);
     for (const Block& r : op.regions) walk(r, f);
   }
+}
+
+// Whether v is a constant zero (+0.0 for floats), or a splat or broadcast of one: a load's
+// fill that an asynchronous copy's zero fill reproduces. `definer` gives the op defining a
+// value (nullptr for arguments and parameters).
+template <typename Definer>
+bool is_zero_fill(ValueId v, const Definer& definer) {
+  const Op* def = definer(v);
+  if (!def) return false;
+  if (def->kind == OpKind::Splat || def->kind == OpKind::Broadcast)
+    return is_zero_fill(def->operands[0], definer);
+  if (def->kind != OpKind::Constant) return false;
+  const Attr& value = def->attrs.at("value");
+  if (const int64_t* i = std::get_if<int64_t>(&value)) return *i == 0;
+  const double* f = std::get_if<double>(&value);
+  return f && *f == 0.0 && !std::signbit(*f);
 }
 
 }  // namespace metile::ir

@@ -4,8 +4,6 @@
 // (dot_operand_vectors.h) each thread's elements come in runs of consecutive columns whose
 // addresses are recomputed per element, so group_vector_accesses can pack a run into one copy
 // of up to 16 bytes; elsewhere each slot's lowered pointer and mask are copied as they are.
-#include <cmath>
-
 #include "metile/lower/lowering_steps.h"
 #include "metile/support/bits.h"
 
@@ -14,20 +12,6 @@ namespace metile::lower {
 namespace {
 
 const ir::Type kI32 = ir::Type::scalar(ir::DType::i32);
-
-// Whether v is a constant zero, or a splat or broadcast of one.
-bool is_zero(const Lowering& l, ir::ValueId v) {
-  const auto it = l.definers.find(v);
-  if (it == l.definers.end()) return false;
-  const ir::Op& def = *it->second;
-  if (def.kind == ir::OpKind::Splat || def.kind == ir::OpKind::Broadcast)
-    return is_zero(l, def.operands[0]);
-  if (def.kind != ir::OpKind::Constant) return false;
-  const ir::Attr& value = def.attrs.at("value");
-  if (const int64_t* i = std::get_if<int64_t>(&value)) return *i == 0;
-  const double* f = std::get_if<double>(&value);
-  return f && *f == 0.0 && !std::signbit(*f);
-}
 
 ir::ValueId emit(Lowering& l, ir::OpKind kind, ir::ValueId a, ir::ValueId b) {
   return l.emit(kind, {a, b}, kI32);
@@ -62,7 +46,11 @@ bool async_copyable(const Lowering& l, const ir::Op& load) {
   if (load.kind != ir::OpKind::Load) return false;
   const ir::Type& t = l.tile_type(load.results[0]);
   return t.is_tile() && t.shape.size() == 2 && is_power_of_two(t.shape[1]) &&
-         !l.has_idle_threads(t) && (load.operands.size() == 1 || is_zero(l, load.operands[2]));
+         !l.has_idle_threads(t) &&
+         (load.operands.size() == 1 || ir::is_zero_fill(load.operands[2], [&](ir::ValueId v) {
+            const auto it = l.definers.find(v);
+            return it == l.definers.end() ? nullptr : it->second;
+          }));
 }
 
 void copy_operand_async(Lowering& l, const ir::Op& load, ir::ValueId slot,

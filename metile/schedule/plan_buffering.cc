@@ -1,6 +1,5 @@
 // plan_schedule's vector width of the dot operands and the K loop's double buffering.
 #include <algorithm>
-#include <cmath>
 
 #include "metile/schedule/planner.h"
 
@@ -10,22 +9,6 @@ namespace {
 // Triton's default num_stages on CUDA.
 constexpr int kDefaultAsyncStages = 3;
 
-// Whether v is a constant zero, or a splat or broadcast of one.
-bool zero_fill(const ir::Kernel& k, ir::ValueId v) {
-  const ir::Op* def = nullptr;
-  ir::walk(k.body, [&](const ir::Op& op) {
-    for (ir::ValueId r : op.results)
-      if (r == v) def = &op;
-  });
-  if (!def) return false;
-  if (def->kind == ir::OpKind::Splat || def->kind == ir::OpKind::Broadcast)
-    return zero_fill(k, def->operands[0]);
-  if (def->kind != ir::OpKind::Constant) return false;
-  const ir::Attr& value = def->attrs.at("value");
-  if (const int64_t* i = std::get_if<int64_t>(&value)) return *i == 0;
-  const double* f = std::get_if<double>(&value);
-  return f && *f == 0.0 && !std::signbit(*f);  // as async_copyable's: -0.0 is no zero fill
-}
 }  // namespace
 
 void Planner::choose_vector_width() {
@@ -160,7 +143,14 @@ std::string Planner::pipelined_wgmma_unfit() const {
     for (const ir::Op& op : loop->regions[0].ops)
       if (op.kind == ir::OpKind::Load && op.results[0] == v) load = &op;
     if (!load) return std::string(operand ? "b" : "a") + " is not a tile load";
-    if (load->operands.size() == 3 && !zero_fill(k_, load->operands[2]))
+    if (load->operands.size() == 3 && !ir::is_zero_fill(load->operands[2], [&](ir::ValueId v) {
+          const ir::Op* def = nullptr;
+          ir::walk(k_.body, [&](const ir::Op& op) {
+            for (ir::ValueId r : op.results)
+              if (r == v) def = &op;
+          });
+          return def;
+        }))
       return std::string(operand ? "b" : "a") + "'s load fills masked elements with a non-zero";
   }
   return "";
