@@ -18,6 +18,19 @@
 //     rotate: slot = slot + 1 (mod S)
 //   wait for every copy group; barrier (releases the slots)
 //
+// wgmma's reads of a slot are asynchronous: from three slots a step leaves its wgmma group in
+// flight and waits for the previous step's, so the tensor cores multiply while the next copy
+// is issued. The step consumes first, and its barrier releases the slot the previous step read:
+//
+//   prologue as above; wait until at most S-2 groups are in flight; barrier (publishes slot 0)
+//   for k, slot = start, 0 ...:
+//     consume slot: wgmma group committed; wait until at most one group is in flight
+//     wait until at most S-3 copy groups are in flight (this thread's copies of slot + 1)
+//     barrier (publishes slot + 1; releases slot - 1, whose group every warp group finished)
+//     if k + (S-1)*step < end: copy the tiles at k + (S-1)*step into slot - 1 (mod S)
+//     commit; rotate
+//   wait for every wgmma group (the accumulators are final), then drain as above
+//
 // A copy is asynchronous where the operand is a tile load with zero fill (async_copy, which the
 // CUDA dialect issues as cp.async and other dialects as a plain copy), else the operand's
 // copy ops run and each thread stores its elements. Each copy lowers the Tile IR copy ops again
@@ -134,6 +147,7 @@ class PipelinedLoop {
     std::vector<ir::ValueId> inits =
         wgmma_ ? accumulator_registers() : carried_fragments(l_, carry_, loop_.operands[3]);
     stages_ = fitting_stages();
+    in_flight_ = wgmma_ && stages_ >= 3 ? 1 : 0;
     allocate();
 
     // Prologue: tiles 0 .. S-2 into slots 0 .. S-2, one copy group each.
@@ -144,6 +158,7 @@ class PipelinedLoop {
       end_guard("prologue");
       commit();
     }
+    if (in_flight_) publish(stages_ - 2);  // tile 0
 
     inits.push_back(l_.const_int(0));
     ir::Builder::ForScope scope = l_.builder.begin_for(start, end, step, inits);
@@ -152,23 +167,29 @@ class PipelinedLoop {
     ++l_.nesting;
     // The current slot's tiles are this thread's oldest copies in flight: once they are done,
     // the barrier publishes everyone's and releases the slot the previous step read.
-    wait(stages_ - 2);
-    // wgmma reads the slots through the asynchronous proxy: this thread's writes are fenced
-    // for it before the barrier publishes them.
-    if (wgmma_) l_.emit_void(ir::OpKind::AsyncProxyFence, {});
-    l_.threadgroup_barrier();
-    const ir::ValueId next = ahead(scope.induction_var, step, stages_ - 1);
-    l_.builder.begin_if(less(next, end));
-    copy_tiles(next, rotate(slot, stages_ - 1));
-    end_guard("copy");
-    commit();
+    if (!in_flight_) {
+      publish(stages_ - 2);
+      copy_ahead(scope.induction_var, step, end, slot);
+    }
     const ir::ValueId a = slot_of(operands_[0], slot), b = slot_of(operands_[1], slot);
     acc = wgmma_ ? consume_wgmma(std::move(acc), a, b)
                  : consume_pipeline_slots(l_, carry_, std::move(acc), a, b);
+    // The next slot's tiles are this thread's oldest copies in flight; the previous step's
+    // group is finished in every warp group once they pass the barrier.
+    if (in_flight_) {
+      publish(stages_ - 3);
+      copy_ahead(scope.induction_var, step, end, slot);
+    }
     acc.push_back(rotate(slot, 1));
     --l_.nesting;
     std::vector<ir::ValueId> results = l_.builder.end_for(acc);
     results.pop_back();
+    // The accumulators are final once every group is: the wait passes each through an
+    // instruction that keeps the epilogue's reads below it.
+    if (wgmma_)
+      results = l_.builder.create(ir::OpKind::WgmmaWait, results,
+                                  std::vector<ir::Type>(results.size(), f32()),
+                                  {{"pending", int64_t{0}}});
     // Drain: nothing is left in flight, and the slots are free for the scratch after the loop.
     wait(0);
     l_.threadgroup_barrier();
@@ -216,8 +237,9 @@ class PipelinedLoop {
   }
 
   // acc += a @ b from the current slots: per K step of 16, one wgmma of [64 x 16] a and
-  // [16 x N] b per m64 block of this warp group, committed as one group and waited for, the
-  // registers passing through the wait so nothing reads them before it.
+  // [16 x N] b per m64 block of this warp group, committed as one group and waited for (all
+  // but that group with a read in flight), the registers passing through the wait to the next
+  // step's wgmma.
   std::vector<ir::ValueId> consume_wgmma(std::vector<ir::ValueId> acc, ir::ValueId a_slot,
                                          ir::ValueId b_slot) {
     const Operand& a = operands_[0];
@@ -229,7 +251,6 @@ class PipelinedLoop {
     const ir::ValueId a_group =
         l_.emit(ir::OpKind::PtrAdd, {a_slot, first_row}, l_.metal.type(a_slot));
     l_.emit_void(ir::OpKind::WgmmaFence, {});
-    const ir::Type f32 = ir::Type::scalar(ir::DType::f32);
     for (int64_t kk = 0; kk < a.layout.columns / 16; ++kk)
       for (int64_t block = 0; block < rows / 64; ++block) {
         std::vector<ir::ValueId> operands = {
@@ -241,14 +262,14 @@ class PipelinedLoop {
                                              static_cast<std::ptrdiff_t>(registers);
         operands.insert(operands.end(), first, first + static_cast<std::ptrdiff_t>(registers));
         const std::vector<ir::ValueId> product = l_.builder.create(
-            ir::OpKind::WgmmaMma, operands, std::vector<ir::Type>(registers, f32),
+            ir::OpKind::WgmmaMma, operands, std::vector<ir::Type>(registers, f32()),
             {{"n", n},
              {"b_block_bytes", b.layout.rows * 64 * ir::dtype_bytes(l_.tile_type(b.value).dtype)}});
         std::copy(product.begin(), product.end(), first);
       }
     l_.emit_void(ir::OpKind::WgmmaCommit, {});
-    return l_.builder.create(ir::OpKind::WgmmaWait, acc, std::vector<ir::Type>(acc.size(), f32),
-                             {{"pending", int64_t{0}}});
+    return l_.builder.create(ir::OpKind::WgmmaWait, acc, std::vector<ir::Type>(acc.size(), f32()),
+                             {{"pending", int64_t{in_flight_}}, {"feeds_wgmma_only", int64_t{1}}});
   }
 
   // The plan's depth, or fewer (down to 2) while the slots do not fit the shared scratch; an
@@ -305,6 +326,23 @@ class PipelinedLoop {
   void commit() {
     if (async_) l_.emit_void(ir::OpKind::AsyncCopyCommit, {});
   }
+  // Waits until at most `pending` of this thread's copy groups are in flight, fences its
+  // copies for wgmma's reads through the asynchronous proxy, and a barrier publishes
+  // everyone's copies (and releases the slots every thread finished reading).
+  void publish(int pending) {
+    wait(pending);
+    if (wgmma_) l_.emit_void(ir::OpKind::AsyncProxyFence, {});
+    l_.threadgroup_barrier();
+  }
+  // If the tile stages - 1 steps after k exists, copies it into the slot before `slot`; one
+  // copy group either way.
+  void copy_ahead(ir::ValueId k, ir::ValueId step, ir::ValueId end, ir::ValueId slot) {
+    const ir::ValueId next = ahead(k, step, stages_ - 1);
+    l_.builder.begin_if(less(next, end));
+    copy_tiles(next, rotate(slot, stages_ - 1));
+    end_guard("copy");
+    commit();
+  }
   void wait(int pending) {
     if (async_) l_.emit_void(ir::OpKind::AsyncCopyWait, {}, {{"pending", int64_t{pending}}});
   }
@@ -356,7 +394,8 @@ class PipelinedLoop {
     p.copy = async_ && l_.target.has_async_copy ? schedule::PipelineCopy::Asynchronous
                                                 : schedule::PipelineCopy::Synchronous;
     p.buffers = buffers_;
-    p.sequence = schedule::dependency_sequence(stages_);
+    p.reads_in_flight = in_flight_;
+    p.sequence = schedule::dependency_sequence(stages_, in_flight_);
     for (const PipelineBuffer& b : buffers_)
       l_.buffering.push_back({p.loop, b.allocation, stages_, stages_ * b.slot_bytes()});
     l_.pipelines.push_back(std::move(p));
@@ -367,6 +406,7 @@ class PipelinedLoop {
 
   static ir::Type i32() { return ir::Type::scalar(ir::DType::i32); }
   static ir::Type i1() { return ir::Type::scalar(ir::DType::i1); }
+  static ir::Type f32() { return ir::Type::scalar(ir::DType::f32); }
 
   Lowering& l_;
   const ir::Op& loop_;
@@ -379,6 +419,7 @@ class PipelinedLoop {
   bool async_ = false;
   Operand operands_[2];
   int stages_ = 2;
+  int in_flight_ = 0;  // wgmma groups left in flight at the end of a step (0 or 1)
   std::vector<PipelineBuffer> buffers_;
 };
 

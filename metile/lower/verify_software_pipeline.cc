@@ -428,50 +428,98 @@ class Verifier {
       }
   }
 
-  // A barrier at the top of the body publishes the current slot (copied stages - 1 steps
-  // earlier) before its fragment loads and releases the slot read last before the copy refills
-  // it; asynchronous copies are waited for before it (at most stages - 2 groups, the later
-  // tiles', left in flight), each copy committed as a group of its own; a barrier after the
-  // loop releases the slots.
+  // Two orders of a step. Copy first: a barrier at the top of the body publishes the current
+  // slot (copied stages - 1 steps earlier) before its fragment loads and releases the slot read
+  // last before the copy refills it; asynchronous copies are waited for before it (at most
+  // stages - 2 groups, the later tiles', left in flight). Consume first (wgmma leaving a group
+  // in flight): a barrier before the loop publishes slot 0, and one between the body's reads
+  // and its copy publishes the next slot (at most stages - 3 groups left in flight) and
+  // releases the slot the previous step read, whose wgmma group this thread's wgmma_wait
+  // (at most one group pending) finished before it. Either way, each copy is committed as a
+  // group of its own, wgmma's reads see the copies through an async_proxy_fence before the
+  // publishing barrier, and a barrier after the loop releases the slots.
   void check_publication(const ir::Op& loop, const std::vector<const ir::Op*>& prologue,
                          const ir::Op& copy, const std::vector<Buffer>& buffers, int64_t stages) {
     const ir::Block& body = loop.regions[0];
-    const std::optional<size_t> barrier = barrier_in(body, 0, body.ops.size());
-    size_t first_read = places_.at(&copy).index;
-    bool asynchronous = false;
+    const size_t copy_at = places_.at(&copy).index;
+    size_t first_read = copy_at, last_read = 0;
+    bool asynchronous = false, wgmma = false;
     for (const Buffer& b : buffers) {
-      for (const Access& a : b.fragment_loads)
+      for (const Access& a : b.fragment_loads) {
         first_read = std::min(first_read, top_index(*a.op, body));
+        last_read = std::max(last_read, top_index(*a.op, body));
+        wgmma |= a.wgmma_operand >= 0;
+      }
       for (const Access& a : b.stores) asynchronous |= a.op->kind == OpKind::AsyncCopy;
     }
-    if (!barrier || *barrier > first_read)
-      fail("publication",
-           "no barrier at the top of the loop's body publishes the current slot before its "
-           "fragment loads and releases the slot read last before the copy refills it");
     const Place& place = places_.at(&loop);
     if (!barrier_in(*place.block, place.index + 1, place.block->ops.size()))
       fail("publication", "no barrier after the loop releases its slots");
+    if (const std::optional<size_t> top = barrier_in(body, 0, first_read + 1);
+        top && *top < first_read) {
+      check_published(body, 0, *top, stages - 2, asynchronous, wgmma, "the current slot");
+      if (wgmma && !wgmma_wait_between(body, last_read + 1, body.ops.size(), 0))
+        fail("publication",
+             "no wgmma_wait {pending = 0} after the body's wgmma releases the current slot "
+             "before the next step's copy refills it");
+    } else {
+      const std::optional<size_t> middle = barrier_in(body, last_read + 1, copy_at);
+      if (!middle)
+        fail("publication",
+             "no barrier at the top of the loop's body publishes the current slot before its "
+             "fragment loads and releases the slot read last before the copy refills it, nor "
+             "between the fragment loads and the copy");
+      if (stages < 3)
+        fail("publication",
+             "a pipeline that consumes before it copies needs three or more "
+             "slots; this one has " +
+                 std::to_string(stages));
+      check_published(body, last_read + 1, *middle, stages - 3, asynchronous, wgmma,
+                      "the next slot");
+      if (wgmma && !wgmma_wait_between(body, last_read + 1, *middle, 1))
+        fail("publication",
+             "no wgmma_wait leaving at most 1 group in flight precedes the barrier that "
+             "releases the slot the previous step read");
+      const size_t after_prologue = prologue.empty() ? 0 : places_.at(prologue.back()).index + 1;
+      const std::optional<size_t> before = barrier_in(*place.block, after_prologue, place.index);
+      if (!before) fail("publication", "no barrier before the loop publishes slot 0");
+      check_published(*place.block, after_prologue, *before, stages - 2, asynchronous, wgmma,
+                      "slot 0");
+    }
     if (!asynchronous) return;
-    std::optional<int64_t> pending;
-    for (size_t i = 0; i < *barrier; ++i)
-      if (body.ops[i].kind == OpKind::AsyncCopyWait) pending = body.ops[i].int_attr("pending");
-    if (!pending || *pending > stages - 2)
-      fail("publication", "no async_copy_wait leaving at most " + std::to_string(stages - 2) +
-                              " copy groups in flight precedes the barrier that publishes the "
-                              "current slot");
-    bool wgmma = false, fenced = false;
-    for (const Buffer& b : buffers)
-      for (const Access& a : b.fragment_loads) wgmma |= a.wgmma_operand >= 0;
-    for (size_t i = 0; i < *barrier; ++i) fenced |= body.ops[i].kind == OpKind::AsyncProxyFence;
-    if (wgmma && !fenced)
-      fail("publication",
-           "no async_proxy_fence before the barrier makes the copies visible to "
-           "wgmma's asynchronous reads");
     for (const ir::Op* guard : prologue)
       if (!commit_after(*guard))
         fail("publication", "a prologue copy is not committed as a copy group of its own");
     if (!commit_after(copy))
       fail("publication", "the loop's copy is not committed as a copy group of its own");
+  }
+
+  // block.ops[from, barrier) wait for this thread's copies but `pending` groups (asynchronous
+  // copies) and fence them for wgmma's reads, so that the barrier publishes `what`.
+  void check_published(const ir::Block& block, size_t from, size_t barrier, int64_t pending,
+                       bool asynchronous, bool wgmma, const std::string& what) {
+    if (!asynchronous) return;
+    std::optional<int64_t> waited;
+    bool fenced = false;
+    for (size_t i = from; i < barrier; ++i) {
+      if (block.ops[i].kind == OpKind::AsyncCopyWait) waited = block.ops[i].int_attr("pending");
+      fenced |= block.ops[i].kind == OpKind::AsyncProxyFence;
+    }
+    if (!waited || *waited > pending)
+      fail("publication", "no async_copy_wait leaving at most " + std::to_string(pending) +
+                              " copy groups in flight precedes the barrier that publishes " + what);
+    if (wgmma && !fenced)
+      fail("publication",
+           "no async_proxy_fence before the barrier makes the copies visible to "
+           "wgmma's asynchronous reads");
+  }
+
+  // Whether a wgmma_wait among block.ops[from, to) leaves at most `pending` groups in flight.
+  static bool wgmma_wait_between(const ir::Block& block, size_t from, size_t to, int64_t pending) {
+    for (size_t i = from; i < to; ++i)
+      if (block.ops[i].kind == OpKind::WgmmaWait && block.ops[i].int_attr("pending") <= pending)
+        return true;
+    return false;
   }
 
   // Whether the op after `op` in its block is an async_copy_commit.

@@ -52,18 +52,30 @@ std::string_view pipeline_action_name(PipelineAction a) {
   throw InternalError("pipeline_action_name: unknown action");
 }
 
-std::vector<PipelineStep> dependency_sequence(int stages) {
+std::vector<PipelineStep> dependency_sequence(int stages, int reads_in_flight) {
   METILE_ASSERT(stages >= 2, "a software pipeline has at least two stages");
+  METILE_ASSERT(reads_in_flight == 0 || (reads_in_flight == 1 && stages >= 3),
+                "a read in flight needs a ring of three or more slots");
   using A = PipelineAction;
   using P = PipelinePhase;
   std::vector<PipelineStep> steps;
   const int ahead = stages - 1;  // tiles in flight beyond the current one
   for (int t = 0; t < ahead; ++t) steps.push_back({P::Prologue, A::Copy, t, t, false});
-  for (int t = 0; t < ahead; ++t) steps.push_back({P::Prologue, A::Publish, t, t, false});
-  steps.push_back({P::Steady, A::Copy, ahead, ahead, true});
-  steps.push_back({P::Steady, A::Consume, 0, 0, false});
-  steps.push_back({P::Steady, A::Publish, ahead, ahead, true});
-  steps.push_back({P::Steady, A::Release, 0, 0, false});
+  if (reads_in_flight) {
+    // Consume, then release the previous step's slot (its reads are complete now), publish
+    // the next tile and refill the released slot.
+    steps.push_back({P::Prologue, A::Publish, 0, 0, false});
+    steps.push_back({P::Steady, A::Consume, 0, 0, false});
+    steps.push_back({P::Steady, A::Release, -1, ahead, false});
+    steps.push_back({P::Steady, A::Publish, 1, 1, true});
+    steps.push_back({P::Steady, A::Copy, ahead, ahead, true});
+  } else {
+    for (int t = 0; t < ahead; ++t) steps.push_back({P::Prologue, A::Publish, t, t, false});
+    steps.push_back({P::Steady, A::Copy, ahead, ahead, true});
+    steps.push_back({P::Steady, A::Consume, 0, 0, false});
+    steps.push_back({P::Steady, A::Publish, ahead, ahead, true});
+    steps.push_back({P::Steady, A::Release, 0, 0, false});
+  }
   steps.push_back({P::Steady, A::Rotate, 1, 1, false});
   for (int t = 0; t < ahead; ++t) {
     steps.push_back({P::Drain, A::Consume, t, t, false});
@@ -84,6 +96,7 @@ nlohmann::json SoftwarePipeline::to_json() const {
   j["stages"] = stages;
   j["copy"] = pipeline_copy_name(copy);
   j["sync"] = pipeline_sync_name(sync);
+  j["reads_in_flight"] = reads_in_flight;
   j["bytes"] = bytes();
   j["buffers"] = nlohmann::json::array();
   for (const PipelineBuffer& b : buffers)

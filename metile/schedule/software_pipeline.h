@@ -14,6 +14,11 @@
 //   drain     consume and release the last stages-1 tiles
 //   empty     a loop without iterations skips the whole pipeline (no copy, no barrier)
 //
+// A consumer whose reads complete asynchronously (wgmma) may leave one step's reads in flight
+// while the next step's copy is issued (reads_in_flight = 1): each step consumes its slot,
+// then releases the slot the previous step read, publishes the next tile and copies the tile
+// stages-1 ahead into the released slot; the prologue publishes only tile 0.
+//
 // Slots and tiles in a step are relative: in the steady phase `tile` counts from the
 // iteration's current tile and `slot` from its current slot (modulo stages); in the prologue
 // both are absolute.
@@ -89,7 +94,9 @@ struct SoftwarePipeline {
   PipelineCopy copy = PipelineCopy::Synchronous;
   PipelineSync sync = PipelineSync::ThreadgroupBarrier;
   std::vector<PipelineBuffer> buffers;
-  std::vector<PipelineStep> sequence;  // dependency_sequence(stages)
+  // The consumer's reads left unfinished at the end of a step (0, or 1 for wgmma groups).
+  int reads_in_flight = 0;
+  std::vector<PipelineStep> sequence;  // dependency_sequence(stages, reads_in_flight)
   // The validator's checks that passed, in order ("copy ownership", ...); empty until the
   // generated code has been verified against this record.
   std::vector<std::string> verified;
@@ -102,7 +109,7 @@ struct SoftwarePipeline {
 };
 
 // The prologue/steady/drain sequence of a `stages`-slot ring (the header comment's); stages
-// must be at least 2.
-std::vector<PipelineStep> dependency_sequence(int stages);
+// must be at least 2, and at least 3 with a read in flight.
+std::vector<PipelineStep> dependency_sequence(int stages, int reads_in_flight = 0);
 
 }  // namespace metile::schedule

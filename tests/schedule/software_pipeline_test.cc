@@ -1,5 +1,6 @@
 // The SoftwarePipeline record: the dependency sequence of seed 004's two-stage pipeline, the
-// same sequence for a longer ring, and the JSON entry of execution_report.pipelines.
+// same sequence for a longer ring, the sequence with a read in flight, and the JSON entry of
+// execution_report.pipelines.
 #include "metile/schedule/software_pipeline.h"
 
 #include <gtest/gtest.h>
@@ -40,6 +41,24 @@ TEST(SoftwarePipeline, ARingKeepsStagesMinusOneTilesInFlight) {
   EXPECT_EQ(drains, 3);
 }
 
+TEST(SoftwarePipeline, AReadInFlightReleasesThePreviousSlotBeforeTheCopy) {
+  const std::vector<PipelineStep> expected = {
+      {P::Prologue, A::Copy, 0, 0, false},  // 1. copy tiles 0 and 1,
+      {P::Prologue, A::Copy, 1, 1, false},
+      {P::Prologue, A::Publish, 0, 0, false},  //    publish tile 0
+      {P::Steady, A::Consume, 0, 0, false},    // 2. start consuming the current slot,
+      {P::Steady, A::Release, -1, 2, false},   //    finish the previous step's reads,
+      {P::Steady, A::Publish, 1, 1, true},     //    publish the next tile
+      {P::Steady, A::Copy, 2, 2, true},        //    and refill the released slot
+      {P::Steady, A::Rotate, 1, 1, false},
+      {P::Drain, A::Consume, 0, 0, false},
+      {P::Drain, A::Release, 0, 0, false},
+      {P::Drain, A::Consume, 1, 1, false},
+      {P::Drain, A::Release, 1, 1, false},
+  };
+  EXPECT_EQ(dependency_sequence(3, 1), expected);
+}
+
 TEST(SoftwarePipeline, JsonShowsStorageAndSequence) {
   SoftwarePipeline p;
   p.loop = "for %k";
@@ -52,6 +71,7 @@ TEST(SoftwarePipeline, JsonShowsStorageAndSequence) {
   EXPECT_EQ(j["stages"], 2);
   EXPECT_EQ(j["copy"], "synchronous");
   EXPECT_EQ(j["sync"], "threadgroup_barrier");
+  EXPECT_EQ(j["reads_in_flight"], 0);
   EXPECT_EQ(j["buffers"][0]["row_stride"], 16);  // unpadded
   EXPECT_EQ(j["buffers"][1]["row_stride"], 72);  // each row padded by 8 elements
   EXPECT_EQ(j["buffers"][1]["slot_bytes"], 16 * 72 * 2);

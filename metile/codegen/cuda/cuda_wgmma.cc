@@ -172,11 +172,14 @@ std::string statement(const ir::Op& op, const std::vector<std::string>& operands
     // ptxas's: without it ptxas 13.0 hoisted the epilogue's F2FP bf16 conversions of the
     // accumulator registers above the wait (DEPBAR.LE gsb0, 0x0), reading unfinished
     // accumulators once the ring had wrapped (seen in the SASS, and as wrong results on
-    // the H200).
+    // the H200). Results that only the next wgmma reads skip the adds: an add of a register
+    // that a wgmma left in flight would make ptxas wait for that wgmma.
+    const bool fence = op.int_attr_or("feeds_wgmma_only", 0) == 0;
     std::string registers, adds;
     for (size_t i = 0; i < results.size(); ++i) {
       registers += std::string(i ? ", " : "") + "\"+f\"(" + results[i] + ")";
-      adds += "\\nadd.f32 %" + std::to_string(i) + ", %" + std::to_string(i) + ", 0f80000000;";
+      if (fence)
+        adds += "\\nadd.f32 %" + std::to_string(i) + ", %" + std::to_string(i) + ", 0f80000000;";
     }
     return "asm volatile(\"wgmma.wait_group.sync.aligned " +
            std::to_string(op.int_attr("pending")) + ";" + adds + "\" : " + registers +
