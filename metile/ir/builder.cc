@@ -34,9 +34,10 @@ Op& Builder::last_op() {
   return block.ops.back();
 }
 
-ValueId Builder::add_param(const std::string& name, Type type, const std::string& access) {
+ValueId Builder::add_param(const std::string& name, Type type, const std::string& access,
+                           int64_t divisibility) {
   ValueId v = kernel_.new_value(std::move(type), name);
-  kernel_.params.push_back({name, v, access});
+  kernel_.params.push_back({name, v, access, divisibility});
   kernel_.body.args.push_back(v);
   return v;
 }

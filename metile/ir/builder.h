@@ -27,7 +27,8 @@ class Builder {
 
   // Appends a kernel parameter (and its block argument). Its value comes after those made so
   // far; a tracer that allows late parameters numbers them first (trace/params_first.h).
-  ValueId add_param(const std::string& name, Type type, const std::string& access = "");
+  ValueId add_param(const std::string& name, Type type, const std::string& access = "",
+                    int64_t divisibility = 1);
 
   // Appends an op with fresh results of the given types; returns the results.
   std::vector<ValueId> create(OpKind kind, std::vector<ValueId> operands,

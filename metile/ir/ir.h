@@ -224,6 +224,9 @@ struct Param {
   std::string name;
   ValueId value = kNoValue;
   std::string access;  // buffers: "read" | "write" | "read_write"; scalars: ""
+  // A power of two the argument is known to be a multiple of (Triton's divisibility
+  // specialisation): an integer scalar's value; a buffer's address, in bytes. 1: nothing known.
+  int64_t divisibility = 1;
 };
 
 struct Kernel {

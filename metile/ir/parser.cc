@@ -205,9 +205,17 @@ class Parser {
       const size_t attrs_at = pos_;
       for (const auto& [key, value] : attr_dict()) {
         auto* s = std::get_if<std::string>(&value);
+        auto* n = std::get_if<int64_t>(&value);
+        if (key == "divisibility" && n) {
+          p.divisibility = *n;
+          continue;
+        }
         if (!s || (key != "access" && key != "name"))
-          error("parameter attributes are access = \"...\" and name = \"...\", got " + key,
-                attrs_at);
+          error(
+              "parameter attributes are access = \"...\", name = \"...\" and divisibility = "
+              "N, got " +
+                  key,
+              attrs_at);
         (key == "access" ? p.access : p.name) = *s;
       }
     }

@@ -87,6 +87,7 @@ class Printer {
       Attrs attrs;
       if (!p.access.empty()) attrs["access"] = p.access;
       if (!named[i] && !p.name.empty()) attrs["name"] = p.name;
+      if (p.divisibility != 1) attrs["divisibility"] = p.divisibility;
       if (!attrs.empty()) out_ += " " + attr_dict(attrs);
     }
     out_ += ")";

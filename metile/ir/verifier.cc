@@ -236,6 +236,12 @@ std::vector<Diagnostic> verify_with(const Kernel& k, const DialectRules& rules) 
     } else if (!p.access.empty()) {
       c.report(nullptr, what + " is a scalar and takes no access", {p.value});
     }
+    if (p.divisibility < 1 || (p.divisibility & (p.divisibility - 1)) != 0 ||
+        (t.is_scalar() && !is_integer(t.dtype) && p.divisibility != 1))
+      c.report(nullptr,
+               what + " has divisibility " + std::to_string(p.divisibility) +
+                   "; it is a power of two, and 1 for a scalar that is no integer",
+               {p.value});
   }
   rules.check_kernel(c);
   Walker(c, rules).run();

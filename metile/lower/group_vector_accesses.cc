@@ -7,6 +7,7 @@
 #include <set>
 #include <vector>
 
+#include "metile/lower/known_divisibility.h"
 #include "metile/lower/mask_bounds.h"
 #include "metile/lower/vector_index.h"
 
@@ -55,7 +56,11 @@ bool orders_memory(const Op& op) {
 class Grouper {
  public:
   Grouper(ir::Kernel& k, const target::Target& target, VectorGroups& groups)
-      : k_(k), target_(target), groups_(groups), index_(std::make_unique<IndexAnalysis>(k)) {}
+      : k_(k),
+        target_(target),
+        groups_(groups),
+        index_(std::make_unique<IndexAnalysis>(k)),
+        divisibility_(std::make_unique<KnownDivisibility>(k)) {}
 
   bool run(ir::Block& block) {
     bool changed = false;
@@ -63,8 +68,9 @@ class Grouper {
       for (ir::Block& region : op.regions) changed |= run(region);
     while (std::optional<Group> group = find_group(block)) {
       rewrite(block, *group);
-      // The block's ops moved: the analysis reads the kernel afresh.
+      // The block's ops moved: the analyses read the kernel afresh.
       index_ = std::make_unique<IndexAnalysis>(k_);
+      divisibility_ = std::make_unique<KnownDivisibility>(k_);
       changed = true;
     }
     return changed;
@@ -281,41 +287,103 @@ class Grouper {
     return mask_terms(k_, *index_, leaves, checked);
   }
 
-  // The packed path's condition (kNoValue when it always holds): the masks' terms, the
-  // widened 32-bit indices of the first and last member width - 1 apart, and the vector's
-  // alignment where needed.
-  ValueId guard(std::vector<Op>& ops, const Op& first, const Group& g, const MaskTerms& terms) {
-    const SourceLocation& loc = first.loc;
+  bool proven_apart(ValueId low, int64_t span) { return divisibility_->no_wrap(low, span); }
+
+  // What divisibility proves of a group's run-time tests. Read before rewrite moves the
+  // block's ops, which the analyses point into.
+  struct Proofs {
+    std::vector<bool> ranges_apart;  // per MaskTerms range
+    bool indices_apart = false;      // the members' indices do not wrap
+    std::vector<bool> aligned;       // the destination's (a store's, a copy's) and a copy's source
+  };
+  Proofs prove(const ir::Block& block, const Group& g, const MaskTerms& terms) {
+    Proofs p;
+    for (const Range& r : terms.ranges) p.ranges_apart.push_back(proven_apart(r.low, r.span));
+    p.indices_apart = proven_apart(g.members.front().index, g.width() - 1);
+    const Op& first = block.ops[g.members[0].position];
+    const int64_t bytes = g.width() * ir::dtype_bytes(g.members[0].dtype);
+    for (size_t i = 0; i < (g.members[0].kind == Access::Copy ? 2u : 1u); ++i)
+      p.aligned.push_back(divisibility_->of(first.operands[i]) >= bytes);
+    return p;
+  }
+
+  // The packed path's condition: the masks' terms, the widened 32-bit indices of the first and
+  // last member width - 1 apart, and the vector's alignment where needed, each unless proven
+  // (cond is kNoValue when nothing is left to test). masks_only: cond tests the masks'
+  // conjuncts alone.
+  struct Guard {
     ValueId cond = ir::kNoValue;
-    for (ValueId leaf : terms.conjuncts) cond = all_of(ops, cond, leaf, loc);
-    for (const Range& r : terms.ranges)
-      cond = all_of(ops, cond, widened_apart(ops, r.low, r.high, r.span, loc), loc);
+    bool masks_only = true;
+  };
+  Guard guard(std::vector<Op>& ops, const Op& first, const Group& g, const MaskTerms& terms,
+              const Proofs& proofs) {
+    const SourceLocation& loc = first.loc;
+    Guard guard;
+    for (ValueId leaf : terms.conjuncts) guard.cond = all_of(ops, guard.cond, leaf, loc);
+    const auto require = [&](ValueId test) {
+      guard.cond = all_of(ops, guard.cond, test, loc);
+      guard.masks_only = false;
+    };
+    for (size_t i = 0; i < terms.ranges.size(); ++i) {
+      const Range& r = terms.ranges[i];
+      if (!proofs.ranges_apart[i]) require(widened_apart(ops, r.low, r.high, r.span, loc));
+    }
     const ValueId index0 = g.members.front().index, last = g.members.back().index;
-    if (may_wrap(k_.type(index0).dtype))
-      cond = all_of(ops, cond, widened_apart(ops, index0, last, g.width() - 1, loc), loc);
+    if (may_wrap(k_.type(index0).dtype) && !proofs.indices_apart)
+      require(widened_apart(ops, index0, last, g.width() - 1, loc));
     // An asynchronous copy needs both of its addresses aligned to its bytes on every target.
     const bool copy = g.members[0].kind == Access::Copy;
     if (target_.vector_access_needs_vector_alignment || copy) {
       const int64_t bytes = g.width() * ir::dtype_bytes(g.members[0].dtype);
-      std::vector<ValueId> pointers = {first.operands[0]};
-      if (copy) pointers.push_back(first.operands[1]);
-      for (ValueId pointer : pointers) {
-        const ValueId aligned = emit(ops, OpKind::IsAligned, {pointer},
-                                     ir::Type::scalar(ir::DType::i1), {{"bytes", bytes}}, loc);
-        cond = all_of(ops, cond, aligned, loc);
-      }
+      for (size_t i = 0; i < proofs.aligned.size(); ++i)
+        if (!proofs.aligned[i])
+          require(emit(ops, OpKind::IsAligned, {first.operands[i]}, ir::Type::scalar(ir::DType::i1),
+                       {{"bytes", bytes}}, loc));
     }
-    return cond;
+    return guard;
   }
 
-  // The group's packed access, defining the loads' original results through extracts.
+  // Whether every member's mask equals the first's: the same conjuncts, or bounds x + d < n
+  // (or >=) with 0 <= d < width, x and n multiples of the width (x < n then decides them all).
+  // A copy of such a group is one predicated copy, without a fallback.
+  bool uniform_masks(const ir::Block& block, const Group& g) {
+    const auto leaves = [&](const Access& a) {
+      const Op& op = block.ops[a.position];
+      return op.operands.size() > 2 ? conjuncts(*index_, op.operands[2]) : std::vector<ValueId>{};
+    };
+    const std::vector<ValueId> first = leaves(g.members[0]);
+    for (const Access& a : g.members) {
+      const std::vector<ValueId> other = leaves(a);
+      if (other.size() != first.size()) return false;
+      for (size_t i = 0; i < first.size(); ++i)
+        if (!same_over_group(first[i], other[i], g.width())) return false;
+    }
+    return true;
+  }
+
+  bool same_over_group(ValueId a, ValueId b, int64_t width) {
+    if (a == b) return true;
+    for (int side = 0; side < 2; ++side) {
+      const std::optional<Bound> ba = bound_of(k_, *index_, a, side);
+      const std::optional<Bound> bb = bound_of(k_, *index_, b, side);
+      if (!ba || !bb || (ba->pred != "lt" && ba->pred != "ge") || bb->pred != ba->pred) continue;
+      const std::optional<int64_t> d = bound_offset(*index_, *ba, *bb);
+      if (d && *d >= 0 && *d < width && decides_group(*ba, width, *divisibility_)) return true;
+    }
+    return false;
+  }
+
+  // The group's packed access, defining the loads' original results through extracts; a copy
+  // copies zeros where `pred` (if any) is false.
   void packed(std::vector<Op>& ops, const ir::Block& block, const Group& g,
-              const std::vector<ValueId>& results) {
+              const std::vector<ValueId>& results, ValueId pred = ir::kNoValue) {
     const Op& first = block.ops[g.members[0].position];
     const ir::DType dtype = g.members[0].dtype;
     if (g.members[0].kind == Access::Copy) {
+      std::vector<ValueId> operands = {first.operands[0], first.operands[1]};
+      if (pred != ir::kNoValue) operands.push_back(pred);
       ops.push_back(Op{OpKind::AsyncCopy,
-                       {first.operands[0], first.operands[1]},
+                       std::move(operands),
                        {},
                        {{"elements", int64_t{g.width()}}},
                        {},
@@ -344,6 +412,8 @@ class Grouper {
                                          : groups_.stores) += 1;
     const std::set<ValueId> tainted = dependents(block, g);
     const MaskTerms terms = guard_terms(block, g);
+    const bool uniform = g.members[0].kind == Access::Copy && uniform_masks(block, g);
+    const Proofs proofs = prove(block, g, terms);
     size_t first = block.ops.size(), last = 0;
     for (const Access& a : g.members) {
       first = std::min(first, a.position);
@@ -358,12 +428,17 @@ class Grouper {
       (reads ? after : out).push_back(std::move(block.ops[i]));
     }
     const SourceLocation loc = block.ops[g.members[0].position].loc;
-    const ValueId cond = guard(out, block.ops[g.members[0].position], g, terms);
+    const Guard tested = guard(out, block.ops[g.members[0].position], g, terms, proofs);
+    const ValueId cond = tested.cond;
     std::vector<ValueId> results(g.width(), ir::kNoValue);
     for (int i = 0; i < g.width(); ++i)
       if (load) results[i] = block.ops[g.members[i].position].results[0];
     if (cond == ir::kNoValue) {
       packed(out, block, g, results);
+    } else if (uniform && tested.masks_only) {
+      // The masks are all true or all false, as the first member's is: one copy of the group,
+      // zeros where it is false.
+      packed(out, block, g, results, block.ops[g.members[0].position].operands[2]);
     } else {
       // if (cond) { packed access } else { the scalar accesses, each with its own mask }. Where
       // the target joins vectors, a load's branches yield the whole vector (the fallback packs
@@ -420,6 +495,7 @@ class Grouper {
   const target::Target& target_;
   VectorGroups& groups_;
   std::unique_ptr<IndexAnalysis> index_;
+  std::unique_ptr<KnownDivisibility> divisibility_;
 };
 
 }  // namespace

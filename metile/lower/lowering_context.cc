@@ -31,7 +31,7 @@ Lowering::Lowering(const ir::Kernel& tile_kernel, const ThreadPlan& plan,
     if (t.is_tile() || t.is_desc())
       throw UserError("lower_to_metal: parameter '" + p.name + "' has type " + t.str() +
                       "; kernel parameters are buffers or scalars");
-    ir::ValueId v = builder.add_param(p.name, t, p.access);
+    ir::ValueId v = builder.add_param(p.name, t, p.access, p.divisibility);
     bind(p.value, {{v}, false, true});
   }
   thread_index_ =

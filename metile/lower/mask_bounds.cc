@@ -118,4 +118,9 @@ MaskTerms mask_terms(const ir::Kernel& k, const IndexAnalysis& index,
   return terms;
 }
 
+bool decides_group(const Bound& b, int64_t width, KnownDivisibility& divisibility) {
+  return (b.pred == "lt" || b.pred == "ge") && divisibility.of(b.varying) >= width &&
+         divisibility.of(b.invariant) >= width;
+}
+
 }  // namespace metile::lower

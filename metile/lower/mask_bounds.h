@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "metile/ir/ir.h"
+#include "metile/lower/known_divisibility.h"
 #include "metile/lower/vector_index.h"
 
 namespace metile::lower {
@@ -57,6 +58,11 @@ struct MaskTerms {
 };
 MaskTerms mask_terms(const ir::Kernel& k, const IndexAnalysis& index,
                      const std::vector<ir::ValueId>& leaves, const Range& checked);
+
+// Whether `b` decides a group of `width` elements alone: with b's varying value x and
+// invariant n multiples of width, and pred lt or ge, x + d pred n equals x pred n for every
+// 0 <= d < width (and x + d does not wrap).
+bool decides_group(const Bound& b, int64_t width, KnownDivisibility& divisibility);
 
 // Whether values of this dtype may wrap where the guard must rule it out (32-bit and
 // narrower integers; 64-bit indices are taken not to wrap, as the grouped indices are).

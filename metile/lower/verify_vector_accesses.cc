@@ -5,6 +5,7 @@
 
 #include "metile/ir/printer.h"
 #include "metile/lower/group_vector_accesses.h"
+#include "metile/lower/known_divisibility.h"
 #include "metile/lower/mask_bounds.h"
 #include "metile/lower/vector_index.h"
 
@@ -22,7 +23,8 @@ bool is_packed(const Op& op) {
 
 class Verifier {
  public:
-  Verifier(const ir::Kernel& k, const target::Target& target) : k_(k), target_(target), index_(k) {}
+  Verifier(const ir::Kernel& k, const target::Target& target)
+      : k_(k), target_(target), index_(k), divisibility_(k) {}
 
   void run() {
     block(k_.body, nullptr);
@@ -53,12 +55,25 @@ class Verifier {
       if (op.kind == OpKind::PackedLoad) defined_here.insert(op.results[0]);
       if (op.kind == OpKind::If && op.results.size() == 1 && k_.type(op.results[0]).is_vector())
         defined_here.insert(op.results[0]);
-      if (is_packed(op)) packed_access(op, guarded_by);
-      if (op.kind == OpKind::AsyncCopy && op.int_attr("elements") > 1) packed_copy(op, guarded_by);
+      // An if whose else region has no scalar access of the kind (a pipeline's guard) is no
+      // grouping's guard.
+      if (is_packed(op))
+        packed_access(
+            op, holds(guarded_by, op.kind == OpKind::PackedLoad ? OpKind::Load : OpKind::Store));
+      if (op.kind == OpKind::AsyncCopy && op.int_attr("elements") > 1)
+        packed_copy(op, holds(guarded_by, OpKind::AsyncCopy));
       for (size_t r = 0; r < op.regions.size(); ++r)
         block(op.regions[r],
               op.kind == OpKind::If && r == 0 && op.regions.size() == 2 ? &op : nullptr);
     }
+  }
+
+  // `branch` when its else region holds an op of `kind`, else nullptr.
+  static const Op* holds(const Op* branch, OpKind kind) {
+    if (!branch) return nullptr;
+    for (const Op& op : branch->regions[1].ops)
+      if (op.kind == kind) return branch;
+    return nullptr;
   }
 
   void packed_access(const Op& op, const Op* guarded_by) {
@@ -74,9 +89,13 @@ class Verifier {
       fail(op, "a vector of " + std::to_string(width) + " " + std::string(ir::dtype_name(p.dtype)) +
                    " exceeds target " + target_.name + "'s vector accesses");
     if (!guarded_by) {
-      if (target_.vector_access_needs_vector_alignment)
+      if (target_.vector_access_needs_vector_alignment &&
+          divisibility_.of(op.operands[0]) < width * ir::dtype_bytes(p.dtype))
         fail(op, "target " + target_.name +
                      " needs the vector's alignment, but the access has no guard testing it");
+      const std::optional<PointerParts> at = index_.pointer_parts(op.operands[0]);
+      if (at && may_wrap(k_.type(at->index).dtype) && !proven_apart(at->index, width - 1))
+        fail(op, "its 32-bit indices may wrap, but the access has no guard comparing them");
       return;
     }
     guard(op, *guarded_by, width);
@@ -113,27 +132,31 @@ class Verifier {
       joined_load(packed, branch, *at, width);
     else if (load)
       element_join(packed, branch, *at, width);
-    if (may_wrap(k_.type(at->index).dtype) &&
+    if (may_wrap(k_.type(at->index).dtype) && !proven_apart(at->index, width - 1) &&
         !widened_range_holds(required, at->index, covered.at(width - 1)))
       fail(packed, "the guard does not compare the widened 32-bit indices");
     if (target_.vector_access_needs_vector_alignment &&
-        !requires_alignment(required, packed.operands[0],
-                            width * ir::dtype_bytes(k_.type(packed.operands[0]).dtype)))
+        !aligned(required, packed.operands[0],
+                 width * ir::dtype_bytes(k_.type(packed.operands[0]).dtype)))
       fail(packed, "the guard does not test the vector's alignment, which target " + target_.name +
                        " needs");
   }
 
   // A packed async_copy: its guarded if's fallback copies each of its elements one at a time
   // (source and destination moving together), and the guard requires their masks, the widened
-  // source indices and the alignment of both addresses.
+  // source indices and the alignment of both addresses, except what a divisibility proves. A
+  // copy without a guard has all of that proven; its predicate is its first element's mask,
+  // which group_vector_accesses found equal to every element's (uniform_masks: the scalar
+  // masks it replaced are gone, so that proof is not repeated here).
   void packed_copy(const Op& packed, const Op* branch) {
     const int64_t width = packed.int_attr("elements");
-    if (!branch) fail(packed, "a packed copy has no guard testing its addresses' alignment");
-    const std::vector<ValueId> all = conjuncts(index_, branch->operands[0]);
-    const std::set<ValueId> required(all.begin(), all.end());
+    const int64_t bytes = width * ir::dtype_bytes(k_.type(packed.operands[1]).dtype);
     const std::optional<PointerParts> src = index_.pointer_parts(packed.operands[1]);
     const std::optional<PointerParts> dst = index_.pointer_parts(packed.operands[0]);
     if (!src || !dst) fail(packed, "its addresses are not ptr_add(base, index)");
+    if (!branch) return unguarded_copy(packed, *src, width, bytes);
+    const std::vector<ValueId> all = conjuncts(index_, branch->operands[0]);
+    const std::set<ValueId> required(all.begin(), all.end());
     std::map<int64_t, ValueId> covered;
     for (const Op& scalar : branch->regions[1].ops) {
       if (scalar.kind != OpKind::AsyncCopy) continue;
@@ -156,13 +179,28 @@ class Verifier {
     if (static_cast<int64_t>(covered.size()) != width)
       fail(packed, "the fallback covers " + std::to_string(covered.size()) + " of its " +
                        std::to_string(width) + " elements");
-    if (may_wrap(k_.type(src->index).dtype) &&
+    if (may_wrap(k_.type(src->index).dtype) && !proven_apart(src->index, width - 1) &&
         !widened_range_holds(required, src->index, covered.at(width - 1)))
       fail(packed, "the guard does not compare the widened 32-bit indices");
-    const int64_t bytes = width * ir::dtype_bytes(k_.type(packed.operands[1]).dtype);
     for (ValueId pointer : {packed.operands[0], packed.operands[1]})
-      if (!requires_alignment(required, pointer, bytes))
+      if (!aligned(required, pointer, bytes))
         fail(packed, "the guard does not test the alignment of %" + std::to_string(pointer));
+  }
+
+  void unguarded_copy(const Op& packed, const PointerParts& src, int64_t width, int64_t bytes) {
+    for (ValueId pointer : {packed.operands[0], packed.operands[1]})
+      if (divisibility_.of(pointer) < bytes)
+        fail(packed, "a packed copy without a guard, but its address %" + std::to_string(pointer) +
+                         " is not known to be aligned to " + std::to_string(bytes) + " bytes");
+    if (may_wrap(k_.type(src.index).dtype) && !proven_apart(src.index, width - 1))
+      fail(packed, "a packed copy without a guard, but its 32-bit source indices may wrap");
+  }
+
+  bool proven_apart(ValueId low, int64_t span) const { return divisibility_.no_wrap(low, span); }
+
+  // Whether the pointer is aligned to `bytes`: by its divisibility, or the guard tests it.
+  bool aligned(const std::set<ValueId>& required, ValueId pointer, int64_t bytes) const {
+    return divisibility_.of(pointer) >= bytes || requires_alignment(required, pointer, bytes);
   }
 
   // Whether a required bound implies `leaf` (mask_bounds.h): one of the same invariant and
@@ -179,6 +217,7 @@ class Verifier {
         if (!d || (br->upper() ? *d > 0 : *d < 0)) continue;
         // Values 0 apart are equal: the same comparison.
         if (*d == 0 || !may_wrap(k_.type(bl->varying).dtype) ||
+            proven_apart(*d > 0 ? br->varying : bl->varying, *d > 0 ? *d : -*d) ||
             widened_range_holds(required, br->varying, bl->varying))
           return true;
       }
@@ -275,8 +314,9 @@ class Verifier {
   const ir::Kernel& k_;
   const target::Target& target_;
   IndexAnalysis index_;
-  std::set<ValueId> vectors_;    // packed loads' and packs' vectors
-  std::set<const Op*> yielded_;  // the yields of guarded loads' branches
+  mutable KnownDivisibility divisibility_;  // memoises
+  std::set<ValueId> vectors_;               // packed loads' and packs' vectors
+  std::set<const Op*> yielded_;             // the yields of guarded loads' branches
 };
 
 }  // namespace

@@ -38,19 +38,21 @@ void KernelTrace::check_new_param(const std::string& what, const std::string& na
 }
 
 ir::ValueId KernelTrace::add_buffer(const std::string& name, ir::DType dtype,
-                                    const std::string& access) {
+                                    const std::string& access, int64_t divisibility) {
   check_new_param("buffer", name);
   if (!access.empty() && !is_access(access))
     fail("buffer '" + name + "'", "access must be read, write or read_write, got '" + access + "'");
   if (dtype == ir::DType::i1) fail("buffer '" + name + "'", "i1 buffers are not supported");
   // An inferred access is provisional until finish() sees what the body did.
   if (access.empty()) inferred_params_.insert(static_cast<int>(kernel_.params.size()));
-  return builder_.add_param(name, ir::Type::ptr(dtype), access.empty() ? "read" : access);
+  return builder_.add_param(name, ir::Type::ptr(dtype), access.empty() ? "read" : access,
+                            divisibility);
 }
 
-ir::ValueId KernelTrace::add_scalar(const std::string& name, ir::DType dtype) {
+ir::ValueId KernelTrace::add_scalar(const std::string& name, ir::DType dtype,
+                                    int64_t divisibility) {
   check_new_param("scalar", name);
-  return builder_.add_param(name, ir::Type::scalar(dtype));
+  return builder_.add_param(name, ir::Type::scalar(dtype), "", divisibility);
 }
 
 void KernelTrace::set_constexpr(const std::string& name, ir::Attr value) {

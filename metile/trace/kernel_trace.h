@@ -34,8 +34,11 @@ class KernelTrace {
 
   // Parameters, declared at any point (finish() numbers them first). A buffer's access is read,
   // write or read_write, checked against what the body does; "" takes the access the body implies.
-  ir::ValueId add_buffer(const std::string& name, ir::DType dtype, const std::string& access);
-  ir::ValueId add_scalar(const std::string& name, ir::DType dtype);
+  // divisibility: a power of two the argument is a multiple of (a buffer's address in bytes;
+  // an integer's value), as the specialisation found it; 1 when nothing is known.
+  ir::ValueId add_buffer(const std::string& name, ir::DType dtype, const std::string& access,
+                         int64_t divisibility = 1);
+  ir::ValueId add_scalar(const std::string& name, ir::DType dtype, int64_t divisibility = 1);
 
   // A constexpr the kernel is specialised with, recorded as a kernel attribute.
   void set_constexpr(const std::string& name, ir::Attr value);

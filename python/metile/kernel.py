@@ -13,7 +13,7 @@ import weakref
 from dataclasses import dataclass
 
 from . import _core, disk_cache, loops, source_rewrite
-from .buffer import describe
+from .buffer import GpuArray, describe
 from .captured import CapturedValues
 from .errors import CompilationError, user_error
 from .schedule import Schedule
@@ -100,6 +100,24 @@ def _schedule(options):
 
 def _is_integer_scalar(spec):
     return spec[0] == "scalar" and spec[1][0] in "iu"
+
+
+# Triton's divisibility specialisation: the power of two an integer argument, or a GPU
+# buffer's address, is checked to be a multiple of.
+DIVISIBILITY = 16
+
+
+def _multiple_of_16(spec, value):
+    """Whether an integer scalar (not a bool) or a GPU buffer's address is a multiple of 16."""
+    if _is_integer_scalar(spec) and spec[1] != "i1":
+        return int(value) % DIVISIBILITY == 0
+    return (spec[0] == "buffer" and isinstance(value, GpuArray)
+            and value.address % DIVISIBILITY == 0)
+
+
+def _divisibility(spec):
+    """The divisibility a signature entry records for its parameter (1: none)."""
+    return spec[3] if spec[2:3] == ("divisibility",) else 1
 
 
 def _constexpr_key(name, value):
@@ -230,7 +248,9 @@ class KernelFunction:
         signature, runtime = [], []
         # Any Schedule specialises integer scalars to their values (the shape proofs' inputs);
         # without one, an integer equal to 1 is specialised, as Triton does (a unit stride
-        # makes neighbouring addresses provably consecutive).
+        # makes neighbouring addresses provably consecutive), and so is whether an integer, or
+        # a GPU buffer's address, is a multiple of 16 (Triton's divisibility: vector accesses
+        # of rows a multiple of 16 apart are aligned without a test at run time).
         specialise = _schedule(options) is not None
         for p, value in zip(self.params, values):
             if p.constexpr:
@@ -238,8 +258,11 @@ class KernelFunction:
             else:
                 kind, dtype, value = describe(value, p.name)
                 spec = (kind, dtype)
-                fixed = _is_integer_scalar(spec) and (specialise or int(value) == 1)
-                signature.append(spec + ("specialised", int(value)) if fixed else spec)
+                if _is_integer_scalar(spec) and (specialise or int(value) == 1):
+                    spec += ("specialised", int(value))
+                elif _multiple_of_16(spec, value):
+                    spec += ("divisibility", DIVISIBILITY)
+                signature.append(spec)
                 runtime.append((kind, dtype, value))
         stages = (options or {}).get("num_stages")
         if stages is not None:  # after the parameters' entries, which _trace zips with them
@@ -294,11 +317,11 @@ class KernelFunction:
                     elif isinstance(value, _core.ThreadLayout):
                         trace.core.set_attr_layout(p.name, value)
                 elif spec[0] == "buffer":
-                    proxy = Value(trace, trace.core.add_buffer(p.name, spec[1]))
+                    proxy = Value(trace, trace.core.add_buffer(p.name, spec[1], _divisibility(spec)))
                     runtime_index += 1
                 else:
-                    proxy = Value(trace, trace.core.add_scalar(p.name, spec[1]))
-                    if len(spec) == 4:  # ("scalar", dtype, "specialised", value)
+                    proxy = Value(trace, trace.core.add_scalar(p.name, spec[1], _divisibility(spec)))
+                    if spec[2:3] == ("specialised",):  # ("scalar", dtype, "specialised", value)
                         proxy = Value(trace, trace.core.constant_int(spec[3], spec[1]))
                     runtime_index += 1
                 if p.keyword_only:

@@ -138,18 +138,20 @@ void bind_trace(nb::module_& m) {
           "file"_a, "line"_a, "The user's source location recorded on the ops made next.")
       .def(
           "add_buffer",
-          [](T& t, const std::string& name, const std::string& dtype) {
-            return t.add_buffer(name, dtype_from_name(dtype), "");
+          [](T& t, const std::string& name, const std::string& dtype, int64_t divisibility) {
+            return t.add_buffer(name, dtype_from_name(dtype), "", divisibility);
           },
-          "name"_a, "dtype"_a,
-          "Appends a device buffer parameter (a pointer to dtype) whose access finish() infers; "
-          "returns its value.")
+          "name"_a, "dtype"_a, "divisibility"_a = 1,
+          "Appends a device buffer parameter (a pointer to dtype) whose access finish() infers, "
+          "its address a multiple of `divisibility` bytes; returns its value.")
       .def(
           "add_scalar",
-          [](T& t, const std::string& name, const std::string& dtype) {
-            return t.add_scalar(name, dtype_from_name(dtype));
+          [](T& t, const std::string& name, const std::string& dtype, int64_t divisibility) {
+            return t.add_scalar(name, dtype_from_name(dtype), divisibility);
           },
-          "name"_a, "dtype"_a, "Appends a scalar parameter; returns its value.")
+          "name"_a, "dtype"_a, "divisibility"_a = 1,
+          "Appends a scalar parameter (an integer's value a multiple of `divisibility`); returns "
+          "its value.")
       .def(
           "set_attr_int", [](T& t, const std::string& n, int64_t v) { t.set_constexpr(n, v); },
           "name"_a, "value"_a, "Records an integer constexpr as a kernel attribute.")

@@ -76,7 +76,8 @@ TEST(ParserErrors, TrailingText) {
 
 TEST(ParserErrors, BadParameterAttribute) {
   EXPECT_EQ(parse_error("tile.kernel @k(%x: ptr<f32> {mode = \"read\"}) {\n}\n"),
-            "bad.ir:1:29: parameter attributes are access = \"...\" and name = \"...\", got mode");
+            "bad.ir:1:29: parameter attributes are access = \"...\", name = \"...\" and "
+            "divisibility = N, got mode");
 }
 
 }  // namespace

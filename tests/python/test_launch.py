@@ -60,6 +60,26 @@ def test_an_integer_equal_to_one_is_specialised_as_in_triton(monkeypatch, tmp_pa
     assert k.stats.compiles == 2
 
 
+def test_a_multiple_of_16_is_specialised_as_in_triton(monkeypatch, tmp_path):
+    monkeypatch.setenv("METILE_CACHE_DIR", str(tmp_path))
+    k = fresh(strided_copy)
+    x = np.arange(2000, dtype=np.float32)
+    # n = 96 and stride 32 are multiples of 16: the parameters carry the fact; 100 and 3 do not.
+    ir_even = str(k.trace(x, np.zeros(100, np.float32), 96, 32, BLOCK=128))
+    ir_odd = str(k.trace(x, np.zeros(100, np.float32), 100, 3, BLOCK=128))
+    assert "%n: i32 {divisibility = 16}" in ir_even
+    assert "%stride: i32 {divisibility = 16}" in ir_even
+    assert "divisibility" not in ir_odd
+    for n, stride in ((96, 16), (100, 3), (80, 16), (100, 5)):
+        out = np.zeros(100, np.float32)
+        k[(1,)](x, out, n, stride, BLOCK=128)
+        want = np.zeros(100, np.float32)
+        want[:n] = x[::stride][:n]
+        np.testing.assert_array_equal(out, want)
+    # (96, 16) and (80, 16) share one specialisation, (100, 3) and (100, 5) another.
+    assert k.stats.compiles == 2
+
+
 def test_disk_cache_skips_tracing_in_a_new_kernel_object(monkeypatch, tmp_path):
     monkeypatch.setenv("METILE_CACHE_DIR", str(tmp_path))
     x, out = np.arange(10, dtype=np.float32), np.zeros(10, np.float32)

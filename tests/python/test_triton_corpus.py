@@ -67,6 +67,34 @@ def test_tutorial_matmul_on_wgmma(matmul, dtype, blocks, warps, rng):
                                atol=2e-2)
 
 
+@pytest.mark.skipif(metile.device() != "cuda", reason="torch CUDA tensors; wgmma is sm90's")
+@pytest.mark.parametrize("offset", [0, 1], ids=["aligned", "offset_by_one_element"])
+def test_tutorial_matmul_on_wgmma_with_divisible_arguments(matmul, offset):
+    # Sizes, strides and (at offset 0) addresses multiples of 16: each run of 8 elements is one
+    # predicated cp.async without a fallback (docs/gemm.md, "Divisibility"). One element past
+    # an aligned allocation, the operands' addresses are not: the copies test them at run time.
+    torch = pytest.importorskip("torch")
+    m, n, k = 256, 512, 192
+    gen = torch.Generator(device="cuda").manual_seed(0)
+
+    def operand(rows, cols):
+        storage = torch.randn(rows * cols + offset, device="cuda", generator=gen)
+        return storage.to(torch.float16)[offset:].view(rows, cols)
+
+    a, b = operand(m, k), operand(k, n)
+    c = torch.full((m, n), float("nan"), device="cuda", dtype=torch.float16)
+    grid = (metile.cdiv(m, 128) * metile.cdiv(n, 256),)
+    dispatch = matmul[grid].prepare(a, b, c, m, n, k, a.stride(0), a.stride(1), b.stride(0),
+                                    b.stride(1), c.stride(0), c.stride(1), BLOCK_SIZE_M=128,
+                                    BLOCK_SIZE_N=256, BLOCK_SIZE_K=64, GROUP_SIZE_M=8,
+                                    num_warps=8, num_stages=3)
+    dispatch()
+    torch.cuda.synchronize()
+    assert ("(reinterpret_cast<unsigned long long>" in dispatch.source) == bool(offset)
+    want = (a.float() @ b.float()).half()
+    torch.testing.assert_close(c.float(), want.float(), rtol=2e-2, atol=2e-2)
+
+
 def attention_reference(q, k, v, scale, causal):
     s = np.einsum("zhmd,zhnd->zhmn", q.astype(np.float32), k.astype(np.float32)) * scale
     if causal:

@@ -105,38 +105,32 @@ static __device__ __forceinline__ void rms_norm_f16_body(
     const metile_half* v63 = v9 + v47;
     const metile_half* v64 = v9 + v48;
     const metile_half v65 = metile_half(0.0f);
-    const long long v248 = static_cast<long long>(v41);
-    const long long v249 = static_cast<long long>(v48);
-    const long long v250 = 7l;
-    const long long v251 = v248 + v250;
-    const bool v252 = v249 == v251;
-    const bool v253 = v56 && v252;
-    const bool v254 = (reinterpret_cast<unsigned long long>(v57) & 15) == 0;
-    const bool v255 = v253 && v254;
-    metile_halfx8 v266;
-    if (v255) {
-      const metile_halfx8 v256 = ((const metile_halfx8*)(v57))[0];
-      v266 = v256;
+    const bool v248 = (reinterpret_cast<unsigned long long>(v57) & 15) == 0;
+    const bool v249 = v56 && v248;
+    metile_halfx8 v260;
+    if (v249) {
+      const metile_halfx8 v250 = ((const metile_halfx8*)(v57))[0];
+      v260 = v250;
     } else {
-      const metile_half v257 = v49 ? v57[0] : v65;
-      const metile_half v258 = v50 ? v58[0] : v65;
-      const metile_half v259 = v51 ? v59[0] : v65;
-      const metile_half v260 = v52 ? v60[0] : v65;
-      const metile_half v261 = v53 ? v61[0] : v65;
-      const metile_half v262 = v54 ? v62[0] : v65;
-      const metile_half v263 = v55 ? v63[0] : v65;
-      const metile_half v264 = v56 ? v64[0] : v65;
-      const metile_halfx8 v265 = metile_halfx8{{metile_half_pair(v257, v258), metile_half_pair(v259, v260), metile_half_pair(v261, v262), metile_half_pair(v263, v264)}};
-      v266 = v265;
+      const metile_half v251 = v49 ? v57[0] : v65;
+      const metile_half v252 = v50 ? v58[0] : v65;
+      const metile_half v253 = v51 ? v59[0] : v65;
+      const metile_half v254 = v52 ? v60[0] : v65;
+      const metile_half v255 = v53 ? v61[0] : v65;
+      const metile_half v256 = v54 ? v62[0] : v65;
+      const metile_half v257 = v55 ? v63[0] : v65;
+      const metile_half v258 = v56 ? v64[0] : v65;
+      const metile_halfx8 v259 = metile_halfx8{{metile_half_pair(v251, v252), metile_half_pair(v253, v254), metile_half_pair(v255, v256), metile_half_pair(v257, v258)}};
+      v260 = v259;
     }
-    const metile_half v66 = metile_half_of_bits(v266.w[0]);
-    const metile_half v67 = metile_half_of_bits(v266.w[0] >> 16);
-    const metile_half v68 = metile_half_of_bits(v266.w[1]);
-    const metile_half v69 = metile_half_of_bits(v266.w[1] >> 16);
-    const metile_half v70 = metile_half_of_bits(v266.w[2]);
-    const metile_half v71 = metile_half_of_bits(v266.w[2] >> 16);
-    const metile_half v72 = metile_half_of_bits(v266.w[3]);
-    const metile_half v73 = metile_half_of_bits(v266.w[3] >> 16);
+    const metile_half v66 = metile_half_of_bits(v260.w[0]);
+    const metile_half v67 = metile_half_of_bits(v260.w[0] >> 16);
+    const metile_half v68 = metile_half_of_bits(v260.w[1]);
+    const metile_half v69 = metile_half_of_bits(v260.w[1] >> 16);
+    const metile_half v70 = metile_half_of_bits(v260.w[2]);
+    const metile_half v71 = metile_half_of_bits(v260.w[2] >> 16);
+    const metile_half v72 = metile_half_of_bits(v260.w[3]);
+    const metile_half v73 = metile_half_of_bits(v260.w[3] >> 16);
     const float v74 = static_cast<float>(v66);
     const float v75 = static_cast<float>(v67);
     const float v76 = static_cast<float>(v68);
@@ -244,38 +238,32 @@ static __device__ __forceinline__ void rms_norm_f16_body(
     const metile_half* v173 = v9 + v157;
     const metile_half* v174 = v9 + v158;
     const metile_half v175 = metile_half(0.0f);
-    const long long v267 = static_cast<long long>(v151);
-    const long long v268 = static_cast<long long>(v158);
-    const long long v269 = 7l;
-    const long long v270 = v267 + v269;
-    const bool v271 = v268 == v270;
-    const bool v272 = v166 && v271;
-    const bool v273 = (reinterpret_cast<unsigned long long>(v167) & 15) == 0;
-    const bool v274 = v272 && v273;
-    metile_halfx8 v285;
-    if (v274) {
-      const metile_halfx8 v275 = ((const metile_halfx8*)(v167))[0];
-      v285 = v275;
+    const bool v261 = (reinterpret_cast<unsigned long long>(v167) & 15) == 0;
+    const bool v262 = v166 && v261;
+    metile_halfx8 v273;
+    if (v262) {
+      const metile_halfx8 v263 = ((const metile_halfx8*)(v167))[0];
+      v273 = v263;
     } else {
-      const metile_half v276 = v159 ? v167[0] : v175;
-      const metile_half v277 = v160 ? v168[0] : v175;
-      const metile_half v278 = v161 ? v169[0] : v175;
-      const metile_half v279 = v162 ? v170[0] : v175;
-      const metile_half v280 = v163 ? v171[0] : v175;
-      const metile_half v281 = v164 ? v172[0] : v175;
-      const metile_half v282 = v165 ? v173[0] : v175;
-      const metile_half v283 = v166 ? v174[0] : v175;
-      const metile_halfx8 v284 = metile_halfx8{{metile_half_pair(v276, v277), metile_half_pair(v278, v279), metile_half_pair(v280, v281), metile_half_pair(v282, v283)}};
-      v285 = v284;
+      const metile_half v264 = v159 ? v167[0] : v175;
+      const metile_half v265 = v160 ? v168[0] : v175;
+      const metile_half v266 = v161 ? v169[0] : v175;
+      const metile_half v267 = v162 ? v170[0] : v175;
+      const metile_half v268 = v163 ? v171[0] : v175;
+      const metile_half v269 = v164 ? v172[0] : v175;
+      const metile_half v270 = v165 ? v173[0] : v175;
+      const metile_half v271 = v166 ? v174[0] : v175;
+      const metile_halfx8 v272 = metile_halfx8{{metile_half_pair(v264, v265), metile_half_pair(v266, v267), metile_half_pair(v268, v269), metile_half_pair(v270, v271)}};
+      v273 = v272;
     }
-    const metile_half v176 = metile_half_of_bits(v285.w[0]);
-    const metile_half v177 = metile_half_of_bits(v285.w[0] >> 16);
-    const metile_half v178 = metile_half_of_bits(v285.w[1]);
-    const metile_half v179 = metile_half_of_bits(v285.w[1] >> 16);
-    const metile_half v180 = metile_half_of_bits(v285.w[2]);
-    const metile_half v181 = metile_half_of_bits(v285.w[2] >> 16);
-    const metile_half v182 = metile_half_of_bits(v285.w[3]);
-    const metile_half v183 = metile_half_of_bits(v285.w[3] >> 16);
+    const metile_half v176 = metile_half_of_bits(v273.w[0]);
+    const metile_half v177 = metile_half_of_bits(v273.w[0] >> 16);
+    const metile_half v178 = metile_half_of_bits(v273.w[1]);
+    const metile_half v179 = metile_half_of_bits(v273.w[1] >> 16);
+    const metile_half v180 = metile_half_of_bits(v273.w[2]);
+    const metile_half v181 = metile_half_of_bits(v273.w[2] >> 16);
+    const metile_half v182 = metile_half_of_bits(v273.w[3]);
+    const metile_half v183 = metile_half_of_bits(v273.w[3] >> 16);
     const float v184 = static_cast<float>(v176);
     const float v185 = static_cast<float>(v177);
     const float v186 = static_cast<float>(v178);
@@ -292,32 +280,32 @@ static __device__ __forceinline__ void rms_norm_f16_body(
     const metile_half* v197 = w + v156;
     const metile_half* v198 = w + v157;
     const metile_half* v199 = w + v158;
-    const bool v292 = (reinterpret_cast<unsigned long long>(v192) & 15) == 0;
-    const bool v293 = v272 && v292;
-    metile_halfx8 v304;
-    if (v293) {
-      const metile_halfx8 v294 = ((const metile_halfx8*)(v192))[0];
-      v304 = v294;
+    const bool v274 = (reinterpret_cast<unsigned long long>(v192) & 15) == 0;
+    const bool v275 = v166 && v274;
+    metile_halfx8 v286;
+    if (v275) {
+      const metile_halfx8 v276 = ((const metile_halfx8*)(v192))[0];
+      v286 = v276;
     } else {
-      const metile_half v295 = v159 ? v192[0] : v175;
-      const metile_half v296 = v160 ? v193[0] : v175;
-      const metile_half v297 = v161 ? v194[0] : v175;
-      const metile_half v298 = v162 ? v195[0] : v175;
-      const metile_half v299 = v163 ? v196[0] : v175;
-      const metile_half v300 = v164 ? v197[0] : v175;
-      const metile_half v301 = v165 ? v198[0] : v175;
-      const metile_half v302 = v166 ? v199[0] : v175;
-      const metile_halfx8 v303 = metile_halfx8{{metile_half_pair(v295, v296), metile_half_pair(v297, v298), metile_half_pair(v299, v300), metile_half_pair(v301, v302)}};
-      v304 = v303;
+      const metile_half v277 = v159 ? v192[0] : v175;
+      const metile_half v278 = v160 ? v193[0] : v175;
+      const metile_half v279 = v161 ? v194[0] : v175;
+      const metile_half v280 = v162 ? v195[0] : v175;
+      const metile_half v281 = v163 ? v196[0] : v175;
+      const metile_half v282 = v164 ? v197[0] : v175;
+      const metile_half v283 = v165 ? v198[0] : v175;
+      const metile_half v284 = v166 ? v199[0] : v175;
+      const metile_halfx8 v285 = metile_halfx8{{metile_half_pair(v277, v278), metile_half_pair(v279, v280), metile_half_pair(v281, v282), metile_half_pair(v283, v284)}};
+      v286 = v285;
     }
-    const metile_half v200 = metile_half_of_bits(v304.w[0]);
-    const metile_half v201 = metile_half_of_bits(v304.w[0] >> 16);
-    const metile_half v202 = metile_half_of_bits(v304.w[1]);
-    const metile_half v203 = metile_half_of_bits(v304.w[1] >> 16);
-    const metile_half v204 = metile_half_of_bits(v304.w[2]);
-    const metile_half v205 = metile_half_of_bits(v304.w[2] >> 16);
-    const metile_half v206 = metile_half_of_bits(v304.w[3]);
-    const metile_half v207 = metile_half_of_bits(v304.w[3] >> 16);
+    const metile_half v200 = metile_half_of_bits(v286.w[0]);
+    const metile_half v201 = metile_half_of_bits(v286.w[0] >> 16);
+    const metile_half v202 = metile_half_of_bits(v286.w[1]);
+    const metile_half v203 = metile_half_of_bits(v286.w[1] >> 16);
+    const metile_half v204 = metile_half_of_bits(v286.w[2]);
+    const metile_half v205 = metile_half_of_bits(v286.w[2] >> 16);
+    const metile_half v206 = metile_half_of_bits(v286.w[3]);
+    const metile_half v207 = metile_half_of_bits(v286.w[3] >> 16);
     const float v208 = static_cast<float>(v200);
     const float v209 = static_cast<float>(v201);
     const float v210 = static_cast<float>(v202);
@@ -358,9 +346,9 @@ static __device__ __forceinline__ void rms_norm_f16_body(
     metile_half* v245 = v10 + v156;
     metile_half* v246 = v10 + v157;
     metile_half* v247 = v10 + v158;
-    const bool v311 = (reinterpret_cast<unsigned long long>(v240) & 15) == 0;
-    const bool v312 = v272 && v311;
-    if (v312) {
+    const bool v287 = (reinterpret_cast<unsigned long long>(v240) & 15) == 0;
+    const bool v288 = v166 && v287;
+    if (v288) {
       metile_packed_store(v240, metile_halfx8{{metile_half_pair(v232, v233), metile_half_pair(v234, v235), metile_half_pair(v236, v237), metile_half_pair(v238, v239)}});
     } else {
       if (v159) { v240[0] = v232; }

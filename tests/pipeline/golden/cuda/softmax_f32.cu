@@ -69,30 +69,24 @@ static __device__ __forceinline__ void softmax_f32_body(
     const float* v41 = v7 + v33;
     const float* v42 = v7 + v34;
     const float* v43 = v7 + v35;
-    const long long v262 = static_cast<long long>(v32);
-    const long long v263 = static_cast<long long>(v35);
-    const long long v264 = 3l;
-    const long long v265 = v262 + v264;
-    const bool v266 = v263 == v265;
-    const bool v267 = v39 && v266;
-    const bool v268 = (reinterpret_cast<unsigned long long>(v40) & 15) == 0;
-    const bool v269 = v267 && v268;
-    float4 v276;
-    if (v269) {
-      const float4 v270 = ((const float4*)(v40))[0];
-      v276 = v270;
+    const bool v262 = (reinterpret_cast<unsigned long long>(v40) & 15) == 0;
+    const bool v263 = v39 && v262;
+    float4 v270;
+    if (v263) {
+      const float4 v264 = ((const float4*)(v40))[0];
+      v270 = v264;
     } else {
-      const float v271 = v36 ? v40[0] : v12;
-      const float v272 = v37 ? v41[0] : v12;
-      const float v273 = v38 ? v42[0] : v12;
-      const float v274 = v39 ? v43[0] : v12;
-      const float4 v275 = float4{v271, v272, v273, v274};
-      v276 = v275;
+      const float v265 = v36 ? v40[0] : v12;
+      const float v266 = v37 ? v41[0] : v12;
+      const float v267 = v38 ? v42[0] : v12;
+      const float v268 = v39 ? v43[0] : v12;
+      const float4 v269 = float4{v265, v266, v267, v268};
+      v270 = v269;
     }
-    const float v45 = v276.x;
-    const float v46 = v276.y;
-    const float v47 = v276.z;
-    const float v48 = v276.w;
+    const float v45 = v270.x;
+    const float v46 = v270.y;
+    const float v47 = v270.z;
+    const float v48 = v270.w;
     const float v49 = v36 ? v45 : v9;
     const float v50 = v37 ? v46 : v9;
     const float v51 = v38 ? v47 : v9;
@@ -275,30 +269,24 @@ static __device__ __forceinline__ void softmax_f32_body(
     const float* v239 = v7 + v231;
     const float* v240 = v7 + v232;
     const float* v241 = v7 + v233;
-    const long long v277 = static_cast<long long>(v230);
-    const long long v278 = static_cast<long long>(v233);
-    const long long v279 = 3l;
-    const long long v280 = v277 + v279;
-    const bool v281 = v278 == v280;
-    const bool v282 = v237 && v281;
-    const bool v283 = (reinterpret_cast<unsigned long long>(v238) & 15) == 0;
-    const bool v284 = v282 && v283;
-    float4 v291;
-    if (v284) {
-      const float4 v285 = ((const float4*)(v238))[0];
-      v291 = v285;
+    const bool v271 = (reinterpret_cast<unsigned long long>(v238) & 15) == 0;
+    const bool v272 = v237 && v271;
+    float4 v279;
+    if (v272) {
+      const float4 v273 = ((const float4*)(v238))[0];
+      v279 = v273;
     } else {
-      const float v286 = v234 ? v238[0] : v12;
-      const float v287 = v235 ? v239[0] : v12;
-      const float v288 = v236 ? v240[0] : v12;
-      const float v289 = v237 ? v241[0] : v12;
-      const float4 v290 = float4{v286, v287, v288, v289};
-      v291 = v290;
+      const float v274 = v234 ? v238[0] : v12;
+      const float v275 = v235 ? v239[0] : v12;
+      const float v276 = v236 ? v240[0] : v12;
+      const float v277 = v237 ? v241[0] : v12;
+      const float4 v278 = float4{v274, v275, v276, v277};
+      v279 = v278;
     }
-    const float v242 = v291.x;
-    const float v243 = v291.y;
-    const float v244 = v291.z;
-    const float v245 = v291.w;
+    const float v242 = v279.x;
+    const float v243 = v279.y;
+    const float v244 = v279.z;
+    const float v245 = v279.w;
     const float v246 = v242 - v141;
     const float v247 = v243 - v141;
     const float v248 = v244 - v141;
@@ -315,9 +303,9 @@ static __device__ __forceinline__ void softmax_f32_body(
     float* v259 = v8 + v231;
     float* v260 = v8 + v232;
     float* v261 = v8 + v233;
-    const bool v298 = (reinterpret_cast<unsigned long long>(v258) & 15) == 0;
-    const bool v299 = v282 && v298;
-    if (v299) {
+    const bool v280 = (reinterpret_cast<unsigned long long>(v258) & 15) == 0;
+    const bool v281 = v237 && v280;
+    if (v281) {
       metile_packed_store(v258, float4{v254, v255, v256, v257});
     } else {
       if (v234) { v258[0] = v254; }

@@ -42,52 +42,46 @@ static __device__ __forceinline__ void vector_add_f32_body(
   const float* v28 = y + v20;
   const float* v29 = y + v21;
   const float v30 = 0.0f;
-  const long long v51 = static_cast<long long>(v18);
-  const long long v52 = static_cast<long long>(v21);
-  const long long v53 = 3l;
-  const long long v54 = v51 + v53;
-  const bool v55 = v52 == v54;
-  const bool v56 = v25 && v55;
-  const bool v57 = (reinterpret_cast<unsigned long long>(v26) & 15) == 0;
-  const bool v58 = v56 && v57;
-  float4 v65;
-  if (v58) {
-    const float4 v59 = ((const float4*)(v26))[0];
-    v65 = v59;
+  const bool v51 = (reinterpret_cast<unsigned long long>(v26) & 15) == 0;
+  const bool v52 = v25 && v51;
+  float4 v59;
+  if (v52) {
+    const float4 v53 = ((const float4*)(v26))[0];
+    v59 = v53;
   } else {
-    const float v60 = v22 ? v26[0] : v30;
-    const float v61 = v23 ? v27[0] : v30;
-    const float v62 = v24 ? v28[0] : v30;
-    const float v63 = v25 ? v29[0] : v30;
-    const float4 v64 = float4{v60, v61, v62, v63};
-    v65 = v64;
+    const float v54 = v22 ? v26[0] : v30;
+    const float v55 = v23 ? v27[0] : v30;
+    const float v56 = v24 ? v28[0] : v30;
+    const float v57 = v25 ? v29[0] : v30;
+    const float4 v58 = float4{v54, v55, v56, v57};
+    v59 = v58;
   }
-  const float v31 = v65.x;
-  const float v32 = v65.y;
-  const float v33 = v65.z;
-  const float v34 = v65.w;
+  const float v31 = v59.x;
+  const float v32 = v59.y;
+  const float v33 = v59.z;
+  const float v34 = v59.w;
   const float* v35 = x + v18;
   const float* v36 = x + v19;
   const float* v37 = x + v20;
   const float* v38 = x + v21;
-  const bool v72 = (reinterpret_cast<unsigned long long>(v35) & 15) == 0;
-  const bool v73 = v56 && v72;
-  float4 v80;
-  if (v73) {
-    const float4 v74 = ((const float4*)(v35))[0];
-    v80 = v74;
+  const bool v60 = (reinterpret_cast<unsigned long long>(v35) & 15) == 0;
+  const bool v61 = v25 && v60;
+  float4 v68;
+  if (v61) {
+    const float4 v62 = ((const float4*)(v35))[0];
+    v68 = v62;
   } else {
-    const float v75 = v22 ? v35[0] : v30;
-    const float v76 = v23 ? v36[0] : v30;
-    const float v77 = v24 ? v37[0] : v30;
-    const float v78 = v25 ? v38[0] : v30;
-    const float4 v79 = float4{v75, v76, v77, v78};
-    v80 = v79;
+    const float v63 = v22 ? v35[0] : v30;
+    const float v64 = v23 ? v36[0] : v30;
+    const float v65 = v24 ? v37[0] : v30;
+    const float v66 = v25 ? v38[0] : v30;
+    const float4 v67 = float4{v63, v64, v65, v66};
+    v68 = v67;
   }
-  const float v39 = v80.x;
-  const float v40 = v80.y;
-  const float v41 = v80.z;
-  const float v42 = v80.w;
+  const float v39 = v68.x;
+  const float v40 = v68.y;
+  const float v41 = v68.z;
+  const float v42 = v68.w;
   const float v43 = v39 + v31;
   const float v44 = v40 + v32;
   const float v45 = v41 + v33;
@@ -96,9 +90,9 @@ static __device__ __forceinline__ void vector_add_f32_body(
   float* v48 = out + v19;
   float* v49 = out + v20;
   float* v50 = out + v21;
-  const bool v87 = (reinterpret_cast<unsigned long long>(v47) & 15) == 0;
-  const bool v88 = v56 && v87;
-  if (v88) {
+  const bool v69 = (reinterpret_cast<unsigned long long>(v47) & 15) == 0;
+  const bool v70 = v25 && v69;
+  if (v70) {
     metile_packed_store(v47, float4{v43, v44, v45, v46});
   } else {
     if (v22) { v47[0] = v43; }

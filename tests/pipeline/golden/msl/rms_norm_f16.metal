@@ -50,35 +50,29 @@ static inline void rms_norm_f16_body(
     device const half* v39 = v9 + v31;
     device const half* v40 = v9 + v32;
     const half v41 = half(0.0f);
-    const long v152 = static_cast<long>(v29);
-    const long v153 = static_cast<long>(v32);
-    const long v154 = 3l;
-    const long v155 = v152 + v154;
-    const bool v156 = v153 == v155;
-    const bool v157 = v36 && v156;
     half v42;
     half v43;
     half v44;
     half v45;
-    if (v157) {
-      const packed_half4 v162 = ((device const packed_half4*)(v37))[0];
-      const half v158 = v162.x;
-      const half v159 = v162.y;
-      const half v160 = v162.z;
-      const half v161 = v162.w;
-      v42 = v158;
-      v43 = v159;
-      v44 = v160;
-      v45 = v161;
+    if (v36) {
+      const packed_half4 v156 = ((device const packed_half4*)(v37))[0];
+      const half v152 = v156.x;
+      const half v153 = v156.y;
+      const half v154 = v156.z;
+      const half v155 = v156.w;
+      v42 = v152;
+      v43 = v153;
+      v44 = v154;
+      v45 = v155;
     } else {
-      const half v163 = v33 ? v37[0] : v41;
-      const half v164 = v34 ? v38[0] : v41;
-      const half v165 = v35 ? v39[0] : v41;
-      const half v166 = v36 ? v40[0] : v41;
-      v42 = v163;
-      v43 = v164;
-      v44 = v165;
-      v45 = v166;
+      const half v157 = v33 ? v37[0] : v41;
+      const half v158 = v34 ? v38[0] : v41;
+      const half v159 = v35 ? v39[0] : v41;
+      const half v160 = v36 ? v40[0] : v41;
+      v42 = v157;
+      v43 = v158;
+      v44 = v159;
+      v45 = v160;
     }
     const float v46 = static_cast<float>(v42);
     const float v47 = static_cast<float>(v43);
@@ -149,35 +143,29 @@ static inline void rms_norm_f16_body(
     device const half* v113 = v9 + v105;
     device const half* v114 = v9 + v106;
     const half v115 = half(0.0f);
-    const long v167 = static_cast<long>(v103);
-    const long v168 = static_cast<long>(v106);
-    const long v169 = 3l;
-    const long v170 = v167 + v169;
-    const bool v171 = v168 == v170;
-    const bool v172 = v110 && v171;
     half v116;
     half v117;
     half v118;
     half v119;
-    if (v172) {
-      const packed_half4 v177 = ((device const packed_half4*)(v111))[0];
-      const half v173 = v177.x;
-      const half v174 = v177.y;
-      const half v175 = v177.z;
-      const half v176 = v177.w;
-      v116 = v173;
-      v117 = v174;
-      v118 = v175;
-      v119 = v176;
+    if (v110) {
+      const packed_half4 v165 = ((device const packed_half4*)(v111))[0];
+      const half v161 = v165.x;
+      const half v162 = v165.y;
+      const half v163 = v165.z;
+      const half v164 = v165.w;
+      v116 = v161;
+      v117 = v162;
+      v118 = v163;
+      v119 = v164;
     } else {
-      const half v178 = v107 ? v111[0] : v115;
-      const half v179 = v108 ? v112[0] : v115;
-      const half v180 = v109 ? v113[0] : v115;
-      const half v181 = v110 ? v114[0] : v115;
-      v116 = v178;
-      v117 = v179;
-      v118 = v180;
-      v119 = v181;
+      const half v166 = v107 ? v111[0] : v115;
+      const half v167 = v108 ? v112[0] : v115;
+      const half v168 = v109 ? v113[0] : v115;
+      const half v169 = v110 ? v114[0] : v115;
+      v116 = v166;
+      v117 = v167;
+      v118 = v168;
+      v119 = v169;
     }
     const float v120 = static_cast<float>(v116);
     const float v121 = static_cast<float>(v117);
@@ -191,25 +179,25 @@ static inline void rms_norm_f16_body(
     half v129;
     half v130;
     half v131;
-    if (v172) {
-      const packed_half4 v192 = ((device const packed_half4*)(v124))[0];
-      const half v188 = v192.x;
-      const half v189 = v192.y;
-      const half v190 = v192.z;
-      const half v191 = v192.w;
-      v128 = v188;
-      v129 = v189;
-      v130 = v190;
-      v131 = v191;
+    if (v110) {
+      const packed_half4 v174 = ((device const packed_half4*)(v124))[0];
+      const half v170 = v174.x;
+      const half v171 = v174.y;
+      const half v172 = v174.z;
+      const half v173 = v174.w;
+      v128 = v170;
+      v129 = v171;
+      v130 = v172;
+      v131 = v173;
     } else {
-      const half v193 = v107 ? v124[0] : v115;
-      const half v194 = v108 ? v125[0] : v115;
-      const half v195 = v109 ? v126[0] : v115;
-      const half v196 = v110 ? v127[0] : v115;
-      v128 = v193;
-      v129 = v194;
-      v130 = v195;
-      v131 = v196;
+      const half v175 = v107 ? v124[0] : v115;
+      const half v176 = v108 ? v125[0] : v115;
+      const half v177 = v109 ? v126[0] : v115;
+      const half v178 = v110 ? v127[0] : v115;
+      v128 = v175;
+      v129 = v176;
+      v130 = v177;
+      v131 = v178;
     }
     const float v132 = static_cast<float>(v128);
     const float v133 = static_cast<float>(v129);
@@ -231,7 +219,7 @@ static inline void rms_norm_f16_body(
     device half* v149 = v10 + v104;
     device half* v150 = v10 + v105;
     device half* v151 = v10 + v106;
-    if (v172) {
+    if (v110) {
       ((device packed_half4*)(v148))[0] = packed_half4(v144, v145, v146, v147);
     } else {
       if (v107) { v148[0] = v144; }

@@ -47,35 +47,29 @@ static inline void row_sum_bf16_body(
     device const bfloat* v36 = v7 + v28;
     device const bfloat* v37 = v7 + v29;
     const bfloat v38 = bfloat(0.0f);
-    const long v82 = static_cast<long>(v26);
-    const long v83 = static_cast<long>(v29);
-    const long v84 = 3l;
-    const long v85 = v82 + v84;
-    const bool v86 = v83 == v85;
-    const bool v87 = v33 && v86;
     bfloat v39;
     bfloat v40;
     bfloat v41;
     bfloat v42;
-    if (v87) {
-      const packed_bfloat4 v92 = ((device const packed_bfloat4*)(v34))[0];
-      const bfloat v88 = v92.x;
-      const bfloat v89 = v92.y;
-      const bfloat v90 = v92.z;
-      const bfloat v91 = v92.w;
-      v39 = v88;
-      v40 = v89;
-      v41 = v90;
-      v42 = v91;
+    if (v33) {
+      const packed_bfloat4 v86 = ((device const packed_bfloat4*)(v34))[0];
+      const bfloat v82 = v86.x;
+      const bfloat v83 = v86.y;
+      const bfloat v84 = v86.z;
+      const bfloat v85 = v86.w;
+      v39 = v82;
+      v40 = v83;
+      v41 = v84;
+      v42 = v85;
     } else {
-      const bfloat v93 = v30 ? v34[0] : v38;
-      const bfloat v94 = v31 ? v35[0] : v38;
-      const bfloat v95 = v32 ? v36[0] : v38;
-      const bfloat v96 = v33 ? v37[0] : v38;
-      v39 = v93;
-      v40 = v94;
-      v41 = v95;
-      v42 = v96;
+      const bfloat v87 = v30 ? v34[0] : v38;
+      const bfloat v88 = v31 ? v35[0] : v38;
+      const bfloat v89 = v32 ? v36[0] : v38;
+      const bfloat v90 = v33 ? v37[0] : v38;
+      v39 = v87;
+      v40 = v88;
+      v41 = v89;
+      v42 = v90;
     }
     const float v43 = static_cast<float>(v39);
     const float v44 = static_cast<float>(v40);

@@ -52,35 +52,29 @@ static inline void softmax_f32_body(
     device const float* v41 = v7 + v33;
     device const float* v42 = v7 + v34;
     device const float* v43 = v7 + v35;
-    const long v262 = static_cast<long>(v32);
-    const long v263 = static_cast<long>(v35);
-    const long v264 = 3l;
-    const long v265 = v262 + v264;
-    const bool v266 = v263 == v265;
-    const bool v267 = v39 && v266;
     float v45;
     float v46;
     float v47;
     float v48;
-    if (v267) {
-      const packed_float4 v272 = ((device const packed_float4*)(v40))[0];
-      const float v268 = v272.x;
-      const float v269 = v272.y;
-      const float v270 = v272.z;
-      const float v271 = v272.w;
-      v45 = v268;
-      v46 = v269;
-      v47 = v270;
-      v48 = v271;
+    if (v39) {
+      const packed_float4 v266 = ((device const packed_float4*)(v40))[0];
+      const float v262 = v266.x;
+      const float v263 = v266.y;
+      const float v264 = v266.z;
+      const float v265 = v266.w;
+      v45 = v262;
+      v46 = v263;
+      v47 = v264;
+      v48 = v265;
     } else {
-      const float v273 = v36 ? v40[0] : v12;
-      const float v274 = v37 ? v41[0] : v12;
-      const float v275 = v38 ? v42[0] : v12;
-      const float v276 = v39 ? v43[0] : v12;
-      v45 = v273;
-      v46 = v274;
-      v47 = v275;
-      v48 = v276;
+      const float v267 = v36 ? v40[0] : v12;
+      const float v268 = v37 ? v41[0] : v12;
+      const float v269 = v38 ? v42[0] : v12;
+      const float v270 = v39 ? v43[0] : v12;
+      v45 = v267;
+      v46 = v268;
+      v47 = v269;
+      v48 = v270;
     }
     const float v49 = v36 ? v45 : v9;
     const float v50 = v37 ? v46 : v9;
@@ -264,35 +258,29 @@ static inline void softmax_f32_body(
     device const float* v239 = v7 + v231;
     device const float* v240 = v7 + v232;
     device const float* v241 = v7 + v233;
-    const long v277 = static_cast<long>(v230);
-    const long v278 = static_cast<long>(v233);
-    const long v279 = 3l;
-    const long v280 = v277 + v279;
-    const bool v281 = v278 == v280;
-    const bool v282 = v237 && v281;
     float v242;
     float v243;
     float v244;
     float v245;
-    if (v282) {
-      const packed_float4 v287 = ((device const packed_float4*)(v238))[0];
-      const float v283 = v287.x;
-      const float v284 = v287.y;
-      const float v285 = v287.z;
-      const float v286 = v287.w;
-      v242 = v283;
-      v243 = v284;
-      v244 = v285;
-      v245 = v286;
+    if (v237) {
+      const packed_float4 v275 = ((device const packed_float4*)(v238))[0];
+      const float v271 = v275.x;
+      const float v272 = v275.y;
+      const float v273 = v275.z;
+      const float v274 = v275.w;
+      v242 = v271;
+      v243 = v272;
+      v244 = v273;
+      v245 = v274;
     } else {
-      const float v288 = v234 ? v238[0] : v12;
-      const float v289 = v235 ? v239[0] : v12;
-      const float v290 = v236 ? v240[0] : v12;
-      const float v291 = v237 ? v241[0] : v12;
-      v242 = v288;
-      v243 = v289;
-      v244 = v290;
-      v245 = v291;
+      const float v276 = v234 ? v238[0] : v12;
+      const float v277 = v235 ? v239[0] : v12;
+      const float v278 = v236 ? v240[0] : v12;
+      const float v279 = v237 ? v241[0] : v12;
+      v242 = v276;
+      v243 = v277;
+      v244 = v278;
+      v245 = v279;
     }
     const float v246 = v242 - v141;
     const float v247 = v243 - v141;
@@ -310,7 +298,7 @@ static inline void softmax_f32_body(
     device float* v259 = v8 + v231;
     device float* v260 = v8 + v232;
     device float* v261 = v8 + v233;
-    if (v282) {
+    if (v237) {
       ((device packed_float4*)(v258))[0] = packed_float4(v254, v255, v256, v257);
     } else {
       if (v234) { v258[0] = v254; }

@@ -39,35 +39,29 @@ static inline void vector_add_f32_body(
   device const float* v28 = y + v20;
   device const float* v29 = y + v21;
   const float v30 = 0.0f;
-  const long v51 = static_cast<long>(v18);
-  const long v52 = static_cast<long>(v21);
-  const long v53 = 3l;
-  const long v54 = v51 + v53;
-  const bool v55 = v52 == v54;
-  const bool v56 = v25 && v55;
   float v31;
   float v32;
   float v33;
   float v34;
-  if (v56) {
-    const packed_float4 v61 = ((device const packed_float4*)(v26))[0];
-    const float v57 = v61.x;
-    const float v58 = v61.y;
-    const float v59 = v61.z;
-    const float v60 = v61.w;
-    v31 = v57;
-    v32 = v58;
-    v33 = v59;
-    v34 = v60;
+  if (v25) {
+    const packed_float4 v55 = ((device const packed_float4*)(v26))[0];
+    const float v51 = v55.x;
+    const float v52 = v55.y;
+    const float v53 = v55.z;
+    const float v54 = v55.w;
+    v31 = v51;
+    v32 = v52;
+    v33 = v53;
+    v34 = v54;
   } else {
-    const float v62 = v22 ? v26[0] : v30;
-    const float v63 = v23 ? v27[0] : v30;
-    const float v64 = v24 ? v28[0] : v30;
-    const float v65 = v25 ? v29[0] : v30;
-    v31 = v62;
-    v32 = v63;
-    v33 = v64;
-    v34 = v65;
+    const float v56 = v22 ? v26[0] : v30;
+    const float v57 = v23 ? v27[0] : v30;
+    const float v58 = v24 ? v28[0] : v30;
+    const float v59 = v25 ? v29[0] : v30;
+    v31 = v56;
+    v32 = v57;
+    v33 = v58;
+    v34 = v59;
   }
   device const float* v35 = x + v18;
   device const float* v36 = x + v19;
@@ -77,25 +71,25 @@ static inline void vector_add_f32_body(
   float v40;
   float v41;
   float v42;
-  if (v56) {
-    const packed_float4 v76 = ((device const packed_float4*)(v35))[0];
-    const float v72 = v76.x;
-    const float v73 = v76.y;
-    const float v74 = v76.z;
-    const float v75 = v76.w;
-    v39 = v72;
-    v40 = v73;
-    v41 = v74;
-    v42 = v75;
+  if (v25) {
+    const packed_float4 v64 = ((device const packed_float4*)(v35))[0];
+    const float v60 = v64.x;
+    const float v61 = v64.y;
+    const float v62 = v64.z;
+    const float v63 = v64.w;
+    v39 = v60;
+    v40 = v61;
+    v41 = v62;
+    v42 = v63;
   } else {
-    const float v77 = v22 ? v35[0] : v30;
-    const float v78 = v23 ? v36[0] : v30;
-    const float v79 = v24 ? v37[0] : v30;
-    const float v80 = v25 ? v38[0] : v30;
-    v39 = v77;
-    v40 = v78;
-    v41 = v79;
-    v42 = v80;
+    const float v65 = v22 ? v35[0] : v30;
+    const float v66 = v23 ? v36[0] : v30;
+    const float v67 = v24 ? v37[0] : v30;
+    const float v68 = v25 ? v38[0] : v30;
+    v39 = v65;
+    v40 = v66;
+    v41 = v67;
+    v42 = v68;
   }
   const float v43 = v39 + v31;
   const float v44 = v40 + v32;
@@ -105,7 +99,7 @@ static inline void vector_add_f32_body(
   device float* v48 = out + v19;
   device float* v49 = out + v20;
   device float* v50 = out + v21;
-  if (v56) {
+  if (v25) {
     ((device packed_float4*)(v47))[0] = packed_float4(v43, v44, v45, v46);
   } else {
     if (v22) { v47[0] = v43; }
