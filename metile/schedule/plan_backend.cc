@@ -156,6 +156,32 @@ std::string Planner::wgmma_unfit() const {
            text(gemm_->block_k) +
            " (BLOCK_M x BLOCK_N x BLOCK_K); wgmma_tma takes 128 x 64, 128 or 256 x 64: two "
            "consumer warp groups of 64 rows and 128-byte swizzled K rows";
+  return tma_misaligned();
+}
+
+// TMA's rule: each operand's base address and row stride are multiples of 16 bytes. Where the
+// launch checked every argument's divisibility (kernel attribute divisibility_checked: the
+// Python specialisation), an operand without that fact breaks it, and the kernel takes the
+// next strategy rather than failing at launch; elsewhere the launch checks it.
+std::string Planner::tma_misaligned() const {
+  if (!k_.attrs.count("divisibility_checked")) return "";
+  const int64_t element = ir::dtype_bytes(gemm_->dtype);
+  const auto stride_aligned = [&](const Extent& e) {
+    const int64_t d =
+        e.param >= 0 ? k_.params[static_cast<size_t>(e.param)].divisibility : (e.value & -e.value);
+    return d * element % 16 == 0;
+  };
+  const struct {
+    int buffer;
+    const Extent& row;
+    const char* name;
+  } operands[] = {{gemm_->left, gemm_->inner, "left"}, {gemm_->right, gemm_->columns, "right"}};
+  for (const auto& o : operands) {
+    const ir::Param& p = k_.params[static_cast<size_t>(o.buffer)];
+    if (p.divisibility < 16 || !stride_aligned(o.row))
+      return std::string("the ") + o.name + " operand '" + p.name +
+             "' has an address or a row stride that is no multiple of 16 bytes (TMA's rule)";
+  }
   return "";
 }
 

@@ -79,6 +79,7 @@ class Planner {
   // ---- the wgmma_tma strategy (docs/hopper.md) ------------------------------------------
   // Why the kernel cannot take target's wgmma_tma strategy; empty when it can.
   std::string wgmma_unfit() const;
+  std::string tma_misaligned() const;
 
   // The restricted schedule: the ring, the warp groups and the tile order are fixed, so the
   // controls that would change them are rejected by name.

@@ -12,6 +12,8 @@ import inspect
 import weakref
 from dataclasses import dataclass
 
+import numpy as np
+
 from . import _core, disk_cache, loops, source_rewrite
 from .buffer import GpuArray, describe
 from .captured import CapturedValues
@@ -108,11 +110,17 @@ DIVISIBILITY = 16
 
 
 def _multiple_of_16(spec, value):
-    """Whether an integer scalar (not a bool) or a GPU buffer's address is a multiple of 16."""
+    """Whether an integer scalar (not a bool), or the address of a buffer as the launch passes
+    it (GPU memory, or a contiguous numpy array: in place on the host, copied into an aligned
+    allocation on the GPU), is a multiple of 16."""
     if _is_integer_scalar(spec) and spec[1] != "i1":
         return int(value) % DIVISIBILITY == 0
-    return (spec[0] == "buffer" and isinstance(value, GpuArray)
-            and value.address % DIVISIBILITY == 0)
+    if spec[0] != "buffer":
+        return False
+    if isinstance(value, GpuArray):
+        return value.address % DIVISIBILITY == 0
+    return (isinstance(value, np.ndarray) and value.flags.c_contiguous
+            and value.ctypes.data % DIVISIBILITY == 0)
 
 
 def _divisibility(spec):
@@ -306,6 +314,9 @@ class KernelFunction:
                 threads = self._threads_of_callable(threads, signature, values)
             if threads is not None:
                 trace.core.set_num_threads(int(threads))
+            # Every argument's divisibility is checked below: a parameter without the fact is
+            # known not to have it (plan_schedule's TMA rule reads this).
+            trace.core.set_attr_int("divisibility_checked", 1)
             runtime_index = 0
             for p, spec, value in zip(self.params, signature, values):
                 if p.constexpr:

@@ -1,9 +1,12 @@
 """GEMM (seed 002's matmul): output = left @ right for row-major matrices.
 
-``matmul[grid](left, right, output, rows, columns, inner, BLOCK_M=64, BLOCK_N=64, BLOCK_K=16)``
-multiplies left [rows, inner] by right [inner, columns] into output [rows, columns]; ``grid``
-covers the output tiles: ``grid(rows, columns)`` gives (cdiv(rows, BLOCK_M), cdiv(columns,
-BLOCK_N)). Inputs are f16, bf16 or f32 of one dtype; products and sums are f32 (tf32 for f32
+``matmul[grid(rows, columns)](left, right, output, rows, columns, inner)`` multiplies left
+[rows, inner] by right [inner, columns] into output [rows, columns]. The tile is BLOCK_M x
+BLOCK_N x BLOCK_K, by default ``default_blocks``'s for the operands' dtype on the default
+device (16-bit operands on the cuda device: 128 x 256 x 64, the wgmma tile; otherwise 64 x 64
+x 16); ``grid(rows, columns, BLOCK_M, BLOCK_N)`` covers the output tiles, and without the
+blocks it is a function of the launch's values that uses the blocks the kernel runs with.
+Inputs are f16, bf16 or f32 of one dtype; products and sums are f32 (tf32 for f32
 inputs under RELAXED_PRECISION=True) and the result is rounded once, to the output buffer's
 dtype. Any shape works: the tensor descriptors read 0 past the edges of left and right (the
 row, column and K tails) and never write past those of output.
@@ -14,10 +17,33 @@ the accumulator before the store, so it is fused by construction (no intermediat
 """
 
 import metile
+from metile.buffer import describe
 
 
-def grid(rows, columns, BLOCK_M=64, BLOCK_N=64):
-    """The launch grid covering a rows x columns output with BLOCK_M x BLOCK_N tiles."""
+def default_blocks(dtype):
+    """(BLOCK_M, BLOCK_N, BLOCK_K) for operands of meTile dtype `dtype` on the default device:
+    on the cuda device 16-bit operands take 128 x 256 x 64, the tile sm90's wgmma strategies
+    run at the tensor cores' speed (TMA's ring, or the cp.async pipeline where TMA cannot
+    describe an operand); elsewhere, and for f32, 64 x 64 x 16."""
+    if metile.device() == "cuda" and dtype in ("f16", "bf16"):
+        return 128, 256, 64
+    return 64, 64, 16
+
+
+def _default(index):
+    return lambda args: default_blocks(describe(args["left"], "left")[1])[index]
+
+
+# The blocks a launch does not give: default_blocks's for the left operand's dtype.
+_DEFAULT_BLOCKS = {"BLOCK_M": _default(0), "BLOCK_N": _default(1), "BLOCK_K": _default(2)}
+
+
+def grid(rows, columns, BLOCK_M=None, BLOCK_N=None):
+    """The launch grid covering a rows x columns output with BLOCK_M x BLOCK_N tiles; without
+    the blocks, a function of the launch's values (the blocks it runs with)."""
+    if BLOCK_M is None or BLOCK_N is None:
+        return lambda meta: (metile.cdiv(rows, BLOCK_M or meta["BLOCK_M"]),
+                             metile.cdiv(columns, BLOCK_N or meta["BLOCK_N"]))
     return (metile.cdiv(rows, BLOCK_M), metile.cdiv(columns, BLOCK_N))
 
 
@@ -38,18 +64,20 @@ def _product(left, right, rows, columns, inner, BLOCK_M: metile.constexpr,
     return acc, row, column
 
 
+@metile.heuristics(_DEFAULT_BLOCKS)
 @metile.kernel
-def matmul(left, right, output, rows, columns, inner, BLOCK_M: metile.constexpr = 64,
-           BLOCK_N: metile.constexpr = 64, BLOCK_K: metile.constexpr = 16):
+def matmul(left, right, output, rows, columns, inner, BLOCK_M: metile.constexpr,
+           BLOCK_N: metile.constexpr, BLOCK_K: metile.constexpr):
     acc, row, column = _product(left, right, rows, columns, inner, BLOCK_M, BLOCK_N, BLOCK_K)
     c = metile.tensor(output, shape=(rows, columns), access="write")
     c.store((row[:, None], column[None, :]), acc)
 
 
+@metile.heuristics(_DEFAULT_BLOCKS)
 @metile.kernel
 def matmul_leaky(left, right, output, rows, columns, inner, alpha, beta,
-                 BLOCK_M: metile.constexpr = 64, BLOCK_N: metile.constexpr = 64,
-                 BLOCK_K: metile.constexpr = 16):
+                 BLOCK_M: metile.constexpr, BLOCK_N: metile.constexpr,
+                 BLOCK_K: metile.constexpr):
     acc, row, column = _product(left, right, rows, columns, inner, BLOCK_M, BLOCK_N, BLOCK_K)
     scaled = acc * alpha + beta
     activated = metile.where(scaled > 0, scaled, scaled * 0.1)

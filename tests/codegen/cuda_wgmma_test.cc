@@ -123,6 +123,27 @@ TEST(CudaWgmma, AutoChoosesWgmmaForTheCanonicalTileAndSaysWhyNotOtherwise) {
             schedule::MatrixStrategy::WgmmaPipelined);
 }
 
+TEST(CudaWgmma, AutoLeavesTmaWhenTheLaunchFoundAStrideItCannotDescribe) {
+  // Python's launch checks every argument's divisibility (divisibility_checked): an operand
+  // address or row stride without the fact is no multiple of 16 bytes, which TMA needs.
+  PipelineOptions options;
+  options.target = &target::target_by_name("sm90");
+  ir::Kernel checked = kernels::gemm(ir::DType::bf16, ir::DType::bf16, 128, 256, 64);
+  checked.attrs["divisibility_checked"] = int64_t{1};
+  const PipelineResult unaligned = compile_to_source(checked, options);
+  EXPECT_EQ(unaligned.report.schedule_plan.strategy, schedule::MatrixStrategy::WgmmaPipelined);
+  EXPECT_NE(unaligned.report.schedule_plan.backend_reason.find(
+                "wgmma_tma not chosen: the left operand 'left' has an address or a row stride "
+                "that is no multiple of 16 bytes (TMA's rule)"),
+            std::string::npos)
+      << unaligned.report.schedule_plan.backend_reason;
+  for (ir::Param& p : checked.params)
+    if (checked.type(p.value).is_pointer() || p.name == "inner" || p.name == "columns")
+      p.divisibility = 16;
+  EXPECT_EQ(compile_to_source(checked, options).report.schedule_plan.strategy,
+            schedule::MatrixStrategy::WgmmaTma);
+}
+
 void expect_rejected(const schedule::Schedule& s, const std::string& message,
                      int64_t block_m = 128) {
   try {

@@ -75,3 +75,43 @@ def test_a_grid_that_misses_tiles_is_rejected():
     with pytest.raises(Exception, match="grid must cover"):
         matmul[(1, 1)](a, b, c, 256, 256, 64, BLOCK_M=128, BLOCK_N=256, BLOCK_K=64,
                        SCHEDULE=metile.Schedule(backend="tensor_ops"))
+
+
+@pytest.mark.parametrize("dtype", sorted(DTYPES))
+def test_a_row_stride_tma_cannot_take_falls_back_under_auto(dtype):
+    # K = 129: the left operand's rows are 258 bytes apart, which TMA's tensor maps cannot
+    # describe. The launch's divisibility says so, and auto takes the next strategy.
+    m, n, k = 1000, 777, 129
+    a = torch.randn(m, k, device="cuda", dtype=DTYPES[dtype])
+    b = torch.randn(k, n, device="cuda", dtype=DTYPES[dtype])
+    c = torch.full((m, n), float("nan"), device="cuda", dtype=DTYPES[dtype])
+    dispatch = matmul[grid(m, n, 128, 128)].prepare(a, b, c, m, n, k, BLOCK_M=128, BLOCK_N=128,
+                                                   BLOCK_K=64)
+    dispatch()
+    torch.cuda.synchronize()
+    backend = dispatch.schedule_plan["backend"]
+    assert backend["strategy"] != "wgmma_tma"
+    assert "no multiple of 16 bytes (TMA's rule)" in backend["reason"], backend
+    assert_close(c.float(), (a.double() @ b.double()).float(), dtype)
+    # Asked for explicitly, the tensor backend says why it cannot.
+    with pytest.raises(metile.CompilationError, match="TMA's rule"):
+        matmul[grid(m, n, 128, 128)](a, b, c, m, n, k, BLOCK_M=128, BLOCK_N=128, BLOCK_K=64,
+                                     SCHEDULE=metile.Schedule(backend="tensor_ops"))
+
+
+@pytest.mark.parametrize("dtype", sorted(DTYPES))
+@pytest.mark.parametrize("shape", [(512, 512, 256), (1000, 777, 129), (77, 64, 8), (1, 512, 512)])
+def test_default_arguments_take_the_wgmma_tile(dtype, shape):
+    # No blocks, no Schedule: default_blocks's 128 x 256 x 64, on TMA where the operands allow
+    # it and on the cp.async pipeline where they do not (K = 129).
+    m, n, k = shape
+    a = torch.randn(m, k, device="cuda", dtype=DTYPES[dtype])
+    b = torch.randn(k, n, device="cuda", dtype=DTYPES[dtype])
+    c = torch.full((m, n), float("nan"), device="cuda", dtype=DTYPES[dtype])
+    dispatch = matmul[grid(m, n)].prepare(a, b, c, m, n, k)
+    dispatch()
+    torch.cuda.synchronize()
+    assert dispatch.grid[:2] == (metile.cdiv(m, 128), metile.cdiv(n, 256))
+    strategy = dispatch.schedule_plan["backend"]["strategy"]
+    assert strategy == ("wgmma_pipelined" if k % 16 else "wgmma_tma"), dispatch.schedule_plan
+    assert_close(c.float(), (a.double() @ b.double()).float(), dtype)

@@ -69,7 +69,14 @@ def test_a_multiple_of_16_is_specialised_as_in_triton(monkeypatch, tmp_path):
     ir_odd = str(k.trace(x, np.zeros(100, np.float32), 100, 3, BLOCK=128))
     assert "%n: i32 {divisibility = 16}" in ir_even
     assert "%stride: i32 {divisibility = 16}" in ir_even
-    assert "divisibility" not in ir_odd
+    assert "%n: i32," in ir_odd and "%stride: i32)" in ir_odd
+    # A contiguous numpy array's address is checked too (it is used in place, or copied into
+    # an aligned allocation); one element past an aligned address is no multiple of 16.
+    assert ("%x: ptr<f32> {access = \"read\", divisibility = 16}" in ir_even) == (
+        x.ctypes.data % 16 == 0)
+    odd = x[1:]
+    assert "%x: ptr<f32> {access = \"read\"}" in str(
+        k.trace(odd, np.zeros(100, np.float32), 100, 3, BLOCK=128))
     for n, stride in ((96, 16), (100, 3), (80, 16), (100, 5)):
         out = np.zeros(100, np.float32)
         k[(1,)](x, out, n, stride, BLOCK=128)
@@ -189,7 +196,8 @@ def test_traced_ir_names_the_function_and_infers_access():
     assert ir.name == "scale"
     assert ir.params == [("x", "ptr<f32>", "read"), ("out", "ptr<f32>", "write"),
                          ("n", "i32", ""), ("factor", "f32", "")]
-    assert ir.attrs == {"BLOCK": 64}
+    # The constexprs, and that the launch checked every argument's divisibility.
+    assert ir.attrs == {"BLOCK": 64, "divisibility_checked": 1}
     assert f'loc("{__file__}"' in ir.print()
 
 
