@@ -12,6 +12,9 @@ import importlib.util
 import os
 import tempfile
 
+import ml_dtypes
+import numpy as np
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 IMPORTS = (("import triton.language as tl\n", "import metile as tl\n"),
            ("import triton\n", "import metile as triton\n"))
@@ -49,3 +52,32 @@ def load(name, compiler):
     spec.loader.exec_module(module)
     return module, edits
 
+
+
+def on_device(*arrays):
+    """The numpy arrays as a Triton user's caller holds them: torch CUDA tensors on the cuda
+    device (used in place), the arrays themselves on the host target. One array or a list."""
+    import metile
+    if metile.device() != "cuda":
+        return arrays[0] if len(arrays) == 1 else list(arrays)
+    import torch
+    tensors = []
+    for x in arrays:
+        x = np.ascontiguousarray(x)
+        if x.dtype == ml_dtypes.bfloat16:
+            t = torch.from_numpy(x.view(np.int16)).view(torch.bfloat16)
+        else:
+            t = torch.from_numpy(x)
+        tensors.append(t.cuda())
+    return tensors[0] if len(tensors) == 1 else tensors
+
+
+def to_numpy(x):
+    """A kernel's output, from on_device's array or tensor, as numpy (bf16 as ml_dtypes')."""
+    if isinstance(x, np.ndarray):
+        return x
+    import torch
+    x = x.detach().cpu()
+    if x.dtype == torch.bfloat16:
+        return x.view(torch.int16).numpy().view(ml_dtypes.bfloat16)
+    return x.numpy()
