@@ -16,6 +16,8 @@ __version__ = "0.1.0"
 from types import ModuleType as _ModuleType
 
 from . import dtypes
+from .block_pointers import (BlockPointer, TensorDescriptor, advance, load_tensor_descriptor,
+                             make_block_ptr, make_tensor_descriptor, store_tensor_descriptor)
 from .buffer import Buffer, device
 from .dtypes import (bfloat16, dtype, float16, float32, int1, int32, int64, pointer_type,
                      uint32)
@@ -53,6 +55,8 @@ from ._core import Certificate, LawRefuted, ReductionLaw  # noqa: E402
 from . import extra, math, tune  # noqa: E402
 from .tune import Config, autotune, select  # noqa: E402
 
+tensor_descriptor = TensorDescriptor  # Triton's tl.tensor_descriptor (the type)
+_experimental_make_tensor_descriptor = make_tensor_descriptor  # Triton 3.3's name
 range = range_  # Triton's tl.range: a device loop (kept out of __all__: it shadows range)
 del range_
 

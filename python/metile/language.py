@@ -187,11 +187,13 @@ def _memory_options(op, boundary_check=(), padding_option="", cache_modifier="",
                     eviction_policy="", volatile=False):
     """Triton's load/store keywords; returns the eviction policy, which the CUDA target
     honours (the builder checks it). A cache modifier is checked and has no effect;
-    block-pointer bounds and volatile are not supported."""
+    volatile is not supported; boundary_check and padding_option are block pointers'
+    (block_pointers.py)."""
     if boundary_check or padding_option:
-        raise user_error(f"{op}: boundary_check and padding_option belong to Triton's block "
-                         "pointers, which meTile does not have; use metile.tensor(...), whose "
-                         "loads read 0 out of bounds", user_location(), NotSupportedError)
+        raise user_error(f"{op}: boundary_check and padding_option apply to block pointers "
+                         "(made by make_block_ptr), not to a pointer or a tile of pointers, "
+                         "whose bounds the compiler does not know; use a mask, or a block "
+                         "pointer", user_location())
     if volatile:
         raise user_error(f"{op}: volatile accesses are not supported", user_location(),
                          NotSupportedError)
@@ -222,7 +224,10 @@ def load(pointer, mask=None, other=None, **options):
     """``*pointer``; where ``mask`` is false the element is ``other`` (default 0, converted
     to the pointee dtype) and memory is not touched. Triton's eviction_policy
     ("evict_first", "evict_last") sets the cache priority of the lines read on CUDA (Metal has
-    no such control); cache_modifier is accepted and has no effect."""
+    no such control); cache_modifier is accepted and has no effect. Through a block pointer
+    (make_block_ptr), Triton's boundary_check and padding_option instead of mask and other."""
+    if hasattr(pointer, "block_load"):  # a block pointer (block_pointers.py)
+        return pointer.block_load(mask, other, **options)
     eviction = _memory_options("load", **options)
     pointer = as_value(pointer, "load")
     trace = pointer.trace
@@ -238,7 +243,10 @@ def load(pointer, mask=None, other=None, **options):
 
 def store(pointer, value, mask=None, **options):
     """``*pointer = value`` where ``mask`` is true; the value is converted to the pointee
-    dtype. Triton's eviction_policy and cache_modifier as load's."""
+    dtype. Triton's eviction_policy and cache_modifier as load's; boundary_check through a
+    block pointer, which takes a value of its block's shape and element dtype."""
+    if hasattr(pointer, "block_store"):  # a block pointer (block_pointers.py)
+        return pointer.block_store(value, mask, **options)
     eviction = _memory_options("store", **options)
     pointer = as_value(pointer, "store")
     trace = pointer.trace

@@ -5,6 +5,10 @@ variable keeps one type; one that starts as a Python number adopts the type the 
 it (``m = -1e38`` followed by ``m = metile.maximum(m, x)`` carries a tile of x's shape and
 dtype starting at -1e38), and a traced scalar the body turns into a tile starts as that
 scalar splat to the tile. Either case re-traces the body once with the promoted start.
+
+A record of traced values (a block pointer: ``loop_parts()``, ``with_loop_parts(parts)``,
+``loop_varying()``, ``loop_kind()``) is carried as the parts its body changes, so that
+``a_ptr = tl.advance(a_ptr, (0, BLOCK_K))`` carries scalar offsets.
 """
 
 from .errors import user_error
@@ -141,6 +145,8 @@ def _stale(trace, value):
     """Whether ``value`` holds a traced value of a loop body that has ended."""
     if isinstance(value, Value):
         return not trace.usable(value)
+    if _record(value):
+        return _stale(trace, value.loop_parts())
     if isinstance(value, (tuple, list)):
         return any(_stale(trace, v) for v in value)
     return False
@@ -155,6 +161,8 @@ def run_tile_loop(rng, body, names, inits, line):
     # A variable still holding a value of an earlier loop body (alone or inside a tuple or list,
     # such as coordinates) is body-local here, not carried.
     inits = [UNBOUND if _stale(trace, v) else v for v in inits]
+    if any(_record(v) for v in inits):
+        return _run_record_loop(trace, rng, body, names, inits, line)
     numbers = {k: v for k, v in enumerate(inits) if is_number(v)}  # carried numbers' Python start
     for _ in range(_MAX_TRACES):
         bounds = _bounds(trace, rng)
@@ -218,3 +226,82 @@ def run_tile_loop(rng, body, names, inits, line):
         return tuple(outputs)
     raise user_error("tile_range: the loop-carried types did not settle after "
                      f"{_MAX_TRACES} traces of the body", user_location())
+
+
+def _record(value):
+    """Whether ``value`` is a record a loop carries as its parts (a block pointer)."""
+    return hasattr(value, "loop_parts")
+
+
+def _same(a, b):
+    if isinstance(a, Value) or isinstance(b, Value):
+        return isinstance(a, Value) and isinstance(b, Value) and a.id == b.id
+    return type(a) is type(b) and a == b
+
+
+class _MoreParts(Exception):
+    """A loop body changed a part of a record that the trace did not carry."""
+
+
+def _run_record_loop(trace, rng, body, names, inits, line):
+    """run_tile_loop over variables holding records: each record is carried as the parts it
+    expects its body to change (``loop_varying``); a trace that finds another part changed is
+    abandoned and the body traced again carrying that part too."""
+    records = {k: v for k, v in enumerate(inits) if _record(v)}
+    carried = {k: set(v.loop_varying()) for k, v in records.items()}
+    while True:
+        try:
+            return _trace_record_loop(rng, body, names, inits, line, records, carried)
+        except _MoreParts:
+            trace.core.abandon_for()
+
+
+def _trace_record_loop(rng, body, names, inits, line, records, carried):
+    slots, flat_names, flat_inits = [], [], []
+    for k, (name, value) in enumerate(zip(names, inits)):
+        picked = sorted(carried[k]) if k in records else None
+        slots.append((k, picked))
+        if picked is None:
+            flat_names.append(name)
+            flat_inits.append(value)
+        else:
+            parts = value.loop_parts()
+            flat_names += [f"{name}[{i}]" for i in picked]
+            flat_inits += [parts[i] for i in picked]
+
+    def rebuild(flat):
+        values, position = [], 0
+        for k, picked in slots:
+            if picked is None:
+                values.append(flat[position])
+                position += 1
+                continue
+            parts = records[k].loop_parts()
+            for i in picked:
+                parts[i] = flat[position]
+                position += 1
+            values.append(records[k].with_loop_parts(parts))
+        return values
+
+    def flat_body(induction, *flat):
+        args = rebuild(flat)
+        outputs = body(induction, *args)
+        flat_outputs = []
+        for (k, picked), arg, out in zip(slots, args, outputs):
+            if picked is None:
+                flat_outputs.append(out)
+                continue
+            if not _record(out) or out.loop_kind() != arg.loop_kind():
+                raise user_error(f"tile_range: loop-carried variable '{names[k]}' holds {arg!r} "
+                                 f"before the loop body and {out!r} after it; a carried value "
+                                 "keeps one type", user_location())
+            before, after = arg.loop_parts(), out.loop_parts()
+            changed = {i for i in range(len(after))
+                       if i not in carried[k] and not _same(before[i], after[i])}
+            if changed:
+                carried[k] |= changed
+                raise _MoreParts()
+            flat_outputs += [after[i] for i in picked]
+        return flat_outputs
+
+    return tuple(rebuild(run_tile_loop(rng, flat_body, flat_names, flat_inits, line)))

@@ -480,8 +480,8 @@ REJECTED = {
     "split": (tl.CompilationError, "split: the last dimension must be 2, got shape (32, 32)"),
     "reshape size": (tl.CompilationError, "reshape: a (32,) tile has 32 elements, (4, 4) has 16"),
     "bitcast": (tl.NotSupportedError, "cast: bitcast=True is not supported"),
-    "boundary_check": (tl.NotSupportedError, "boundary_check and padding_option belong to "
-                       "Triton's block pointers"),
+    "boundary_check": (tl.CompilationError, "boundary_check and padding_option apply to "
+                       "block pointers"),
     "traced exponent": (tl.NotSupportedError, "**: the exponent must be a Python number"),
     "fractional exponent": (tl.NotSupportedError, "the exponent 1.5 is not an integer"),
     "static_assert traced": (tl.CompilationError, "static_assert needs a value known while "
