@@ -345,7 +345,8 @@ class Grouper {
 
   // Whether every member's mask equals the first's: the same conjuncts, or bounds x + d < n
   // (or >=) with 0 <= d < width, x and n multiples of the width (x < n then decides them all).
-  // A copy of such a group is one predicated copy, without a fallback.
+  // A copy of such a group is one predicated copy, and a store one guarded store, without a
+  // fallback.
   bool uniform_masks(const ir::Block& block, const Group& g) {
     const auto leaves = [&](const Access& a) {
       const Op& op = block.ops[a.position];
@@ -368,7 +369,8 @@ class Grouper {
       const std::optional<Bound> bb = bound_of(k_, *index_, b, side);
       if (!ba || !bb || (ba->pred != "lt" && ba->pred != "ge") || bb->pred != ba->pred) continue;
       const std::optional<int64_t> d = bound_offset(*index_, *ba, *bb);
-      if (d && *d >= 0 && *d < width && decides_group(*ba, width, *divisibility_)) return true;
+      if (d && *d == 0) return true;  // one comparison computed twice
+      if (d && *d > 0 && *d < width && decides_group(*ba, width, *divisibility_)) return true;
     }
     return false;
   }
@@ -412,7 +414,8 @@ class Grouper {
                                          : groups_.stores) += 1;
     const std::set<ValueId> tainted = dependents(block, g);
     const MaskTerms terms = guard_terms(block, g);
-    const bool uniform = g.members[0].kind == Access::Copy && uniform_masks(block, g);
+    const bool store = !load && g.members[0].kind != Access::Copy;
+    const bool uniform = !load && uniform_masks(block, g);
     const Proofs proofs = prove(block, g, terms);
     size_t first = block.ops.size(), last = 0;
     for (const Access& a : g.members) {
@@ -435,10 +438,21 @@ class Grouper {
       if (load) results[i] = block.ops[g.members[i].position].results[0];
     if (cond == ir::kNoValue) {
       packed(out, block, g, results);
-    } else if (uniform && tested.masks_only) {
+    } else if (uniform && tested.masks_only && !store) {
       // The masks are all true or all false, as the first member's is: one copy of the group,
       // zeros where it is false.
       packed(out, block, g, results, block.ops[g.members[0].position].operands[2]);
+    } else if (uniform && tested.masks_only) {
+      // The same of a store: the group's store where the first member's mask holds, nothing
+      // where it does not (no member would store).
+      Op branch{OpKind::If, {block.ops[g.members[0].position].operands[2]}, {}, {}, {}, loc};
+      ir::Block then_block, else_block;
+      packed(then_block.ops, block, g, results);
+      then_block.ops.push_back(Op{OpKind::Yield, {}, {}, {}, {}, loc});
+      else_block.ops.push_back(Op{OpKind::Yield, {}, {}, {}, {}, loc});
+      branch.regions.push_back(std::move(then_block));
+      branch.regions.push_back(std::move(else_block));
+      out.push_back(std::move(branch));
     } else {
       // if (cond) { packed access } else { the scalar accesses, each with its own mask }. Where
       // the target joins vectors, a load's branches yield the whole vector (the fallback packs

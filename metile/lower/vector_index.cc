@@ -54,6 +54,7 @@ class Reader {
   // index (below threads_per_threadgroup) and and/or/shl/shr/add/mul of such values without
   // overflow; nullopt otherwise.
   std::optional<uint64_t> bound(ir::ValueId v, int depth = 0) const {
+    if (auto it = term_bounds_.find(v); it != term_bounds_.end()) return it->second;
     const ir::Op* op =
         v >= 0 && v < static_cast<ir::ValueId>(definers_.size()) ? definers_[v] : nullptr;
     if (!op || depth > kMaxDepth || !ir::is_integer(kernel_.type(v).dtype)) return std::nullopt;
@@ -105,6 +106,41 @@ class Reader {
     return std::nullopt;
   }
 
+  // The bits v may have set, for a provably non-negative v: through and, or, shl and shr of
+  // constants and the thread index the set bits are tracked exactly; any other bounded value
+  // may set every bit below its bound's. nullopt when v is not bounded.
+  std::optional<uint64_t> possible_bits(ir::ValueId v, int depth = 0) const {
+    if (auto it = term_bounds_.find(v); it != term_bounds_.end())
+      return it->second == 0 ? 0 : std::bit_ceil(it->second + 1) - 1;
+    const ir::Op* op =
+        v >= 0 && v < static_cast<ir::ValueId>(definers_.size()) ? definers_[v] : nullptr;
+    if (!op || depth > kMaxDepth || !ir::is_integer(kernel_.type(v).dtype)) return std::nullopt;
+    auto in = [&](size_t i) { return possible_bits(op->operands[i], depth + 1); };
+    auto below_bound = [&]() -> std::optional<uint64_t> {
+      const std::optional<uint64_t> b = bound(v);
+      if (!b) return std::nullopt;
+      return *b == 0 ? 0 : std::bit_ceil(*b + 1) - 1;
+    };
+    using K = ir::OpKind;
+    if (op->kind == K::Constant) return bound(v);
+    if (op->kind == K::And) {
+      const std::optional<uint64_t> a = in(0), b = in(1);
+      if (a && b) return *a & *b;
+      return a ? a : b;
+    }
+    if (op->kind == K::Or) {
+      const std::optional<uint64_t> a = in(0), b = in(1);
+      return a && b ? std::optional<uint64_t>(*a | *b) : std::nullopt;
+    }
+    if (op->kind == K::Shl || op->kind == K::Shr) {
+      const std::optional<uint64_t> x = in(0);
+      const std::optional<uint64_t> k = bound(op->operands[1]);
+      if (!x || !k || *k >= 64 || !below_bound()) return std::nullopt;
+      return op->kind == K::Shl ? *x << *k : *x >> *k;
+    }
+    return below_bound();
+  }
+
   // Each value is read once: an index DAG that reuses a value is not walked per path. A
   // value cut off by the depth limit stays one opaque term wherever it appears, which is
   // sound: only the differences of equal terms cancel.
@@ -129,40 +165,81 @@ class Reader {
   }
 
   // floordiv(x, 2^m) and rem(x, 2^m) of x = T + c, where T, the sum of x's terms, is
-  // provably in [0, Tmax] (bound) and a multiple of 2^g, and c >= 0 with Tmax + c in range:
-  // c = q * 2^m + r with r < 2^min(g, m) gives floordiv(T, 2^m) + q and rem(T, 2^m) + r
-  // (every value non-negative, so C's truncating rem and div are the floor ones, and div is
-  // read as floordiv: Triton's `//` on tiles). floordiv(T, 2^m) and
-  // rem(T, 2^m) are terms of their own (negative ids), shared by every x with the same T:
-  // row // 32 and row % 32 of four adjacent elements differ by constants.
-  std::optional<Affine> divided(const ir::Op& op, ir::DType dtype, int depth) {
+  // provably in [0, Tmax] (bound) and c >= 0 with Tmax + c in range: c = q * 2^m + r gives
+  // floordiv(T, 2^m) + q and rem(T, 2^m) + r when adding r to T carries nothing past bit m,
+  // which holds when T is a multiple of 2^g with r < 2^g, or when the terms that are not
+  // multiples of 2^m (by their coefficients and their own known-zero low bits) sum to at
+  // most 2^m - 1 - r: T % 2^m is that sum. Every value is non-negative, so C's truncating rem
+  // and div are the floor ones (div is read as floordiv: Triton's `//` on tiles), and so are
+  // `x & (2^m - 1)` and `x >> m`. floordiv(T, 2^m) and rem(T, 2^m) are terms of their own
+  // (negative ids), shared by every x with the same T: row // 32 and row % 32 of four
+  // adjacent elements differ by constants.
+  std::optional<Affine> divided(ir::OpKind kind, ir::ValueId dividend, uint64_t divisor,
+                                ir::DType dtype, int depth) {
     const int bits = bits_of(dtype);
     const uint64_t mask = bits == 64 ? ~uint64_t{0} : (uint64_t{1} << bits) - 1;
     const uint64_t limit = mask >> 1;
-    const Affine d = read(op.operands[1], depth + 1);
-    const uint64_t divisor = d.constant & mask;
-    if (!d.is_constant() || divisor == 0 || divisor > limit || !std::has_single_bit(divisor))
-      return std::nullopt;
-    auto [x, c] = terms_and_constant(read(op.operands[0], depth + 1), mask);
+    if (divisor == 0 || divisor > limit || !std::has_single_bit(divisor)) return std::nullopt;
+    auto [x, c] = terms_and_constant(read(dividend, depth + 1), mask);
     if (x.terms.empty()) return std::nullopt;
-    uint64_t t_max = 0;
+    const int m = std::countr_zero(divisor);
+    uint64_t t_max = 0, low_max = 0;
     for (const auto& [v, coefficient] : x.terms) {
-      const std::optional<uint64_t> b = v >= 0 ? bound(v) : std::nullopt;
+      const std::optional<uint64_t> b = bound(v);
       if (!b || coefficient > limit || (*b != 0 && coefficient > limit / *b)) return std::nullopt;
       t_max += coefficient * *b;
       if (t_max > limit) return std::nullopt;
+      const std::optional<uint64_t> set = possible_bits(v);
+      const int zeros = set && *set ? std::countr_zero(*set) : 0;
+      if (!(set && *set == 0) && std::countr_zero(coefficient) + zeros < m)
+        low_max += coefficient * *b;
     }
     if (c > limit - t_max) return std::nullopt;
-    const int g = std::min(known_zero_bits(x), std::countr_zero(divisor));
+    const ir::OpKind as = kind == ir::OpKind::Rem ? ir::OpKind::Rem : ir::OpKind::FloorDiv;
+    if (t_max + c < divisor) {  // x itself, or no quotient
+      Affine whole = as == ir::OpKind::Rem ? x : Affine{};
+      if (as == ir::OpKind::Rem) whole.constant = c;
+      return whole;
+    }
+    const int g = std::min(known_zero_bits(x), m);
     const uint64_t q = c / divisor, r = c % divisor;
-    if (r >= (uint64_t{1} << g)) return std::nullopt;
-    const auto key = std::make_tuple(static_cast<int>(op.kind), x.terms, divisor);
+    if (r >= (uint64_t{1} << g) && low_max + r >= divisor) return std::nullopt;
+    const auto key = std::make_tuple(static_cast<int>(as), x.terms, divisor);
     auto [it, made] = divided_terms_.try_emplace(key, next_divided_term_);
-    if (made) --next_divided_term_;
+    if (made) {
+      term_bounds_[next_divided_term_] = as == ir::OpKind::Rem ? divisor - 1 : t_max / divisor;
+      --next_divided_term_;
+    }
     Affine result;
     result.terms[it->second] = 1;
-    result.constant = op.kind == ir::OpKind::Rem ? r : q;
+    result.constant = as == ir::OpKind::Rem ? r : q;
     return result;
+  }
+
+  // The divisor of floordiv, div and rem by a constant power of two; of `and` by 2^m - 1 and
+  // `shr` by m, which divide a non-negative value as rem and floordiv by 2^m do.
+  std::optional<Affine> divided(const ir::Op& op, ir::DType dtype, int depth) {
+    const int bits = bits_of(dtype);
+    const uint64_t mask = bits == 64 ? ~uint64_t{0} : (uint64_t{1} << bits) - 1;
+    auto constant_operand = [&](size_t i) -> std::optional<uint64_t> {
+      const Affine a = read(op.operands[i], depth + 1);
+      return a.is_constant() ? std::optional<uint64_t>(a.constant & mask) : std::nullopt;
+    };
+    using K = ir::OpKind;
+    if (op.kind == K::And) {
+      for (size_t i : {size_t{1}, size_t{0}})
+        if (const std::optional<uint64_t> low = constant_operand(i);
+            low && *low < mask && std::has_single_bit(*low + 1))
+          return divided(K::Rem, op.operands[1 - i], *low + 1, dtype, depth);
+      return std::nullopt;
+    }
+    const std::optional<uint64_t> d = constant_operand(1);
+    if (!d) return std::nullopt;
+    if (op.kind == K::Shr)
+      return *d < static_cast<uint64_t>(bits - 1)
+                 ? divided(K::FloorDiv, op.operands[0], uint64_t{1} << *d, dtype, depth)
+                 : std::nullopt;
+    return divided(op.kind, op.operands[0], *d, dtype, depth);
   }
 
   // rem(x, n) of x = T + c by a divisor n that is not a constant power of two (a runtime
@@ -183,6 +260,21 @@ class Reader {
     Affine result;
     result.terms[it->second] = 1;
     result.constant = c;
+    return result;
+  }
+
+  using Reading = std::pair<std::map<ir::ValueId, uint64_t>, uint64_t>;
+
+  // a * b of two non-constant values: one term per pair of equal readings, so that
+  // `row * stride` computed twice from rows that read alike (the same floordiv term plus the
+  // same constant) is the same term.
+  Affine product(const Affine& a, const Affine& b, ir::DType dtype) {
+    std::pair<Reading, Reading> operands{{a.terms, a.constant}, {b.terms, b.constant}};
+    if (operands.second < operands.first) std::swap(operands.first, operands.second);
+    auto [it, made] = product_terms_.try_emplace({bits_of(dtype), operands}, next_divided_term_);
+    if (made) --next_divided_term_;
+    Affine result;
+    result.terms[it->second] = 1;
     return result;
   }
 
@@ -210,7 +302,7 @@ class Reader {
         const Affine a = in(0), b = in(1);
         if (b.is_constant()) return scaled(a, b.constant);
         if (a.is_constant()) return scaled(b, a.constant);
-        return term;
+        return product(a, b, dtype);
       }
       case K::Shl: {
         const Affine b = in(1);
@@ -227,6 +319,10 @@ class Reader {
         if (a.is_constant() && known_zero_bits(b) < 64 &&
             a.constant < (uint64_t{1} << known_zero_bits(b)))
           return add(a, b);
+        // Bits that cannot both be set: an addition without carries.
+        const std::optional<uint64_t> sa = possible_bits(op->operands[0]),
+                                      sb = possible_bits(op->operands[1]);
+        if (sa && sb && (*sa & *sb) == 0) return add(a, b);
         return term;
       }
       // Between integers of one width (i32 <-> u32) a cast keeps every bit.
@@ -240,6 +336,8 @@ class Reader {
       case K::Rem:
       case K::FloorDiv:
       case K::Div:
+      case K::And:
+      case K::Shr:
         if (std::optional<Affine> a = divided(*op, dtype, depth)) return *a;
         if (op->kind == K::Rem)
           if (std::optional<Affine> a = runtime_remainder(*op, dtype, depth)) return *a;
@@ -251,9 +349,7 @@ class Reader {
       case K::SimdGroup:
       case K::Min:
       case K::Max:
-      case K::And:
       case K::Xor:
-      case K::Shr:
       case K::Cmp:
       case K::Select:
       case K::Neg:
@@ -351,6 +447,9 @@ class Reader {
            ir::ValueId>
       remainder_terms_;
   ir::ValueId next_divided_term_ = ir::kNoValue - 1;
+  std::map<std::pair<int, std::pair<Reading, Reading>>, ir::ValueId> product_terms_;
+  // The bounds of the floordiv and rem terms: 2^m - 1 and Tmax / 2^m.
+  std::map<ir::ValueId, uint64_t> term_bounds_;
 };
 
 }  // namespace

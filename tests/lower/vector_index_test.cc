@@ -58,6 +58,35 @@ constexpr const char* kText = R"(metal.kernel @k(%x: ptr<f32> {access = "read"},
   %s41 = add %s4, %c1 : i32
   %urem0 = rem %s4, %c32 : i32
   %urem1 = rem %s41, %c32 : i32
+  %c5 = constant {value = 5} : i32
+  %c6 = constant {value = 6} : i32
+  %c7 = constant {value = 7} : i32
+  %c28 = constant {value = 28} : i32
+  %c96 = constant {value = 96} : i32
+  %c127 = constant {value = 127} : i32
+  %lane_pair = and %t, %c3 : i32
+  %pair = shl %lane_pair, %c1 : i32
+  %lane_row = and %t, %c28 : i32
+  %row_bits = shl %lane_row, %c5 : i32
+  %warp = and %t, %c96 : i32
+  %warp_bits = shl %warp, %c6 : i32
+  %pair_row = or %pair, %row_bits : i32
+  %element = or %pair_row, %warp_bits : i32
+  %c8312 = constant {value = 8312} : i32
+  %c8313 = constant {value = 8313} : i32
+  %c8314 = constant {value = 8314} : i32
+  %e0 = add %element, %c8312 : i32
+  %e1 = add %element, %c8313 : i32
+  %e2 = add %element, %c8314 : i32
+  %col0 = and %e0, %c127 : i32
+  %col1 = and %e1, %c127 : i32
+  %col2 = and %e2, %c127 : i32
+  %row0 = shr %e0, %c7 : i32
+  %row1 = shr %e1, %c7 : i32
+  %c128 = constant {value = 128} : i32
+  %rrem1 = rem %e1, %c128 : i32
+  %row0_stride = mul %row0, %s : i32
+  %row1_stride = mul %s, %row1 : i32
   %p = ptr_add %x, %plus1 : ptr<f32>
 }
 )";
@@ -100,6 +129,21 @@ TEST_F(VectorIndexTest, ReadsFloorDivAndRemByPowersOfTwoOfBoundedValues) {
   EXPECT_EQ(difference("div0", "div4"), std::nullopt);
   // A runtime scalar may be negative, where C's rem of s * 4 + 1 is not rem of s * 4 plus 1.
   EXPECT_EQ(difference("urem0", "urem1"), std::nullopt);
+}
+
+// An accumulator element's linear index as the wgmma layout writes it: lane and warp bits
+// or-ed into disjoint positions plus a constant, then its column (& 127) and row (>> 7). The
+// bits of the sum below 128 that the lanes set (bits 1 and 2) leave room for the constant's
+// (121 of 8313): adding it carries nothing into the row.
+TEST_F(VectorIndexTest, ReadsAndAndShrOfDisjointBitsAsRemAndFloorDiv) {
+  EXPECT_EQ(difference("pair", "pair_row"), std::nullopt);  // row bits are a term
+  EXPECT_EQ(difference("col0", "col1"), 1);
+  EXPECT_EQ(difference("row0", "row1"), 0);
+  EXPECT_EQ(difference("col1", "rrem1"), 0);  // x & 127 is x % 128
+  // Products of operands that read alike are one term.
+  EXPECT_EQ(difference("row0_stride", "row1_stride"), 0);
+  // 122 + 6 reaches 128: a lane may carry into the row.
+  EXPECT_EQ(difference("col0", "col2"), std::nullopt);
 }
 
 TEST_F(VectorIndexTest, LeavesNoDifferenceWhereATermRemains) {
