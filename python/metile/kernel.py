@@ -263,6 +263,10 @@ class KernelFunction:
         for p, value in zip(self.params, values):
             if p.constexpr:
                 signature.append(_constexpr_key(p.name, value))
+            elif value is None:
+                # As in Triton, None is a constexpr: the kernel sees None (an optional bias
+                # pointer tested with `is not None` or a heuristic) and takes no argument.
+                signature.append(("none",))
             else:
                 kind, dtype, value = describe(value, p.name)
                 spec = (kind, dtype)
@@ -319,7 +323,9 @@ class KernelFunction:
             trace.core.set_attr_int("divisibility_checked", 1)
             runtime_index = 0
             for p, spec, value in zip(self.params, signature, values):
-                if p.constexpr:
+                if spec == ("none",):
+                    proxy = None
+                elif p.constexpr:
                     proxy = value
                     if isinstance(value, (bool, int)):
                         trace.core.set_attr_int(p.name, int(value))

@@ -60,6 +60,32 @@ def test_an_integer_equal_to_one_is_specialised_as_in_triton(monkeypatch, tmp_pa
     assert k.stats.compiles == 2
 
 
+@metile.kernel
+def add_optional_bias(x, bias, out, n, BLOCK: metile.constexpr):
+    offsets = metile.arange(0, BLOCK)
+    mask = offsets < n
+    values = metile.load(x + offsets, mask)
+    if bias is not None:
+        values += metile.load(bias + offsets, mask)
+    metile.store(out + offsets, values, mask)
+
+
+def test_none_is_a_constexpr_argument_as_in_triton():
+    # An optional pointer passed as None specialises the kernel (Triton's `bias_ptr is not None`
+    # idiom): no parameter, and a compile of its own beside the one with a buffer.
+    x = np.arange(10, dtype=np.float32)
+    bias = np.full(10, 0.5, np.float32)
+    out = np.zeros(10, np.float32)
+    launch = add_optional_bias[(1,)]
+    launch(x, None, out, 10, BLOCK=16)
+    np.testing.assert_array_equal(out, x)
+    launch(x, bias, out, 10, BLOCK=16)
+    np.testing.assert_array_equal(out, x + 0.5)
+    assert add_optional_bias.stats.compiles == 2
+    params = [p["name"] for p in launch.prepare(x, None, out, 10, BLOCK=16).abi["params"]]
+    assert "bias" not in params and "x" in params
+
+
 def test_a_multiple_of_16_is_specialised_as_in_triton(monkeypatch, tmp_path):
     monkeypatch.setenv("METILE_CACHE_DIR", str(tmp_path))
     k = fresh(strided_copy)
