@@ -118,10 +118,13 @@ def expand_dims(input, axis):
 
 # ---- elementwise -------------------------------------------------------------------------------
 def where(condition, x, y):
-    """``x`` where ``condition`` (i1) is true, else ``y``."""
+    """``x`` where ``condition`` is true, else ``y``. A condition that is not i1 (an integer
+    or float mask loaded from memory) is true where it is not zero, as Triton reads it."""
     if is_number(condition):
         return x if condition else y
     condition = as_value(condition, "where")
+    if condition.dtype != "i1":
+        condition = condition != 0
     x, y = as_values(x, y, "where")
     trace = condition.trace
     return wrap(trace, trace.at().select(condition.id, x.id, y.id))

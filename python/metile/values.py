@@ -110,21 +110,19 @@ def binary(op, a, b):
 
 
 def floor_divide(a, b):
-    """``a // b`` as Triton computes it: on integer tiles C's division, rounding toward zero;
-    on scalars and floats Python's, rounding toward negative infinity."""
+    """``a // b`` as Triton computes it: on traced integers (tiles and scalars alike, which
+    Triton compiles to ``arith.divsi``) C's division, rounding toward zero; on floats Python's,
+    rounding toward negative infinity. Python numbers divide in Python, before tracing sees
+    them."""
     a, b = as_values(a, b, "floordiv", True)
-    c_rule = a.shape or b.shape
-    return binary("div" if c_rule and not dtypes.is_float(a.dtype) else "floordiv", a, b)
+    return binary("floordiv" if dtypes.is_float(a.dtype) else "div", a, b)
 
 
 def remainder(a, b):
-    """``a % b`` as Triton computes it: on tiles (and floats) C's remainder, with the
-    dividend's sign (``a - b * (a // b)`` of the truncating division); on integer scalars
-    Python's, with the divisor's sign."""
+    """``a % b`` as Triton computes it: C's remainder, with the dividend's sign (``a - b * (a
+    // b)`` of the truncating division; ``arith.remsi`` on traced integers)."""
     a, b = as_values(a, b, "rem", True)
-    if a.shape or b.shape or dtypes.is_float(a.dtype):
-        return binary("rem", a, b)
-    return binary("sub", a, binary("mul", binary("floordiv", a, b), b))
+    return binary("rem", a, b)
 
 
 def compare(pred, a, b):
@@ -222,6 +220,8 @@ class Value:
         """This value converted to ``dtype`` (round to nearest for floats); Triton's
         ``bitcast`` and rounding modes are not supported."""
         return cast(self, dtype, fp_downcast_rounding, bitcast)
+
+    cast = to  # Triton's tensor.cast, its member form of tl.cast
 
     # Triton's tensor member functions (x.sum(axis=0), x.exp(), ...): the free functions.
     def sum(self, axis=None, keep_dims=False, dtype=None):

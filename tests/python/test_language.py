@@ -35,17 +35,18 @@ def test_arithmetic_with_python_numbers(rng):
 
 @metile.kernel
 def scalar_division(out, a, b):
-    # Scalars follow Python, as in Triton: // rounds down and % takes the divisor's sign.
+    # Traced scalars follow C, as in Triton (arith.divsi / remsi): // rounds toward zero and %
+    # takes the dividend's sign; cdiv rounds up.
     metile.store(out, a // b)
     metile.store(out + 1, a % b)
     metile.store(out + 2, metile.cdiv(a, b))
 
 
 @pytest.mark.parametrize("a,b", [(-7, 2), (7, -2), (-7, -2), (7, 2), (-6, 3)])
-def test_scalar_division_follows_python(a, b):
+def test_traced_scalar_division_follows_c_as_in_triton(a, b):
     out = np.zeros(3, np.int32)
     scalar_division[(1,)](out, a, b)
-    assert list(out) == [a // b, a % b, -(-a // b)]
+    assert list(out) == [int(a / b), int(np.fmod(a, b)), -(-a // b)]
 
 
 @metile.kernel
@@ -385,3 +386,24 @@ def test_runtime_scalars_and_storage_dtypes(np_dtype, rng):
     scalar_params[(4,)](x, out, n, 0.5, BLOCK=32)
     ref = (x.astype(np.float32) * 0.5 + n).astype(np_dtype)
     np.testing.assert_array_equal(out.astype(np.float32), ref.astype(np.float32))
+
+
+@metile.kernel
+def dropout_by_loaded_mask(x, keep, out, n, BLOCK: metile.constexpr):
+    offsets = metile.arange(0, BLOCK)
+    mask = offsets < n
+    kept = metile.load(keep + offsets, mask=mask)
+    values = metile.load(x + offsets, mask=mask)
+    # Triton's tutorial 04: an i32 mask as where's condition (true where not zero), and the
+    # tensor method cast.
+    metile.store(out + offsets, metile.where(kept, values * 2, 0.0).cast(metile.float16),
+                 mask=mask)
+
+
+def test_where_reads_a_non_boolean_condition_as_not_zero_and_cast_is_to(rng):
+    n = 37
+    x = rng.standard_normal(n).astype(np.float32)
+    keep = rng.integers(-2, 3, n).astype(np.int32)
+    out = np.full(n, np.nan, np.float16)
+    dropout_by_loaded_mask[(1,)](x, keep, out, n, BLOCK=64)
+    np.testing.assert_array_equal(out, np.where(keep != 0, x * 2, 0).astype(np.float16))
