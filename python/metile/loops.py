@@ -305,3 +305,9 @@ def _trace_record_loop(rng, body, names, inits, line, records, carried):
         return flat_outputs
 
     return tuple(rebuild(run_tile_loop(rng, flat_body, flat_names, flat_inits, line)))
+
+
+# The runtime of the rewritten `if`, conditional expressions, and/or/not and while conditions
+# (source_rewrite.py passes this module to the rewritten kernel): branches.py.
+from .branches import (logical_and, logical_not, logical_or, python_condition,  # noqa: E402,F401
+                       run_if, run_ifexp, while_condition)

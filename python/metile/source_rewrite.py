@@ -1,20 +1,30 @@
 """The kernel function's source, rewritten so that ``for i in metile.tile_range(...)``
 becomes a traced loop, and ``for i in range(...)`` one too when a bound is a traced value
-(over Python numbers it runs while tracing, as before); and so that the builtins ``min(a, b,
-...)`` and ``max(...)`` take traced values as Triton's do (``loops.builtin_extreme``).
+(over Python numbers it runs while tracing, as before); so that the builtins ``min(a, b,
+...)`` and ``max(...)`` take traced values as Triton's do (``loops.builtin_extreme``); and so
+that ``if``/``elif``/``else``, ``x if c else y``, ``and``/``or``/``not`` and an early
+``return`` work on traced values as in Triton (branches.py).
 
 Each such loop body turns into a nested function of (induction variable, every name the
 body assigns); after it, one call runs the body through ``loops.run_tile_loop`` and assigns
 the names back. At run time, a name that is bound before the loop is loop-carried; the
-others are body-local. The rewritten code keeps the user's file name and line numbers, so
-every traced op and every error points at the user's own line.
+others are body-local. An ``if`` becomes the same: one nested function per branch, of every
+name either branch assigns, and one call of ``branches.run_if``, which runs the branch a
+Python condition selects, or traces both into a Tile IR ``if`` on a traced one; a name it
+leaves unbound is deleted after it. Before that, a ``return`` under an ``if`` (outside
+loops) moves the statements after the ``if`` into the branches that do not return, as
+Triton's code generator does, so that every ``return`` ends a branch (a value ``return``
+assigns the result, returned at the end). The rewritten code keeps the user's file name and
+line numbers, so every traced op and every error points at the user's own line.
 """
 
 import ast
+import copy
 import functools
 import inspect
 import textwrap
 
+from .branches import RETURN_NAME
 from .errors import user_error
 
 RUNTIME = "__metile_loops"
@@ -41,6 +51,43 @@ def _peek(name):
                     [ast.Lambda(ast.arguments(posonlyargs=[], args=[], vararg=None, kwonlyargs=[],
                                               kw_defaults=[], kwarg=None, defaults=[]),
                                 ast.Name(name, ast.Load()))], [])
+
+
+def _runtime(attr):
+    return ast.Attribute(ast.Name(RUNTIME, ast.Load()), attr, ast.Load())
+
+
+def _unbound_guard(name):
+    """``if name is __metile_loops.UNBOUND: del name``."""
+    return ast.If(ast.Compare(ast.Name(name, ast.Load()), [ast.Is()], [_runtime("UNBOUND")]),
+                  [ast.Delete([ast.Name(name, ast.Del())])], [])
+
+
+def _at(new, node):
+    """Gives the generated expression ``new`` (not its user subexpressions) node's position."""
+    _place_at_loop(new, node)
+    return new
+
+
+def _no_args():
+    return ast.arguments(posonlyargs=[], args=[], vararg=None, kwonlyargs=[], kw_defaults=[],
+                         kwarg=None, defaults=[])
+
+
+def _thunk(expr):
+    return ast.Lambda(_no_args(), expr)
+
+
+def _plain(expr):
+    """A name or a number (maybe negated): a side of ``x if c else y`` that costs nothing and
+    cannot fault, so that both sides may be computed and one selected."""
+    if isinstance(expr, ast.UnaryOp) and isinstance(expr.op, (ast.USub, ast.UAdd)):
+        return _plain(expr.operand)
+    return isinstance(expr, (ast.Name, ast.Constant))
+
+
+def _has_named_expr(node):
+    return any(isinstance(n, ast.NamedExpr) for n in ast.walk(node))
 
 
 class _Scope(ast.NodeVisitor):
@@ -104,8 +151,8 @@ class _Scope(ast.NodeVisitor):
 
 
 def _place_at_loop(new, loop):
-    """Gives generated code the position of the loop's `for` keyword, so that the frame
-    running it reports the loop's line (the moved body keeps its own positions)."""
+    """Gives generated code the position of the loop's `for` keyword (an `if`'s `if`), so
+    that the frame running it reports that line (the moved body keeps its own positions)."""
     stack = [new]
     while stack:
         n = stack.pop()
@@ -191,6 +238,172 @@ class _LoopRewriter(ast.NodeTransformer):
             _place_at_loop(new, node)
         return [body, assign]
 
+    def visit_If(self, node):
+        text = ast.unparse(node.test)
+        self.generic_visit(node)
+        line = node.lineno
+        then_scope, else_scope = _Scope(), _Scope()
+        for statement in node.body:
+            then_scope.visit(statement)
+        for statement in node.orelse:
+            else_scope.visit(statement)
+        exits = then_scope.exits + else_scope.exits
+        self.count += 1
+        if exits:  # a branch leaves a loop or the function: it stays a Python `if`
+            node.test = _at(ast.Call(_runtime("python_condition"),
+                                     [node.test, ast.Constant(line), ast.Constant(exits[0][1])],
+                                     []), node)
+            return node
+        names = then_scope.names + [n for n in else_scope.names if n not in then_scope.names]
+        assigned = tuple((n in then_scope.names, n in else_scope.names) for n in names)
+        new = []
+        branches = []
+        for kind, statements in (("then", node.body), ("else", node.orelse)):
+            name = f"{_PREFIX}if_{kind}_{line}_{self.count}"
+            branch = ast.FunctionDef(
+                name=name,
+                args=ast.arguments(posonlyargs=[], args=[ast.arg(arg=n) for n in names],
+                                   vararg=None, kwonlyargs=[], kw_defaults=[], kwarg=None,
+                                   defaults=[]),
+                body=[*[_unbound_guard(n) for n in names], *statements,
+                      ast.Return(ast.Tuple([_peek(n) for n in names], ast.Load()))],
+                decorator_list=[], returns=None, type_comment=None)
+            new.append(branch)
+            branches.append(ast.Name(name, ast.Load()))
+        run = ast.Call(_runtime("run_if"), [
+            node.test, *branches, ast.Constant(tuple(names)),
+            ast.Tuple([_peek(n) for n in names], ast.Load()), ast.Constant(assigned),
+            ast.Constant(line), ast.Constant(text)], [])
+        if names:
+            new.append(ast.Assign(
+                [ast.Tuple([ast.Name(n, ast.Store()) for n in names], ast.Store())], run))
+            new.extend(_unbound_guard(n) for n in names)
+        else:
+            new.append(ast.Expr(run))
+        for statement in new:
+            _place_at_loop(statement, node)
+        for branch in new[:2]:
+            for statement in (*branch.body[:len(names)], branch.body[-1]):
+                _place_at_loop(statement, node)
+        return new
+
+    def visit_IfExp(self, node):
+        text = ast.unparse(node.test)
+        self.generic_visit(node)
+        if _has_named_expr(node.body) or _has_named_expr(node.orelse):
+            return node
+        self.count += 1
+        call = ast.Call(_runtime("run_ifexp"), [
+            node.test, _thunk(node.body), _thunk(node.orelse), ast.Constant(node.lineno),
+            ast.Constant(text), ast.Constant(_plain(node.body) and _plain(node.orelse))], [])
+        return _at(call, node)
+
+    def visit_BoolOp(self, node):
+        self.generic_visit(node)
+        if any(_has_named_expr(v) for v in node.values[1:]):
+            return node
+        self.count += 1
+        runner = "logical_and" if isinstance(node.op, ast.And) else "logical_or"
+        result = node.values[-1]
+        for left in reversed(node.values[:-1]):  # a and b and c: a and (b and c)
+            result = ast.Call(_runtime(runner), [left, _thunk(result)], [])
+        return _at(result, node)
+
+    def visit_UnaryOp(self, node):
+        self.generic_visit(node)
+        if not isinstance(node.op, ast.Not):
+            return node
+        self.count += 1
+        return _at(ast.Call(_runtime("logical_not"), [node.operand], []), node)
+
+    def visit_While(self, node):
+        self.generic_visit(node)
+        self.count += 1
+        node.test = _at(ast.Call(_runtime("while_condition"),
+                                 [node.test, ast.Constant(node.lineno)], []), node)
+        return node
+
+
+def _returns_outside_loops(statements):
+    """Whether a `return` in ``statements`` is reached without entering a loop (or a nested
+    function, class, with or try)."""
+    for s in statements:
+        if isinstance(s, ast.Return):
+            return True
+        if isinstance(s, ast.If) and (_returns_outside_loops(s.body)
+                                      or _returns_outside_loops(s.orelse)):
+            return True
+    return False
+
+
+def _always_returns(statements):
+    for s in statements:
+        if isinstance(s, ast.Return):
+            return True
+        if isinstance(s, ast.If) and _always_returns(s.body) and _always_returns(s.orelse):
+            return True
+    return False
+
+
+def _move_after_returns(statements):
+    """``statements`` with the statements after an `if` that may return moved into each of
+    its branches that may fall through (Triton's code generator moves them into the else
+    branch of a then-branch that returns), recursively; dead statements after a `return`
+    dropped. Every `return` outside loops then ends its branch."""
+    out = []
+    for i, s in enumerate(statements):
+        out.append(s)
+        if isinstance(s, ast.Return):
+            return out
+        if isinstance(s, ast.If) and _returns_outside_loops([s]):
+            rest = statements[i + 1:]
+            then_falls, else_falls = not _always_returns(s.body), not _always_returns(s.orelse)
+            body = s.body + (rest if then_falls else [])
+            orelse = s.orelse + ((copy.deepcopy(rest) if then_falls else rest) if else_falls
+                                 else [])
+            s.body = _move_after_returns(body)
+            s.orelse = _move_after_returns(orelse)
+            return out
+    return out
+
+
+def _branch_returns(statements, found):
+    """The `return` statements ending the branches of the `if`s in ``statements``."""
+    for s in statements:
+        if isinstance(s, ast.If):
+            for branch in (s.body, s.orelse):
+                if branch and isinstance(branch[-1], ast.Return):
+                    found.append((branch, branch[-1]))
+                _branch_returns(branch, found)
+    return found
+
+
+def _eliminate_returns(definition):
+    """Rewrites the `return`s under `if`s of the function (outside loops) so that no branch
+    returns: the statements after such an `if` move into its branches; then a bare `return`
+    ending a branch is dropped, and a value `return` becomes ``_metile_return = value`` with
+    ``return _metile_return`` at the end. Returns whether it changed anything."""
+    if not any(isinstance(s, ast.If) and _returns_outside_loops([s]) for s in definition.body):
+        return False
+    definition.body = _move_after_returns(definition.body)
+    found = _branch_returns(definition.body, [])
+    with_value = any(r.value is not None for _, r in found)
+    for branch, r in found:
+        if with_value:
+            value = r.value if r.value is not None else ast.Constant(None)
+            branch[-1] = ast.copy_location(
+                ast.Assign([ast.copy_location(ast.Name(RETURN_NAME, ast.Store()), r)], value), r)
+        else:
+            branch[-1] = ast.copy_location(ast.Pass(), r)
+    if with_value:
+        first = definition.body[0]
+        definition.body.insert(0, ast.copy_location(
+            ast.Assign([ast.Name(RETURN_NAME, ast.Store())], ast.Constant(None)), first))
+        last = definition.body[-1]
+        definition.body.append(ast.copy_location(
+            ast.Return(ast.Name(RETURN_NAME, ast.Load())), last))
+    return True
+
 
 def _source_tree(fn):
     """The function's FunctionDef with the user's line numbers, or None without source."""
@@ -222,8 +435,9 @@ def rewrite(fn, loops_runtime):
         return fn
     filename = fn.__code__.co_filename
     rewriter = _LoopRewriter(filename)
+    moved = _eliminate_returns(definition)
     definition = rewriter.visit(definition)
-    if rewriter.count == 0:
+    if rewriter.count == 0 and not moved:
         return fn
     definition.decorator_list = []
     definition.returns = None

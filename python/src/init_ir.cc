@@ -22,8 +22,11 @@ namespace metile::python {
 
 namespace {
 
-// How to fix a value used outside the loop body that defined it, in Python's terms.
-constexpr const char* kEscapeHint = "assign the variable before the loop so it is carried";
+// How to fix a value used outside the loop body or `if` branch that defined it, in Python's
+// terms.
+constexpr const char* kEscapeHint =
+    "assign the variable before the loop so it is carried (a value leaves an `if` on a traced "
+    "value through a variable bound before the `if` or assigned in both branches)";
 
 ir::OpKind op_from_name(const std::string& name) {
   if (std::optional<ir::OpKind> k = ir::parse_op_name(name)) return *k;
@@ -430,7 +433,37 @@ void bind_trace(nb::module_& m) {
       .def("end_reduce_combine", &T::end_reduce_combine, "yields"_a,
            "Closes the combine region with the combined scalars; returns the reductions.")
       .def("abandon_for", &T::abandon_for,
-           "Drops the innermost open loop and everything built in it.");
+           "Drops the innermost open loop and everything built in it.")
+      // Structured if (a Python `if` on a traced scalar, python/metile/branches.py).
+      .def("begin_if", &T::begin_if, "cond"_a, "then_branch"_a,
+           "Opens the then-region of an if on the i1 scalar cond (then_branch names it in the "
+           "error for a value that escapes it).")
+      .def("begin_else", &T::begin_else, "then_yields"_a, "else_branch"_a,
+           "Closes the then-region with its results and opens the else-region.")
+      .def("end_if", &T::end_if, "else_yields"_a,
+           "Closes the else-region with its results (the then-region's types); returns the "
+           "if's results.")
+      .def(
+          "abandon_if",
+          [](T& t) {
+            // The tracer traces a Python `if` again when its first trace could not know a
+            // result's type (a Python number in the then-branch, a value in the else-branch).
+            // The if just closed becomes an empty if without results, which dead-code
+            // elimination drops; its values stay unusable (their regions are closed).
+            ir::Op& op = t.builder().last_op();
+            if (op.kind != ir::OpKind::If)
+              throw nb::value_error("abandon_if: the last op is not an if");
+            op.results.clear();
+            for (ir::Block& region : op.regions) {
+              region.ops.clear();
+              ir::Op yield;
+              yield.kind = ir::OpKind::Yield;
+              yield.loc = op.loc;
+              region.ops.push_back(std::move(yield));
+            }
+          },
+          "Empties the if closed last (no results, no ops but its yields), so that it does "
+          "nothing and dead-code elimination drops it.");
 }
 }  // namespace
 
