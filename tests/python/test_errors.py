@@ -52,12 +52,15 @@ def test_division_of_mixed_signedness():
 
 @metile.kernel
 def python_if(x, n):
-    if n > 3:  # python-if
+    if metile.arange(0, 64) > n:  # python-if
         metile.store(x, 1.0)
 
 
-def test_python_if_on_traced_value():
-    expect_error(python_if, "python-if", "a Python `if` on a traced value", X, 5)
+def test_python_if_on_a_traced_tile():
+    # An `if` on a traced scalar is a device `if` (tests/python/test_traced_if.py); on a tile
+    # it is an error, as in Triton.
+    expect_error(python_if, "python-if", "if: the condition `metile.arange(0, 64) > n` is a "
+                 "tile<64xi1>, not a scalar", X, 5)
 
 
 @metile.kernel
@@ -86,12 +89,14 @@ def test_python_for_with_break_over_traced_range():
 
 @metile.kernel
 def python_and(x, n):
-    flag = (n > 1) and (n < 9)  # python-and
+    flag = (n > 1) and metile.load  # python-and
     metile.store(x, metile.where(flag, 1.0, 0.0))
 
 
 def test_python_and_on_traced_value():
-    expect_error(python_and, "python-and", "`and` / `or` on a traced value", X, 5)
+    # `and` of traced values is their i1 `&` (tests/python/test_traced_if.py); a right side
+    # that is neither a traced value nor a number has no truth value on the device.
+    expect_error(python_and, "python-and", "and:", X, 5)
 
 
 @metile.kernel
