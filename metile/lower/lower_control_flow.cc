@@ -145,7 +145,9 @@ void lower_for(Lowering& l, const ir::Op& op) {
   l.bind(body.args[0], {{scope.induction_var}, false, !per_thread});
   bind_carried(l, {body.args.begin() + 1, body.args.end()}, scope.carried, carries, false);
   ++l.nesting;
+  l.divergence += per_thread;
   lower_block(l, body);
+  l.divergence -= per_thread;
   --l.nesting;
   bind_carried(l, op.results, l.builder.end_for(flatten(l, yields_of(body))), carries, true);
 
@@ -166,11 +168,14 @@ void lower_if(Lowering& l, const ir::Op& op) {
                          std::string(ir::op_name(inner->kind)) +
                          "; barriers, SIMD collectives, tile and fragment operations need every "
                          "thread");
+  const bool per_thread = !l.is_uniform(op.operands[0]);
   l.builder.begin_if(l.scalar(op.operands[0]));
   ++l.nesting;
+  l.divergence += per_thread;
   lower_block(l, op.regions[0]);
   l.builder.begin_else(flatten(l, yields_of(op.regions[0])));
   if (op.regions.size() > 1) lower_block(l, op.regions[1]);
+  l.divergence -= per_thread;
   --l.nesting;
   const std::vector<ir::ValueId> results = l.builder.end_if(
       op.regions.size() > 1 ? flatten(l, yields_of(op.regions[1])) : std::vector<ir::ValueId>{});

@@ -23,6 +23,18 @@ bool all_uniform(const Lowering& l, const std::vector<ir::ValueId>& values) {
   return true;
 }
 
+// Whether a scalar store or atomic is the program's own (Triton's scalar semantics): every
+// thread runs it together with the same operands, so one thread does it for all. Otherwise a
+// read-modify-write of one address would repeat per thread, and an atomic count per thread.
+bool once_per_program(const Lowering& l, const ir::Op& op) {
+  return l.divergence == 0 && all_uniform(l, op.operands);
+}
+
+ir::ValueId is_leader(Lowering& l) {
+  return l.emit(ir::OpKind::Cmp, {l.thread_index(), l.const_int(0)},
+                ir::Type::scalar(ir::DType::i1), {{"pred", std::string("eq")}});
+}
+
 }  // namespace
 
 void lower_ptr_add(Lowering& l, const ir::Op& op) {
@@ -76,6 +88,13 @@ void lower_store(Lowering& l, const ir::Op& op) {
   if (!t.is_tile()) {
     std::vector<ir::ValueId> operands;
     for (ir::ValueId v : op.operands) operands.push_back(l.scalar(v));
+    if (once_per_program(l, op)) {
+      const ir::ValueId leader = is_leader(l);
+      if (masked)
+        operands[2] = slot_mask(l, operands[2], leader);
+      else
+        operands.push_back(leader);
+    }
     l.emit_void(ir::OpKind::Store, operands, hint);
     return;
   }
@@ -97,7 +116,23 @@ void lower_atomic(Lowering& l, const ir::Op& op) {
   if (!t.is_tile()) {
     std::vector<ir::ValueId> operands;
     for (ir::ValueId v : op.operands) operands.push_back(l.scalar(v));
-    l.bind(op.results[0], {{l.emit(op.kind, operands, t, op.attrs)}, false, false});
+    if (!once_per_program(l, op)) {
+      l.bind(op.results[0], {{l.emit(op.kind, operands, t, op.attrs)}, false, false});
+      return;
+    }
+    // Thread 0 updates the address once and hands the old value to every thread through
+    // threadgroup scratch, as Triton's scalar atomics do.
+    const ir::ValueId leader = is_leader(l);
+    l.builder.begin_if(leader);
+    const ir::ValueId updated = l.emit(op.kind, operands, t, op.attrs);
+    l.builder.begin_else({updated});
+    const ir::ValueId old = l.builder.end_if({zero(l, t.dtype)})[0];
+    const ir::ValueId slot = l.scratch("a scalar atomic's old value", "exchange", t.dtype, 1);
+    l.emit_void(ir::OpKind::Store, {slot, old, leader});
+    l.threadgroup_barrier();
+    const ir::ValueId shared = l.emit(ir::OpKind::Load, {slot}, t);
+    l.threadgroup_barrier();
+    l.bind(op.results[0], {{shared}, false, true});
     return;
   }
   const ir::ValueId owns = l.has_idle_threads(t) ? l.owns_element(t.num_elements()) : ir::kNoValue;

@@ -62,6 +62,9 @@ class Lowering {
   std::vector<schedule::SoftwarePipeline> pipelines;
   // How many for/if regions enclose the op being lowered (0: the kernel's top level).
   int nesting = 0;
+  // How many of them run per thread (bounds or a condition that differ between threads): 0
+  // where every thread runs the op together.
+  int divergence = 0;
   // The Tile IR op that defines each value (for rematerialise.h).
   const std::map<ir::ValueId, const ir::Op*> definers;
   // A whole-kernel strategy (lower_dot_wgmma.cc) lowers some ops itself: lower_block offers it

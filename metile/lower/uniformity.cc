@@ -41,6 +41,11 @@ class Analysis {
     const ir::OpInfo& info = ir::op_info(op.kind);
     if (info.regions.max > 0) return control_flow(op);
     if (info.has(ir::Trait::UniformResult)) return;
+    // A scalar atomic that every thread reaches with the same operands is the program's: one
+    // thread updates, every thread gets its old value (lower_memory.cc).
+    if ((op.kind == ir::OpKind::AtomicRmw || op.kind == ir::OpKind::AtomicCas) &&
+        !k_.types[op.results[0]].is_tile())
+      return set(op.results[0], divergent_ == 0 && all(op.operands));
     const bool uniform = !info.has(ir::Trait::Varying) && all(op.operands);
     for (ir::ValueId r : op.results) set(r, uniform);
   }
@@ -63,6 +68,7 @@ class Analysis {
                                                  " has regions that the uniformity analysis "
                                                  "does not know");
     const bool cond = uniform_[op.operands[0]];
+    divergent_ += !cond;
     for (const ir::Block& region : op.regions) {
       block(region);
       if (region.ops.empty()) continue;
@@ -70,6 +76,7 @@ class Analysis {
       for (size_t i = 0; i < op.results.size(); ++i)
         set(op.results[i], cond && uniform_[yields[i]]);
     }
+    divergent_ -= !cond;
   }
 
   void loop(const ir::Op& op) {
@@ -81,7 +88,9 @@ class Analysis {
     set(body.args[0], bounds);
     for (size_t i = 0; i + 1 < body.args.size(); ++i)
       set(body.args[i + 1], bounds && uniform_[op.operands[3 + i]] && uniform_[yields[i]]);
+    divergent_ += !bounds;
     block(body);
+    divergent_ -= !bounds;
     for (size_t i = 0; i < op.results.size(); ++i)
       set(op.results[i], bounds && uniform_[body.args[i + 1]] && uniform_[yields[i]]);
   }
@@ -89,6 +98,8 @@ class Analysis {
   const ir::Kernel& k_;
   std::vector<bool> uniform_;
   bool changed_ = false;
+  // How many enclosing regions run per thread (a condition or loop bounds not uniform).
+  int divergent_ = 0;
 };
 
 }  // namespace

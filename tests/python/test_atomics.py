@@ -117,3 +117,27 @@ def test_what_atomics_do_not_take_is_an_error_naming_it():
     with pytest.raises(metile.CompilationError, match="atomic_add: sem must be one of acq_rel, "
                                                       "acquire, release, relaxed, got 'seq_cst'"):
         _bad_sem[(1,)](np.zeros(16, np.int32), BLOCK=16)
+
+
+@metile.jit
+def ticket_and_double(counter, tickets, cells, BLOCK: tl.constexpr):
+    # A scalar atomic and a scalar read-modify-write are the program's, as in Triton: one
+    # thread does each for all of the program's threads, and every thread sees the old value.
+    pid = tl.program_id(0)
+    ticket = tl.atomic_add(counter, 1)
+    tl.store(tickets + pid * BLOCK + tl.arange(0, BLOCK), tl.full([BLOCK], 0, tl.int32) + ticket)
+    value = tl.load(cells + pid)
+    tl.store(cells + pid, value * 2 + 1)
+
+
+def test_scalar_atomics_and_stores_happen_once_per_program():
+    programs, block = 6, 128
+    counter = np.zeros(1, np.int32)
+    tickets = np.full(programs * block, -1, np.int32)
+    cells = np.arange(programs, dtype=np.int32)
+    ticket_and_double[(programs,)](counter, tickets, cells, BLOCK=block, num_warps=4)
+    assert counter[0] == programs
+    per_program = tickets.reshape(programs, block)
+    assert (per_program == per_program[:, :1]).all()  # every thread got the program's ticket
+    assert sorted(per_program[:, 0]) == list(range(programs))
+    np.testing.assert_array_equal(cells, np.arange(programs) * 2 + 1)

@@ -95,32 +95,32 @@ static __device__ __forceinline__ void row_sum_bf16_body(
     const metile_bfloat16* v60 = v7 + v44;
     const metile_bfloat16* v61 = v7 + v45;
     const metile_bfloat16 v62 = metile_bfloat16(0.0f);
-    const bool v118 = (reinterpret_cast<unsigned long long>(v54) & 15) == 0;
-    const bool v119 = v53 && v118;
-    metile_bfloat16x8 v130;
-    if (v119) {
-      const metile_bfloat16x8 v120 = ((const metile_bfloat16x8*)(v54))[0];
-      v130 = v120;
+    const bool v120 = (reinterpret_cast<unsigned long long>(v54) & 15) == 0;
+    const bool v121 = v53 && v120;
+    metile_bfloat16x8 v132;
+    if (v121) {
+      const metile_bfloat16x8 v122 = ((const metile_bfloat16x8*)(v54))[0];
+      v132 = v122;
     } else {
-      const metile_bfloat16 v121 = v46 ? v54[0] : v62;
-      const metile_bfloat16 v122 = v47 ? v55[0] : v62;
-      const metile_bfloat16 v123 = v48 ? v56[0] : v62;
-      const metile_bfloat16 v124 = v49 ? v57[0] : v62;
-      const metile_bfloat16 v125 = v50 ? v58[0] : v62;
-      const metile_bfloat16 v126 = v51 ? v59[0] : v62;
-      const metile_bfloat16 v127 = v52 ? v60[0] : v62;
-      const metile_bfloat16 v128 = v53 ? v61[0] : v62;
-      const metile_bfloat16x8 v129 = metile_bfloat16x8{{metile_bfloat16_pair(v121, v122), metile_bfloat16_pair(v123, v124), metile_bfloat16_pair(v125, v126), metile_bfloat16_pair(v127, v128)}};
-      v130 = v129;
+      const metile_bfloat16 v123 = v46 ? v54[0] : v62;
+      const metile_bfloat16 v124 = v47 ? v55[0] : v62;
+      const metile_bfloat16 v125 = v48 ? v56[0] : v62;
+      const metile_bfloat16 v126 = v49 ? v57[0] : v62;
+      const metile_bfloat16 v127 = v50 ? v58[0] : v62;
+      const metile_bfloat16 v128 = v51 ? v59[0] : v62;
+      const metile_bfloat16 v129 = v52 ? v60[0] : v62;
+      const metile_bfloat16 v130 = v53 ? v61[0] : v62;
+      const metile_bfloat16x8 v131 = metile_bfloat16x8{{metile_bfloat16_pair(v123, v124), metile_bfloat16_pair(v125, v126), metile_bfloat16_pair(v127, v128), metile_bfloat16_pair(v129, v130)}};
+      v132 = v131;
     }
-    const metile_bfloat16 v63 = metile_bfloat16_of_bits(v130.w[0]);
-    const metile_bfloat16 v64 = metile_bfloat16_of_bits(v130.w[0] >> 16);
-    const metile_bfloat16 v65 = metile_bfloat16_of_bits(v130.w[1]);
-    const metile_bfloat16 v66 = metile_bfloat16_of_bits(v130.w[1] >> 16);
-    const metile_bfloat16 v67 = metile_bfloat16_of_bits(v130.w[2]);
-    const metile_bfloat16 v68 = metile_bfloat16_of_bits(v130.w[2] >> 16);
-    const metile_bfloat16 v69 = metile_bfloat16_of_bits(v130.w[3]);
-    const metile_bfloat16 v70 = metile_bfloat16_of_bits(v130.w[3] >> 16);
+    const metile_bfloat16 v63 = metile_bfloat16_of_bits(v132.w[0]);
+    const metile_bfloat16 v64 = metile_bfloat16_of_bits(v132.w[0] >> 16);
+    const metile_bfloat16 v65 = metile_bfloat16_of_bits(v132.w[1]);
+    const metile_bfloat16 v66 = metile_bfloat16_of_bits(v132.w[1] >> 16);
+    const metile_bfloat16 v67 = metile_bfloat16_of_bits(v132.w[2]);
+    const metile_bfloat16 v68 = metile_bfloat16_of_bits(v132.w[2] >> 16);
+    const metile_bfloat16 v69 = metile_bfloat16_of_bits(v132.w[3]);
+    const metile_bfloat16 v70 = metile_bfloat16_of_bits(v132.w[3] >> 16);
     const float v71 = static_cast<float>(v63);
     const float v72 = static_cast<float>(v64);
     const float v73 = static_cast<float>(v65);
@@ -175,7 +175,8 @@ static __device__ __forceinline__ void row_sum_bf16_body(
   const float v115 = v114[0];
   const float v116 = v112 + v115;
   float* v117 = y + v5;
-  v117[0] = v116;
+  const bool v119 = v4 == v9;
+  if (v119) { v117[0] = v116; }
 }
 
 extern "C" __global__ void row_sum_bf16(

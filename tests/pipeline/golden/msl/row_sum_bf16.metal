@@ -52,24 +52,24 @@ static inline void row_sum_bf16_body(
     bfloat v41;
     bfloat v42;
     if (v33) {
-      const packed_bfloat4 v86 = ((device const packed_bfloat4*)(v34))[0];
-      const bfloat v82 = v86.x;
-      const bfloat v83 = v86.y;
-      const bfloat v84 = v86.z;
-      const bfloat v85 = v86.w;
-      v39 = v82;
-      v40 = v83;
-      v41 = v84;
-      v42 = v85;
+      const packed_bfloat4 v88 = ((device const packed_bfloat4*)(v34))[0];
+      const bfloat v84 = v88.x;
+      const bfloat v85 = v88.y;
+      const bfloat v86 = v88.z;
+      const bfloat v87 = v88.w;
+      v39 = v84;
+      v40 = v85;
+      v41 = v86;
+      v42 = v87;
     } else {
-      const bfloat v87 = v30 ? v34[0] : v38;
-      const bfloat v88 = v31 ? v35[0] : v38;
-      const bfloat v89 = v32 ? v36[0] : v38;
-      const bfloat v90 = v33 ? v37[0] : v38;
-      v39 = v87;
-      v40 = v88;
-      v41 = v89;
-      v42 = v90;
+      const bfloat v89 = v30 ? v34[0] : v38;
+      const bfloat v90 = v31 ? v35[0] : v38;
+      const bfloat v91 = v32 ? v36[0] : v38;
+      const bfloat v92 = v33 ? v37[0] : v38;
+      v39 = v89;
+      v40 = v90;
+      v41 = v91;
+      v42 = v92;
     }
     const float v43 = static_cast<float>(v39);
     const float v44 = static_cast<float>(v40);
@@ -113,7 +113,8 @@ static inline void row_sum_bf16_body(
   const float v79 = v74 + v77;
   const float v80 = v78 + v79;
   device float* v81 = y + v5;
-  v81[0] = v80;
+  const bool v83 = v4 == v9;
+  if (v83) { v81[0] = v80; }
 }
 
 kernel void row_sum_bf16(
