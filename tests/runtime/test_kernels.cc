@@ -49,6 +49,10 @@ const char* msl_type(DType t) {
       return "long";
     case DType::i1:
       return "bool";
+    case DType::i8:
+      return "char";
+    case DType::u8:
+      return "uchar";
   }
   return "?";
 }
