@@ -229,6 +229,19 @@ const CompiledKernel& half_bfloat_kernel() {
 )");
 }
 
+const CompiledKernel& bytes_kernel() {
+  return build_once(abi("bytes",
+                        {buffer("x", DType::i8, "read"), buffer("out", DType::i8, "write"),
+                         buffer("out_u", DType::u8, "write"), scalar("bias", DType::i8),
+                         scalar("mask", DType::u8)},
+                        {64, 1, 1}),
+                    R"(  int i = int(thread_position_in_threadgroup.x);
+  char sum = x[i] + bias;
+  out[i] = sum;
+  out_u[i] = uchar(x[i]) ^ mask;
+)");
+}
+
 const CompiledKernel& divergent_barrier_kernel() {
   return build_once(abi("divergent", {buffer("out", DType::f32, "write")}, {64, 1, 1}, 256),
                     R"(  int pid = int(threadgroup_position_in_grid.x);
