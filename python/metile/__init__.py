@@ -17,8 +17,8 @@ from types import ModuleType as _ModuleType
 
 from . import dtypes
 from .buffer import Buffer, device
-from .dtypes import (bfloat16, dtype, float16, float32, int1, int32, int64, pointer_type,
-                     uint32)
+from .dtypes import (bfloat16, dtype, float16, float32, int1, int8, int32, int64, pointer_type,
+                     uint8, uint32)
 from .elementwise import (ceil, clamp, erf, fdiv, floor, fma, log2, sigmoid, swizzle2d,
                           umulhi)
 from .errors import (CompilationError, InternalCompilerError, KernelFaultError,
