@@ -335,9 +335,11 @@ void CEmitter::emit_print(const ir::Op& op) {
         args.push_back("float(" + value + ")");
         break;
       case ir::DType::i1:
+      case ir::DType::i8:
       case ir::DType::i32:
         args.push_back("int(" + value + ")");
         break;
+      case ir::DType::u8:
       case ir::DType::u32:
         args.push_back("(unsigned)(" + value + ")");
         break;

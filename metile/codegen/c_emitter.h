@@ -88,7 +88,7 @@ class CEmitter {
   std::string floordiv(const ir::Op& op);
   std::string compare(const ir::Op& op) const;
   std::string select(const ir::Op& op) const;
-  std::string cast(const ir::Op& op) const;
+  std::string cast(const ir::Op& op);
   std::string negate(const ir::Op& op) const;
   std::string math(const ir::Op& op, MathFn fn);
   std::string load(const ir::Op& op);

@@ -114,14 +114,36 @@ std::string CDialect::convert(const std::string& to, const std::string& expr) co
   return to + "(" + expr + ")";
 }
 
-std::string CDialect::cast(const ir::Type& from, const ir::Type& to,
-                           const std::string& expr) const {
+std::string CDialect::cast(const ir::Type& from, const ir::Type& to, const std::string& expr,
+                           Prelude& prelude) const {
+  if (ir::is_float(from.dtype) && (to.dtype == ir::DType::i8 || to.dtype == ir::DType::u8))
+    return saturating_byte_cast(from, to, expr, prelude);
   auto via = [&](ir::DType t) { return table_.cast_via_float[static_cast<int>(t)]; };
   const bool via_float = (via(from.dtype) || via(to.dtype)) && from.dtype != ir::DType::f32 &&
                          to.dtype != ir::DType::f32;
   std::string value = expr;
   if (via_float) value = "static_cast<" + float_type_name(from, *this) + ">(" + value + ")";
   return "static_cast<" + type_name(to, *this) + ">(" + value + ")";
+}
+
+std::string CDialect::saturating_byte_cast(const ir::Type& from, const ir::Type& to,
+                                           const std::string& expr, Prelude& prelude) const {
+  if (!from.is_scalar())
+    throw NotSupported("emit " + std::string(table_.language) + ": converting " + from.str() +
+                       " to " + to.str() + " (8-bit conversions of floats take scalars)");
+  const std::string T(scalar_type(to.dtype));
+  const std::string fn =
+      std::string(table_.helper_prefix) + "saturate_" + std::string(ir::dtype_name(to.dtype));
+  const ir::IntegerRange r = ir::integer_range(to.dtype);
+  const std::string lo = std::to_string(r.min), hi = std::to_string(r.max);
+  prelude.add(fn, to.dtype,
+              std::string(table_.body_qualifier) + " " + T + " " + fn +
+                  "(float x) {\n  if (x != x) return 0;\n  if (x <= " + lo + ".0f) return " + lo +
+                  ";\n  if (x >= " + hi + ".0f) return " + hi + ";\n  return static_cast<" + T +
+                  ">(static_cast<int>(x));\n}\n");
+  const std::string value =
+      from.dtype == ir::DType::f32 ? expr : convert(float_type_name(from, *this), expr);
+  return fn + "(" + value + ")";
 }
 
 std::string CDialect::infix(std::string_view op, const ir::Type&, const std::string& a,
@@ -158,15 +180,28 @@ std::string CDialect::math_function(MathFn fn, bool fast, ir::DType) const {
   return name + std::string(table_.math_functions[static_cast<size_t>(fn)]);
 }
 
+ir::DType CDialect::collective_dtype(ir::DType t) const {
+  switch (table_.collective_routes[static_cast<int>(t)]) {
+    case Route::Direct:
+      return t;
+    case Route::ViaFloat:
+      return ir::DType::f32;
+    case Route::ViaInt:
+      return ir::DType::i32;
+    case Route::Unsupported:
+      break;
+  }
+  throw InternalError("the walker rejects unsupported collective dtypes");
+}
+
 std::string CDialect::collective(Collective c, const ir::Type& t, const std::string& value,
                                  const std::string& lane, Prelude&) const {
-  const Route route = table_.collective_routes[static_cast<int>(t.dtype)];
-  METILE_ASSERT(route != Route::Unsupported, "the walker rejects unsupported collective dtypes");
-  const bool widen = route == Route::ViaFloat;
+  const bool widen = collective_dtype(t.dtype) != t.dtype;
+  const ir::Type wide = t.with_dtype(collective_dtype(t.dtype));
   std::string call = std::string(table_.collectives[static_cast<size_t>(c)]) + "(";
   if (!lane.empty() && !table_.collective_members.empty())
     call += std::string(table_.collective_members) + ", ";
-  call += widen ? convert(float_type_name(t, *this), value) : value;
+  call += widen ? convert(type_name(wide, *this), value) : value;
   if (!lane.empty()) call += ", " + convert(std::string(table_.lane_type), lane);
   call += ")";
   return widen ? convert(type_name(t, *this), call) : call;

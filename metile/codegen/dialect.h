@@ -56,8 +56,9 @@ struct MppMatmul2dText {
   std::vector<std::string> finish;
 };
 
-// How a family of library functions takes values of one dtype.
-enum class Route { Direct, ViaFloat, Unsupported };
+// How a family of library functions takes values of one dtype: as they are, converted to
+// float or to int (and the result back), or not at all.
+enum class Route { Direct, ViaFloat, ViaInt, Unsupported };
 
 // The body's coordinate arguments, in kernel_abi.h order (DialectTable::geometry's index);
 // the first four have x, y and z components, the SIMD ones are scalars.
@@ -83,14 +84,14 @@ struct GeometryArg {
 };
 
 struct DialectTable {
-  std::string_view language;                     // "MSL", used in messages
-  std::string_view header;                       // the first lines of every source
-  std::array<std::string_view, 7> scalar_types;  // indexed by ir::DType
+  std::string_view language;                                   // "MSL", used in messages
+  std::string_view header;                                     // the first lines of every source
+  std::array<std::string_view, ir::kDTypeCount> scalar_types;  // indexed by ir::DType
   // Dtypes whose math functions are computed in float and converted back.
-  std::array<bool, 7> math_in_float;
+  std::array<bool, ir::kDTypeCount> math_in_float;
   // Dtypes that convert only to and from float: a cast to or from any other type goes
   // through float.
-  std::array<bool, 7> cast_via_float;
+  std::array<bool, ir::kDTypeCount> cast_via_float;
   std::string_view device_space;       // pointer qualifier, with a trailing space: "device "
   std::string_view threadgroup_space;  // "threadgroup "
   std::string_view body_qualifier;     // "static inline"
@@ -116,7 +117,7 @@ struct DialectTable {
   // SIMD-group collectives, indexed by Collective; a lane or mask argument is converted to
   // `lane_type`. `collective_routes` says how each dtype reaches them.
   std::array<std::string_view, kCollectiveCount> collectives;
-  std::array<Route, 7> collective_routes;
+  std::array<Route, ir::kDTypeCount> collective_routes;
   std::string_view lane_type;
   // The first argument of the collectives that take a lane, naming the SIMD group's threads
   // that take part (CUDA's member mask "0xffffffffu"); empty when the language has none.
@@ -199,8 +200,14 @@ class CDialect {
   // An expression of type `to` made from `expr` (a float or a narrower float type).
   virtual std::string convert(const std::string& to, const std::string& expr) const;
   // `expr` of type `from` converted to `to` with C++ conversion rules (round to nearest,
-  // truncation float -> int).
-  virtual std::string cast(const ir::Type& from, const ir::Type& to, const std::string& expr) const;
+  // truncation float -> int), except that a float scalar converts to i8 or u8 saturating, NaN
+  // to 0, through a helper in `prelude` (C leaves an out-of-range conversion undefined).
+  virtual std::string cast(const ir::Type& from, const ir::Type& to, const std::string& expr,
+                           Prelude& prelude) const;
+
+  // cast's float -> i8/u8 conversion: the call of the dialect's saturating helper.
+  std::string saturating_byte_cast(const ir::Type& from, const ir::Type& to,
+                                   const std::string& expr, Prelude& prelude) const;
 
   // Operators on scalars and vectors of type t: `op` is a C operator ("+", "<", "&&").
   virtual std::string infix(std::string_view op, const ir::Type& t, const std::string& a,
@@ -224,6 +231,9 @@ class CDialect {
   // `collective_routes`.
   virtual std::string collective(Collective c, const ir::Type& t, const std::string& value,
                                  const std::string& lane, Prelude& prelude) const;
+  // The dtype values of dtype t take through the collectives (`collective_routes`: t itself,
+  // f32 or i32); InternalError for an unsupported one.
+  ir::DType collective_dtype(ir::DType t) const;
   // a // b rounding toward negative infinity for a signed integer scalar dtype t.
   virtual std::string integer_floordiv(ir::DType t, const std::string& a, const std::string& b,
                                        Prelude& prelude) const;

@@ -27,6 +27,8 @@ FloatFormat format_of(ir::DType t) {
       return {8, -133, 3.3895313892515355e38};
     case ir::DType::f32:
       return {24, -149, std::numeric_limits<float>::max()};
+    case ir::DType::i8:
+    case ir::DType::u8:
     case ir::DType::i32:
     case ir::DType::u32:
     case ir::DType::i64:
@@ -89,11 +91,7 @@ std::string constant_literal(const ir::Attr& value, ir::DType t, const CDialect&
     return dialect.convert(std::string(dialect.scalar_type(t)), literal);
   }
   const int64_t i = integer_value(value, t);
-  const bool fits = t == ir::DType::i32   ? i >= INT32_MIN && i <= INT32_MAX
-                    : t == ir::DType::u32 ? i >= 0 && i <= UINT32_MAX
-                    : t == ir::DType::i1  ? i == 0 || i == 1
-                                          : true;
-  if (!fits)
+  if (!ir::integer_range(t).contains(i))
     throw UserError("constant: " + std::to_string(i) + " does not fit in " +
                     std::string(ir::dtype_name(t)));
   switch (t) {
@@ -101,6 +99,10 @@ std::string constant_literal(const ir::Attr& value, ir::DType t, const CDialect&
       return i ? "true" : "false";
     case ir::DType::u32:
       return std::to_string(static_cast<uint32_t>(i)) + "u";
+    // The int literal; declarations give it the 8-bit type.
+    case ir::DType::i8:
+    case ir::DType::u8:
+      return std::to_string(i);
     case ir::DType::i32:
       // The most negative value has no positive literal to negate.
       if (i == std::numeric_limits<int32_t>::min()) return "(-2147483647 - 1)";

@@ -36,6 +36,8 @@ std::string CDialect::matrix_type(const ir::Type& type) const {
     case ir::DType::i32:
     case ir::DType::u32:
     case ir::DType::i64:
+    case ir::DType::i8:
+    case ir::DType::u8:
       break;
   }
   throw InternalError("emit " + std::string(table_.language) + ": a matrix fragment of " +

@@ -77,11 +77,11 @@ std::string CEmitter::select(const ir::Op& op) const {
                          name(op.operands[2]));
 }
 
-std::string CEmitter::cast(const ir::Op& op) const {
+std::string CEmitter::cast(const ir::Op& op) {
   const ir::Type& from = type(op.operands[0]);
   const ir::Type& to = type(op.results[0]);
   if (from == to) return name(op.operands[0]);
-  return dialect_.cast(from, to, name(op.operands[0]));
+  return dialect_.cast(from, to, name(op.operands[0]), prelude_);
 }
 
 std::string CEmitter::negate(const ir::Op& op) const {

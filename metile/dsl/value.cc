@@ -111,7 +111,7 @@ Value operator~(const Operand& a) {
   const DType t = b.type(v).dtype;
   if (ir::is_float(t) || b.type(v).pointer)
     detail::fail(here, "xor", "~ needs an integer or i1 operand, got " + b.type(v).str());
-  const int64_t all_ones = t == DType::i1 ? 1 : t == DType::u32 ? int64_t{0xFFFFFFFF} : -1;
+  const int64_t all_ones = ir::is_signed(t) ? -1 : ir::integer_range(t).max;
   return wrap(b.binary(OpKind::Xor, v, b.constant_int(all_ones, t)));
 }
 

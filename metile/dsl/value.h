@@ -27,6 +27,8 @@ inline constexpr DType i32 = DType::i32;
 inline constexpr DType u32 = DType::u32;
 inline constexpr DType i64 = DType::i64;
 inline constexpr DType i1 = DType::i1;
+inline constexpr DType i8 = DType::i8;
+inline constexpr DType u8 = DType::u8;
 
 class Operand;
 

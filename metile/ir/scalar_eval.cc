@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <cmath>
 #include <functional>
-#include <limits>
 #include <string>
 #include <utility>
 
@@ -11,6 +10,10 @@ namespace metile::ir {
 
 int64_t wrap_integer(DType t, int64_t x) {
   switch (t) {
+    case DType::i8:
+      return static_cast<int8_t>(static_cast<uint8_t>(x));
+    case DType::u8:
+      return static_cast<uint8_t>(x);
     case DType::i32:
       return static_cast<int32_t>(static_cast<uint32_t>(x));
     case DType::u32:
@@ -50,6 +53,8 @@ double round_float(DType t, double x) {
       return round_to_bits(x, 11, -14, 65504.0);
     case DType::bf16:
       return round_to_bits(x, 8, -126, 3.3895313892515355e38);
+    case DType::i8:
+    case DType::u8:
     case DType::i32:
     case DType::u32:
     case DType::i64:
@@ -119,7 +124,7 @@ bool is_half(DType t) {
   return t == DType::f16 || t == DType::bf16;
 }
 int bit_width(DType t) {
-  return t == DType::i64 ? 64 : t == DType::i1 ? 1 : 32;
+  return t == DType::i1 ? 1 : dtype_bytes(t) * 8;
 }
 
 // add, sub, mul: floats rounded once (computing in double and rounding to f32, f16 or bf16
@@ -133,13 +138,13 @@ Evaluation wrapping(Operands x, DType r, F f) {
       r, static_cast<int64_t>(f(static_cast<uint64_t>(a.i), static_cast<uint64_t>(b.i)))));
 }
 
-// Integer division by zero and the signed minimum divided by -1 are undefined.
+// Integer division by zero and the signed minimum divided by -1 are undefined. 8-bit
+// operands divide in int, as C promotes them, so -128 / -1 is 128, wrapped to -128.
 const char* division_fault(const Scalar& a, const Scalar& b) {
   if (b.i == 0) return "integer division by zero";
   const bool is_signed = a.dtype == DType::i32 || a.dtype == DType::i64;
-  const int64_t min = a.dtype == DType::i64 ? std::numeric_limits<int64_t>::min()
-                                            : std::numeric_limits<int32_t>::min();
-  if (is_signed && a.i == min && b.i == -1) return "integer division of the minimum by -1";
+  if (is_signed && a.i == integer_range(a.dtype).min && b.i == -1)
+    return "integer division of the minimum by -1";
   return nullptr;
 }
 
@@ -222,6 +227,14 @@ Evaluation cast(Operands x, DType to) {
   }
   if (is_float(to)) return exact(Scalar::of(to, a.f));
   if (to == DType::i1) return exact(Scalar::of(to, int64_t{a.f != 0}));
+  if (to == DType::i8 || to == DType::u8) {
+    // Saturating, NaN to 0 (docs/python.md, "8-bit integers"), as the emitters convert.
+    if (std::isnan(a.f)) return exact(Scalar::of(to, int64_t{0}));
+    const IntegerRange range = integer_range(to);
+    const double clamped =
+        std::clamp(std::trunc(a.f), static_cast<double>(range.min), static_cast<double>(range.max));
+    return exact(Scalar::of(to, static_cast<int64_t>(clamped)));
+  }
   const double t = std::trunc(a.f);
   const double lo = to == DType::u32 ? 0.0 : to == DType::i32 ? -2147483648.0 : -9.2e18;
   const double hi = to == DType::u32 ? 4294967295.0 : to == DType::i32 ? 2147483647.0 : 9.2e18;
@@ -242,7 +255,9 @@ Evaluation absolute(Operands x, DType r) {
   if (is_float(a.dtype)) return exact(Scalar::of(r, std::fabs(a.f)));
   if (a.i >= 0) return exact(Scalar::of(r, a.i));
   const Scalar negated = Scalar::of(r, static_cast<int64_t>(0 - static_cast<uint64_t>(a.i)));
-  if (negated.i < 0) return undefined("the absolute value of the minimum is not representable");
+  // 8-bit values take their absolute value in int, as C promotes them: -128 wraps to -128.
+  if (negated.i < 0 && dtype_bytes(r) >= 4)
+    return undefined("the absolute value of the minimum is not representable");
   return exact(negated);
 }
 

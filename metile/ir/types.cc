@@ -2,6 +2,7 @@
 
 #include <charconv>
 #include <cstdint>
+#include <iterator>
 
 #include "metile/support/errors.h"
 
@@ -16,8 +17,9 @@ struct DTypeInfo {
 constexpr DTypeInfo kDTypes[] = {
     {DType::f16, "f16", 2}, {DType::bf16, "bf16", 2}, {DType::f32, "f32", 4},
     {DType::i32, "i32", 4}, {DType::u32, "u32", 4},   {DType::i64, "i64", 8},
-    {DType::i1, "i1", 1},
+    {DType::i1, "i1", 1},   {DType::i8, "i8", 1},     {DType::u8, "u8", 1},
 };
+static_assert(std::size(kDTypes) == kDTypeCount);
 }  // namespace
 
 std::string_view dtype_name(DType t) {
@@ -37,16 +39,20 @@ bool is_float(DType t) {
   return t == DType::f16 || t == DType::bf16 || t == DType::f32;
 }
 bool is_integer(DType t) {
-  return t == DType::i32 || t == DType::u32 || t == DType::i64;
+  return t == DType::i8 || t == DType::u8 || t == DType::i32 || t == DType::u32 || t == DType::i64;
 }
 bool is_signed(DType t) {
-  return t == DType::i32 || t == DType::i64;
+  return t == DType::i8 || t == DType::i32 || t == DType::i64;
 }
 
 IntegerRange integer_range(DType t) {
   switch (t) {
     case DType::i1:
       return {0, 1};
+    case DType::i8:
+      return {INT8_MIN, INT8_MAX};
+    case DType::u8:
+      return {0, UINT8_MAX};
     case DType::i32:
       return {INT32_MIN, INT32_MAX};
     case DType::u32:

@@ -20,13 +20,15 @@
 
 namespace metile::ir {
 
-enum class DType : uint8_t { f16, bf16, f32, i32, u32, i64, i1 };
+// i8 and u8 come last so the values of the older dtypes (cache keys, tables) stay as they were.
+enum class DType : uint8_t { f16, bf16, f32, i32, u32, i64, i1, i8, u8 };
+inline constexpr int kDTypeCount = 9;
 
 std::string_view dtype_name(DType t);  // "f32"
 std::optional<DType> parse_dtype(std::string_view name);
 int dtype_bytes(DType t);  // i1 counts as 1
 bool is_float(DType t);
-bool is_integer(DType t);  // i32, u32, i64 (not i1)
+bool is_integer(DType t);  // i8, u8, i32, u32, i64 (not i1)
 bool is_signed(DType t);
 // The values an integer or i1 constant of dtype t may hold (i64: all of int64_t).
 struct IntegerRange {

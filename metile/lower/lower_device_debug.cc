@@ -20,6 +20,10 @@ std::string conversion(ir::DType t, bool hex) {
       return hex ? "0x%016llx" : "%lli";
     case ir::DType::u32:
       return hex ? "0x%08x" : "%u";
+    case ir::DType::u8:
+      return hex ? "0x%02x" : "%u";
+    case ir::DType::i8:
+      return hex ? "0x%02hhx" : "%i";
     case ir::DType::i1:
     case ir::DType::i32:
       return hex ? "0x%08x" : "%i";

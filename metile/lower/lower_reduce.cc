@@ -8,7 +8,6 @@
 // private scratch that nothing else ever touches: no later use waits for it, so the release
 // barrier goes.
 #include <cmath>
-#include <limits>
 
 #include "metile/lower/lowering_steps.h"
 
@@ -28,24 +27,10 @@ ir::ValueId reduce_identity(Lowering& l, const ir::Op& op, ir::OpKind combine, i
   if (combine == ir::OpKind::Add)
     return ir::is_float(dtype) ? l.const_float(0.0, dtype) : l.const_int(0, dtype);
   if (ir::is_float(dtype)) return l.const_float(is_max ? -INFINITY : INFINITY, dtype);
-  switch (dtype) {
-    case ir::DType::i32:
-      return l.const_int(
-          is_max ? std::numeric_limits<int32_t>::min() : std::numeric_limits<int32_t>::max(),
-          dtype);
-    case ir::DType::u32:
-      return l.const_int(is_max ? 0 : int64_t{std::numeric_limits<uint32_t>::max()}, dtype);
-    case ir::DType::i64:
-      return l.const_int(
-          is_max ? std::numeric_limits<int64_t>::min() : std::numeric_limits<int64_t>::max(),
-          dtype);
-    case ir::DType::f16:
-    case ir::DType::bf16:
-    case ir::DType::f32:  // handled above
-    case ir::DType::i1:
-      break;
-  }
-  l.not_supported(op, "cannot reduce " + std::string(ir::dtype_name(dtype)) + " values");
+  if (!ir::is_integer(dtype))
+    l.not_supported(op, "cannot reduce " + std::string(ir::dtype_name(dtype)) + " values");
+  const ir::IntegerRange range = ir::integer_range(dtype);
+  return l.const_int(is_max ? range.min : range.max, dtype);
 }
 
 // Pairs neighbours until one value is left: depth log2(n) instead of n.

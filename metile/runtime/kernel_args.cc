@@ -84,6 +84,14 @@ void bind_scalar(const codegen::KernelABI& abi, std::size_t i, const KernelArg& 
       require_range(0, 1);
       store(bound, static_cast<unsigned char>(v));
       break;
+    case DType::i8:
+      require_range(std::numeric_limits<int8_t>::min(), std::numeric_limits<int8_t>::max());
+      store(bound, int8_t(v));
+      break;
+    case DType::u8:
+      require_range(0, std::numeric_limits<uint8_t>::max());
+      store(bound, uint8_t(v));
+      break;
     case DType::f16:
     case DType::bf16:
     case DType::f32:

@@ -27,6 +27,8 @@ constexpr DtypeRule kRules[] = {
     {"i64", 0, 1},
     {"i32", 0, 1},
     {"u32", 0, 1},
+    {"i8", 0, 1},
+    {"u8", 0, 1},
     {"i1", 0, 1},
 };
 
@@ -34,7 +36,7 @@ const DtypeRule& rule(std::string_view dtype) {
   for (const DtypeRule& r : kRules)
     if (r.dtype == dtype) return r;
   throw UserError("numerical gate: no tolerance for dtype '" + std::string(dtype) +
-                  "' (f64, f32, f16, bf16, i64, i32, u32 and i1 have one)");
+                  "' (f64, f32, f16, bf16, i64, i32, u32, i8, u8 and i1 have one)");
 }
 
 std::string number(double v) {

@@ -174,11 +174,11 @@ class GpuArray:
 
 
 _TORCH_DTYPES = {"torch.float32": "f32", "torch.float16": "f16", "torch.bfloat16": "bf16",
-                 "torch.int32": "i32", "torch.uint32": "u32", "torch.int64": "i64",
-                 "torch.bool": "i1"}
+                 "torch.int8": "i8", "torch.uint8": "u8", "torch.int32": "i32",
+                 "torch.uint32": "u32", "torch.int64": "i64", "torch.bool": "i1"}
 _DLPACK_GPU = (2, 13)  # kDLCUDA, kDLCUDAManaged
-_DLPACK_DTYPES = {(0, 32): "i32", (0, 64): "i64", (1, 32): "u32", (2, 16): "f16",
-                  (2, 32): "f32", (4, 16): "bf16", (6, 8): "i1"}
+_DLPACK_DTYPES = {(0, 8): "i8", (0, 32): "i32", (0, 64): "i64", (1, 8): "u8", (1, 32): "u32",
+                  (2, 16): "f16", (2, 32): "f32", (4, 16): "bf16", (6, 8): "i1"}
 
 
 def gpu_array(value, name="data"):

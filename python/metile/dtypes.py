@@ -1,6 +1,7 @@
 """Element dtypes: meTile's names, their aliases, and their numpy counterparts.
 
-f16 is numpy.float16; bf16 is ml_dtypes.bfloat16 (numpy has no bfloat16).
+f16 is numpy.float16; bf16 is ml_dtypes.bfloat16 (numpy has no bfloat16); i8 and u8 are
+numpy.int8 and numpy.uint8.
 """
 
 import numpy as np
@@ -14,19 +15,43 @@ class dtype(str):
 
     @property
     def primitive_bitwidth(self):
-        return {"f16": 16, "bf16": 16, "f32": 32, "i32": 32, "u32": 32, "i64": 64, "i1": 1}[self]
+        return _BITS[self]
+
+    @property
+    def int_bitwidth(self):
+        """The width of an integer dtype (Triton's ``int_bitwidth``); AttributeError otherwise."""
+        if not self.is_int():
+            raise AttributeError(f"{self} is not an integer dtype")
+        return _BITS[self]
 
     def is_floating(self):
         return self in ("f16", "bf16", "f32")
 
     def is_int(self):
-        return self in ("i32", "u32", "i64", "i1")
+        return self in ("i8", "u8", "i32", "u32", "i64", "i1")
 
     def is_int_signed(self):
-        return self in ("i32", "i64")
+        return self in ("i8", "i32", "i64")
 
     def is_int_unsigned(self):
+        # Triton counts int1 among the unsigned types (its UINT_TYPES); meTile's queries did
+        # not, and keep it that way.
+        return self in ("u8", "u32")
+
+    def is_int8(self):
+        return self == "i8"
+
+    def is_uint8(self):
+        return self == "u8"
+
+    def is_int32(self):
+        return self == "i32"
+
+    def is_uint32(self):
         return self == "u32"
+
+    def is_int64(self):
+        return self == "i64"
 
     def is_bool(self):
         return self == "i1"
@@ -68,6 +93,9 @@ class pointer_type(dtype):
         return False
 
 
+_BITS = {"f16": 16, "bf16": 16, "f32": 32, "i8": 8, "u8": 8, "i32": 32, "u32": 32, "i64": 64,
+         "i1": 1}
+
 float16 = dtype("f16")
 bfloat16 = dtype("bf16")
 float32 = dtype("f32")
@@ -75,11 +103,14 @@ int32 = dtype("i32")
 uint32 = dtype("u32")
 int64 = dtype("i64")
 int1 = dtype("i1")
+int8 = dtype("i8")
+uint8 = dtype("u8")
 
-NAMES = ("f16", "bf16", "f32", "i32", "u32", "i64", "i1")
+NAMES = ("f16", "bf16", "f32", "i8", "u8", "i32", "u32", "i64", "i1")
 _ALIASES = {
     "float16": "f16", "half": "f16", "bfloat16": "bf16", "float32": "f32", "float": "f32",
-    "int32": "i32", "uint32": "u32", "int64": "i64", "bool": "i1", "int1": "i1",
+    "int8": "i8", "uint8": "u8", "int32": "i32", "uint32": "u32", "int64": "i64", "bool": "i1",
+    "int1": "i1",
 }
 
 
@@ -91,8 +122,9 @@ def _bfloat16():
 
 def _numpy_to_name():
     table = {
-        np.dtype(np.float16): "f16", np.dtype(np.float32): "f32", np.dtype(np.int32): "i32",
-        np.dtype(np.uint32): "u32", np.dtype(np.int64): "i64",
+        np.dtype(np.float16): "f16", np.dtype(np.float32): "f32", np.dtype(np.int8): "i8",
+        np.dtype(np.uint8): "u8", np.dtype(np.int32): "i32", np.dtype(np.uint32): "u32",
+        np.dtype(np.int64): "i64",
     }
     try:
         table[_bfloat16()] = "bf16"
@@ -128,7 +160,7 @@ def from_numpy(np_dtype):
         hint = "; convert with .astype(numpy.float32)" if np.dtype(np_dtype).kind == "f" else ""
         raise TypeError(
             f"numpy dtype {np.dtype(np_dtype)} has no meTile buffer dtype "
-            f"(supported: float16, bfloat16, float32, int32, uint32, int64){hint}")
+            f"(supported: float16, bfloat16, float32, int8, uint8, int32, uint32, int64){hint}")
     return name
 
 
@@ -147,4 +179,4 @@ def is_float(name):
 
 
 def is_integer(name):
-    return name in ("i32", "u32", "i64")
+    return name in ("i8", "u8", "i32", "u32", "i64")

@@ -438,6 +438,12 @@ def dot(input, other, acc=None, input_precision=None, allow_tf32=None,
                          "does not have", user_location(), NotSupportedError)
     precision = _dot_precision(input_precision, allow_tf32)
     a, b = as_value(input, "dot"), as_value(other, "dot")
+    for operand in (a, b):
+        if not operand.pointer and dtypes.is_integer(operand.dtype):
+            raise user_error(f"dot: {operand.dtype} operands are not supported (Triton's integer "
+                             "dot accumulating in i32 is not built): dot multiplies f16, bf16 or "
+                             "f32; convert them first (.to(metile.float16))", user_location(),
+                             NotSupportedError)
     if a.type.kind != "matrix" and (len(a.shape) != 2 or len(b.shape) != 2):
         raise user_error(f"dot: input and other must be 2-D tiles, got shapes {a.shape} and "
                          f"{b.shape}", user_location())

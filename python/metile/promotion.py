@@ -3,16 +3,17 @@
 Two traced values of different dtypes meet in the computation type of Triton's
 ``computation_type_impl``: f32 wins over everything; f16 wins over bf16 and integers; bf16
 stays bf16 only beside bf16 (else f32); ``/`` and ``%`` of f16 or bf16 compute in f32;
-integers widen by C's usual arithmetic conversions, and ``/``, ``//``, ``%`` of integers of
-different signedness are an error. A Python number does not widen a traced value of its
+integers widen by C's usual arithmetic conversions without C's promotion of 8-bit operands
+to int (i8 + i8 stays i8 and wraps, u8 + i8 is u8, i8 + i32 is i32), and ``/``, ``//``,
+``%`` of integers of different signedness are an error. A Python number does not widen a traced value of its
 kind or a higher one (bool < integer < float): ``x_f16 * 2.0`` stays f16, ``i * 2`` stays
 i32, while ``i * 0.5`` is f32.
 """
 
 from . import dtypes
 
-_INT_BITS = {"i1": 1, "i32": 32, "u32": 32, "i64": 64}
-_UNSIGNED = ("i1", "u32")  # Triton counts int1 among the unsigned types
+_INT_BITS = {"i1": 1, "i8": 8, "u8": 8, "i32": 32, "u32": 32, "i64": 64}
+_UNSIGNED = ("i1", "u8", "u32")  # Triton counts int1 among the unsigned types
 
 
 def kind(dtype):

@@ -15,11 +15,15 @@ from .frames import user_location
 from .values import Value, as_value, cast, compare, is_number, wrap
 
 _ELEMENTWISE = {"max": "maximum", "min": "minimum"}
-# As in Triton, sum adds booleans as i32 and narrow floats in (and to) f32.
-_SUM_WIDENS = {"i1": "i32", "f16": "f32", "bf16": "f32"}
-# As in Triton, cumsum and cumprod keep the dtype except that booleans and 8-bit integers
-# scan in i32.
-_SCAN_WIDENS = {"i1": "i32", "i8": "i32", "u8": "i32"}
+# As Triton's _pick_sum_dtype: sum adds integers narrower than 32 bits in 32 bits of their
+# signedness (i8 in i32, u8 in u32; booleans in i32, where Triton, counting int1 unsigned,
+# picks u32), and narrow floats in (and to) f32.
+_SUM_WIDENS = {"i1": "i32", "i8": "i32", "u8": "u32", "f16": "f32", "bf16": "f32"}
+# As in Triton, max and min of integers narrower than 32 bits compare (and return) i32.
+_MAX_MIN_WIDENS = {"i8": "i32", "u8": "i32"}
+# cumsum widens as sum does (Triton's cumsum picks the sum dtype); cumprod too, where
+# Triton's keeps 8 bits and wraps; floats keep their dtype.
+_SCAN_WIDENS = {"i1": "i32", "i8": "i32", "u8": "u32"}
 
 
 def _fail(rule):
@@ -88,10 +92,11 @@ def _kept(trace, scalar, x, axis, keep_dims):
 def _reduce(kind, x, axis, keep_dims, dtype=None):
     x = _tile(x, kind)
     axis = _axis(x, axis, kind)
+    widens = _SUM_WIDENS if kind == "sum" else _MAX_MIN_WIDENS
     if dtype is not None:
         x = cast(x, dtype)
-    elif kind == "sum" and x.dtype in _SUM_WIDENS:
-        x = cast(x, _SUM_WIDENS[x.dtype])
+    elif x.dtype in widens:
+        x = cast(x, widens[x.dtype])
     if not _combines_all(x, axis):
         return _along(kind, x, axis, keep_dims)
     scalar = wrap(x.trace, x.trace.at().reduce(kind, x.id))
@@ -100,27 +105,31 @@ def _reduce(kind, x, axis, keep_dims, dtype=None):
 
 def sum(x, axis=None, keep_dims=False, dtype=None):
     """The sum of a tile's elements over ``axis`` (None: all of them); ``dtype`` converts
-    the elements first (default, as in Triton: f16 and bf16 sum in f32, booleans in i32).
-    A scalar unless ``keep_dims``."""
+    the elements first (default, as in Triton: f16 and bf16 sum in f32, i8 and booleans in
+    i32, u8 in u32). A scalar unless ``keep_dims``."""
     return _reduce("sum", x, axis, keep_dims, dtype)
 
 
 def _with_indices(kind, x, axis, return_indices, tie_break_left, keep_dims):
     if return_indices:
         index = (argmax if kind == "max" else argmin)(x, axis, tie_break_left, keep_dims)
-        return _reduce(kind, x, axis, keep_dims), index
+        best = _reduce(kind, x, axis, keep_dims)
+        # Triton's reduction with indices keeps an 8-bit dtype (its value fits).
+        return (cast(best, x.dtype) if best.dtype != x.dtype else best), index
     return _reduce(kind, x, axis, keep_dims)
 
 
 def max(x, axis=None, return_indices=False, return_indices_tie_break_left=True, keep_dims=False):
-    """The largest element of a tile over ``axis`` (None: all); with ``return_indices``
-    also its index. Not the elementwise maximum of two values: that is ``maximum``."""
+    """The largest element of a tile over ``axis`` (None: all; i8 and u8 as i32, as in
+    Triton); with ``return_indices`` also its index. Not the elementwise maximum of two
+    values: that is ``maximum``."""
     return _with_indices("max", x, axis, return_indices, return_indices_tie_break_left, keep_dims)
 
 
 def min(x, axis=None, return_indices=False, return_indices_tie_break_left=True, keep_dims=False):
-    """The smallest element of a tile over ``axis`` (None: all); with ``return_indices``
-    also its index. Not the elementwise minimum of two values: that is ``minimum``."""
+    """The smallest element of a tile over ``axis`` (None: all; i8 and u8 as i32, as in
+    Triton); with ``return_indices`` also its index. Not the elementwise minimum of two
+    values: that is ``minimum``."""
     return _with_indices("min", x, axis, return_indices, return_indices_tie_break_left, keep_dims)
 
 
@@ -138,6 +147,8 @@ def _flat_index(trace, shape):
 def _arg(kind, x, axis, tie_break_left, keep_dims):
     op = "arg" + kind
     x = _tile(x, op)
+    if x.dtype in _MAX_MIN_WIDENS:  # the same order and indices, compared as max compares
+        x = cast(x, _MAX_MIN_WIDENS[x.dtype])
     axis = _axis(x, axis, op)
     if not _combines_all(x, axis):
         return _arg_along(kind, x, axis, tie_break_left, keep_dims)
@@ -200,7 +211,7 @@ def _scan(kind, x, axis, reverse, op):
 def cumsum(x, axis=0, reverse=False, dtype=None):
     """The inclusive running sum of a tile along ``axis``, from the last element when
     ``reverse``; ``dtype`` converts the elements first (default, as in Triton: the tile's
-    dtype, booleans and 8-bit integers in i32)."""
+    dtype, booleans and i8 in i32, u8 in u32)."""
     if dtype is not None:
         x = cast(_tile(x, "cumsum"), dtype)
     return _scan("sum", x, axis, reverse, "cumsum")
@@ -208,5 +219,5 @@ def cumsum(x, axis=0, reverse=False, dtype=None):
 
 def cumprod(x, axis=0, reverse=False):
     """The inclusive running product of a tile along ``axis``, from the last element when
-    ``reverse`` (the tile's dtype; booleans and 8-bit integers in i32)."""
+    ``reverse`` (the tile's dtype; booleans and i8 in i32, u8 in u32)."""
     return _scan("prod", x, axis, reverse, "cumprod")

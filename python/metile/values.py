@@ -360,7 +360,7 @@ class Value:
     def __invert__(self):
         # True, not 1, for a boolean: a Python int would promote it to i32 (Triton's ~ of an
         # i1 is an i1).
-        ones = True if self.dtype == "i1" else (0xFFFFFFFF if self.dtype == "u32" else -1)
+        ones = True if self.dtype == "i1" else {"u32": 0xFFFFFFFF, "u8": 0xFF}.get(self.dtype, -1)
         return binary("xor", self, ones)
 
     def __lt__(self, other):

@@ -226,12 +226,42 @@ ir::Kernel packed_kernel() {
   return k;
 }
 
+ir::Kernel bytes_kernel() {
+  ir::Kernel k = metal_kernel("bytes", 64, 0);
+  MetalBuilder b(k);
+  auto x = b.add_param("x", Type::ptr(DType::i8), "read");
+  auto f = b.add_param("f", Type::ptr(DType::f32), "read");
+  auto h = b.add_param("h", Type::ptr(DType::f16), "read");
+  auto out = b.add_param("out", Type::ptr(DType::i8), "write");
+  auto out_u = b.add_param("out_u", Type::ptr(DType::u8), "write");
+  auto n = b.add_param("n", Type::scalar(DType::i32));
+  auto byte = [&](int64_t v, DType t) {
+    return b.create1(OpKind::Constant, {}, Type::scalar(t), {{"value", v}});
+  };
+  auto tid = b.named(b.thread_index(), "tid");
+  auto in = b.named(b.cmp("lt", tid, n), "in");
+  auto v = b.named(b.load(b.ptr_add(x, tid), in, byte(-128, DType::i8)), "v");
+  auto sum = b.named(b.op(OpKind::Add, v, byte(100, DType::i8)), "sum");  // wraps in 8 bits
+  auto q = b.op(OpKind::FloorDiv, sum, byte(-3, DType::i8));
+  auto shifted = b.op(OpKind::Shr, q, byte(1, DType::i8));
+  auto smaller = b.op(OpKind::Min, shifted, b.unary(OpKind::Abs, v));
+  auto lane = b.create1(OpKind::SimdShuffleXor, {smaller, b.i32(1)}, Type::scalar(DType::i8));
+  auto total = b.create1(OpKind::SimdSum, {lane}, Type::scalar(DType::i8));
+  auto saturated = b.create1(OpKind::Cast, {b.load(b.ptr_add(f, tid))}, Type::scalar(DType::i8));
+  auto from_half = b.create1(OpKind::Cast, {b.load(b.ptr_add(h, tid))}, Type::scalar(DType::u8));
+  b.store(b.ptr_add(out, tid), b.op(OpKind::Xor, total, saturated), in);
+  auto u = b.create1(OpKind::Cast, {v}, Type::scalar(DType::u8));
+  auto larger = b.op(OpKind::Max, b.op(OpKind::Shl, u, byte(4, DType::u8)), from_half);
+  b.store(b.ptr_add(out_u, tid), b.op(OpKind::Sub, larger, byte(255, DType::u8)), in);
+  return k;
+}
+
 const std::vector<NamedKernel>& golden_kernels() {
   static const std::vector<NamedKernel> kernels = {
       {"vector_add", vector_add_kernel},   {"reduction", reduction_kernel},
       {"fibonacci", fibonacci_kernel},     {"if_results", if_results_kernel},
       {"half_bfloat", half_bfloat_kernel}, {"vec4", vec4_kernel},
-      {"packed", packed_kernel},
+      {"packed", packed_kernel},           {"bytes", bytes_kernel},
   };
   return kernels;
 }

@@ -52,6 +52,10 @@ ir::Kernel vec4_kernel();
 // Four floats per thread, converted to half, through guarded packed accesses (the form
 // group_vector_accesses produces): packed_load, extract, packed_store and is_aligned.
 ir::Kernel packed_kernel();
+// i8 and u8 buffers: 8-bit arithmetic that wraps, a masked load with `other`, shifts,
+// floordiv, min/max/abs, a shuffle and a SIMD sum (through int), and saturating float
+// conversions.
+ir::Kernel bytes_kernel();
 
 struct NamedKernel {
   std::string name;

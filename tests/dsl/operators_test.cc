@@ -137,6 +137,20 @@ TEST(Operators, UnaryMinusAndBitwiseNot) {
   EXPECT_EQ(inverted.type, Type::tile(ir::DType::i1, {4}));
 }
 
+// ~ of an 8-bit tile is xor with all ones of its width: -1 for i8, 255 for u8.
+TEST(Operators, BitwiseNotOfEightBitIntegers) {
+  Traced s = trace_value([](KernelContext&) { return ~arange(0, 4).to(i8); });
+  EXPECT_EQ(s.type, Type::tile(ir::DType::i8, {4}));
+  EXPECT_EQ(std::get<int64_t>(constant_operand(s.kernel, 1)), -1);
+  Traced u = trace_value([](KernelContext&) { return ~arange(0, 4).to(u8); });
+  EXPECT_EQ(u.type, Type::tile(ir::DType::u8, {4}));
+  EXPECT_EQ(std::get<int64_t>(constant_operand(u.kernel, 1)), 255);
+  Traced plus = trace_value([](KernelContext&) { return arange(0, 4).to(u8) + 200; });
+  EXPECT_EQ(plus.type, Type::tile(ir::DType::u8, {4}));
+  EXPECT_THAT(error_of([](KernelContext&) { arange(0, 4).to(i8) + 200; }),
+              HasSubstr("200 does not fit i8"));
+}
+
 TEST(Operators, MaskCombinationsStayI1) {
   Traced t = trace_value([](KernelContext&) {
     auto i = arange(0, 16);

@@ -86,6 +86,43 @@ TEST(Printer, VectorAddText) {
             "}\n");
 }
 
+// i8 and u8 in every type form, with constants at the ends of their ranges.
+TEST(RoundTrip, EightBitIntegers) {
+  const std::string text =
+      "tile.kernel @bytes(%x: ptr<i8> {access = \"read\"}, %y: ptr<u8> {access = \"write\"}) {\n"
+      "  %0 = arange {end = 16, start = 0} : tile<16xi32>\n"
+      "  %1 = splat %x : tile<16xptr<i8>>\n"
+      "  %2 = ptr_add %1, %0 : tile<16xptr<i8>>\n"
+      "  %3 = load %2 : tile<16xi8>\n"
+      "  %4 = constant {value = -128} : i8\n"
+      "  %5 = splat %4 : tile<16xi8>\n"
+      "  %6 = add %3, %5 : tile<16xi8>\n"
+      "  %7 = cast %6 : tile<16xu8>\n"
+      "  %8 = constant {value = 255} : u8\n"
+      "  %9 = splat %8 : tile<16xu8>\n"
+      "  %10 = xor %7, %9 : tile<16xu8>\n"
+      "  %11 = splat %y : tile<16xptr<u8>>\n"
+      "  %12 = ptr_add %11, %0 : tile<16xptr<u8>>\n"
+      "  store %12, %10\n"
+      "}\n";
+  const Kernel k = parse(text);
+  EXPECT_EQ(print(k), text);
+  expect_round_trip(k);
+  EXPECT_EQ(k.type(k.params[0].value), Type::ptr(DType::i8));
+  EXPECT_EQ(k.type(k.params[1].value), Type::ptr(DType::u8));
+  for (const char* type :
+       {"i8", "u8", "ptr<i8>", "tile<4x8xu8>", "vec<4xi8>", "ptr<u8, threadgroup>"})
+    EXPECT_EQ(parse_type(type)->str(), type);
+  EXPECT_EQ(parse_dtype("i8"), DType::i8);
+  EXPECT_EQ(parse_dtype("u8"), DType::u8);
+  EXPECT_EQ(dtype_bytes(DType::i8), 1);
+  EXPECT_EQ(dtype_bytes(DType::u8), 1);
+  EXPECT_TRUE(is_integer(DType::i8) && is_signed(DType::i8));
+  EXPECT_TRUE(is_integer(DType::u8) && !is_signed(DType::u8));
+  EXPECT_EQ(integer_range(DType::i8).min, -128);
+  EXPECT_EQ(integer_range(DType::u8).max, 255);
+}
+
 TEST(Printer, RegionsShowArgumentsAndElse) {
   const std::string text = print(samples::if_with_results());
   EXPECT_NE(text.find("%3, %4 = if %2 : f32, i32 {\n"), std::string::npos) << text;

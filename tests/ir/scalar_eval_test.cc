@@ -258,6 +258,75 @@ TEST(ScalarEval, NegAndAbs) {
   EXPECT_FALSE(std::signbit(eval(OpKind::Abs, {fp(DType::f32, -0.0)}, DType::f32).value.f));
 }
 
+TEST(ScalarEval, EightBitIntegersWrapInEightBits) {
+  EXPECT_EQ(wrap_integer(DType::i8, 128), -128);
+  EXPECT_EQ(wrap_integer(DType::i8, 255), -1);
+  EXPECT_EQ(wrap_integer(DType::u8, -1), 255);
+  EXPECT_EQ(wrap_integer(DType::u8, 256 + 7), 7);
+  EXPECT_EQ(int2(OpKind::Add, DType::i8, 127, 1), -128);
+  EXPECT_EQ(int2(OpKind::Sub, DType::i8, -128, 1), 127);
+  EXPECT_EQ(int2(OpKind::Mul, DType::i8, 16, 16), 0);
+  EXPECT_EQ(int2(OpKind::Mul, DType::i8, -7, 20), -140 + 256);
+  EXPECT_EQ(int2(OpKind::Add, DType::u8, 200, 100), 44);
+  EXPECT_EQ(int2(OpKind::Sub, DType::u8, 0, 1), 255);
+  EXPECT_EQ(int2(OpKind::Mul, DType::u8, 16, 17), 16);
+  EXPECT_EQ(eval(OpKind::Neg, {in(DType::i8, -128)}, DType::i8).value.i, -128);
+  EXPECT_EQ(eval(OpKind::Neg, {in(DType::u8, 1)}, DType::u8).value.i, 255);
+  // C computes 8-bit values in int: |-128| and -128 / -1 are 128, wrapped back to -128.
+  EXPECT_EQ(eval(OpKind::Abs, {in(DType::i8, -128)}, DType::i8).outcome, Outcome::exact);
+  EXPECT_EQ(eval(OpKind::Abs, {in(DType::i8, -128)}, DType::i8).value.i, -128);
+  EXPECT_EQ(eval(OpKind::Abs, {in(DType::i8, -5)}, DType::i8).value.i, 5);
+  EXPECT_EQ(int2(OpKind::Div, DType::i8, -128, -1), -128);
+  EXPECT_EQ(int2(OpKind::Div, DType::i8, -7, 2), -3);
+  EXPECT_EQ(int2(OpKind::FloorDiv, DType::i8, -7, 2), -4);
+  EXPECT_EQ(int2(OpKind::Rem, DType::i8, -7, 2), -1);
+  EXPECT_EQ(int2(OpKind::Div, DType::u8, 250, 7), 35);
+  EXPECT_EQ(outcome2(OpKind::Div, DType::u8, 1, 0), Outcome::undefined);
+}
+
+TEST(ScalarEval, EightBitComparisonsBitwiseShiftsMinMax) {
+  EXPECT_TRUE(cmp("lt", in(DType::i8, -1), in(DType::i8, 1)));
+  EXPECT_TRUE(cmp("gt", in(DType::u8, -1), in(DType::u8, 1)));  // -1 is u8 255
+  EXPECT_EQ(int2(OpKind::Min, DType::i8, -100, 100), -100);
+  EXPECT_EQ(int2(OpKind::Max, DType::u8, 200, 100), 200);
+  EXPECT_EQ(int2(OpKind::Xor, DType::u8, 0xF0, 0xFF), 0x0F);
+  EXPECT_EQ(int2(OpKind::And, DType::i8, -1, 0x7F), 0x7F);
+  EXPECT_EQ(int2(OpKind::Shl, DType::i8, 1, 7), -128);
+  EXPECT_EQ(int2(OpKind::Shl, DType::u8, 0xFF, 4), 0xF0);
+  EXPECT_EQ(int2(OpKind::Shr, DType::i8, -128, 7), -1);  // arithmetic
+  EXPECT_EQ(int2(OpKind::Shr, DType::u8, 0x80, 7), 1);   // logical
+  EXPECT_EQ(outcome2(OpKind::Shl, DType::i8, 1, 8), Outcome::undefined);
+  EXPECT_EQ(outcome2(OpKind::Shr, DType::u8, 1, 8), Outcome::undefined);
+}
+
+TEST(ScalarEval, FloatsConvertToEightBitsSaturatingAndNaNToZero) {
+  EXPECT_EQ(cast(fp(DType::f32, -2.7), DType::i8).value.i, -2);
+  EXPECT_EQ(cast(fp(DType::f32, 2.7), DType::u8).value.i, 2);
+  EXPECT_EQ(cast(fp(DType::f32, 127.9), DType::i8).value.i, 127);
+  EXPECT_EQ(cast(fp(DType::f32, 300.0), DType::i8).value.i, 127);
+  EXPECT_EQ(cast(fp(DType::f32, -300.0), DType::i8).value.i, -128);
+  EXPECT_EQ(cast(fp(DType::f32, 256.0), DType::u8).value.i, 255);
+  EXPECT_EQ(cast(fp(DType::f32, -1.5), DType::u8).value.i, 0);
+  EXPECT_EQ(cast(fp(DType::f32, INFINITY), DType::u8).value.i, 255);
+  EXPECT_EQ(cast(fp(DType::f32, -INFINITY), DType::i8).value.i, -128);
+  EXPECT_EQ(cast(fp(DType::f32, NAN), DType::i8).value.i, 0);
+  for (DType t : {DType::i8, DType::u8})
+    for (double v : {1e9, -1e9, double(NAN)})
+      EXPECT_EQ(cast(fp(DType::f32, v), t).outcome, Outcome::exact) << dtype_name(t) << " " << v;
+  // Integers wrap; i8 and u8 widen by sign and zero extension.
+  EXPECT_EQ(cast(in(DType::i32, 300), DType::i8).value.i, 44);
+  EXPECT_EQ(cast(in(DType::i32, -129), DType::i8).value.i, 127);
+  EXPECT_EQ(cast(in(DType::i32, -1), DType::u8).value.i, 255);
+  EXPECT_EQ(cast(in(DType::i8, -1), DType::u8).value.i, 255);
+  EXPECT_EQ(cast(in(DType::u8, 255), DType::i8).value.i, -1);
+  EXPECT_EQ(cast(in(DType::i8, -1), DType::i32).value.i, -1);
+  EXPECT_EQ(cast(in(DType::i8, -1), DType::u32).value.i, 4294967295);
+  EXPECT_EQ(cast(in(DType::u8, 255), DType::i32).value.i, 255);
+  EXPECT_EQ(cast(in(DType::u8, 2), DType::i1).value.i, 1);
+  EXPECT_EQ(cast(in(DType::i8, -3), DType::f32).value.f, -3.0);
+  EXPECT_EQ(eval(OpKind::Constant, {}, DType::u8, {{"value", int64_t{-1}}}).value.i, 255);
+}
+
 TEST(ScalarEval, FloorAndCeilAreExact) {
   for (double v : {-2.5, -0.5, 0.7, 3.0}) {
     const Evaluation f = eval(OpKind::Floor, {fp(DType::f32, v)}, DType::f32);

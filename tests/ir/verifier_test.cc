@@ -153,6 +153,30 @@ TEST(TileVerifier, Parameters) {
                      "kernel: parameter n is a scalar and takes no access (%n: i32)"}));
 }
 
+// i8 and u8 are dtypes of their own: no implicit mixing with each other or with i32, and
+// constants within their ranges.
+TEST(TileVerifier, EightBitIntegersDoNotMix) {
+  EXPECT_EQ(diagnostics("  %0 = constant {value = 1} : i8\n"
+                        "  %1 = constant {value = 1} : u8\n"
+                        "  %2 = add %0, %1 : i8\n"
+                        "  %3 = constant {value = 1} : i32\n"
+                        "  %4 = mul %0, %3 : i32\n"
+                        "  %5 = constant {value = 128} : i8\n"
+                        "  %6 = constant {value = -1} : u8\n"
+                        "  %7 = arange {end = 16, start = 0} : tile<16xi32>\n"
+                        "  %8 = splat %x : tile<16xptr<i8>>\n"
+                        "  %9 = ptr_add %8, %7 : tile<16xptr<i8>>\n"
+                        "  %10 = splat %1 : tile<16xu8>\n"
+                        "  store %9, %10\n",
+                        "%x: ptr<i8> {access = \"write\"}"),
+            (Strings{"add: operands and result must have one type (%0: i8, %1: u8, %2: i8)",
+                     "mul: operands and result must have one type (%0: i8, %3: i32, %4: i32)",
+                     "constant: value 128 does not fit i8 (range -128..127) (%5: i8)",
+                     "constant: value -1 does not fit u8 (range 0..255) (%6: u8)",
+                     "store: the value must have the pointee dtype i8 (%10: tile<16xu8>, %9: "
+                     "tile<16xptr<i8>>)"}));
+}
+
 TEST(TileVerifier, TensorAccess) {
   EXPECT_EQ(diagnostics("  %0 = constant {value = 4} : i32\n"
                         "  %1 = make_tensor %x, %0, %0, %0, %0 {access = \"read\"} : desc<2xf32>\n"

@@ -188,6 +188,23 @@ TEST(HostKernels, HalfAndBfloatBuffersAndScalars) {
   }
 }
 
+// i8 and u8 travel as 1-byte buffer elements and scalars; char is signed on every host.
+TEST(HostKernels, EightBitBuffersAndScalars) {
+  const int n = 64;
+  Buffer x = get_device("host").allocate(DType::i8, {n});
+  for (int i = 0; i < n; ++i) x.data_as<int8_t>()[i] = static_cast<int8_t>(i * 4 - 128);
+  Buffer out = get_device("host").allocate(DType::i8, {n});
+  Buffer out_u = get_device("host").allocate(DType::u8, {n});
+  bytes_kernel().launch({1}, {x, out, out_u, int32_t{100}, uint32_t{0xF0}});
+  for (int i = 0; i < n; ++i) {
+    const int v = i * 4 - 128;
+    EXPECT_EQ(out.data_as<int8_t>()[i], static_cast<int8_t>(v + 100)) << i;
+    EXPECT_EQ(out_u.data_as<uint8_t>()[i], static_cast<uint8_t>(v) ^ 0xF0) << i;
+  }
+  EXPECT_THROW(bytes_kernel().launch({1}, {x, out, out_u, int32_t{128}, uint32_t{0}}), UserError);
+  EXPECT_THROW(bytes_kernel().launch({1}, {x, out, out_u, int32_t{0}, uint32_t{256}}), UserError);
+}
+
 TEST(HostKernels, TwoDimensionalThreadgroupCoordinates) {
   Buffer out = get_device("host").allocate(DType::u32, {2 * 3 * 32 * 4});
   coordinates_kernel().launch(Grid{2, 3, 1}, {out});

@@ -49,6 +49,10 @@ const char* msl_type(DType t) {
       return "long";
     case DType::i1:
       return "bool";
+    case DType::i8:
+      return "char";
+    case DType::u8:
+      return "uchar";
   }
   return "?";
 }
@@ -222,6 +226,19 @@ const CompiledKernel& half_bfloat_kernel() {
   half2 v2 = half2(x, prod);
   float e = float(precise::exp(x)) + float(v2.y) + float(simd_sum(x));
   out_f[i] = e;
+)");
+}
+
+const CompiledKernel& bytes_kernel() {
+  return build_once(abi("bytes",
+                        {buffer("x", DType::i8, "read"), buffer("out", DType::i8, "write"),
+                         buffer("out_u", DType::u8, "write"), scalar("bias", DType::i8),
+                         scalar("mask", DType::u8)},
+                        {64, 1, 1}),
+                    R"(  int i = int(thread_position_in_threadgroup.x);
+  char sum = x[i] + bias;
+  out[i] = sum;
+  out_u[i] = uchar(x[i]) ^ mask;
 )");
 }
 

@@ -21,6 +21,9 @@ const CompiledKernel& row_reduce_kernel();
 const CompiledKernel& simd_ops_kernel();
 // Mixed half / bfloat / float arithmetic and math.
 const CompiledKernel& half_bfloat_kernel();
+// i8 and u8 buffers and scalars (64 threads): out[i] = x[i] + bias wrapping in 8 bits,
+// out_u[i] = uchar(x[i]) ^ mask.
+const CompiledKernel& bytes_kernel();
 // Threads >= 16 of threadgroup 1 return before a threadgroup_barrier.
 const CompiledKernel& divergent_barrier_kernel();
 // Lanes 0-7 call simd_sum while the others call simd_max.

@@ -110,14 +110,15 @@ constexpr DialectTable kCuda{
     // NVRTC's built-ins (threadIdx, __shfl_sync, expf, ...) are all the source needs: no
     // include keeps the cold compile short.
     .header = "// CUDA C++ from meTile: NVRTC built-ins only, no includes.\n",
-    // f16, bf16, f32, i32, u32, i64, i1 (the order of ir::DType); the two narrow floats are
-    // the prelude's own types (declare_dtype).
+    // f16, bf16, f32, i32, u32, i64, i1, i8, u8 (the order of ir::DType); the two narrow
+    // floats are the prelude's own types (declare_dtype). `char` may be unsigned: i8 is
+    // `signed char`.
     .scalar_types = {"metile_half", "metile_bfloat16", "float", "int", "unsigned int", "long long",
-                     "bool"},
+                     "bool", "signed char", "unsigned char"},
     // Arithmetic on the narrow floats happens in float; so does their math.
-    .math_in_float = {true, true, false, false, false, false, false},
+    .math_in_float = {true, true, false, false, false, false, false, false, false},
     // The narrow floats convert to and from float only.
-    .cast_via_float = {true, true, false, false, false, false, false},
+    .cast_via_float = {true, true, false, false, false, false, false, false, false},
     .device_space = "",
     .threadgroup_space = "",
     .body_qualifier = "static __device__ __forceinline__",
@@ -152,10 +153,11 @@ constexpr DialectTable kCuda{
     // warp with its own value.
     .collectives = {"metile_simd_sum", "metile_simd_max", "metile_simd_min", "__shfl_sync",
                     "__shfl_xor_sync", "__shfl_sync", "__shfl_down_sync"},
-    // The narrow floats travel through the shuffles as float; 64-bit and bool values are
-    // rejected, as in MSL.
+    // The narrow floats travel through the shuffles as float, 8-bit integers as int; 64-bit
+    // and bool values are rejected, as in MSL.
     .collective_routes = {Route::ViaFloat, Route::ViaFloat, Route::Direct, Route::Direct,
-                          Route::Direct, Route::Unsupported, Route::Unsupported},
+                          Route::Direct, Route::Unsupported, Route::Unsupported, Route::ViaInt,
+                          Route::ViaInt},
     .lane_type = "int",
     // Every lane of the warp takes part (the IR's collectives are convergent).
     .collective_members = "0xffffffffu",
@@ -310,7 +312,8 @@ class CudaDialect final : public CDialect {
   std::string math_call(MathFn fn, bool fast, const ir::Type& t,
                         const std::vector<std::string>& args, Prelude& prelude) const override {
     // CUDA has no abs of an unsigned value, which is the value itself.
-    if (fn == MathFn::Abs && t.dtype == ir::DType::u32) return args.at(0);
+    if (fn == MathFn::Abs && (t.dtype == ir::DType::u32 || t.dtype == ir::DType::u8))
+      return args.at(0);
     if (fast && (fn == MathFn::Exp || fn == MathFn::Exp2)) {
       const std::string_view name = kFastFloatMath[static_cast<size_t>(fn)];
       prelude.add(name, ir::DType::f32,
@@ -334,10 +337,7 @@ class CudaDialect final : public CDialect {
   // The reductions are prelude helpers; the shuffles are the table's built-ins.
   std::string collective(Collective c, const ir::Type& t, const std::string& value,
                          const std::string& lane, Prelude& prelude) const override {
-    if (lane.empty()) {
-      const bool widen = table().collective_routes[static_cast<int>(t.dtype)] == Route::ViaFloat;
-      add_warp_reduction(c, widen ? ir::DType::f32 : t.dtype, prelude);
-    }
+    if (lane.empty()) add_warp_reduction(c, collective_dtype(t.dtype), prelude);
     return CDialect::collective(c, t, value, lane, prelude);
   }
 

@@ -168,6 +168,8 @@ std::string mma(const std::string& result, const std::string& a, const std::stri
     case ir::DType::u32:
     case ir::DType::i64:
     case ir::DType::i1:
+    case ir::DType::i8:
+    case ir::DType::u8:
       throw InternalError("emit CUDA: matrix_mma of " + std::string(ir::dtype_name(t)) +
                           " fragments (the verifier allows floats only)");
   }

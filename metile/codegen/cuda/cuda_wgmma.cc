@@ -79,6 +79,8 @@ std::string ptx_type(ir::DType t) {
     case ir::DType::u32:
     case ir::DType::i64:
     case ir::DType::i1:
+    case ir::DType::i8:
+    case ir::DType::u8:
       break;
   }
   throw InternalError("emit CUDA: wgmma_mma of " + std::string(ir::dtype_name(t)) +

@@ -477,9 +477,9 @@ class WorkgroupEmitter : public CEmitter {
     ++indent_;
     line("const uint metile_lanes = metile_base + 32u <= " + n + " ? 32u : " + n +
          " - metile_base;");
-    const DialectTable& d = dialect_.table();
-    const bool via_float = d.collective_routes[static_cast<int>(type(r).dtype)] == Route::ViaFloat;
-    const std::string t = type_of(r), acc = via_float ? "float" : t;
+    const ir::DType route = dialect_.collective_dtype(type(r).dtype);
+    const std::string t = type_of(r),
+                      acc = route == type(r).dtype ? t : std::string(dialect_.scalar_type(route));
     auto lane_value = [&](const std::string& index) {
       return acc + "(" + per_thread(x, index) + ")";
     };

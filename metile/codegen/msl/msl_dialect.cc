@@ -16,13 +16,13 @@ constexpr std::string_view kMslReservedPrefixes[] = {"packed_"};
 constexpr DialectTable kMsl{
     .language = "MSL",
     .header = "#include <metal_stdlib>\nusing namespace metal;\n",
-    // f16, bf16, f32, i32, u32, i64, i1 (the order of ir::DType)
-    .scalar_types = {"half", "bfloat", "float", "int", "uint", "long", "bool"},
+    // f16, bf16, f32, i32, u32, i64, i1, i8, u8 (the order of ir::DType)
+    .scalar_types = {"half", "bfloat", "float", "int", "uint", "long", "bool", "char", "uchar"},
     // Metal's math library is float-first; half and bfloat go through float so that both
     // take the same (precise or fast) path.
-    .math_in_float = {true, true, false, false, false, false, false},
+    .math_in_float = {true, true, false, false, false, false, false, false, false},
     // bfloat converts only to and from float.
-    .cast_via_float = {false, true, false, false, false, false, false},
+    .cast_via_float = {false, true, false, false, false, false, false, false, false},
     .device_space = "device ",
     .threadgroup_space = "threadgroup ",
     .body_qualifier = "static inline",
@@ -51,9 +51,10 @@ constexpr DialectTable kMsl{
     .collectives = {"simd_sum", "simd_max", "simd_min", "simd_shuffle", "simd_shuffle_xor",
                     "simd_broadcast", "simd_shuffle_down"},
     // bfloat is not among the SIMD-group functions' types; 64-bit and bool values are not
-    // either.
+    // either. 8-bit values travel as int, whose sum wraps back to 8 bits as the dtype's does.
     .collective_routes = {Route::Direct, Route::ViaFloat, Route::Direct, Route::Direct,
-                          Route::Direct, Route::Unsupported, Route::Unsupported},
+                          Route::Direct, Route::Unsupported, Route::Unsupported, Route::ViaInt,
+                          Route::ViaInt},
     .lane_type = "ushort",
     .collective_members = "",
     .threadgroup_barrier = "threadgroup_barrier",

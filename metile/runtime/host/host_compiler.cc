@@ -107,7 +107,7 @@ const std::vector<std::string>& HostCompiler::base_flags() {
   // baseline's results. -fno-trapping-math: no kernel reads the FP exception flags, and
   // without it GCC will not if-convert a select of a float computation (the computation is
   // sunk into a branch it may not speculate), which keeps thread loops scalar; values are
-  // unchanged.
+  // unchanged. -fsigned-char: MSL's char (i8) is signed, as C++'s is not on every host (Arm).
   static const std::vector<std::string> flags{
       "-std=c++20",
       "-O2",
@@ -117,6 +117,7 @@ const std::vector<std::string>& HostCompiler::base_flags() {
       "-fvisibility=hidden",
       "-fno-strict-aliasing",
       "-fwrapv",
+      "-fsigned-char",
       "-fsanitize=integer-divide-by-zero,signed-integer-overflow,shift-exponent,"
       "float-cast-overflow",
       "-fsanitize-undefined-trap-on-error",

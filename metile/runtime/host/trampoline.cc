@@ -28,6 +28,10 @@ const char* cpp_type(ir::DType t) {
       return "long";
     case ir::DType::i1:
       return "bool";
+    case ir::DType::i8:
+      return "char";  // MSL's char is signed; the host compiles with -fsigned-char
+    case ir::DType::u8:
+      return "unsigned char";
   }
   throw InternalError("unknown dtype in KernelABI");
 }
