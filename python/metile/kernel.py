@@ -39,7 +39,14 @@ _MISSING = object()
 class constexpr:
     """Annotation of a kernel parameter whose value is known when the kernel is compiled
     (``BLOCK: metile.constexpr``). Each value gives its own specialisation; Python control
-    flow may depend on it."""
+    flow may depend on it. Called with a value, as Triton's module constants are written
+    (``_MODE_SUM = tl.constexpr(1)``), it is that value: a kernel reads it as a Python
+    constant."""
+
+    def __new__(cls, *value):
+        if len(value) > 1:
+            raise TypeError(f"constexpr takes one value, got {len(value)}")
+        return value[0] if value else super().__new__(cls)
 
 
 def _is_constexpr(annotation):

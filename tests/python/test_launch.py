@@ -265,3 +265,26 @@ def test_the_default_device_comes_from_the_core():
     np.testing.assert_array_equal(out, x * 2)
     with pytest.raises(metile.CompilationError, match="unknown device 'tpu'"):
         _core.DeviceBuffer.allocate("tpu", "f32", [1])
+
+
+_MODE_DOUBLE = metile.constexpr(2)  # Liger's module constants, written Triton's way
+
+
+@metile.kernel
+def scale_by_mode(x, out, n, MODE: metile.constexpr, BLOCK: metile.constexpr):
+    offsets = metile.arange(0, BLOCK)
+    mask = offsets < n
+    values = metile.load(x + offsets, mask)
+    if MODE == _MODE_DOUBLE:
+        values = values * 2
+    metile.store(out + offsets, values, mask)
+
+
+def test_a_module_constant_made_with_constexpr_is_its_value():
+    assert metile.constexpr(3) == 3 and metile.constexpr("sum") == "sum"
+    x = np.arange(5, dtype=np.float32)
+    out = np.zeros(5, np.float32)
+    scale_by_mode[(1,)](x, out, 5, MODE=2, BLOCK=8)
+    np.testing.assert_array_equal(out, x * 2)
+    scale_by_mode[(1,)](x, out, 5, MODE=1, BLOCK=8)
+    np.testing.assert_array_equal(out, x)
