@@ -41,7 +41,7 @@ from .language import (abs, arange, atomic_add, atomic_and, atomic_cas, atomic_m
 from .loops import range_, tile_range
 from .random import rand, randint, randint4x, randn
 from .combine import associative_scan, flip, reduce, sort, xor_sum
-from .reductions import argmax, argmin, cumprod, cumsum, max, min, sum
+from .reductions import argmax, argmin, cumprod, cumsum, histogram, max, min, sum
 from .reports import CompiledKernel
 from .schedule import Schedule
 from .shapes import cat, interleave, join, permute, ravel, reshape, split, trans, view

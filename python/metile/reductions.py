@@ -221,3 +221,27 @@ def cumprod(x, axis=0, reverse=False):
     """The inclusive running product of a tile along ``axis``, from the last element when
     ``reverse`` (the tile's dtype; booleans and i8 in i32, u8 in u32)."""
     return _scan("prod", x, axis, reverse, "cumprod")
+
+
+def histogram(input, num_bins, mask=None):
+    """Triton's ``tl.histogram(x, num_bins, mask=None)``: the i32 counts of a 1-D integer
+    tile's values in bins of width 1 from 0, ``num_bins`` of them (a power of two, as any
+    ``arange``); values outside [0, num_bins), and elements where ``mask`` is false, are not
+    counted. Each value is compared with every bin (an [N, num_bins] tile) and the matches
+    summed per bin."""
+    from .language import arange
+
+    x = as_value(input, "histogram")
+    if len(x.shape) != 1:
+        _fail(f"histogram: the input must be a 1-D tile, got shape {list(x.shape)}")
+    if x.dtype not in ("i8", "u8", "i32", "u32", "i64"):
+        _fail(f"histogram: the input must hold integers, got {x.dtype}")
+    if not isinstance(num_bins, int) or isinstance(num_bins, bool) or num_bins < 1:
+        _fail(f"histogram: num_bins must be a positive Python int, got {num_bins!r}")
+    bins = arange(0, num_bins)
+    if x.dtype != "i32":
+        bins = cast(bins, x.dtype)
+    hits = x[:, None] == bins[None, :]
+    if mask is not None:
+        hits = hits & as_value(mask, "histogram")[:, None]
+    return sum(cast(hits, "i32"), axis=0)

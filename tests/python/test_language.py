@@ -407,3 +407,21 @@ def test_where_reads_a_non_boolean_condition_as_not_zero_and_cast_is_to(rng):
     out = np.full(n, np.nan, np.float16)
     dropout_by_loaded_mask[(1,)](x, keep, out, n, BLOCK=64)
     np.testing.assert_array_equal(out, np.where(keep != 0, x * 2, 0).astype(np.float16))
+
+
+@metile.kernel
+def masked_histogram(x, counts, n, BINS: metile.constexpr, BLOCK: metile.constexpr):
+    offsets = metile.arange(0, BLOCK)
+    values = metile.load(x + offsets, mask=offsets < n, other=-1)
+    metile.store(counts + metile.arange(0, BINS),
+                 metile.histogram(values, BINS, mask=offsets < n))
+
+
+def test_histogram_counts_in_range_values_where_the_mask_holds(rng):
+    n = 50
+    x = rng.integers(-3, 12, n).astype(np.int32)  # some below 0 and at or past 8: not counted
+    counts = np.full(8, -1, np.int32)
+    masked_histogram[(1,)](x, counts, n, BINS=8, BLOCK=64)
+    np.testing.assert_array_equal(counts, np.bincount(x[(x >= 0) & (x < 8)], minlength=8))
+    with pytest.raises(metile.CompilationError, match="histogram: the input must hold integers"):
+        masked_histogram[(1,)](x.astype(np.float32), counts, n, BINS=8, BLOCK=64)
