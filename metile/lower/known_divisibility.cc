@@ -58,6 +58,19 @@ std::pair<int64_t, int64_t> KnownDivisibility::residue(ir::ValueId v) {
     const int64_t d = std::min(da, of(def->second->operands[1]));
     return {d, ra % d};
   }
+  // a & (2^m - 1) is a % 2^m of a non-negative a, and keeps a's low bits whatever a's sign.
+  if (def != definer_.end() && def->second->kind == OpKind::And) {
+    const ir::Op& op = *def->second;
+    for (size_t i : {size_t{1}, size_t{0}}) {
+      const auto c = definer_.find(op.operands[i]);
+      if (c == definer_.end() || c->second->kind != OpKind::Constant) continue;
+      const int64_t* mask = std::get_if<int64_t>(&c->second->attrs.at("value"));
+      if (!mask || *mask <= 0 || *mask >= kMax || ((*mask + 1) & *mask) != 0) continue;
+      const auto [da, ra] = residue(op.operands[1 - i]);
+      const int64_t d = std::min(da, *mask + 1);
+      return {d, ra % d};
+    }
+  }
   if (def != definer_.end() && def->second->kind == OpKind::Constant) {
     const int64_t* c = std::get_if<int64_t>(&def->second->attrs.at("value"));
     if (c) return {kMax, ((*c % kMax) + kMax) % kMax};

@@ -190,10 +190,13 @@ class PipelinedLoop {
       results = l_.builder.create(ir::OpKind::WgmmaWait, results,
                                   std::vector<ir::Type>(results.size(), f32()),
                                   {{"pending", int64_t{0}}});
-    // Drain: nothing is left in flight, and the slots are free for the scratch after the loop.
+    // Drain: nothing is left in flight, and the slots are free for the scratch after the loop,
+    // unless the loop is inside another region (a persistent kernel's loop over tiles): there
+    // the next iteration fills them again, so they stay pinned for the rest of the kernel, which
+    // keeps every scratch use of that region apart from them (verify_scratch).
     wait(0);
     l_.threadgroup_barrier();
-    l_.allocator.unpin_scratch();
+    if (l_.nesting == 0) l_.allocator.unpin_scratch();
 
     LoweredValue result;
     if (wgmma_) {
