@@ -15,9 +15,11 @@ from dataclasses import dataclass
 import numpy as np
 
 from . import _core, disk_cache, loops, source_rewrite
-from .buffer import GpuArray, describe
+from .buffer import GpuArray, array_address, describe
 from .captured import CapturedValues
+from .dtypes import _FROM_NUMPY, NAMES
 from .errors import CompilationError, user_error
+from .launch import BoundKernel
 from .schedule import Schedule
 from .tracing import Trace, activate, active_trace
 from .values import Value
@@ -107,27 +109,43 @@ def _schedule(options):
     return schedule
 
 
-def _is_integer_scalar(spec):
-    return spec[0] == "scalar" and spec[1][0] in "iu"
-
-
 # Triton's divisibility specialisation: the power of two an integer argument, or a GPU
 # buffer's address, is checked to be a multiple of.
 DIVISIBILITY = 16
+_NONE = ("none",)
+# The signature entries of the common scalars, built once.
+_I32, _F32 = ("scalar", "i32"), ("scalar", "f32")
+_I32_ONE = ("scalar", "i32", "specialised", 1)
+_I32_DIVISIBLE = ("scalar", "i32", "divisibility", DIVISIBILITY)
 
 
-def _multiple_of_16(spec, value):
-    """Whether an integer scalar (not a bool), or the address of a buffer as the launch passes
-    it (GPU memory, or a contiguous numpy array: in place on the host, copied into an aligned
-    allocation on the GPU), is a multiple of 16."""
-    if _is_integer_scalar(spec) and spec[1] != "i1":
-        return int(value) % DIVISIBILITY == 0
-    if spec[0] != "buffer":
-        return False
-    if isinstance(value, GpuArray):
-        return value.address % DIVISIBILITY == 0
-    return (isinstance(value, np.ndarray) and value.flags.c_contiguous
-            and value.ctypes.data % DIVISIBILITY == 0)
+def _scalar_entry(dtype, value, specialise):
+    """The signature entry of a scalar argument: any Schedule specialises an integer to its
+    value; without one, an integer equal to 1 is specialised, as Triton does (a unit stride
+    makes neighbouring addresses provably consecutive), and so is whether an integer (not a
+    bool) is a multiple of 16 (Triton's divisibility)."""
+    if dtype[0] not in "iu":
+        return ("scalar", dtype)
+    if specialise or int(value) == 1:
+        return ("scalar", dtype, "specialised", int(value))
+    if dtype != "i1" and int(value) % DIVISIBILITY == 0:
+        return ("scalar", dtype, "divisibility", DIVISIBILITY)
+    return ("scalar", dtype)
+
+
+def _buffer_entry(dtype, address):
+    """The signature entry of a buffer at `address` (None: not known to the launch, as for a
+    metile.Buffer or a numpy view copied to the device): whether it is a multiple of 16, as
+    Triton's divisibility records for GPU buffers (vector accesses of rows a multiple of 16
+    apart are aligned without a test at run time)."""
+    if address is not None and address % DIVISIBILITY == 0:
+        return ("buffer", dtype, "divisibility", DIVISIBILITY)
+    return ("buffer", dtype)
+
+
+# dtype -> (its buffer entry, its entry at an address that is a multiple of 16).
+_BUFFER_ENTRIES = {dtype: (_buffer_entry(dtype, None), _buffer_entry(dtype, 0))
+                   for dtype in NAMES}
 
 
 def _divisibility(spec):
@@ -204,8 +222,6 @@ class KernelFunction:
         _LIVE_KERNELS.add(self)
 
     def __getitem__(self, grid):
-        from .launch import BoundKernel
-
         return BoundKernel(self, grid)
 
     def __call__(self, *args, **kwargs):
@@ -225,27 +241,24 @@ class KernelFunction:
         if len(args) > self._positional:
             raise TypeError(f"{self.name}() takes {self._positional} positional arguments but "
                             f"{len(args)} were given")
-        values = list(args) + [_MISSING] * (len(self.params) - len(args))
+        values = list(args)
+        missing = len(self.params) - len(values)
+        if missing:
+            values += [_MISSING] * missing
         options = {}
         for name, value in kwargs.items():
             # A parameter named like a Triton launch option (the softmax tutorial's constexpr
             # num_stages) is the kernel's argument.
-            is_param = name in self._index
-            if not is_param and _DEFAULT_OPTIONS.get(name, _MISSING) == value:
-                continue
-            if name in _UNSUPPORTED_OPTIONS and not is_param:
-                raise TypeError(f"{self.name}(): the Triton launch option '{name}' is not "
-                                f"supported ({_UNSUPPORTED_OPTIONS[name]}); omit it")
-            if name in OPTIONS and not is_param:
-                options[name] = value
-                continue
             index = self._index.get(name)
             if index is None:
-                raise TypeError(f"{self.name}() got an unexpected keyword argument '{name}' (not "
-                                f"a parameter, nor one of the options {', '.join(OPTIONS)})")
+                self._bind_option(name, value, options)
+                continue
             if values[index] is not _MISSING:
                 raise TypeError(f"{self.name}() got multiple values for argument '{name}'")
             values[index] = value
+            missing -= 1
+        if not missing:  # every parameter given: no default and no heuristic to apply
+            return values, options
         for i, p in enumerate(self.params):
             if values[i] is _MISSING and p.name not in self._heuristics:
                 if p.default is _MISSING:
@@ -258,38 +271,76 @@ class KernelFunction:
                 values[index] = rule(named)
         return values, options
 
+    def _bind_option(self, name, value, options):
+        """A keyword that names no parameter: a launch option into `options`, Triton's option
+        at its default dropped, anything else a TypeError."""
+        if name in _DEFAULT_OPTIONS and _DEFAULT_OPTIONS[name] == value:
+            return
+        if name in _UNSUPPORTED_OPTIONS:
+            raise TypeError(f"{self.name}(): the Triton launch option '{name}' is not "
+                            f"supported ({_UNSUPPORTED_OPTIONS[name]}); omit it")
+        if name not in OPTIONS:
+            raise TypeError(f"{self.name}() got an unexpected keyword argument '{name}' (not "
+                            f"a parameter, nor one of the options {', '.join(OPTIONS)})")
+        options[name] = value
+
     def signature(self, values, options=None):
-        """The specialisation signature and the runtime arguments as (kind, dtype, value)."""
+        """The specialisation signature, and the runtime arguments as (name, kind, dtype,
+        value, address): address is a C-contiguous numpy array's, else None."""
         signature, runtime = [], []
-        # Any Schedule specialises integer scalars to their values (the shape proofs' inputs);
-        # without one, an integer equal to 1 is specialised, as Triton does (a unit stride
-        # makes neighbouring addresses provably consecutive), and so is whether an integer, or
-        # a GPU buffer's address, is a multiple of 16 (Triton's divisibility: vector accesses
-        # of rows a multiple of 16 apart are aligned without a test at run time).
-        specialise = _schedule(options) is not None
+        # Any Schedule specialises integer scalars to their values (the shape proofs' inputs).
+        specialise = bool(options) and _schedule(options) is not None
         for p, value in zip(self.params, values):
             if p.constexpr:
                 signature.append(_constexpr_key(p.name, value))
-            elif value is None:
+                continue
+            if value is None:
                 # As in Triton, None is a constexpr: the kernel sees None (an optional bias
                 # pointer tested with `is not None` or a heuristic) and takes no argument.
-                signature.append(("none",))
+                signature.append(_NONE)
+                continue
+            # The common arguments by one type test each, with describe()'s results and the
+            # entries _buffer_entry and _scalar_entry would make.
+            cls = type(value)
+            if cls is np.ndarray:
+                dtype = _FROM_NUMPY.get(value.dtype)
+                if dtype is not None and value.flags.c_contiguous:
+                    address = array_address(value)
+                    signature.append(_BUFFER_ENTRIES[dtype][address % DIVISIBILITY == 0])
+                    runtime.append((p.name, "buffer", dtype, value, address))
+                    continue
+            elif cls is int and not specialise:
+                signature.append(_I32_ONE if value == 1 else
+                                 _I32_DIVISIBLE if value % DIVISIBILITY == 0 else _I32)
+                runtime.append((p.name, "scalar", "i32", value, None))
+                continue
+            elif cls is float:
+                signature.append(_F32)
+                runtime.append((p.name, "scalar", "f32", value, None))
+                continue
+            kind, dtype, value = describe(value, p.name)
+            address = None
+            if kind == "scalar":
+                spec = _scalar_entry(dtype, value, specialise)
+            elif isinstance(value, GpuArray):
+                spec = _BUFFER_ENTRIES[dtype][value.address % DIVISIBILITY == 0]
+            elif isinstance(value, np.ndarray) and value.flags.c_contiguous:
+                # In place on the host device, copied into an aligned allocation on the GPU.
+                address = array_address(value)
+                spec = _buffer_entry(dtype, address)
             else:
-                kind, dtype, value = describe(value, p.name)
-                spec = (kind, dtype)
-                if _is_integer_scalar(spec) and (specialise or int(value) == 1):
-                    spec += ("specialised", int(value))
-                elif _multiple_of_16(spec, value):
-                    spec += ("divisibility", DIVISIBILITY)
-                signature.append(spec)
-                runtime.append((kind, dtype, value))
-        stages = (options or {}).get("num_stages")
+                spec = _buffer_entry(dtype, None)
+            signature.append(spec)
+            runtime.append((p.name, kind, dtype, value, address))
+        if not options:
+            return tuple(signature), runtime
+        stages = options.get("num_stages")
         if stages is not None:  # after the parameters' entries, which _trace zips with them
             if not isinstance(stages, int) or isinstance(stages, bool) or stages < 1:
                 raise ValueError(f"{self.name}: num_stages must be a positive int, got "
                                  f"{stages!r}")
             signature.append(("num_stages", stages))
-        warps = (options or {}).get("num_warps")
+        warps = options.get("num_warps")
         if warps is not None:  # after the parameters' entries, which _trace zips with them
             threads = _threads_of_warps(self.name, warps)
             if self.num_threads is not None and not callable(self.num_threads) and (
@@ -431,8 +482,10 @@ class KernelFunction:
         """The compiled specialisation for bound values, and the runtime arguments."""
         self._check_captured()
         signature, runtime = self.signature(values, options)
-        math = _math_mode(options) if options else "default"
-        schedule = _schedule(options)
+        if options:
+            math, schedule = _math_mode(options), _schedule(options)
+        else:
+            math, schedule = "default", None
         key = (signature, math, schedule)
         found = self._cache.get(key)
         if found is not None:

@@ -12,6 +12,7 @@ caller memory is copied in and back, and a Buffer is read with host copies. sync
 waits for the device and raises the fault of a launch that did not wait.
 """
 
+import atexit
 import copy
 
 import numpy as np
@@ -30,6 +31,28 @@ def _grid(grid, kernel, values):
     if not 1 <= len(grid) <= 3 or not all(isinstance(g, (int, np.integer)) and g >= 0 for g in grid):
         raise ValueError(f"{kernel.name}: the grid is 1 to 3 non-negative program counts, got {grid!r}")
     return tuple(int(g) for g in grid) + (1,) * (3 - len(grid))
+
+
+# GPU memory the caller owns, wrapped for launches: (device, address, bytes, dtype, shape) ->
+# _core.DeviceBuffer. A wrap only names memory (meTile never frees it), so one made for a
+# tensor serves every later launch of memory with the same address and layout, as a decode
+# loop's tensors have; the cache is emptied when it fills and at exit.
+_WRAPPED = {}
+_WRAPPED_LIMIT = 4096
+
+
+def _wrapped(device, gpu):
+    key = (device, gpu.address, gpu.nbytes, gpu.dtype, gpu.shape)
+    buffer = _WRAPPED.get(key)
+    if buffer is None:
+        if len(_WRAPPED) >= _WRAPPED_LIMIT:
+            _WRAPPED.clear()
+        buffer = _WRAPPED[key] = _core.DeviceBuffer.wrap(device, gpu.address, gpu.nbytes,
+                                                         gpu.dtype, list(gpu.shape))
+    return buffer
+
+
+atexit.register(_WRAPPED.clear)
 
 
 class _Staged:
@@ -57,9 +80,8 @@ class Dispatch(Reports):
         self._stream = None  # the GPU arguments' owner's current stream, read per launch
         device = specialisation.compiled.device
         owned_buffers = False
-        names = kernel.runtime_names
         on_gpu, in_host_memory = [], []
-        for name, (kind, dtype, value), written in zip(names, runtime, specialisation.writes):
+        for (name, kind, dtype, value, address), written in zip(runtime, specialisation.writes):
             if kind == "scalar":
                 self._args.append(float(value) if dtype == "f32" else int(value))
                 continue
@@ -72,8 +94,7 @@ class Dispatch(Reports):
                     raise TypeError(f"{kernel.name}: argument '{name}' is GPU memory (a "
                                     f"{value.origin}), but the kernel runs on the {device} "
                                     f"device (metile.device() == '{device}')")
-                self._args.append(_core.DeviceBuffer.wrap(device, value.address, value.nbytes,
-                                                          dtype, list(value.shape)))
+                self._args.append(_wrapped(device, value))
                 self._keep.append(value.owner)
                 self._stream = self._stream or value.stream
                 on_gpu.append(name)
@@ -82,11 +103,12 @@ class Dispatch(Reports):
             if written and not value.flags.writeable:
                 raise ValueError(f"{kernel.name}: a read-only numpy array is passed to a buffer "
                                  "the kernel writes")
-            if not value.flags.c_contiguous:
+            if address is None:  # a view that is not C-contiguous (kernel.signature)
                 staged = _Staged(value, written)
                 self._staged.append(staged)
                 value = staged.contiguous
-            self._args.append(_core.BufferView(value.ctypes.data, value.nbytes, dtype))
+                address = value.ctypes.data
+            self._args.append(_core.BufferView(address, value.nbytes, dtype))
             self._keep.append(value)  # the memory must outlive the dispatch
         if on_gpu and in_host_memory:
             raise TypeError(f"{kernel.name}: arguments {', '.join(map(repr, in_host_memory))} "
@@ -99,7 +121,13 @@ class Dispatch(Reports):
         """Launches the kernel: queued on the caller's stream when every buffer is GPU
         memory the caller owns (asynchronous), else run to the end, staged views copied in
         and back."""
-        self._launch(wait=not self.asynchronous)
+        if self._staged or not all(self.grid):
+            self._launch(wait=not self.asynchronous)
+            return
+        # _launch's steps without the staged copies: the whole Python cost of a prepared
+        # dispatch, as a decode loop makes it.
+        self._compiled.launch(self.grid, self._args, self._stream() if self._stream else 0,
+                              not self.asynchronous)
 
     def time(self):
         """Launches the kernel once and waits for it: the device's milliseconds from its
@@ -173,7 +201,10 @@ class BoundKernel:
         return Dispatch(self.kernel, specialisation, _grid(self.grid, self.kernel, values), runtime)
 
     def __call__(self, *args, **kwargs):
-        self.prepare(*args, **kwargs)()
+        kernel = self.kernel
+        values, options = kernel.bind(args, kwargs)
+        specialisation, runtime = kernel.specialise(values, options)
+        Dispatch(kernel, specialisation, _grid(self.grid, kernel, values), runtime)()
 
 
 def synchronize():
