@@ -22,7 +22,17 @@ std::string CDialect::atomic(const std::string& kind, ir::DType t, const std::st
   const bool acquire = sem == "acquire" || sem == "acq_rel";
   const std::string target = "(device " + atomic_type + "*)p";
   std::string update;
-  if (kind == "cas") {
+  if (t == ir::DType::f32 && (kind == "max" || kind == "min")) {
+    // No float max/min atomics: a float whose sign bit is clear orders as its bits read as a
+    // signed int, one whose sign bit is set in reverse as unsigned bits, so max is the int
+    // maximum for the first and the uint minimum for the second (min the other way round).
+    const bool max = kind == "max";
+    update = std::string("  const float old = as_type<int>(a) >= 0 ? as_type<float>(") +
+             "atomic_fetch_" + (max ? "max" : "min") +
+             "_explicit((device atomic_int*)p, as_type<int>(a), memory_order_relaxed)) : " +
+             "as_type<float>(atomic_fetch_" + (max ? "min" : "max") +
+             "_explicit((device atomic_uint*)p, as_type<uint>(a), memory_order_relaxed));\n";
+  } else if (kind == "cas") {
     // A weak exchange may fail spuriously: retry while the value still equals cmp.
     update = "  " + type + " old = a;\n  while (!atomic_compare_exchange_weak_explicit(" + target +
              ", &old, b, memory_order_relaxed, memory_order_relaxed) && old == a) {}\n";

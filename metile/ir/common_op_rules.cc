@@ -245,8 +245,8 @@ class CommonOpRules : OpRuleChecks {
   }
 
   // atomic_rmw (p, v[, mask]) and atomic_cas (p, cmp, v): device pointers to i32, u32 or f32
-  // (f32 only adds and exchanges), values and the result of the pointee dtype and the
-  // pointers' shape.
+  // (f32 adds, exchanges, and takes maxima and minima), values and the result of the pointee dtype
+  // and the pointers' shape.
   void atomic() {
     const Type& p = in(0);
     if (!p.pointer || p.space != AddressSpace::Device)
@@ -255,10 +255,12 @@ class CommonOpRules : OpRuleChecks {
       return fail("atomics take i32, u32 or f32 elements, not " + std::string(dtype_name(p.dtype)),
                   {a(0)});
     const bool cas = op_.kind == OpKind::AtomicCas;
-    if (!cas && p.dtype == DType::f32 && op_.str_attr("kind") != "add" &&
-        op_.str_attr("kind") != "xchg")
-      return fail("f32 atomics add or exchange; " + op_.str_attr("kind") + " takes integers",
-                  {a(0)});
+    const std::string& kind = cas ? std::string() : op_.str_attr("kind");
+    if (!cas && p.dtype == DType::f32 && kind != "add" && kind != "xchg" && kind != "max" &&
+        kind != "min")
+      return fail(
+          "f32 atomics add, exchange, or take the maximum or minimum; " + kind + " takes integers",
+          {a(0)});
     const size_t values = cas ? 2 : 1;
     for (size_t i = 1; i <= values; ++i)
       if (!is_number(in(i)) || in(i).dtype != p.dtype || !access_shape_ok(p, in(i)))

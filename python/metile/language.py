@@ -263,7 +263,7 @@ _ATOMIC_SEMS = ("acq_rel", "acquire", "release", "relaxed")
 _ATOMIC_SCOPES = ("gpu", "cta", "sys")
 
 
-def _atomic_target(op, pointer, sem, scope, kinds_of_floats=("add", "xchg")):
+def _atomic_target(op, pointer, sem, scope, kinds_of_floats=("add", "xchg", "max", "min")):
     """The checked pointer and Triton's sem and scope (defaults acq_rel and gpu)."""
     sem = "acq_rel" if sem is None else sem
     scope = "gpu" if scope is None else scope
@@ -280,8 +280,9 @@ def _atomic_target(op, pointer, sem, scope, kinds_of_floats=("add", "xchg")):
     kind = op[len("atomic_"):]
     floats = pointer.dtype == "f32" and kind in kinds_of_floats
     if pointer.dtype not in ("i32", "u32") and not floats:
-        raise user_error(f"{op}: atomics take int32 or uint32 elements, and float32 ones add "
-                         f"and exchange; {pointer.dtype} is not supported", user_location(),
+        raise user_error(f"{op}: atomics take int32 or uint32 elements, and float32 ones add, "
+                         f"exchange and take maxima and minima; {pointer.dtype} is not supported",
+                         user_location(),
                          NotSupportedError)
     return pointer, sem, scope
 

@@ -207,7 +207,8 @@ TEST(CudaCompile, AGemmWithSixtyFourWideKBlocksRunsOnWgmma) {
 }
 
 // Triton's atomics become PTX atom with their sem and scope: add, max and min on i32/u32,
-// add and exchange on f32, compare-and-swap.
+// add and exchange on f32, compare-and-swap; f32 max goes through s32 max (sign bit clear) or
+// u32 min (set).
 TEST(CudaCompile, AtomicsBecomePtxAtomWithTheirOrderAndScope) {
   const ir::Kernel kernel = ir::parse(
       R"(tile.kernel @atomics(%x: ptr<i32> {access = "read_write"}, %f: ptr<f32> {access = "read_write"}, %u: ptr<u32> {access = "read_write"}, %out: ptr<i32> {access = "write"}) {
@@ -227,13 +228,14 @@ TEST(CudaCompile, AtomicsBecomePtxAtomWithTheirOrderAndScope) {
   %hs = splat %h : tile<64xf32>
   %d = atomic_rmw %pf, %hs {kind = "add", scope = "sys", sem = "release"} : tile<64xf32>
   %e = atomic_rmw %pf, %d {kind = "xchg", scope = "gpu", sem = "acq_rel"} : tile<64xf32>
+  %fm = atomic_rmw %pf, %e {kind = "max", scope = "cta", sem = "acquire"} : tile<64xf32>
   %us = splat %u : tile<64xptr<u32>>
   %pu = ptr_add %us, %offs : tile<64xptr<u32>>
   %k = cast %c : tile<64xu32>
   %g = atomic_rmw %pu, %k {kind = "min", scope = "gpu", sem = "acq_rel"} : tile<64xu32>
   %os = splat %out : tile<64xptr<i32>>
   %po = ptr_add %os, %offs : tile<64xptr<i32>>
-  %ei = cast %e : tile<64xi32>
+  %ei = cast %fm : tile<64xi32>
   %gi = cast %g : tile<64xi32>
   %s = add %ei, %gi : tile<64xi32>
   store %po, %s
@@ -248,7 +250,8 @@ TEST(CudaCompile, AtomicsBecomePtxAtomWithTheirOrderAndScope) {
   for (const char* instruction :
        {"atom.acq_rel.gpu.global.add.s32", "atom.relaxed.cta.global.max.s32",
         "atom.acquire.gpu.global.cas.b32", "atom.release.sys.global.add.f32",
-        "atom.acq_rel.gpu.global.exch.b32", "atom.acq_rel.gpu.global.min.u32"})
+        "atom.acq_rel.gpu.global.exch.b32", "atom.acq_rel.gpu.global.min.u32",
+        "atom.acquire.cta.global.max.s32", "atom.acquire.cta.global.min.u32"})
     EXPECT_NE(ptx.find(instruction), std::string::npos) << instruction;
 }
 

@@ -101,8 +101,8 @@ def test_compare_and_swap_lets_one_thread_win():
 
 
 @metile.kernel
-def _float_max(x, BLOCK: tl.constexpr):
-    tl.atomic_max(x + tl.arange(0, BLOCK), 1.0)
+def _float_and(x, BLOCK: tl.constexpr):
+    tl.atomic_and(x + tl.arange(0, BLOCK), 1.0)
 
 
 @metile.kernel
@@ -111,9 +111,10 @@ def _bad_sem(x, BLOCK: tl.constexpr):
 
 
 def test_what_atomics_do_not_take_is_an_error_naming_it():
-    with pytest.raises(metile.NotSupportedError, match="atomic_max: atomics take int32 or "
-                                                       "uint32 elements, and float32 ones add"):
-        _float_max[(1,)](np.zeros(16, np.float32), BLOCK=16)
+    with pytest.raises(metile.NotSupportedError, match="atomic_and: atomics take int32 or "
+                                                       "uint32 elements, and float32 ones add, "
+                                                       "exchange and take maxima and minima"):
+        _float_and[(1,)](np.zeros(16, np.float32), BLOCK=16)
     with pytest.raises(metile.CompilationError, match="atomic_add: sem must be one of acq_rel, "
                                                       "acquire, release, relaxed, got 'seq_cst'"):
         _bad_sem[(1,)](np.zeros(16, np.int32), BLOCK=16)
@@ -141,3 +142,44 @@ def test_scalar_atomics_and_stores_happen_once_per_program():
     assert (per_program == per_program[:, :1]).all()  # every thread got the program's ticket
     assert sorted(per_program[:, 0]) == list(range(programs))
     np.testing.assert_array_equal(cells, np.arange(programs) * 2 + 1)
+
+
+@metile.jit
+def float_extremes(x, largest, smallest, olds, n, BLOCK: tl.constexpr):
+    offsets = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    mask = offsets < n
+    values = tl.load(x + offsets, mask=mask, other=0.0)
+    olds_max = tl.atomic_max(largest + offsets % 4, values, mask=mask)
+    tl.atomic_min(smallest + offsets % 4, values, mask=mask)
+    tl.store(olds + offsets, olds_max, mask=mask)
+
+
+def test_float_atomic_max_and_min_order_negatives_and_signed_zeros(rng):
+    # f32 max/min through the integer atomics (sign bit clear: signed bits; set: unsigned bits
+    # in reverse), under contention: 1000 values from 8 programs on 4 addresses.
+    n = 1000
+    x = (rng.standard_normal(n) * 10).astype(np.float32)
+    x[::97] = -0.0
+    largest = np.array([-np.inf, -5.0, -0.0, 0.0], np.float32)
+    smallest = np.array([np.inf, 5.0, 0.0, -0.0], np.float32)
+    olds = np.full(n, np.nan, np.float32)
+    want_max = np.maximum(largest, [x[i::4].max() for i in range(4)])
+    want_min = np.minimum(smallest, [x[i::4].min() for i in range(4)])
+    float_extremes[(metile.cdiv(n, 128),)](x, largest, smallest, olds, n, BLOCK=128)
+    np.testing.assert_array_equal(largest, want_max)
+    np.testing.assert_array_equal(smallest, want_min)
+    assert np.all(olds <= largest[np.arange(n) % 4])  # each old value was a running maximum
+
+
+@metile.jit
+def signed_zero_max(out, value):
+    tl.atomic_max(out, value)
+
+
+def test_float_atomic_max_of_zeros_takes_the_positive_one():
+    out = np.array([-0.0], np.float32)
+    signed_zero_max[(1,)](out, 0.0)
+    assert out[0] == 0.0 and not np.signbit(out[0])
+    out = np.array([-1.0], np.float32)
+    signed_zero_max[(1,)](out, -0.0)
+    assert out[0] == 0.0 and np.signbit(out[0])

@@ -175,6 +175,16 @@ def test_global_max_min_by_atomics(n, rng):
     assert to_numpy(maxd)[0] == x.max() and to_numpy(mind)[0] == x.min()
 
 
+@pytest.mark.parametrize("n", [2000, 256], ids=["ragged", "whole"])
+def test_absmax_by_float_atomic_max(n, rng):
+    module = corpus("atomic_max")
+    x = (rng.standard_normal(n) * 3).astype(np.float32)
+    out = np.zeros(1, np.float32)
+    xd, outd = on_device(x, out)
+    module.absmax_f32_kernel[(metile.cdiv(n, 128),)](xd, outd, n, BLOCK=128)
+    assert to_numpy(outd)[0] == np.abs(x).max()
+
+
 # --- split_k_reduce --------------------------------------------------------------------
 
 def strides(x):

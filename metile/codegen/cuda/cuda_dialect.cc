@@ -416,6 +416,8 @@ class CudaDialect final : public CDialect {
                      const std::string& a, const std::string& b, const std::string& sem,
                      const std::string& scope, Prelude& prelude) const override {
     const bool f32 = t == ir::DType::f32, u32 = t == ir::DType::u32, cas = kind == "cas";
+    if (f32 && (kind == "max" || kind == "min"))
+      return float_extreme(kind, ptr, a, sem, scope, prelude);
     const std::string type = f32 ? "float" : u32 ? "unsigned int" : "int";
     const std::string reg = f32 ? "f" : "r";
     const std::string ptx_type = kind == "add"                    ? (f32   ? "f32"
@@ -433,6 +435,24 @@ class CudaDialect final : public CDialect {
                     "\"(a)" + (cas ? ", \"" + reg + "\"(b)" : "") +
                     " : \"memory\");\n  return old;\n}\n");
     return name + "(" + ptr + ", " + a + (cas ? ", " + b : "") + ")";
+  }
+  // PTX has no f32 atom.max/min: a float whose sign bit is clear orders as its bits read as a
+  // signed int, one whose sign bit is set in reverse as unsigned bits (Triton's lowering too).
+  static std::string float_extreme(const std::string& kind, const std::string& ptr,
+                                   const std::string& a, const std::string& sem,
+                                   const std::string& scope, Prelude& prelude) {
+    const bool max = kind == "max";
+    const std::string name = "metile_atom_" + kind + "_" + sem + "_" + scope + "_f32";
+    const std::string atom = "atom." + sem + "." + scope + ".global.";
+    const std::string operands =
+        " %0, [%1], %2;\" : \"=r\"(old) : \"l\"(p), \"r\"(__float_as_int(a)) : \"memory\");\n";
+    prelude.add(name, ir::DType::f32,
+                "static __device__ __forceinline__ float " + name + "(float* p, float a) {\n" +
+                    "  int old;\n  if (__float_as_int(a) >= 0)\n    asm volatile(\"" + atom +
+                    (max ? "max" : "min") + ".s32" + operands + "  else\n    asm volatile(\"" +
+                    atom + (max ? "min" : "max") + ".u32" + operands +
+                    "  return __int_as_float(old);\n}\n");
+    return name + "(" + ptr + ", " + a + ")";
   }
   // Copies of 4, 8 or 16 bytes are cp.async (cuda_wgmma.h); others stay synchronous.
   std::string async_copy(const std::string& src, const std::string& dst, const std::string& pred,
