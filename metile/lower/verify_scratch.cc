@@ -88,7 +88,7 @@ class Verifier {
       for (const ir::Block& region : op.regions)
         // A software pipeline's guards have uniform conditions (verify_software_pipeline).
         collect(region, in_if || (op.kind == OpKind::If && !op.has_attr("pipeline")),
-                in_loop || op.kind == OpKind::For);
+                in_loop || op.kind == OpKind::For || op.kind == OpKind::While);
       end_[&op] = static_cast<int64_t>(order_.size());  // past its regions' ops
     }
   }
@@ -160,7 +160,8 @@ class Verifier {
   int64_t live_end(const ir::Op& op) const {
     int64_t end = order_.at(&op) + 1;
     for (const auto& [loop, loop_end] : end_)
-      if (loop->kind == OpKind::For && order_.at(loop) < order_.at(&op) && loop_end > end)
+      if ((loop->kind == OpKind::For || loop->kind == OpKind::While) &&
+          order_.at(loop) < order_.at(&op) && loop_end > end)
         end = std::max(end, loop_end);
     return end;
   }
