@@ -69,23 +69,28 @@ def test_condition_reads_memory(rng):
 
 
 @tl.jit
-def locked_increment(lock_ptr, value_ptr, BLOCK: tl.constexpr):
-    # A tile in the program makes every thread take part (barriers around the scalar atomics).
+def locked_increment(lock_ptr, value_ptr, x_ptr, BLOCK: tl.constexpr):
     lanes = tl.arange(0, BLOCK)
     while tl.atomic_cas(lock_ptr, 0, 1) == 1:
         pass
     v = tl.load(value_ptr)  # a non-atomic read-modify-write, safe under the lock
-    tl.store(value_ptr, v + 1 + tl.sum(lanes * 0, axis=0))
+    # Work between the read and the write: without the lock, other programs would read the
+    # same value meanwhile (on the host emulator, 256 such programs lose about half the
+    # updates).
+    s = 0.0
+    for i in range(200):
+        s += tl.sum(tl.load(x_ptr + lanes), axis=0)
+    tl.store(value_ptr, v + 1 + (s * 0.0).to(tl.int32))
     tl.atomic_xchg(lock_ptr, 0)
 
 
 def test_spin_lock_serialises_programs():
-    # The host emulator runs threadgroups in parallel on a worker pool, so programs contend
-    # for the lock; a lost update would leave fewer than 32.
+    # The host emulator runs threadgroups in parallel on a worker pool (one worker per core),
+    # so programs contend for the lock; a lost update would leave fewer than 256.
     lock = np.zeros(1, np.int32)
     value = np.zeros(1, np.int32)
-    locked_increment[(32,)](lock, value, BLOCK=64)
-    assert value[0] == 32
+    locked_increment[(256,)](lock, value, np.ones(64, np.float32), BLOCK=64)
+    assert value[0] == 256
     assert lock[0] == 0
 
 
@@ -97,7 +102,8 @@ def while_ops(kernel):
 
 
 def test_spin_lock_loop_is_a_tile_ir_while():
-    kernel = locked_increment.trace(np.zeros(1, np.int32), np.zeros(1, np.int32), BLOCK=64)
+    kernel = locked_increment.trace(np.zeros(1, np.int32), np.zeros(1, np.int32),
+                                    np.ones(64, np.float32), BLOCK=64)
     assert while_ops(kernel) == ["while", "atomic_cas"]  # the atomic in the condition region
 
 
