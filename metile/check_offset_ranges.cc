@@ -54,7 +54,8 @@ OffsetRangeCheck::OffsetRangeCheck(const ir::Kernel& tile) : k_(tile) {
     if (feeds_address[v]) continue;
     feeds_address[v] = true;
     const ir::Op* op = def_[v];
-    if (!op || op->kind == OpKind::Load || op->kind == OpKind::For || op->kind == OpKind::If)
+    if (!op || op->kind == OpKind::Load || op->kind == OpKind::For || op->kind == OpKind::If ||
+        op->kind == OpKind::While)
       continue;
     for (ir::ValueId operand : op->operands)
       if (!k_.type(operand).pointer) work.push_back(operand);
@@ -221,6 +222,7 @@ std::optional<Interval> OffsetRangeCheck::visit(const ir::Op& op, std::array<int
     case OpKind::Barrier:
     case OpKind::For:
     case OpKind::If:
+    case OpKind::While:
     case OpKind::Yield:
       return std::nullopt;
   }

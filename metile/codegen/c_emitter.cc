@@ -43,6 +43,20 @@ std::set<ir::ValueId> read_only_pointers(const ir::Kernel& k) {
           mark(op.results[i], c, changed);
         }
       }
+      if (op.kind == ir::OpKind::While) {
+        const ir::Block &before = op.regions.at(0), &after = op.regions.at(1);
+        for (size_t i = 0; i < op.results.size(); ++i) {
+          const ir::ValueId group[] = {op.operands[i],
+                                       before.args[i],
+                                       before.ops.back().operands[1 + i],
+                                       after.args[i],
+                                       after.ops.back().operands[i],
+                                       op.results[i]};
+          bool c = false;
+          for (ir::ValueId v : group) c = c || ro.count(v);
+          for (ir::ValueId v : group) mark(v, c, changed);
+        }
+      }
       if (op.kind == ir::OpKind::If)
         for (const ir::Block& region : op.regions)
           for (size_t i = 0; i < op.results.size(); ++i)
@@ -292,6 +306,8 @@ void CEmitter::emit_op_lines(const ir::Op& op) {
       return emit_for(op);
     case K::If:
       return emit_if(op);
+    case K::While:
+      return emit_while(op);
     case K::Yield:
       fail(op, "a yield must be the last op of a for or if region");
     case K::ProgramId:
@@ -505,6 +521,34 @@ void CEmitter::emit_if(const ir::Op& op) {
     emit_region(op.regions[1], op.results);
   }
   line("}");
+}
+
+// while (true) { before; passed = ...; if (!cond) break; after; carried = next; }: the
+// after-region's arguments hold the values passed on, and after the loop the results. Neither
+// region sees the other's values, so each copy reads only values of its own region.
+void CEmitter::emit_while(const ir::Op& op) {
+  const ir::Block &before = op.regions.at(0), &after = op.regions.at(1);
+  const size_t carried = op.results.size();
+  for (size_t i = 0; i < carried; ++i) {
+    line(type_of(before.args[i]) + " " + name(before.args[i]) + " = " + name(op.operands[i]) + ";");
+    line(type_of(after.args[i]) + " " + name(after.args[i]) + " = " + name(op.operands[i]) + ";");
+  }
+  line("while (true) {");
+  ++indent_;
+  emit_block(before);
+  const ir::Op& passed = before.ops.back();
+  for (size_t i = 0; i < carried; ++i)
+    line(name(after.args[i]) + " = " + name(passed.operands[1 + i]) + ";");
+  line("if (!" + name(passed.operands[0]) + ") break;");
+  emit_block(after);
+  const ir::Op& next = after.ops.back();
+  for (size_t i = 0; i < carried; ++i)
+    line(name(before.args[i]) + " = " + name(next.operands[i]) + ";");
+  --indent_;
+  line("}");
+  for (size_t i = 0; i < carried; ++i)
+    line((type(op.results[i]).pointer ? "" : "const ") + type_of(op.results[i]) + " " +
+         name(op.results[i]) + " = " + name(after.args[i]) + ";");
 }
 
 }  // namespace metile::codegen

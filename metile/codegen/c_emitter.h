@@ -1,6 +1,6 @@
 // The C-style emitter: walks a Metal IR kernel's op list and writes the body function's
 // statements, one local variable per SSA value, in the words of a CDialect. Structured
-// control flow becomes for/if with loop-carried values and if results as mutable variables.
+// control flow becomes for/if/while with loop-carried values and if results as mutable variables.
 // Every op of ops.def has a case in emit_op (the compiler checks the switch), so an op is
 // either rendered or rejected with an error naming it.
 #pragma once
@@ -44,6 +44,7 @@ class CEmitter {
   void emit_barrier(const ir::Op& op);
   void emit_for(const ir::Op& op);
   void emit_if(const ir::Op& op);
+  void emit_while(const ir::Op& op);
   void emit_region(const ir::Block& region, const std::vector<ir::ValueId>& targets);
   void line(const std::string& text);
   // NotSupported when op touches a vector value and the dialect has none.

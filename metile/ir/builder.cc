@@ -158,6 +158,66 @@ std::vector<ValueId> Builder::end_if(const std::vector<ValueId>& else_yields) {
   return results;
 }
 
+std::vector<ValueId> Builder::begin_while(const std::vector<ValueId>& inits) {
+  OpenRegion r;
+  r.op.kind = OpKind::While;
+  r.op.operands = inits;
+  r.op.loc = loc_;
+  Block before;
+  for (ValueId init : inits) before.args.push_back(kernel_.new_value(type(init)));
+  r.op.regions.push_back(before);
+  open_.push_back(std::move(r));
+  return before.args;
+}
+
+std::vector<ValueId> Builder::begin_while_body(ValueId cond, const std::vector<ValueId>& passed) {
+  METILE_ASSERT(!open_.empty() && open_.back().op.kind == OpKind::While &&
+                    open_.back().op.regions.size() == 1,
+                "no open before-region of a while");
+  const Type& c = type(cond);
+  if (!c.is_scalar() || c.dtype != DType::i1)
+    fail("while", "the condition must be an i1 scalar, got " + c.str());
+  const std::vector<ValueId> inits = open_.back().op.operands;
+  METILE_ASSERT(passed.size() == inits.size(), "a while passes on one value per carried value");
+  for (size_t i = 0; i < inits.size(); ++i)
+    if (type(passed[i]) != type(inits[i]))
+      fail("while", "loop-carried value " + std::to_string(i) + " changes type from " +
+                        type(inits[i]).str() + " to " + type(passed[i]).str() +
+                        " in the loop condition");
+  std::vector<ValueId> yields = {cond};
+  yields.insert(yields.end(), passed.begin(), passed.end());
+  create(OpKind::Yield, yields, {});
+  Block after;
+  for (ValueId init : inits) after.args.push_back(kernel_.new_value(type(init)));
+  open_.back().op.regions.push_back(after);
+  return after.args;
+}
+
+std::vector<ValueId> Builder::end_while(const std::vector<ValueId>& yields) {
+  METILE_ASSERT(!open_.empty() && open_.back().op.kind == OpKind::While &&
+                    open_.back().op.regions.size() == 2,
+                "no open after-region of a while");
+  const std::vector<ValueId> inits = open_.back().op.operands;
+  METILE_ASSERT(yields.size() == inits.size(), "a while yields one value per carried value");
+  for (size_t i = 0; i < inits.size(); ++i)
+    if (type(yields[i]) != type(inits[i]))
+      fail("while", "loop-carried value " + std::to_string(i) + " changes type from " +
+                        type(inits[i]).str() + " to " + type(yields[i]).str() +
+                        " in the loop body");
+  create(OpKind::Yield, yields, {});
+  Op done = std::move(open_.back().op);
+  open_.pop_back();
+  for (ValueId init : inits) done.results.push_back(kernel_.new_value(type(init)));
+  std::vector<ValueId> results = done.results;
+  insertion_block().ops.push_back(std::move(done));
+  return results;
+}
+
+void Builder::abandon_while() {
+  METILE_ASSERT(!open_.empty() && open_.back().op.kind == OpKind::While, "no open while");
+  open_.pop_back();
+}
+
 std::vector<ValueId> Builder::begin_reduce_combine(const std::vector<ValueId>& tiles,
                                                    int64_t axis) {
   if (tiles.empty()) fail("reduce_combine", "needs at least one tile");

@@ -54,6 +54,17 @@ class Builder {
   void begin_else(const std::vector<ValueId>& then_yields);
   std::vector<ValueId> end_if(const std::vector<ValueId>& else_yields);
 
+  // while (scf.while): begin_while opens the before-region and returns its arguments (one per
+  // init); begin_while_body ends it with the i1 scalar `cond` and the values passed on (the
+  // inits' types), opens the after-region and returns its arguments; end_while ends that with
+  // the next carried values and returns the loop's results (the values passed on when cond
+  // is false).
+  std::vector<ValueId> begin_while(const std::vector<ValueId>& inits);
+  std::vector<ValueId> begin_while_body(ValueId cond, const std::vector<ValueId>& passed);
+  std::vector<ValueId> end_while(const std::vector<ValueId>& yields);
+  // Drops the innermost open while and everything built in it (as abandon_for).
+  void abandon_while();
+
   // metile.reduce: begin_reduce_combine opens the combine region of a reduce_combine of
   // `tiles` (1-D or 2-D tiles of numbers of one shape) along `axis` and returns its arguments
   // (a0..ak-1, b0..bk-1: scalars of the tiles' dtypes); end_reduce_combine closes it with the
@@ -77,7 +88,7 @@ class Builder {
 
  private:
   struct OpenRegion {
-    Op op;                        // the for/if being built
+    Op op;                        // the for/if/while being built
     std::vector<ValueId> yields;  // if: the then-yields once the else region is open
   };
   Block& insertion_block();

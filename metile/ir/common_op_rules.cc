@@ -68,6 +68,8 @@ class CommonOpRules : OpRuleChecks {
         return for_loop();
       case R::If:
         return if_else();
+      case R::While:
+        return while_loop();
       case R::DescriptorMatmul:
       case R::MppMatmul2d:
         return descriptor_matmul();
@@ -340,6 +342,66 @@ class CommonOpRules : OpRuleChecks {
     std::vector<Type> types;
     for (ValueId v : op_.results) types.push_back(c_.type(v));
     yields_match(types, "the if's results");
+  }
+
+  // One type list: the inits, both regions' arguments, the values the before-region passes
+  // on (after its i1 scalar condition), the after-region's yields and the results.
+  void while_loop() {
+    std::vector<Type> types;
+    for (size_t i = 0; i < op_.operands.size(); ++i) types.push_back(in(i));
+    if (op_.results.size() != types.size())
+      return fail("has " + std::to_string(types.size()) + " carried value(s) but " +
+                  std::to_string(op_.results.size()) + " result(s)");
+    for (size_t i = 0; i < types.size(); ++i)
+      if (out(i) != types[i])
+        fail("result " + std::to_string(i) + " must have the type of its initial value",
+             {a(i), r(i)});
+    const char* names[] = {"before", "after"};
+    for (size_t k = 0; k < 2; ++k) {
+      const Block& region = op_.regions[k];
+      if (region.args.size() != types.size())
+        return fail("the " + std::string(names[k]) + "-region takes " +
+                    std::to_string(types.size()) + " carried value(s), got " +
+                    std::to_string(region.args.size()) + " argument(s)");
+      for (size_t i = 0; i < types.size(); ++i)
+        if (c_.type(region.args[i]) != types[i])
+          fail("argument " + std::to_string(i) + " of the " + names[k] +
+                   "-region must have the type of its initial value",
+               {region.args[i], a(i)});
+    }
+    const Block& before = op_.regions[0];
+    if (before.ops.empty() || before.ops.back().kind != OpKind::Yield) return;
+    const Op& y = before.ops.back();
+    for (const Block& region : op_.regions)
+      for (const Op& inner : region.ops)
+        if (inner.kind == OpKind::Yield)
+          for (ValueId v : inner.operands)
+            if (!c_.valid(v)) return;
+    if (y.operands.size() != types.size() + 1)
+      return fail("the before-region yields " + std::to_string(y.operands.size()) +
+                      " value(s) but passes on the condition and " + std::to_string(types.size()) +
+                      " carried value(s)",
+                  y.operands);
+    const Type& cond = c_.type(y.operands[0]);
+    if (!cond.is_scalar() || cond.dtype != DType::i1)
+      fail("the condition (the before-region's first yield) must be an i1 scalar", {y.operands[0]});
+    for (size_t i = 0; i < types.size(); ++i)
+      if (c_.type(y.operands[1 + i]) != types[i])
+        fail("passed value " + std::to_string(i) + " must be " + types[i].str() +
+                 " (the loop carries it)",
+             {y.operands[1 + i]});
+    const Block& after = op_.regions[1];
+    if (after.ops.empty() || after.ops.back().kind != OpKind::Yield) return;
+    const Op& next = after.ops.back();
+    if (next.operands.size() != types.size())
+      return fail("the after-region yields " + std::to_string(next.operands.size()) +
+                      " value(s) but the loop carries " + std::to_string(types.size()),
+                  next.operands);
+    for (size_t i = 0; i < types.size(); ++i)
+      if (c_.type(next.operands[i]) != types[i])
+        fail("yield value " + std::to_string(i) + " must be " + types[i].str() +
+                 " (the loop carries it)",
+             {next.operands[i]});
   }
 
   // Both dialects' descriptor GEMM: three pointers of float dtypes (a and b of one), eight

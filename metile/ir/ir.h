@@ -82,6 +82,7 @@ enum class TypeRule : uint8_t {
   SimdCollective,
   For,
   If,
+  While,
   Yield,
   // One op's own rule each.
   Arange,

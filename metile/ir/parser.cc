@@ -414,8 +414,9 @@ class Parser {
             at);
     skip_space();
     if (peek() == '{') {
+      // The second region: an if's else, a while's do.
       do region(o.regions.emplace_back());
-      while (eat_keyword("else"));
+      while (eat_keyword(o.kind == OpKind::While ? "do" : "else"));
     }
     for (size_t i = 0; i < types.size(); ++i)
       o.results.push_back(define(result_names[i], types[i], at));

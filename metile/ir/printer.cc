@@ -122,7 +122,7 @@ class Printer {
     if (!o.attrs.empty()) out_ += " " + attr_dict(o.attrs);
     for (size_t i = 0; i < o.results.size(); ++i) out_ += (i ? ", " : " : ") + type(o.results[i]);
     for (size_t i = 0; i < o.regions.size(); ++i) {
-      out_ += i ? " else {\n" : " {\n";
+      out_ += !i ? " {\n" : o.kind == OpKind::While ? " do {\n" : " else {\n";
       region(o.regions[i], depth);
       out_ += indent + "}";
     }

@@ -107,6 +107,7 @@ class TileOpRules : OpRuleChecks {
       case R::Print:
       case R::For:
       case R::If:
+      case R::While:
       case R::Yield:
       case R::DescriptorMatmul:
       case R::MppMatmul2d:  // the dialect check rejects it in Tile IR

@@ -63,7 +63,7 @@ class EpilogueMatcher {
       const OpKind k = d->kind;
       if (k == OpKind::Load || k == OpKind::TensorLoad || k == OpKind::Reduce ||
           k == OpKind::ReduceAxis || k == OpKind::Scan || k == OpKind::For || k == OpKind::If ||
-          k == OpKind::Dot)
+          k == OpKind::While || k == OpKind::Dot)
         return d;
       if (const Op* below = underlying(*d)) return below;
     }
@@ -80,7 +80,7 @@ class EpilogueMatcher {
                           "accumulator and scalars only"};
     if (k == OpKind::Reduce || k == OpKind::ReduceAxis || k == OpKind::Scan)
       return GemmMismatch{&op, "is a reduction; an epilogue is pointwise"};
-    if (k == OpKind::For || k == OpKind::If)
+    if (k == OpKind::For || k == OpKind::If || k == OpKind::While)
       return GemmMismatch{&op, "is control flow; an epilogue is straight-line pointwise code"};
     if (k == OpKind::Dot)
       return GemmMismatch{&op, "is a second matrix product; an epilogue is pointwise"};

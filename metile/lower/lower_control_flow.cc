@@ -4,7 +4,10 @@
 // SIMD-group matrix fragments (fragment_carries, lower_dot_simdgroup.cc). An if with a uniform
 // condition may hold anything; one whose condition differs between threads may hold only per-thread
 // scalar code, because convergent ops (ops.def: barriers, reductions, SIMD collectives) and tile
-// operations need every thread.
+// operations need every thread. A while is the same with its condition in place of the bounds:
+// uniform, it may hold anything (the condition may read memory through a scalar atomic that one
+// thread performs for the program, with barriers); differing between threads, only per-thread
+// scalar code.
 #include <algorithm>
 
 #include "metile/lower/lowering_steps.h"
@@ -179,6 +182,35 @@ void lower_if(Lowering& l, const ir::Op& op) {
   --l.nesting;
   const std::vector<ir::ValueId> results = l.builder.end_if(
       op.regions.size() > 1 ? flatten(l, yields_of(op.regions[1])) : std::vector<ir::ValueId>{});
+  bind_flat(l, op.results, results);
+}
+
+void lower_while(Lowering& l, const ir::Op& op) {
+  const ir::Block &before = op.regions[0], &after = op.regions[1];
+  const std::vector<ir::ValueId>& passed = yields_of(before);
+  const ir::ValueId cond = passed[0];
+  const bool per_thread = !l.is_uniform(cond);
+  if (per_thread)
+    for (const ir::Block& region : op.regions)
+      if (const ir::Op* inner = first_collective(l, region))
+        l.user_error(op,
+                     "the loop condition " + l.name(cond) +
+                         " differs between threads (it derives from thread_id), so the "
+                         "loop may hold only per-thread scalar code, but it holds " +
+                         std::string(ir::op_name(inner->kind)) +
+                         "; barriers, SIMD collectives, tile and fragment operations need every "
+                         "thread");
+  const std::vector<ir::ValueId> inits(op.operands.begin(), op.operands.end());
+  bind_flat(l, before.args, l.builder.begin_while(flatten(l, inits)));
+  ++l.nesting;
+  l.divergence += per_thread;
+  lower_block(l, before);
+  const std::vector<ir::ValueId> values(passed.begin() + 1, passed.end());
+  bind_flat(l, after.args, l.builder.begin_while_body(l.scalar(cond), flatten(l, values)));
+  lower_block(l, after);
+  const std::vector<ir::ValueId> results = l.builder.end_while(flatten(l, yields_of(after)));
+  l.divergence -= per_thread;
+  --l.nesting;
   bind_flat(l, op.results, results);
 }
 

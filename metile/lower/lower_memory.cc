@@ -121,7 +121,11 @@ void lower_atomic(Lowering& l, const ir::Op& op) {
       return;
     }
     // Thread 0 updates the address once and hands the old value to every thread through
-    // threadgroup scratch, as Triton's scalar atomics do.
+    // threadgroup scratch, as Triton's scalar atomics do. A barrier first: every thread's
+    // earlier accesses come before the update (the layer-norm tutorial's threads read a
+    // counter that thread 0 then exchanges).
+    l.emit_void(ir::OpKind::Barrier, {},
+                {{"scope", std::string("threadgroup")}, {"mem", std::string("all")}});
     const ir::ValueId leader = is_leader(l);
     l.builder.begin_if(leader);
     const ir::ValueId updated = l.emit(op.kind, operands, t, op.attrs);

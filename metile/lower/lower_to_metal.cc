@@ -142,8 +142,11 @@ void lower_block(Lowering& l, const ir::Block& block) {
       case K::If:
         lower_if(l, op);
         break;
+      case K::While:
+        lower_while(l, op);
+        break;
       case K::Yield:
-        break;  // the enclosing for/if reads the yielded values
+        break;  // the enclosing for/if/while reads the yielded values
       case K::DescriptorMatmul:
         lower_descriptor_matmul(l, op);
         break;

@@ -184,8 +184,9 @@ void require_fragment_backend(const Lowering& l, const ir::Op& op);
 // memory for a complete tile and bounded scalar copies through the scratch otherwise.
 void lower_device_tile(Lowering& l, const ir::Op& op);
 
-// lower_control_flow.cc: for and if.
+// lower_control_flow.cc: for, if and while.
 void lower_for(Lowering& l, const ir::Op& op);
 void lower_if(Lowering& l, const ir::Op& op);
+void lower_while(Lowering& l, const ir::Op& op);
 
 }  // namespace metile::lower

@@ -50,10 +50,11 @@ class Analysis {
     for (ir::ValueId r : op.results) set(r, uniform);
   }
 
-  // The ops with regions: for, if and the descriptor GEMMs (ops.def; tests/ir/op_facts_test.cc
-  // keeps it so).
+  // The ops with regions: for, if, while and the descriptor GEMMs (ops.def;
+  // tests/ir/op_facts_test.cc keeps it so).
   void control_flow(const ir::Op& op) {
     if (op.kind == ir::OpKind::For) return loop(op);
+    if (op.kind == ir::OpKind::While) return while_loop(op);
     if (op.kind == ir::OpKind::ReduceCombine) {
       // The combine's arguments are elements of tiles; a whole-tile result is uniform.
       for (ir::ValueId a : op.regions[0].args) set(a, false);
@@ -93,6 +94,26 @@ class Analysis {
     divergent_ -= !bounds;
     for (size_t i = 0; i < op.results.size(); ++i)
       set(op.results[i], bounds && uniform_[body.args[i + 1]] && uniform_[yields[i]]);
+  }
+
+  // A condition that differs between threads gives each its own trip count: the carried
+  // values, and everything in the regions after the first test, differ too.
+  void while_loop(const ir::Op& op) {
+    const ir::Block &before = op.regions[0], &after = op.regions[1];
+    if (before.ops.empty() || after.ops.empty()) return;
+    const std::vector<ir::ValueId>& passed = before.ops.back().operands;  // cond, values...
+    const std::vector<ir::ValueId>& next = after.ops.back().operands;
+    const bool cond = uniform_[passed[0]];
+    for (size_t i = 0; i < before.args.size(); ++i)
+      set(before.args[i], cond && uniform_[op.operands[i]] && uniform_[next[i]]);
+    divergent_ += !cond;
+    block(before);
+    for (size_t i = 0; i < after.args.size(); ++i)
+      set(after.args[i], uniform_[passed[0]] && uniform_[passed[1 + i]]);
+    block(after);
+    divergent_ -= !cond;
+    for (size_t i = 0; i < op.results.size(); ++i)
+      set(op.results[i], uniform_[passed[0]] && uniform_[passed[1 + i]]);
   }
 
   const ir::Kernel& k_;

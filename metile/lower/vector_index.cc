@@ -419,6 +419,7 @@ class Reader {
       case K::Barrier:
       case K::For:
       case K::If:
+      case K::While:
       case K::Yield:
       case K::ProgramId:
       case K::NumPrograms:

@@ -8,6 +8,7 @@
 #include <set>
 
 #include "metile/lower/thread_values.h"
+#include "metile/lower/uniformity.h"
 
 namespace metile::lower {
 
@@ -55,7 +56,8 @@ std::string name(ValueId v) {
 
 class Verifier {
  public:
-  Verifier(const ir::Kernel& k, int simd_width) : k_(k), simd_width_(simd_width) {
+  Verifier(const ir::Kernel& k, int simd_width)
+      : k_(k), simd_width_(simd_width), uniform_(analyze_uniformity(k)) {
     auto it = k.attrs.find("threads_per_threadgroup");
     threads_ = it == k.attrs.end() ? 0 : std::get<int64_t>(it->second);
   }
@@ -86,9 +88,13 @@ class Verifier {
                                                             : Event::Load,
                                                         &op, &block, in_if, in_loop});
       for (const ir::Block& region : op.regions)
-        // A software pipeline's guards have uniform conditions (verify_software_pipeline).
-        collect(region, in_if || (op.kind == OpKind::If && !op.has_attr("pipeline")),
-                in_loop || op.kind == OpKind::For);
+        // Every thread enters an if whose condition they share together, as a program's
+        // scalar atomic under a Tile IR if does (its old value goes through an exchange);
+        // a software pipeline's guards have uniform conditions (verify_software_pipeline).
+        collect(region,
+                in_if || (op.kind == OpKind::If && !op.has_attr("pipeline") &&
+                          !uniform_[op.operands[0]]),
+                in_loop || op.kind == OpKind::For || op.kind == OpKind::While);
       end_[&op] = static_cast<int64_t>(order_.size());  // past its regions' ops
     }
   }
@@ -160,7 +166,8 @@ class Verifier {
   int64_t live_end(const ir::Op& op) const {
     int64_t end = order_.at(&op) + 1;
     for (const auto& [loop, loop_end] : end_)
-      if (loop->kind == OpKind::For && order_.at(loop) < order_.at(&op) && loop_end > end)
+      if ((loop->kind == OpKind::For || loop->kind == OpKind::While) &&
+          order_.at(loop) < order_.at(&op) && loop_end > end)
         end = std::max(end, loop_end);
     return end;
   }
@@ -395,6 +402,7 @@ class Verifier {
 
   const ir::Kernel& k_;
   const int simd_width_;
+  const std::vector<bool> uniform_;  // by value: the same in every thread
   int64_t threads_ = 0;
   std::map<ValueId, Buffer> buffers_;
   std::map<ValueId, ValueId> base_;  // pointer -> the threadgroup_buffer it offsets

@@ -31,6 +31,16 @@ bool propagate(const ir::Kernel& kernel, const Op& op, Origins& origins) {
         changed |= flow(origins, source, body.args[1 + k]);
         changed |= flow(origins, source, op.results[k]);
       }
+  } else if (op.kind == OpKind::While) {
+    // inits and the body's yields reach the condition's arguments; what it passes on reaches
+    // the body's arguments and the results.
+    const ir::Block &before = op.regions[0], &after = op.regions[1];
+    for (size_t k = 0; k < op.results.size(); ++k) {
+      for (ValueId source : {op.operands[k], yields(after)[k]})
+        changed |= flow(origins, source, before.args[k]);
+      changed |= flow(origins, yields(before)[1 + k], after.args[k]);
+      changed |= flow(origins, yields(before)[1 + k], op.results[k]);
+    }
   } else if (op.kind == OpKind::If) {
     for (const ir::Block& branch : op.regions)
       for (size_t k = 0; k < op.results.size(); ++k)

@@ -178,6 +178,37 @@ std::vector<ir::ValueId> KernelTrace::end_if(const std::vector<ir::ValueId>& els
   return results;
 }
 
+std::vector<ir::ValueId> KernelTrace::begin_while(const std::vector<ir::ValueId>& inits,
+                                                  std::string condition) {
+  const ir::ValueId first = next_value_id();
+  std::vector<ir::ValueId> args = builder().begin_while(inits);
+  open_.push_back({first, std::move(condition), {}});
+  return args;
+}
+
+std::vector<ir::ValueId> KernelTrace::begin_while_body(ir::ValueId cond,
+                                                       const std::vector<ir::ValueId>& passed,
+                                                       std::string body) {
+  const ir::ValueId end = next_value_id();
+  std::vector<ir::ValueId> args = builder().begin_while_body(cond, passed);
+  close_region(end, open_.back().what);
+  open_.push_back({end, std::move(body), {}});
+  return args;
+}
+
+std::vector<ir::ValueId> KernelTrace::end_while(const std::vector<ir::ValueId>& yields) {
+  const ir::ValueId end = next_value_id();
+  std::vector<ir::ValueId> results = builder().end_while(yields);
+  close_region(end, open_.back().what);
+  return results;
+}
+
+void KernelTrace::abandon_while() {
+  METILE_ASSERT(!open_.empty(), "no open while to abandon");
+  builder().abandon_while();
+  close_region(next_value_id(), "an abandoned trace of " + open_.back().what);
+}
+
 std::vector<ir::ValueId> KernelTrace::begin_reduce_combine(const std::vector<ir::ValueId>& tiles,
                                                            int64_t axis, std::string what) {
   const ir::ValueId first = next_value_id();

@@ -70,6 +70,17 @@ class KernelTrace {
   void begin_else(const std::vector<ir::ValueId>& then_yields, std::string else_branch);
   std::vector<ir::ValueId> end_if(const std::vector<ir::ValueId>& else_yields);
 
+  // A while loop (Builder::begin_while): `condition` and `body` name its regions in the error
+  // for a value that escapes them.
+  std::vector<ir::ValueId> begin_while(const std::vector<ir::ValueId>& inits,
+                                       std::string condition);
+  std::vector<ir::ValueId> begin_while_body(ir::ValueId cond,
+                                            const std::vector<ir::ValueId>& passed,
+                                            std::string body);
+  std::vector<ir::ValueId> end_while(const std::vector<ir::ValueId>& yields);
+  // Drops the innermost open while; its values stay unusable.
+  void abandon_while();
+
   // metile.reduce's combine region (Builder::begin_reduce_combine); `what` names it in the error
   // for a value that escapes it.
   std::vector<ir::ValueId> begin_reduce_combine(const std::vector<ir::ValueId>& tiles, int64_t axis,

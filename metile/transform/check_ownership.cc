@@ -195,6 +195,7 @@ class OwnershipCheck {
       // Only kernels without explicit layouts get here (check_subset).
       case OpKind::For:
       case OpKind::If:
+      case OpKind::While:
       case OpKind::DescriptorMatmul:  // its epilogue region works on the accumulator tile
       case OpKind::ReduceCombine:     // its combine region works on scalars
         for (const ir::Block& region : op.regions) {

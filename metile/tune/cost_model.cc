@@ -27,6 +27,7 @@ OpClass op_class(OpKind k) {
     case OpKind::ThreadgroupBuffer:
     case OpKind::For:
     case OpKind::If:
+    case OpKind::While:
     case OpKind::Yield:
     case OpKind::DeviceAssert:  // debugging: not part of a configuration's cost
     case OpKind::DevicePrint:
@@ -174,6 +175,10 @@ class Counter {
         const std::optional<double> trips = trip_count(op);
         total += trips ? scaled(body, *trips) : body;
         if (!trips) ++total.dynamic_loops;
+      } else if (op.kind == OpKind::While) {  // an unknown trip count: one iteration
+        total += block(op.regions[0]);
+        total += block(op.regions[1]);
+        ++total.dynamic_loops;
       } else if (op.regions.size() == 2) {  // if/else: the costlier branch
         total += larger(block(op.regions[0]), block(op.regions[1]));
       } else {

@@ -88,14 +88,18 @@ def python_condition(cond, line, exit_kind):
     return cond
 
 
-def while_condition(cond, line):
-    """A ``while`` condition: Python values only (Tile IR has no while loop yet)."""
+def while_condition(cond, line, exit_kind):
+    """The condition of a ``while`` that stays a Python loop (its body has ``exit_kind``:
+    break, continue, return, global; or it has an else or assigns in its condition): a
+    Python value only."""
     if isinstance(cond, Value):
+        what = {"else": "an `else` clause", "walrus": "an assignment (`:=`) in its condition"}
         raise user_error(
-            "a Python `while` loop on a traced value: `while` over a condition known only when "
-            "the kernel runs is not supported yet (Tile IR has no while loop); use a `for` "
-            "loop with a bound, `for i in range(0, max_iterations):` over traced or constexpr "
-            "bounds, and put the condition in an `if` (or a mask) in its body",
+            f"a `while` loop on a traced condition (line {line}) with "
+            f"{what.get(exit_kind, f'`{exit_kind}` in its body')} is not supported: a traced "
+            "`while` is a device loop whose body runs whole each iteration (Triton rejects "
+            "`break` and `continue` in it too); fold the exit into the loop condition "
+            "(`while go and i < n:`, setting `go = False` in the body)",
             user_location(), NotSupportedError)
     return cond
 

@@ -11,10 +11,11 @@ A record of traced values (a block pointer: ``loop_parts()``, ``with_loop_parts(
 ``a_ptr = tl.advance(a_ptr, (0, BLOCK_K))`` carries scalar offsets.
 """
 
-from .errors import user_error
+from .errors import NotSupportedError, user_error
 from .frames import user_location
-from .tracing import current
-from .values import Value, binary, constant, dtype_for_numbers, is_number, number_dtype, wrap
+from .tracing import active_trace, current
+from .values import (Value, binary, compare, constant, dtype_for_numbers, is_number, number_dtype,
+                     wrap)
 
 _MAX_TRACES = 4  # each re-trace promotes at least one carried value, which then stays fixed
 
@@ -228,6 +229,129 @@ def run_tile_loop(rng, body, names, inits, line):
                      f"{_MAX_TRACES} traces of the body", user_location())
 
 
+def run_while(cond_fn, body_fn, names, inits, line, test):
+    """``while cond_fn(*values): values = body_fn(*values)`` over the variables ``names`` the
+    body assigns (``inits``: their values before the loop, UNBOUND when unbound). While the
+    condition is a Python value the loop runs as Python runs it; once it is traced, the rest
+    of the loop is a Tile IR ``while`` whose carried values are the variables bound before it
+    (the others are local to the body and not visible after it, as in Triton). Returns the
+    variables' values after the loop."""
+    values = tuple(inits)
+    trace = active_trace()
+    while True:
+        if trace is None:
+            cond = cond_fn(*values)
+        else:
+            # The condition is traced inside a while region, so that the ops of a traced one
+            # (an atomic taking a lock) belong to the loop; a Python one drops the region.
+            traced, cond = _run_device_while(trace, cond_fn, body_fn, names, values, line, test)
+            if traced:
+                return cond
+        if not cond:
+            return values
+        values = tuple(body_fn(*values))
+
+
+def _while_condition(trace, cond, test):
+    trace.check(cond, "while")
+    if cond.shape:
+        raise user_error(
+            f"while: the condition `{test}` is a {cond.type}, not a scalar; a `while` on a traced "
+            "value needs one value for the whole program (Triton's rule): reduce it "
+            "(metile.max(c, 0) != 0, metile.sum(c, 0) > 0)", user_location())
+    if cond.pointer:
+        raise user_error(f"while: the condition `{test}` is a pointer ({cond.type}); compare it",
+                         user_location())
+    return cond if cond.dtype == "i1" else compare("ne", cond, 0)
+
+
+def _while_type_change(name, before, after):
+    return user_error(
+        f"while: loop-carried variable '{name}' changes type from {before} to {after} in the "
+        "loop body; a carried value keeps one type (start it as metile.full(shape, value, "
+        "dtype) or a value of the right dtype, or cast with .to(dtype))", user_location())
+
+
+def _run_device_while(trace, cond_fn, body_fn, names, inits, line, test):
+    """Traces the loop as a Tile IR while: (True, the variables' values after it), or (False,
+    the condition) when the condition is a Python value."""
+    inits = [UNBOUND if _stale(trace, v) else v for v in inits]
+    for k, v in enumerate(inits):
+        if _record(v) or isinstance(v, (tuple, list)) and any(isinstance(x, Value) for x in v):
+            raise user_error(
+                f"while: variable '{names[k]}' holds a {type(v).__name__} of traced values and is "
+                "assigned in the loop body; a traced `while` carries traced scalars and tiles "
+                "(carry the parts as separate variables)", user_location(), NotSupportedError)
+    numbers = {k: v for k, v in enumerate(inits) if is_number(v)}
+    for _ in range(_MAX_TRACES):
+        carried = [k for k, v in enumerate(inits) if isinstance(v, Value)]
+        region_args = trace.at().begin_while(
+            [inits[k].id for k in carried], f"the condition of the `while` at line {line}")
+        args = list(inits)
+        for k, arg in zip(carried, region_args):
+            args[k] = wrap(trace, arg)
+        cond = cond_fn(*args)
+        if not isinstance(cond, Value):
+            trace.core.abandon_while()
+            return False, cond
+        c = _while_condition(trace, cond, test)
+        body_args = trace.at().begin_while_body(
+            c.id, [args[k].id for k in carried], f"the body of the `while` at line {line}")
+        args = list(inits)
+        for k, arg in zip(carried, body_args):
+            args[k] = wrap(trace, arg)
+        outputs = list(body_fn(*args))
+
+        promoted = {}
+        for k, out in enumerate(outputs):
+            init = inits[k]
+            if isinstance(init, Value):
+                if is_number(out):
+                    out = _start_like(trace, out, init)
+                elif not isinstance(out, Value):
+                    raise _while_type_change(names[k], init.type, type(out).__name__)
+                trace.check(out, "while")
+                if out.type == init.type:
+                    outputs[k] = out
+                elif not init.pointer and not init.shape and out.dtype == init.dtype:
+                    promoted[k] = (init, out.dtype, out.shape)  # a scalar that becomes a tile
+                elif k in numbers and not out.pointer:
+                    promoted[k] = (numbers[k], out.dtype, out.shape)
+                else:
+                    raise _while_type_change(names[k], init.type, out.type)
+            elif is_number(init) and out is not init and not (is_number(out) and out == init):
+                if isinstance(out, Value):
+                    promoted[k] = (init, out.dtype, out.shape)
+                elif is_number(out):  # Python arithmetic on the number: carry it as a scalar
+                    floats = "f32" in (number_dtype(init), number_dtype(out))
+                    promoted[k] = (init, "f32" if floats else number_dtype(init), ())
+                else:
+                    raise _while_type_change(names[k], type(init).__name__, type(out).__name__)
+            elif init is not UNBOUND and not is_number(init) and out is not init:
+                raise user_error(
+                    f"while: variable '{names[k]}' holds a {type(init).__name__} and is "
+                    "reassigned in the loop body; only traced values and numbers can be "
+                    "loop-carried", user_location())
+
+        if promoted:
+            trace.core.abandon_while()
+            for k, (start, dtype, shape) in promoted.items():
+                if is_number(start):
+                    start = constant(trace, start, dtype, "while")
+                if shape:
+                    start = wrap(trace, trace.at().splat(start.id, list(shape)))
+                inits[k] = start
+            continue
+
+        results = trace.at().end_while([outputs[k].id for k in carried])
+        values = list(inits)
+        for k, result in zip(carried, results):
+            values[k] = wrap(trace, result)
+        return True, tuple(values)
+    raise user_error("while: the loop-carried types did not settle after "
+                     f"{_MAX_TRACES} traces of the body", user_location())
+
+
 def _record(value):
     """Whether ``value`` is a record a loop carries as its parts (a block pointer)."""
     return hasattr(value, "loop_parts")
@@ -307,7 +431,8 @@ def _trace_record_loop(rng, body, names, inits, line, records, carried):
     return tuple(rebuild(run_tile_loop(rng, flat_body, flat_names, flat_inits, line)))
 
 
-# The runtime of the rewritten `if`, conditional expressions, and/or/not and while conditions
+# The runtime of the rewritten `if`, conditional expressions, and/or/not and the conditions of
+# `while` loops that stay Python loops
 # (source_rewrite.py passes this module to the rewritten kernel): branches.py.
 from .branches import (logical_and, logical_not, logical_or, python_condition,  # noqa: E402,F401
                        run_if, run_ifexp, while_condition)

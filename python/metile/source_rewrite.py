@@ -3,7 +3,8 @@ becomes a traced loop, and ``for i in range(...)`` one too when a bound is a tra
 (over Python numbers it runs while tracing, as before); so that the builtins ``min(a, b,
 ...)`` and ``max(...)`` take traced values as Triton's do (``loops.builtin_extreme``); and so
 that ``if``/``elif``/``else``, ``x if c else y``, ``and``/``or``/``not`` and an early
-``return`` work on traced values as in Triton (branches.py).
+``return`` work on traced values as in Triton (branches.py), and ``while`` loops on a traced
+condition become Tile IR while loops (loops.run_while).
 
 Each such loop body turns into a nested function of (induction variable, every name the
 body assigns); after it, one call runs the body through ``loops.run_tile_loop`` and assigns
@@ -11,7 +12,11 @@ the names back. At run time, a name that is bound before the loop is loop-carrie
 others are body-local. An ``if`` becomes the same: one nested function per branch, of every
 name either branch assigns, and one call of ``branches.run_if``, which runs the branch a
 Python condition selects, or traces both into a Tile IR ``if`` on a traced one; a name it
-leaves unbound is deleted after it. Before that, a ``return`` under an ``if`` (outside
+leaves unbound is deleted after it. A ``while`` becomes a function of its condition and one of
+its body, of every name the body assigns, and one call of ``loops.run_while``, which runs
+them as Python would while the condition is a Python value, or traces a Tile IR ``while``
+once it is a traced one (a ``while`` with ``break``, ``continue``, ``return`` or ``else``
+stays a Python loop, and a traced condition there is an error). Before that, a ``return`` under an ``if`` (outside
 loops) moves the statements after the ``if`` into the branches that do not return, as
 Triton's code generator does, so that every ``return`` ends a branch (a value ``return``
 assigns the result, returned at the end). The rewritten code keeps the user's file name and
@@ -212,8 +217,9 @@ class _LoopRewriter(ast.NodeTransformer):
         self.count += 1
         body_name = f"{_PREFIX}loop_body_{node.lineno}_{self.count}"
         args = [ast.arg(arg=n) for n in [node.target.id, *names]]
-        # A range body may leave a name unbound (a Python if on a constexpr): peek at it.
-        results = [_peek(n) if not device else ast.Name(n, ast.Load()) for n in names]
+        # A body may leave a name unbound (a Python if on a constexpr, a name local to a
+        # nested while): peek at it.
+        results = [_peek(n) for n in names]
         body = ast.FunctionDef(
             name=body_name,
             args=ast.arguments(posonlyargs=[], args=args, vararg=None, kwonlyargs=[],
@@ -317,11 +323,57 @@ class _LoopRewriter(ast.NodeTransformer):
         return _at(ast.Call(_runtime("logical_not"), [node.operand], []), node)
 
     def visit_While(self, node):
+        text = ast.unparse(node.test)
         self.generic_visit(node)
         self.count += 1
-        node.test = _at(ast.Call(_runtime("while_condition"),
-                                 [node.test, ast.Constant(node.lineno)], []), node)
-        return node
+        line = node.lineno
+        scope = _Scope()
+        for statement in node.body:
+            scope.visit(statement)
+        exit_kind = (scope.exits[0][1] if scope.exits else "else" if node.orelse
+                     else "walrus" if _has_named_expr(node.test) else None)
+        if exit_kind:  # it stays a Python `while`, so its condition must be a Python value
+            node.test = _at(ast.Call(_runtime("while_condition"),
+                                     [node.test, ast.Constant(line), ast.Constant(exit_kind)],
+                                     []), node)
+            return node
+        # The condition and the body become functions of the names the body assigns;
+        # run_while runs them as Python does while the condition is a Python value, and
+        # traces them into a Tile IR while once it is a traced one.
+        names = scope.names
+        new = []
+        functions = []
+        for kind, statements in (("cond", [ast.Return(node.test)]),
+                                 ("body", [*node.body, ast.Return(
+                                     ast.Tuple([_peek(n) for n in names], ast.Load()))])):
+            name = f"{_PREFIX}while_{kind}_{line}_{self.count}"
+            function = ast.FunctionDef(
+                name=name,
+                args=ast.arguments(posonlyargs=[], args=[ast.arg(arg=n) for n in names],
+                                   vararg=None, kwonlyargs=[], kw_defaults=[], kwarg=None,
+                                   defaults=[]),
+                body=[*[_unbound_guard(n) for n in names], *statements],
+                decorator_list=[], returns=None, type_comment=None)
+            new.append(function)
+            functions.append(ast.Name(name, ast.Load()))
+        run = ast.Call(_runtime("run_while"), [
+            *functions, ast.Constant(tuple(names)),
+            ast.Tuple([_peek(n) for n in names], ast.Load()), ast.Constant(line),
+            ast.Constant(text)], [])
+        if names:
+            new.append(ast.Assign(
+                [ast.Tuple([ast.Name(n, ast.Store()) for n in names], ast.Store())], run))
+            new.extend(_unbound_guard(n) for n in names)
+        else:
+            new.append(ast.Expr(run))
+        for statement in new:
+            _place_at_loop(statement, node)
+        for function in new[:2]:
+            for statement in function.body[:len(names)]:
+                _place_at_loop(statement, node)
+        _place_at_loop(new[0].body[-1], node)
+        _place_at_loop(new[1].body[-1], node)
+        return new
 
 
 def _returns_outside_loops(statements):

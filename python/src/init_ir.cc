@@ -434,6 +434,17 @@ void bind_trace(nb::module_& m) {
            "Closes the combine region with the combined scalars; returns the reductions.")
       .def("abandon_for", &T::abandon_for,
            "Drops the innermost open loop and everything built in it.")
+      // Structured while (a Python `while` on a traced condition, python/metile/loops.py).
+      .def("begin_while", &T::begin_while, "inits"_a, "condition"_a,
+           "Opens the condition region of a while loop over the carried inits (condition names "
+           "it in errors); returns its arguments.")
+      .def("begin_while_body", &T::begin_while_body, "cond"_a, "passed"_a, "body"_a,
+           "Closes the condition region with the i1 scalar cond and the carried values passed "
+           "on; opens the body (named body in errors) and returns its arguments.")
+      .def("end_while", &T::end_while, "yields"_a,
+           "Closes the body with the next carried values; returns the loop's results.")
+      .def("abandon_while", &T::abandon_while,
+           "Drops the innermost open while and everything built in it.")
       // Structured if (a Python `if` on a traced scalar, python/metile/branches.py).
       .def("begin_if", &T::begin_if, "cond"_a, "then_branch"_a,
            "Opens the then-region of an if on the i1 scalar cond (then_branch names it in the "

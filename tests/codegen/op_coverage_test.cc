@@ -291,6 +291,16 @@ std::map<OpKind, Case> metal_cases() {
                      b.end_if({});
                    },
                    "if (c) {\n    buf[0] = x;\n  }\n"};
+  c[OpKind::While] = {
+      [](MetalBuilder& b, const Sample& s) {
+        const ir::ValueId a = b.begin_while({s.x})[0];
+        const ir::ValueId p = b.named(b.cmp("lt", a, s.x), "p");
+        const ir::ValueId x = b.begin_while_body(p, {a})[0];
+        b.end_while({b.op(OpKind::Add, x, s.x)});
+      },
+      "float v3 = x;\n  float v5 = x;\n  while (true) {\n    const bool p = v3 < "
+      "x;\n    v5 = v3;\n    if (!p) break;\n    const float v6 = v5 + x;\n    v3 = "
+      "v6;\n  }\n  const float v7 = v5;\n"};
   c[OpKind::Yield] = {[](MetalBuilder& b, const Sample& s) {
                         b.begin_if(b.named(b.cmp("eq", s.n, s.n), "c"));
                         b.begin_else({s.x});

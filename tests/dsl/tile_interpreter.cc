@@ -118,6 +118,8 @@ class Interpreter {
         return set(op, trans(op));
       case OpKind::For:
         return run_for(op);
+      case OpKind::While:
+        return run_while(op);
       case OpKind::If: {
         const size_t branch = at(op.operands[0]).data[0] != 0 ? 0 : 1;
         if (branch == op.regions.size()) return;  // no else region (an if without results)
@@ -401,6 +403,25 @@ class Interpreter {
       values_[body.args[0]] = {{iv}};
       for (size_t i = 0; i < carried.size(); ++i) values_[body.args[i + 1]] = carried[i];
       carried = run_block(body);
+    }
+    for (size_t i = 0; i < op.results.size(); ++i) values_[op.results[i]] = carried[i];
+  }
+
+  void run_while(const ir::Op& op) {
+    const ir::Block &before = op.regions[0], &after = op.regions[1];
+    std::vector<RtValue> carried;
+    for (ir::ValueId v : op.operands) carried.push_back(at(v));
+    for (;;) {
+      for (size_t i = 0; i < carried.size(); ++i) values_[before.args[i]] = carried[i];
+      std::vector<RtValue> passed = run_block(before);
+      const bool cond = passed[0].data[0] != 0;
+      passed.erase(passed.begin());
+      if (!cond) {
+        carried = passed;
+        break;
+      }
+      for (size_t i = 0; i < passed.size(); ++i) values_[after.args[i]] = passed[i];
+      carried = run_block(after);
     }
     for (size_t i = 0; i < op.results.size(); ++i) values_[op.results[i]] = carried[i];
   }

@@ -35,7 +35,8 @@ TEST(OpFacts, CountsAreRanges) {
 
 TEST(OpFacts, OpsWithRegionsDeclareThem) {
   for (const OpInfo& info : all_ops()) {
-    const bool control_flow = info.kind == OpKind::For || info.kind == OpKind::If;
+    const bool control_flow =
+        info.kind == OpKind::For || info.kind == OpKind::If || info.kind == OpKind::While;
     // A descriptor GEMM's region is its pointwise epilogue; the op reads and writes memory.
     const bool descriptor_gemm =
         info.kind == OpKind::DescriptorMatmul || info.kind == OpKind::MppMatmul2d;
@@ -162,8 +163,11 @@ TEST(OpFacts, TypeRulesAgreeWithTheOtherFacts) {
         break;
       case TypeRule::For:
       case TypeRule::If:
+      case TypeRule::While:
         // uniformity.cc and infer_access.cc know the ops with regions by kind.
-        EXPECT_TRUE(info.kind == OpKind::For || info.kind == OpKind::If) << info.name;
+        EXPECT_TRUE(info.kind == OpKind::For || info.kind == OpKind::If ||
+                    info.kind == OpKind::While)
+            << info.name;
         break;
       case TypeRule::Constant:
       case TypeRule::Compare:
@@ -221,8 +225,8 @@ TEST(OpFacts, TypeRulesAgreeWithTheOtherFacts) {
     }
     if (info.regions.max > 0) {
       EXPECT_TRUE(info.rule == TypeRule::For || info.rule == TypeRule::If ||
-                  info.rule == TypeRule::DescriptorMatmul || info.rule == TypeRule::MppMatmul2d ||
-                  info.rule == TypeRule::ReduceCombine)
+                  info.rule == TypeRule::While || info.rule == TypeRule::DescriptorMatmul ||
+                  info.rule == TypeRule::MppMatmul2d || info.rule == TypeRule::ReduceCombine)
           << info.name;
     }
   }

@@ -179,6 +179,8 @@ class Runner {
         return for_loop(op, active);
       case K::If:
         return if_else(op, active);
+      case K::While:
+        return while_loop(op, active);
       case K::Select: {  // moves values of any type, pointers included
         auto& out = define(r);
         each(active, [&](int t) {
@@ -538,6 +540,41 @@ class Runner {
     for (size_t i = 0; i < carried; ++i) {
       auto& out = define(op.results[i]);
       each(active, [&](int t) { out[t] = get(body.args[1 + i])[t]; });
+    }
+  }
+
+  // Each thread leaves when its own condition is false, with the values passed then.
+  void while_loop(const ir::Op& op, const std::vector<char>& active) {
+    const ir::Block &before = op.regions[0], &after = op.regions[1];
+    const size_t carried = op.operands.size();
+    for (size_t i = 0; i < carried; ++i) {
+      auto& arg = define(before.args[i]);
+      each(active, [&](int t) { arg[t] = get(op.operands[i])[t]; });
+    }
+    for (size_t i = 0; i < carried; ++i) define(op.results[i]);
+    std::vector<char> running = active;
+    while (std::any_of(running.begin(), running.end(), [](char c) { return c; })) {
+      block(before, running);
+      const std::vector<ir::ValueId>& passed = before.ops.back().operands;
+      std::vector<char> going(threads_, 0);
+      each(running, [&](int t) { going[t] = get(passed[0])[t].i != 0; });
+      for (size_t i = 0; i < carried; ++i) {
+        const std::vector<Val> value = get(passed[1 + i]);
+        auto& arg = define(after.args[i]);
+        each(running, [&](int t) {
+          arg[t] = value[t];
+          if (!going[t]) regs_[op.results[i]][t] = value[t];
+        });
+      }
+      running = going;
+      if (std::none_of(running.begin(), running.end(), [](char c) { return c; })) break;
+      block(after, running);
+      const std::vector<ir::ValueId>& next = after.ops.back().operands;
+      for (size_t i = 0; i < carried; ++i) {
+        const std::vector<Val> value = get(next[i]);
+        auto& arg = define(before.args[i]);
+        each(running, [&](int t) { arg[t] = value[t]; });
+      }
     }
   }
 

@@ -68,10 +68,15 @@ def python_while(x, n):
     i = metile.program_id(0)
     while i < n:  # python-while
         i = i + 1
+        if i == 3:
+            break
 
 
-def test_python_while_on_traced_value():
-    expect_error(python_while, "python-while", "a Python `while` loop on a traced value", X, 5)
+def test_break_in_a_while_on_a_traced_value():
+    # A `while` on a traced scalar is a device loop (tests/python/test_traced_while.py);
+    # `break` in it is rejected, as in Triton.
+    expect_error(python_while, "python-while", "with `break` in its body is not supported", X,
+                 5, error=metile.NotSupportedError)
 
 
 @metile.kernel

@@ -5,7 +5,8 @@ fused bias and residual, decode attention over a paged KV cache with grouped-que
 varlen causal flash attention. Each runs with only the import renamed (`import metile as
 triton`, `import metile as tl`) on the default device, checked against numpy in float64 with
 ragged shapes; small tiles, so that the host emulator's 32 KB of threadgroup memory holds
-them. grouped_gemm.py (tutorial 08's pointer arrays and `while` loop) and
+them. grouped_gemm.py (tutorial 08: its `while` loop traces, but its problems' int64
+addresses cast to pointers with `.to(tl.pointer_type(tl.float16))` do not) and
 matmul_int8_weight.py (int8 weights) are in the corpus without tests here: meTile does not
 run them yet."""
 

@@ -151,6 +151,41 @@ def test_tutorial_layer_norm_forward(dtype, rng):
     close(rstd_d, want_rstd, F32)
 
 
+@pytest.mark.parametrize("dtype", [F32, F16], ids=["f32", "f16"])
+def test_tutorial_layer_norm_backward_dx_with_the_spin_lock(dtype, rng):
+    # Each program (row) computes dx and adds dy * xhat and dy into partial row lock_id =
+    # row % GROUP_SIZE_M under that row's lock (`while tl.atomic_cas(Lock, 0, 1) == 1`); the
+    # first writer of a partial row marks it in Count. Rows of one group contend for a lock.
+    module = kernels("layer_norm")
+    m, n, group_size_m, eps = 37, 300, 8, 1e-5
+    x = (rng.standard_normal((m, n)) * 2 + 0.5).astype(dtype)
+    dy = rng.standard_normal((m, n)).astype(dtype)
+    w = (rng.random(n) + 0.5).astype(dtype)
+    x64 = x.astype(np.float64)
+    mean = x64.mean(1)
+    rstd = 1 / np.sqrt(((x64 - mean[:, None]) ** 2).mean(1) + eps)
+    dx = np.full((m, n), np.nan, dtype)
+    dw, db = np.zeros((group_size_m, n), dtype), np.zeros((group_size_m, n), dtype)
+    locks = np.zeros(2 * group_size_m, np.int32)  # the locks, then the counts
+    dx_d, dy_d, dw_d, db_d, x_d, w_d, mean_d, rstd_d, locks_d = on_device(
+        dx, dy, dw, db, x, w, mean.astype(F32), rstd.astype(F32), locks)
+    module._layer_norm_bwd_dx_fused[(m,)](dx_d, dy_d, dw_d, db_d, x_d, w_d, mean_d, rstd_d,
+                                          locks_d, row_stride(x), n, GROUP_SIZE_M=group_size_m,
+                                          BLOCK_SIZE_N=512)
+    xhat = (x64 - mean[:, None]) * rstd[:, None]
+    wdy = w.astype(np.float64) * dy.astype(np.float64)
+    c1 = (xhat * wdy).mean(1, keepdims=True)
+    c2 = wdy.mean(1, keepdims=True)
+    close(dx_d, (wdy - (xhat * c1 + c2)) * rstd[:, None], dtype, scale=4)
+    groups = np.arange(m) % group_size_m
+    want_dw = np.stack([(dy.astype(np.float64) * xhat)[groups == g].sum(0)
+                        for g in range(group_size_m)])
+    want_db = np.stack([dy.astype(np.float64)[groups == g].sum(0) for g in range(group_size_m)])
+    close(dw_d, want_dw, dtype, scale=8)
+    close(db_d, want_db, dtype, scale=8)
+    np.testing.assert_array_equal(to_numpy(locks_d), [0] * group_size_m + [1] * group_size_m)
+
+
 @pytest.mark.parametrize("dtype,group_size_m,n", [(F32, 13, 100), (F16, 40, 200)],
                          ids=["f32_one_row_block", "f16_two_row_blocks"])
 def test_tutorial_layer_norm_dwdb(dtype, group_size_m, n, rng):

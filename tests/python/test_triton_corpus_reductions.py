@@ -341,7 +341,25 @@ def test_l2_norm_long_rows(dtype, rng):
 
 
 # --- atomic_cas_lock -------------------------------------------------------------------
-# (locked_partial_sum_kernel's spin lock does not trace yet: only the final sum runs here)
+
+
+@pytest.mark.parametrize("rows,group_size_m", [(29, 4), (8, 8)], ids=["contended", "one_row_each"])
+def test_locked_partial_sums(rows, group_size_m, rng):
+    # Every program adds its row into partial row `row % GROUP_SIZE_M` under that row's spin
+    # lock (`while tl.atomic_cas(lock, 0, 1) == 1: pass`); the first writer marks the count.
+    module = corpus("atomic_cas_lock")
+    n = 45
+    x = rng.standard_normal((rows, n)).astype(np.float32)
+    partial = np.full((group_size_m, n), np.nan, np.float32)
+    locks = np.zeros(2 * group_size_m, np.int32)  # the locks, then the counts
+    xd, pd, ld = on_device(x, partial, locks)
+    module.locked_partial_sum_kernel[(rows,)](xd, pd, ld, n, n, GROUP_SIZE_M=group_size_m,
+                                              BLOCK_N=64)
+    groups = np.arange(rows) % group_size_m
+    want = np.stack([x.astype(np.float64)[groups == g].sum(0) for g in range(group_size_m)])
+    np.testing.assert_allclose(to_numpy(pd), want, rtol=1e-5, atol=1e-5)
+    np.testing.assert_array_equal(to_numpy(ld), [0] * group_size_m + [1] * group_size_m)
+
 
 def test_sum_of_locked_partials(rng):
     module = corpus("atomic_cas_lock")

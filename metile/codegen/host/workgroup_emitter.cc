@@ -65,6 +65,11 @@ std::string ineligibility(const ir::Kernel& k, const std::vector<bool>& uniform)
     for (const ir::Op& op : block.ops) {
       if (!reason.empty()) return;
       if (op.regions.empty() || !contains_rendezvous(op)) continue;
+      if (op.kind == K::While) {
+        reason = "a barrier or SIMD collective sits in the while" + at_line(op) +
+                 ", whose trip count is known only as it runs";
+        return;
+      }
       const size_t controls = op.kind == K::For ? 3 : 1;
       for (size_t i = 0; i < controls; ++i)
         if (!uniform[op.operands[i]]) {
