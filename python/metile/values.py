@@ -144,6 +144,13 @@ def cast(a, dtype, fp_downcast_rounding=None, bitcast=False):
         what = "bitcast=True" if bitcast else f"fp_downcast_rounding={fp_downcast_rounding!r}"
         raise user_error(f"cast: {what} is not supported; conversions round to nearest (floats) "
                          "and truncate (float to integer)", user_location(), NotSupportedError)
+    if isinstance(dtype, dtypes.pointer_type):
+        from .errors import NotSupportedError
+
+        raise user_error(f"cast: a value cannot become a pointer (to tl.pointer_type({dtype})): "
+                         "integers cast to pointers (tutorial 08's pointer arrays) are not "
+                         "supported yet; pass each buffer as an argument, or pack the problems "
+                         "into one buffer with offsets", user_location(), NotSupportedError)
     a = as_value(a, "cast")
     return wrap(a.trace, a.trace.at().cast(a.id, dtypes.dtype_name(dtype)))
 

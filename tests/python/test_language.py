@@ -425,3 +425,14 @@ def test_histogram_counts_in_range_values_where_the_mask_holds(rng):
     np.testing.assert_array_equal(counts, np.bincount(x[(x >= 0) & (x < 8)], minlength=8))
     with pytest.raises(metile.CompilationError, match="histogram: the input must hold integers"):
         masked_histogram[(1,)](x.astype(np.float32), counts, n, BINS=8, BLOCK=64)
+
+
+@metile.kernel
+def pointer_from_integer(addresses, out):
+    p = metile.load(addresses).to(metile.pointer_type(metile.float16))
+    metile.store(out, metile.load(p))
+
+
+def test_an_integer_cast_to_a_pointer_is_not_supported_and_says_so():
+    with pytest.raises(metile.NotSupportedError, match="cast: a value cannot become a pointer"):
+        pointer_from_integer[(1,)](np.zeros(1, np.int64), np.zeros(1, np.float16))
