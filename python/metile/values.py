@@ -144,13 +144,6 @@ def cast(a, dtype, fp_downcast_rounding=None, bitcast=False):
         what = "bitcast=True" if bitcast else f"fp_downcast_rounding={fp_downcast_rounding!r}"
         raise user_error(f"cast: {what} is not supported; conversions round to nearest (floats) "
                          "and truncate (float to integer)", user_location(), NotSupportedError)
-    if isinstance(dtype, dtypes.pointer_type):
-        from .errors import NotSupportedError
-
-        raise user_error(f"cast: a value cannot become a pointer (to tl.pointer_type({dtype})): "
-                         "integers cast to pointers (tutorial 08's pointer arrays) are not "
-                         "supported yet; pass each buffer as an argument, or pack the problems "
-                         "into one buffer with offsets", user_location(), NotSupportedError)
     a = as_value(a, "cast")
     return wrap(a.trace, a.trace.at().cast(a.id, dtypes.dtype_name(dtype)))
 
@@ -225,7 +218,15 @@ class Value:
 
     def to(self, dtype, fp_downcast_rounding=None, bitcast=False):
         """This value converted to ``dtype`` (round to nearest for floats); Triton's
-        ``bitcast`` and rounding modes are not supported."""
+        ``bitcast`` and rounding modes are not supported, nor is an integer made a pointer."""
+        if isinstance(dtype, dtypes.pointer_type) and dtypes.is_integer(self.dtype):
+            from .errors import NotSupportedError
+
+            raise user_error(f"to: an integer cannot become a pointer (to "
+                             f"tl.pointer_type({dtype})) yet: tutorial 08's arrays of pointers "
+                             "are not supported; pass each buffer as an argument, or pack the "
+                             "problems into one buffer with offsets", user_location(),
+                             NotSupportedError)
         return cast(self, dtype, fp_downcast_rounding, bitcast)
 
     cast = to  # Triton's tensor.cast, its member form of tl.cast

@@ -434,5 +434,5 @@ def pointer_from_integer(addresses, out):
 
 
 def test_an_integer_cast_to_a_pointer_is_not_supported_and_says_so():
-    with pytest.raises(metile.NotSupportedError, match="cast: a value cannot become a pointer"):
+    with pytest.raises(metile.NotSupportedError, match="to: an integer cannot become a pointer"):
         pointer_from_integer[(1,)](np.zeros(1, np.int64), np.zeros(1, np.float16))
