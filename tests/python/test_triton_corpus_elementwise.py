@@ -60,6 +60,17 @@ def test_vector_add(dtype, n, block, rng):
 
 # --- tutorial 04: seeded dropout ---------------------------------------------------------
 
+def test_dropout_with_a_loaded_mask(rng):
+    # Tutorial 04's first kernel: tl.where with the loaded i32 keep-mask as its condition.
+    dropout = verbatim("dropout")._dropout
+    n, p = 1000, 0.5
+    x = rng.standard_normal(n).astype(np.float32)
+    keep = (rng.uniform(size=n) > p).astype(np.int32)
+    x_d, keep_d, out_d = on_device(x, keep, np.full(n, np.nan, np.float32))
+    dropout[(metile.cdiv(n, 256),)](x_d, keep_d, out_d, n, p, BLOCK_SIZE=256)
+    np.testing.assert_allclose(to_numpy(out_d), np.where(keep != 0, x / (1 - p), 0), rtol=1e-6)
+
+
 @pytest.mark.parametrize("p", [0.25, 0.5])
 def test_seeded_dropout(p, rng):
     seeded_dropout = verbatim("dropout")._seeded_dropout
@@ -263,8 +274,12 @@ def test_transpose(name, dtype, rng):
 # --- vLLM: reshape_and_cache into a paged KV cache ---------------------------------------
 
 @pytest.mark.parametrize("dtype", [F16, BF16], ids=["f16", "bf16"])
-def test_reshape_and_cache(dtype, rng):
-    kernel = verbatim("kv_cache_copy").reshape_and_cache_kernel
+@pytest.mark.parametrize("form", ["masked", "flash"])
+def test_reshape_and_cache(dtype, form, rng):
+    # "flash": vLLM's form, whose padding tokens return early (`if slot_idx < 0: return`).
+    module = verbatim("kv_cache_copy")
+    kernel = (module.reshape_and_cache_kernel if form == "masked"
+              else module.reshape_and_cache_kernel_flash)
     num_tokens, heads, head_size, block_size, num_blocks, tile = 11, 3, 24, 4, 5, 32
     key = rng.standard_normal((num_tokens, heads, head_size)).astype(dtype)
     value = rng.standard_normal((num_tokens, heads, head_size)).astype(dtype)
