@@ -6,9 +6,8 @@ varlen causal flash attention. Each runs with only the import renamed (`import m
 triton`, `import metile as tl`) on the default device, checked against numpy in float64 with
 ragged shapes; small tiles, so that the host emulator's 32 KB of threadgroup memory holds
 them. grouped_gemm.py (tutorial 08: its `while` loop traces, but its problems' int64
-addresses cast to pointers with `.to(tl.pointer_type(tl.float16))` do not) and
-matmul_int8_weight.py (int8 weights) are in the corpus without tests here: meTile does not
-run them yet."""
+addresses cast to pointers with `.to(tl.pointer_type(tl.float16))` do not) is in the corpus
+without a test here: meTile does not run it yet."""
 
 import ml_dtypes
 import numpy as np
@@ -223,3 +222,22 @@ def test_varlen_flash_attention(dtype, causal, rng):
         want[cu_q[z]:cu_q[z + 1]] = np.einsum("hmn,nhd->mhd", p, vz)
     atol = 2e-3 if dtype == np.float16 else 2e-2
     np.testing.assert_allclose(f64(to_numpy(out_d)), want, rtol=atol, atol=atol)
+
+
+@pytest.mark.parametrize("shape", [(37, 45, 70), (1, 64, 48)], ids=["ragged", "one_row"])
+def test_int8_weight_matmul(shape, rng):
+    # W8A16: int8 weights dequantised with their columns' scales inside the K loop.
+    module = corpus("matmul_int8_weight")
+    m, n, k = shape
+    x = rng.standard_normal((m, k)).astype(np.float16)
+    w = rng.integers(-128, 128, (k, n)).astype(np.int8)
+    scale = rng.uniform(0.001, 0.02, n).astype(np.float16)
+    y = np.full((m, n), np.nan, np.float16)
+    x_d, w_d, s_d, y_d = on_device(x, w, scale, y)
+    grid = (metile.cdiv(m, 16) * metile.cdiv(n, 32),)
+    module.matmul_int8_weight_kernel[grid](x_d, w_d, s_d, y_d, m, n, k, *strides(x), *strides(w),
+                                           *strides(y), BLOCK_M=16, BLOCK_N=32, BLOCK_K=16,
+                                           GROUP_M=4)
+    dequantised = (f64(w) * f64(scale)).astype(np.float16)
+    np.testing.assert_allclose(f64(to_numpy(y_d)), f64(x) @ f64(dequantised), rtol=1e-2,
+                               atol=2e-2)
