@@ -3,6 +3,7 @@
 #include <vector>
 
 #include "metile/codegen/c_types.h"
+#include "metile/codegen/value_names.h"
 
 namespace metile::codegen {
 
@@ -13,7 +14,8 @@ ir::Type param_type(const AbiParam& p) {
 }
 
 std::string body_param(const AbiParam& p, const CDialect& dialect) {
-  return type_name(param_type(p), dialect, p.access == "read") + " " + p.name;
+  return type_name(param_type(p), dialect, p.access == "read") + " " +
+         parameter_source_name(p.name, dialect);
 }
 
 std::string entry_param(const AbiParam& p, int index, const CDialect& dialect) {
@@ -21,7 +23,8 @@ std::string entry_param(const AbiParam& p, int index, const CDialect& dialect) {
   std::string decl = p.kind == AbiParam::Kind::Buffer
                          ? body_param(p, dialect)
                          : std::string(d.scalar_entry_prefix) + type_name(param_type(p), dialect) +
-                               std::string(d.scalar_entry_suffix) + " " + p.name;
+                               std::string(d.scalar_entry_suffix) + " " +
+                               parameter_source_name(p.name, dialect);
   // A language that binds parameters by position (CUDA) has no binding words.
   if (d.binding_prefix.empty()) return decl;
   return decl + std::string(d.binding_prefix) + std::to_string(index) +
@@ -71,7 +74,7 @@ std::string entry_wrapper(const KernelABI& abi, const CDialect& dialect) {
                 std::string(g.entry_value) + ";\n";
   }
   std::string call = abi.body_name + "(";
-  for (const AbiParam& p : abi.params) call += p.name + ", ";
+  for (const AbiParam& p : abi.params) call += parameter_source_name(p.name, dialect) + ", ";
   for (size_t i = 0; i < abi.tensor_maps.size(); ++i)
     call += dialect.tensor_map_argument(static_cast<int64_t>(i)) + ", ";
   call += d.block_name;

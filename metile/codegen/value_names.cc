@@ -22,17 +22,26 @@ bool is_usable_identifier(const std::string& name, const CDialect& dialect) {
   return !name.empty() && sanitize(name) == name && !dialect.is_reserved(name);
 }
 
+std::string parameter_source_name(const std::string& name, const CDialect& dialect) {
+  if (is_usable_identifier(name, dialect)) return name;
+  const std::string renamed = name + "_arg";
+  return !name.empty() && sanitize(name) == name && is_usable_identifier(renamed, dialect)
+             ? renamed
+             : std::string();
+}
+
 ValueNames::ValueNames(const ir::Kernel& kernel, const CDialect& dialect)
     : names_(kernel.types.size()) {
   std::set<std::string> taken;
   for (const ir::Param& p : kernel.params) {
-    if (!is_usable_identifier(p.name, dialect))
+    const std::string name = parameter_source_name(p.name, dialect);
+    if (name.empty())
       throw UserError("kernel '" + kernel.name + "': parameter name '" + p.name +
                       "' is not usable in " + std::string(dialect.table().language) +
-                      " (a reserved word or not an identifier); rename the parameter");
-    if (!taken.insert(p.name).second)
-      throw UserError("kernel '" + kernel.name + "': two parameters are named '" + p.name + "'");
-    names_[p.value] = p.name;
+                      " (not an identifier); rename the parameter");
+    if (!taken.insert(name).second)
+      throw UserError("kernel '" + kernel.name + "': two parameters are named '" + name + "'");
+    names_[p.value] = name;
   }
   auto hint = [&](size_t v) {
     return v < kernel.value_names.size() ? kernel.value_names[v] : std::string();

@@ -218,12 +218,28 @@ TEST(EmitMsl, HintsNeverShadowWhatTheBodyCalls) {
   EXPECT_NE(src.find("const float v4 = simd_sum(simd_sum_1);"), std::string::npos) << src;
 }
 
-TEST(EmitMslErrors, ReservedParameterName) {
+// A parameter named like a type or a built-in function (Liger's rope takes `cos` and `sin`)
+// is renamed in the source only; the ABI keeps the user's name.
+TEST(EmitMsl, AReservedParameterNameIsRenamedInTheSource) {
+  ir::Kernel k = metal_kernel("renamed_params", 32, 0);
+  MetalBuilder b(k);
+  auto half = b.add_param("half", Type::ptr(DType::f32), "write");
+  auto cos = b.add_param("cos", Type::ptr(DType::f32), "write");
+  b.store(half, b.f32(1.0));
+  b.store(cos, b.f32(2.0));
+  const std::string src = msl_of(k);
+  EXPECT_NE(src.find("device float* half_arg"), std::string::npos) << src;
+  EXPECT_NE(src.find("device float* cos_arg"), std::string::npos) << src;
+  EXPECT_EQ(src.find("device float* cos "), std::string::npos) << src;
+}
+
+TEST(EmitMslErrors, AParameterNameThatIsNoIdentifier) {
   ir::Kernel k = metal_kernel("bad_param", 32, 0);
   MetalBuilder b(k);
-  b.add_param("half", Type::ptr(DType::f32), "write");
+  b.add_param("two words", Type::ptr(DType::f32), "write");
   const std::string message = error_of([&] { msl_of(k); });
-  EXPECT_NE(message.find("parameter name 'half' is not usable in MSL"), std::string::npos)
+  EXPECT_NE(message.find("parameter name 'two words' is not usable in MSL (not an identifier)"),
+            std::string::npos)
       << message;
 }
 

@@ -198,6 +198,29 @@ def test_rope_unsloth_in_place(dtype, shape, group, rng):
             close(x_d, rope_reference(x, cos, sin, backward), dtype)
 
 
+@pytest.mark.parametrize("dtype,shape", [(np.float32, (2, 7, 5, 3, 48)), (BF16, (1, 9, 4, 2, 64))],
+                         ids=["f32_ragged", "bf16"])
+def test_rope_liger_in_place(dtype, shape, rng):
+    # Liger's kernel, whose parameters are named `cos` and `sin` (renamed in the emitted source
+    # only): q and k of one position in one program, heads padded to powers of two.
+    rope = verbatim("rope")._triton_rope
+    bsz, seq, n_qh, n_kh, hd = shape
+    q = rng.standard_normal((bsz, seq, n_qh, hd)).astype(dtype)
+    k = rng.standard_normal((bsz, seq, n_kh, hd)).astype(dtype)
+    inv_freq = 1.0 / 10000 ** (np.arange(0, hd, 2) / hd)
+    emb = np.concatenate([np.outer(np.arange(seq), inv_freq)] * 2, axis=-1)
+    cos, sin = np.cos(emb).astype(np.float32), np.sin(emb).astype(np.float32)
+    for backward in (False, True):
+        q_d, k_d, cos_d, sin_d = on_device(q.copy(), k.copy(), cos, sin)
+        rope[(bsz * seq,)](q_d, n_qh * hd, k_d, n_kh * hd, cos_d, strides(cos)[0], sin_d,
+                           strides(sin)[0], seq, n_qh=n_qh, n_kh=n_kh, hd=hd,
+                           pad_n_qh=metile.next_power_of_2(n_qh),
+                           pad_n_kh=metile.next_power_of_2(n_kh),
+                           pad_hd=metile.next_power_of_2(hd), BACKWARD_PASS=backward)
+        close(q_d, rope_reference(q, cos, sin, backward), dtype)
+        close(k_d, rope_reference(k, cos, sin, backward), dtype)
+
+
 # --- Liger: embedding forward and atomic backward ----------------------------------------
 
 @pytest.mark.parametrize("id_dtype,dtype", [(np.int32, np.float32), (np.int64, BF16)],
