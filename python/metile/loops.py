@@ -135,11 +135,61 @@ def _start_like(trace, start, out):
     return start
 
 
-def _type_change(name, before, after):
+def _type_change(op, name, before, after):
     return user_error(
-        f"tile_range: loop-carried variable '{name}' changes type from {before} to {after} "
-        "in the loop body; a carried value keeps one type (start it as "
-        "metile.full(shape, value, dtype), or cast with .to(dtype))", user_location())
+        f"{op}: loop-carried variable '{name}' changes type from {before} to {after} in the "
+        "loop body; a carried value keeps one type (start it as metile.full(shape, value, "
+        "dtype) or a value of the right dtype, or cast with .to(dtype))", user_location())
+
+
+def _carried_outputs(trace, op, names, inits, outputs, numbers):
+    """Reconciles a loop body's ``outputs`` with the carried variables' values before it
+    (``inits``; ``numbers``: the carried numbers' Python starts), in place: each output of a
+    carried value gets its type. Returns the starts to trace the loop again with, {k: (start,
+    dtype, shape)}, where a carried type must change (a number that becomes a traced value, a
+    scalar that becomes a tile); {} when the types settled. ``op`` names the loop in errors."""
+    promoted = {}
+    for k, out in enumerate(outputs):
+        init = inits[k]
+        if isinstance(init, Value):
+            if is_number(out):
+                out = _start_like(trace, out, init)
+            elif not isinstance(out, Value):
+                raise _type_change(op, names[k], init.type, type(out).__name__)
+            trace.check(out, op)
+            if out.type == init.type:
+                outputs[k] = out
+            elif not init.pointer and not init.shape and out.dtype == init.dtype:
+                promoted[k] = (init, out.dtype, out.shape)  # a traced scalar that becomes a tile
+            elif k in numbers and not out.pointer:
+                promoted[k] = (numbers[k], out.dtype, out.shape)
+            else:
+                raise _type_change(op, names[k], init.type, out.type)
+        elif is_number(init) and out is not init and not (is_number(out) and out == init):
+            if isinstance(out, Value):
+                promoted[k] = (init, out.dtype, out.shape)
+            elif is_number(out):  # Python arithmetic on the number: carry it as a scalar
+                floats = "f32" in (number_dtype(init), number_dtype(out))
+                promoted[k] = (init, "f32" if floats else number_dtype(init), ())
+            else:
+                raise _type_change(op, names[k], type(init).__name__, type(out).__name__)
+        elif init is not UNBOUND and not is_number(init) and out is not init:
+            raise user_error(
+                f"{op}: variable '{names[k]}' holds a {type(init).__name__} and is reassigned "
+                "in the loop body; only traced values and numbers can be loop-carried",
+                user_location())
+    return promoted
+
+
+def _promote(trace, op, inits, promoted):
+    """The carried variables' starts for the next trace: each promoted one as a value of its
+    new type."""
+    for k, (start, dtype, shape) in promoted.items():
+        if is_number(start):
+            start = constant(trace, start, dtype, op)
+        if shape:
+            start = wrap(trace, trace.at().splat(start.id, list(shape)))
+        inits[k] = start
 
 
 def _stale(trace, value):
@@ -174,48 +224,10 @@ def run_tile_loop(rng, body, names, inits, line):
         for k, arg in zip(carried, region_args):
             args[k] = wrap(trace, arg)
         outputs = list(body(wrap(trace, induction), *args))
-
-        promoted = {}
-        for k, out in enumerate(outputs):
-            init = inits[k]
-            if isinstance(init, Value):
-                if is_number(out):
-                    out = _start_like(trace, out, init)
-                elif not isinstance(out, Value):
-                    raise _type_change(names[k], init.type, type(out).__name__)
-                trace.check(out, "tile_range")
-                if out.type == init.type:
-                    outputs[k] = out
-                elif not init.pointer and not init.shape and out.dtype == init.dtype:
-                    promoted[k] = init  # a traced scalar that becomes a tile
-                elif k in numbers and not out.pointer:
-                    promoted[k] = numbers[k]
-                else:
-                    raise _type_change(names[k], init.type, out.type)
-                if k in promoted:
-                    promoted[k] = (promoted[k], out.dtype, out.shape)
-            elif is_number(init) and out is not init and not (is_number(out) and out == init):
-                if isinstance(out, Value):
-                    promoted[k] = (init, out.dtype, out.shape)
-                elif is_number(out):  # Python arithmetic on the number: carry it as a scalar
-                    floats = "f32" in (number_dtype(init), number_dtype(out))
-                    promoted[k] = (init, "f32" if floats else number_dtype(init), ())
-                else:
-                    raise _type_change(names[k], type(init).__name__, type(out).__name__)
-            elif init is not UNBOUND and not is_number(init) and out is not init:
-                raise user_error(
-                    f"tile_range: variable '{names[k]}' holds a {type(init).__name__} and is "
-                    "reassigned in the loop body; only traced values and numbers can be "
-                    "loop-carried", user_location())
-
+        promoted = _carried_outputs(trace, "tile_range", names, inits, outputs, numbers)
         if promoted:
             trace.core.abandon_for()
-            for k, (start, dtype, shape) in promoted.items():
-                if is_number(start):
-                    start = constant(trace, start, dtype, "tile_range")
-                if shape:
-                    start = wrap(trace, trace.at().splat(start.id, list(shape)))
-                inits[k] = start
+            _promote(trace, "tile_range", inits, promoted)
             continue
 
         results = trace.at().end_for([outputs[k].id for k in carried], rng.num_stages or 0)
@@ -265,13 +277,6 @@ def _while_condition(trace, cond, test):
     return cond if cond.dtype == "i1" else compare("ne", cond, 0)
 
 
-def _while_type_change(name, before, after):
-    return user_error(
-        f"while: loop-carried variable '{name}' changes type from {before} to {after} in the "
-        "loop body; a carried value keeps one type (start it as metile.full(shape, value, "
-        "dtype) or a value of the right dtype, or cast with .to(dtype))", user_location())
-
-
 def _run_device_while(trace, cond_fn, body_fn, names, inits, line, test):
     """Traces the loop as a Tile IR while: (True, the variables' values after it), or (False,
     the condition) when the condition is a Python value."""
@@ -301,46 +306,10 @@ def _run_device_while(trace, cond_fn, body_fn, names, inits, line, test):
         for k, arg in zip(carried, body_args):
             args[k] = wrap(trace, arg)
         outputs = list(body_fn(*args))
-
-        promoted = {}
-        for k, out in enumerate(outputs):
-            init = inits[k]
-            if isinstance(init, Value):
-                if is_number(out):
-                    out = _start_like(trace, out, init)
-                elif not isinstance(out, Value):
-                    raise _while_type_change(names[k], init.type, type(out).__name__)
-                trace.check(out, "while")
-                if out.type == init.type:
-                    outputs[k] = out
-                elif not init.pointer and not init.shape and out.dtype == init.dtype:
-                    promoted[k] = (init, out.dtype, out.shape)  # a scalar that becomes a tile
-                elif k in numbers and not out.pointer:
-                    promoted[k] = (numbers[k], out.dtype, out.shape)
-                else:
-                    raise _while_type_change(names[k], init.type, out.type)
-            elif is_number(init) and out is not init and not (is_number(out) and out == init):
-                if isinstance(out, Value):
-                    promoted[k] = (init, out.dtype, out.shape)
-                elif is_number(out):  # Python arithmetic on the number: carry it as a scalar
-                    floats = "f32" in (number_dtype(init), number_dtype(out))
-                    promoted[k] = (init, "f32" if floats else number_dtype(init), ())
-                else:
-                    raise _while_type_change(names[k], type(init).__name__, type(out).__name__)
-            elif init is not UNBOUND and not is_number(init) and out is not init:
-                raise user_error(
-                    f"while: variable '{names[k]}' holds a {type(init).__name__} and is "
-                    "reassigned in the loop body; only traced values and numbers can be "
-                    "loop-carried", user_location())
-
+        promoted = _carried_outputs(trace, "while", names, inits, outputs, numbers)
         if promoted:
             trace.core.abandon_while()
-            for k, (start, dtype, shape) in promoted.items():
-                if is_number(start):
-                    start = constant(trace, start, dtype, "while")
-                if shape:
-                    start = wrap(trace, trace.at().splat(start.id, list(shape)))
-                inits[k] = start
+            _promote(trace, "while", inits, promoted)
             continue
 
         results = trace.at().end_while([outputs[k].id for k in carried])
