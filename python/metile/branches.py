@@ -54,25 +54,27 @@ def _type_name(x):
 # ---- conditions ---------------------------------------------------------------------------
 
 
-def _truth(x, what):
-    """``x`` (a traced value) as i1 values: itself when i1, else ``x != 0``."""
+def truth(x, what):
+    """``x`` (a traced value) as i1 values: itself when i1, else ``x != 0`` (Python's
+    truthiness, as Triton reads an `if`'s, a `while`'s or `where`'s condition)."""
     if x.pointer:
         raise user_error(f"{what}: a pointer ({x.type}) has no truth value; compare it",
                          user_location())
     return x if x.dtype == "i1" else compare("ne", x, 0)
 
 
-def _condition(cond, test, construct):
-    """The i1 scalar a traced condition selects a branch with."""
+def scalar_condition(cond, test, construct):
+    """The i1 scalar a traced condition of an `if` or a `while` decides with."""
     trace = current(construct)
     trace.check(cond, construct)
     if cond.shape:
+        choose = "" if construct == "while" else " or select elementwise with metile.where"
         raise user_error(
-            f"{construct}: the condition `{test}` is a {cond.type}, not a scalar; an `if` on a "
-            "traced value needs one value for the whole program (Triton's rule): reduce it "
-            "(metile.max(c, 0), metile.sum(c, 0) > 0) or select elementwise with metile.where",
+            f"{construct}: the condition `{test}` is a {cond.type}, not a scalar; a "
+            f"`{construct}` on a traced value needs one value for the whole program (Triton's "
+            f"rule): reduce it (metile.max(c, 0), metile.sum(c, 0) > 0){choose}",
             user_location())
-    return _truth(cond, construct)
+    return truth(cond, construct)
 
 
 def python_condition(cond, line, exit_kind):
@@ -121,7 +123,7 @@ def logical_and(left, right):
     if not isinstance(left, Value):
         return right() if left else left
     value = _operand(right(), "and")
-    return binary("and", _truth(left, "and"), _truth(value, "and"))
+    return binary("and", truth(left, "and"), truth(value, "and"))
 
 
 def logical_or(left, right):
@@ -129,14 +131,14 @@ def logical_or(left, right):
     if not isinstance(left, Value):
         return left if left else right()
     value = _operand(right(), "or")
-    return binary("or", _truth(left, "or"), _truth(value, "or"))
+    return binary("or", truth(left, "or"), truth(value, "or"))
 
 
 def logical_not(x):
     """``not x``: Python's on Python values, ``x == 0`` (i1) on a traced value."""
     if not isinstance(x, Value):
         return not x
-    return binary("xor", _truth(x, "not"), True)
+    return binary("xor", truth(x, "not"), True)
 
 
 def run_ifexp(cond, then_value, else_value, line, test, plain=False):
@@ -154,7 +156,7 @@ def run_ifexp(cond, then_value, else_value, line, test, plain=False):
         if all(isinstance(v, Value) or is_number(v) for v in (a, b)):
             from .language import where
 
-            return where(_condition(cond, test, "conditional expression"), a, b)
+            return where(scalar_condition(cond, test, "conditional expression"), a, b)
         then_value, else_value = (lambda: a), (lambda: b)
 
     name = "the value of the conditional expression"
@@ -280,7 +282,7 @@ def run_if(cond, then_fn, else_fn, names, inits, assigned, line, test, construct
         return tuple((then_fn if cond else else_fn)(*inits))
     from .loops import UNBOUND, _stale
 
-    c = _condition(cond, test, construct)
+    c = scalar_condition(cond, test, construct)
     trace = current(construct)
     inits = [UNBOUND if _stale(trace, v) else v for v in inits]
     # Per name: hidden (not visible after the if), or per leaf a _Slot (a result of the if)

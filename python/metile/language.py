@@ -11,6 +11,7 @@ import math
 import numpy as np
 
 from . import dtypes, layouts
+from .branches import truth
 from .errors import NotSupportedError, user_error
 from .frames import user_location
 from .shapes import shape_arg
@@ -122,9 +123,7 @@ def where(condition, x, y):
     or float mask loaded from memory) is true where it is not zero, as Triton reads it."""
     if is_number(condition):
         return x if condition else y
-    condition = as_value(condition, "where")
-    if condition.dtype != "i1":
-        condition = condition != 0
+    condition = truth(as_value(condition, "where"), "where")
     x, y = as_values(x, y, "where")
     trace = condition.trace
     return wrap(trace, trace.at().select(condition.id, x.id, y.id))

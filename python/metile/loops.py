@@ -14,7 +14,7 @@ A record of traced values (a block pointer: ``loop_parts()``, ``with_loop_parts(
 from .errors import NotSupportedError, user_error
 from .frames import user_location
 from .tracing import active_trace, current
-from .values import (Value, binary, compare, constant, dtype_for_numbers, is_number, number_dtype,
+from .values import (Value, binary, constant, dtype_for_numbers, is_number, number_dtype,
                      wrap)
 
 _MAX_TRACES = 4  # each re-trace promotes at least one carried value, which then stays fixed
@@ -264,19 +264,6 @@ def run_while(cond_fn, body_fn, names, inits, line, test):
         values = tuple(body_fn(*values))
 
 
-def _while_condition(trace, cond, test):
-    trace.check(cond, "while")
-    if cond.shape:
-        raise user_error(
-            f"while: the condition `{test}` is a {cond.type}, not a scalar; a `while` on a traced "
-            "value needs one value for the whole program (Triton's rule): reduce it "
-            "(metile.max(c, 0) != 0, metile.sum(c, 0) > 0)", user_location())
-    if cond.pointer:
-        raise user_error(f"while: the condition `{test}` is a pointer ({cond.type}); compare it",
-                         user_location())
-    return cond if cond.dtype == "i1" else compare("ne", cond, 0)
-
-
 def _run_device_while(trace, cond_fn, body_fn, names, inits, line, test):
     """Traces the loop as a Tile IR while: (True, the variables' values after it), or (False,
     the condition) when the condition is a Python value."""
@@ -299,7 +286,7 @@ def _run_device_while(trace, cond_fn, body_fn, names, inits, line, test):
         if not isinstance(cond, Value):
             trace.core.abandon_while()
             return False, cond
-        c = _while_condition(trace, cond, test)
+        c = scalar_condition(cond, test, "while")
         body_args = trace.at().begin_while_body(
             c.id, [args[k].id for k in carried], f"the body of the `while` at line {line}")
         args = list(inits)
@@ -319,11 +306,6 @@ def _run_device_while(trace, cond_fn, body_fn, names, inits, line, test):
         return True, tuple(values)
     raise user_error("while: the loop-carried types did not settle after "
                      f"{_MAX_TRACES} traces of the body", user_location())
-
-
-def _record(value):
-    """Whether ``value`` is a record a loop carries as its parts (a block pointer)."""
-    return hasattr(value, "loop_parts")
 
 
 def _same(a, b):
@@ -403,5 +385,5 @@ def _trace_record_loop(rng, body, names, inits, line, records, carried):
 # The runtime of the rewritten `if`, conditional expressions, and/or/not and the conditions of
 # `while` loops that stay Python loops
 # (source_rewrite.py passes this module to the rewritten kernel): branches.py.
-from .branches import (logical_and, logical_not, logical_or, python_condition,  # noqa: E402,F401
-                       run_if, run_ifexp, while_condition)
+from .branches import (_record, logical_and, logical_not, logical_or,  # noqa: E402,F401
+                       python_condition, run_if, run_ifexp, scalar_condition, while_condition)
