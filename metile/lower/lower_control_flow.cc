@@ -104,6 +104,22 @@ const ir::Op* first_collective(const Lowering& l, const ir::Block& region) {
   return found;
 }
 
+// A UserError naming `op` when its regions hold an op that needs every thread while `value`
+// (the construct's `what`: its condition, a loop bound) differs between threads: the regions
+// (`holder`: "loop body", "branches" when `plural`) may then hold only per-thread scalar code.
+void refuse_collectives(const Lowering& l, const ir::Op& op, const std::string& what,
+                        ir::ValueId value, const std::string& holder, bool plural = false) {
+  for (const ir::Block& region : op.regions)
+    if (const ir::Op* inner = first_collective(l, region))
+      l.user_error(op, "the " + what + " " + l.name(value) +
+                           " differs between threads (it derives from thread_id), so the " +
+                           holder + " may hold only per-thread scalar code, but " +
+                           (plural ? "they hold " : "it holds ") +
+                           std::string(ir::op_name(inner->kind)) +
+                           "; barriers, SIMD collectives, tile and fragment operations need "
+                           "every thread");
+}
+
 // Whether every thread runs the loop's iterations together. Bounds that differ between threads
 // (tile_range(thread_id(), n, step)) give each thread its own trip count: allowed for a loop of
 // per-thread scalar code only, since a convergent op or tile op inside would need every thread.
@@ -112,13 +128,7 @@ bool uniform_bounds(const Lowering& l, const ir::Op& loop) {
   for (int i = 0; i < 3; ++i) {
     const ir::ValueId bound = loop.operands[static_cast<size_t>(i)];
     if (l.get(bound).uniform) continue;
-    if (const ir::Op* inner = first_collective(l, loop.regions[0]))
-      l.user_error(
-          loop, "the loop " + std::string(roles[i]) + " " + l.name(bound) +
-                    " differs between threads (it derives from thread_id), so the "
-                    "loop body may hold only per-thread scalar code, but it holds " +
-                    std::string(ir::op_name(inner->kind)) +
-                    "; barriers, SIMD collectives, tile and fragment operations need every thread");
+    refuse_collectives(l, loop, "loop " + std::string(roles[i]), bound, "loop body");
     return false;
   }
   return true;
@@ -161,17 +171,8 @@ void lower_for(Lowering& l, const ir::Op& op) {
 }
 
 void lower_if(Lowering& l, const ir::Op& op) {
-  if (!l.is_uniform(op.operands[0]))
-    for (const ir::Block& region : op.regions)
-      if (const ir::Op* inner = first_collective(l, region))
-        l.user_error(op,
-                     "the condition " + l.name(op.operands[0]) +
-                         " differs between threads (it derives from thread_id), so the "
-                         "branches may hold only per-thread scalar code, but they hold " +
-                         std::string(ir::op_name(inner->kind)) +
-                         "; barriers, SIMD collectives, tile and fragment operations need every "
-                         "thread");
   const bool per_thread = !l.is_uniform(op.operands[0]);
+  if (per_thread) refuse_collectives(l, op, "condition", op.operands[0], "branches", true);
   l.builder.begin_if(l.scalar(op.operands[0]));
   ++l.nesting;
   l.divergence += per_thread;
@@ -190,16 +191,7 @@ void lower_while(Lowering& l, const ir::Op& op) {
   const std::vector<ir::ValueId>& passed = yields_of(before);
   const ir::ValueId cond = passed[0];
   const bool per_thread = !l.is_uniform(cond);
-  if (per_thread)
-    for (const ir::Block& region : op.regions)
-      if (const ir::Op* inner = first_collective(l, region))
-        l.user_error(op,
-                     "the loop condition " + l.name(cond) +
-                         " differs between threads (it derives from thread_id), so the "
-                         "loop may hold only per-thread scalar code, but it holds " +
-                         std::string(ir::op_name(inner->kind)) +
-                         "; barriers, SIMD collectives, tile and fragment operations need every "
-                         "thread");
+  if (per_thread) refuse_collectives(l, op, "loop condition", cond, "loop");
   const std::vector<ir::ValueId> inits(op.operands.begin(), op.operands.end());
   bind_flat(l, before.args, l.builder.begin_while(flatten(l, inits)));
   ++l.nesting;
