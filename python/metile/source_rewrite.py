@@ -58,6 +58,27 @@ def _peek(name):
                                 ast.Name(name, ast.Load()))], [])
 
 
+def _peeks(names):
+    """The tuple of ``names``' values, each peeked (UNBOUND when unbound)."""
+    return ast.Tuple([_peek(n) for n in names], ast.Load())
+
+
+def _function(name, params, body):
+    """``def name(*params): body``, a nested function of the rewrite."""
+    return ast.FunctionDef(
+        name=name,
+        args=ast.arguments(posonlyargs=[], args=[ast.arg(arg=n) for n in params], vararg=None,
+                           kwonlyargs=[], kw_defaults=[], kwarg=None, defaults=[]),
+        body=body, decorator_list=[], returns=None, type_comment=None)
+
+
+def _assign_back(names, run):
+    """``names = run`` (the runtime call returns the names' values), or the call alone."""
+    if not names:
+        return ast.Expr(run)
+    return ast.Assign([ast.Tuple([ast.Name(n, ast.Store()) for n in names], ast.Store())], run)
+
+
 def _runtime(attr):
     return ast.Attribute(ast.Name(RUNTIME, ast.Load()), attr, ast.Load())
 
@@ -216,17 +237,10 @@ class _LoopRewriter(ast.NodeTransformer):
         names = [n for n in scope.names if n != node.target.id]
         self.count += 1
         body_name = f"{_PREFIX}loop_body_{node.lineno}_{self.count}"
-        args = [ast.arg(arg=n) for n in [node.target.id, *names]]
         # A body may leave a name unbound (a Python if on a constexpr, a name local to a
         # nested while): peek at it.
-        results = [_peek(n) for n in names]
-        body = ast.FunctionDef(
-            name=body_name,
-            args=ast.arguments(posonlyargs=[], args=args, vararg=None, kwonlyargs=[],
-                               kw_defaults=[], kwarg=None, defaults=[]),
-            body=[*node.body, ast.Return(ast.Tuple(results, ast.Load()))],
-            decorator_list=[], returns=None, type_comment=None)
-        peeks = [_peek(n) for n in names]
+        body = _function(body_name, [node.target.id, *names],
+                         [*node.body, ast.Return(_peeks(names))])
         if device:
             runner, iterable = "run_tile_loop", node.iter
         else:
@@ -234,12 +248,8 @@ class _LoopRewriter(ast.NodeTransformer):
         run = ast.Call(
             ast.Attribute(ast.Name(RUNTIME, ast.Load()), runner, ast.Load()),
             [iterable, ast.Name(body_name, ast.Load()), ast.Constant(tuple(names)),
-             ast.Tuple(peeks, ast.Load()), ast.Constant(node.lineno)], [])
-        if names:
-            assign = ast.Assign([ast.Tuple([ast.Name(n, ast.Store()) for n in names], ast.Store())],
-                                run)
-        else:
-            assign = ast.Expr(run)
+             _peeks(names), ast.Constant(node.lineno)], [])
+        assign = _assign_back(names, run)
         for new in (body, body.body[-1], assign):
             _place_at_loop(new, node)
         return [body, assign]
@@ -266,26 +276,14 @@ class _LoopRewriter(ast.NodeTransformer):
         branches = []
         for kind, statements in (("then", node.body), ("else", node.orelse)):
             name = f"{_PREFIX}if_{kind}_{line}_{self.count}"
-            branch = ast.FunctionDef(
-                name=name,
-                args=ast.arguments(posonlyargs=[], args=[ast.arg(arg=n) for n in names],
-                                   vararg=None, kwonlyargs=[], kw_defaults=[], kwarg=None,
-                                   defaults=[]),
-                body=[*[_unbound_guard(n) for n in names], *statements,
-                      ast.Return(ast.Tuple([_peek(n) for n in names], ast.Load()))],
-                decorator_list=[], returns=None, type_comment=None)
-            new.append(branch)
+            new.append(_function(name, names, [*[_unbound_guard(n) for n in names], *statements,
+                                               ast.Return(_peeks(names))]))
             branches.append(ast.Name(name, ast.Load()))
         run = ast.Call(_runtime("run_if"), [
-            node.test, *branches, ast.Constant(tuple(names)),
-            ast.Tuple([_peek(n) for n in names], ast.Load()), ast.Constant(assigned),
-            ast.Constant(line), ast.Constant(text)], [])
-        if names:
-            new.append(ast.Assign(
-                [ast.Tuple([ast.Name(n, ast.Store()) for n in names], ast.Store())], run))
-            new.extend(_unbound_guard(n) for n in names)
-        else:
-            new.append(ast.Expr(run))
+            node.test, *branches, ast.Constant(tuple(names)), _peeks(names),
+            ast.Constant(assigned), ast.Constant(line), ast.Constant(text)], [])
+        new.append(_assign_back(names, run))
+        new.extend(_unbound_guard(n) for n in names)
         for statement in new:
             _place_at_loop(statement, node)
         for branch in new[:2]:
@@ -344,28 +342,15 @@ class _LoopRewriter(ast.NodeTransformer):
         new = []
         functions = []
         for kind, statements in (("cond", [ast.Return(node.test)]),
-                                 ("body", [*node.body, ast.Return(
-                                     ast.Tuple([_peek(n) for n in names], ast.Load()))])):
+                                 ("body", [*node.body, ast.Return(_peeks(names))])):
             name = f"{_PREFIX}while_{kind}_{line}_{self.count}"
-            function = ast.FunctionDef(
-                name=name,
-                args=ast.arguments(posonlyargs=[], args=[ast.arg(arg=n) for n in names],
-                                   vararg=None, kwonlyargs=[], kw_defaults=[], kwarg=None,
-                                   defaults=[]),
-                body=[*[_unbound_guard(n) for n in names], *statements],
-                decorator_list=[], returns=None, type_comment=None)
-            new.append(function)
+            new.append(_function(name, names, [*[_unbound_guard(n) for n in names], *statements]))
             functions.append(ast.Name(name, ast.Load()))
         run = ast.Call(_runtime("run_while"), [
-            *functions, ast.Constant(tuple(names)),
-            ast.Tuple([_peek(n) for n in names], ast.Load()), ast.Constant(line),
+            *functions, ast.Constant(tuple(names)), _peeks(names), ast.Constant(line),
             ast.Constant(text)], [])
-        if names:
-            new.append(ast.Assign(
-                [ast.Tuple([ast.Name(n, ast.Store()) for n in names], ast.Store())], run))
-            new.extend(_unbound_guard(n) for n in names)
-        else:
-            new.append(ast.Expr(run))
+        new.append(_assign_back(names, run))
+        new.extend(_unbound_guard(n) for n in names)
         for statement in new:
             _place_at_loop(statement, node)
         for function in new[:2]:
