@@ -96,12 +96,7 @@ std::vector<ValueId> Builder::end_for(const std::vector<ValueId>& yields) {
   Op& op = open_.back().op;
   const size_t carried = op.operands.size() - 3;
   METILE_ASSERT(yields.size() == carried, "loop yields one value per carried value");
-  for (size_t i = 0; i < carried; ++i) {
-    const Type& before = type(op.operands[3 + i]);
-    if (type(yields[i]) != before)
-      fail("for", "loop-carried value " + std::to_string(i) + " changes type from " + before.str() +
-                      " to " + type(yields[i]).str() + " in the loop body");
-  }
+  check_carried("for", {op.operands.begin() + 3, op.operands.end()}, yields, "the loop body");
   create(OpKind::Yield, yields, {});
   Op done = std::move(open_.back().op);
   open_.pop_back();
@@ -158,6 +153,14 @@ std::vector<ValueId> Builder::end_if(const std::vector<ValueId>& else_yields) {
   return results;
 }
 
+void Builder::check_carried(const std::string& op, const std::vector<ValueId>& carried,
+                            const std::vector<ValueId>& values, const std::string& where) const {
+  for (size_t i = 0; i < carried.size(); ++i)
+    if (type(values[i]) != type(carried[i]))
+      fail(op, "loop-carried value " + std::to_string(i) + " changes type from " +
+                   type(carried[i]).str() + " to " + type(values[i]).str() + " in " + where);
+}
+
 std::vector<ValueId> Builder::begin_while(const std::vector<ValueId>& inits) {
   OpenRegion r;
   r.op.kind = OpKind::While;
@@ -179,11 +182,7 @@ std::vector<ValueId> Builder::begin_while_body(ValueId cond, const std::vector<V
     fail("while", "the condition must be an i1 scalar, got " + c.str());
   const std::vector<ValueId> inits = open_.back().op.operands;
   METILE_ASSERT(passed.size() == inits.size(), "a while passes on one value per carried value");
-  for (size_t i = 0; i < inits.size(); ++i)
-    if (type(passed[i]) != type(inits[i]))
-      fail("while", "loop-carried value " + std::to_string(i) + " changes type from " +
-                        type(inits[i]).str() + " to " + type(passed[i]).str() +
-                        " in the loop condition");
+  check_carried("while", inits, passed, "the loop condition");
   std::vector<ValueId> yields = {cond};
   yields.insert(yields.end(), passed.begin(), passed.end());
   create(OpKind::Yield, yields, {});
@@ -199,11 +198,7 @@ std::vector<ValueId> Builder::end_while(const std::vector<ValueId>& yields) {
                 "no open after-region of a while");
   const std::vector<ValueId> inits = open_.back().op.operands;
   METILE_ASSERT(yields.size() == inits.size(), "a while yields one value per carried value");
-  for (size_t i = 0; i < inits.size(); ++i)
-    if (type(yields[i]) != type(inits[i]))
-      fail("while", "loop-carried value " + std::to_string(i) + " changes type from " +
-                        type(inits[i]).str() + " to " + type(yields[i]).str() +
-                        " in the loop body");
+  check_carried("while", inits, yields, "the loop body");
   create(OpKind::Yield, yields, {});
   Op done = std::move(open_.back().op);
   open_.pop_back();

@@ -92,6 +92,10 @@ class Builder {
     std::vector<ValueId> yields;  // if: the then-yields once the else region is open
   };
   Block& insertion_block();
+  // Fails `op` unless each of `values` has the type of the carried value `carried` holds at its
+  // index ("changes type from ... to ... in `where`").
+  void check_carried(const std::string& op, const std::vector<ValueId>& carried,
+                     const std::vector<ValueId>& values, const std::string& where) const;
   std::vector<OpenRegion> open_;
 };
 
