@@ -1,32 +1,15 @@
 """Triton kernels ported by renaming the import (``import metile as tl``, ``tl.jit``), run
-against numpy: tutorials 01 (vector add), 02 (fused softmax with tl.max(x, axis=0)), 04
-(seeded dropout with tl.rand), 05 (layer-norm forward with range() over a runtime bound),
-the 2-D pointer idiom, and the type promotion table."""
+against numpy: tutorial 02 (fused softmax with tl.max(x, axis=0)), tl.rand's Philox bits
+(the corpus's tutorial-04 dropout among them), the 2-D pointer idiom, and the type promotion
+table. Tutorials 01, 04 and 05 as written are in the Triton corpus (tests/python/triton_corpus/,
+tests/python/test_triton_corpus_*.py)."""
 
 import ml_dtypes
 import numpy as np
 import pytest
 
 import metile as tl
-
-
-@tl.jit
-def add_kernel(x_ptr, y_ptr, output_ptr, n_elements, BLOCK_SIZE: tl.constexpr):
-    pid = tl.program_id(axis=0)
-    block_start = pid * BLOCK_SIZE
-    offsets = block_start + tl.arange(0, BLOCK_SIZE)
-    mask = offsets < n_elements
-    x = tl.load(x_ptr + offsets, mask=mask)
-    y = tl.load(y_ptr + offsets, mask=mask)
-    tl.store(output_ptr + offsets, x + y, mask=mask)
-
-
-def test_tutorial_01_vector_add(rng):
-    n = 98432 // 32 + 7
-    x, y = rng.random(n, np.float32), rng.random(n, np.float32)
-    out = np.zeros(n, np.float32)
-    add_kernel[lambda meta: (tl.cdiv(n, meta["BLOCK_SIZE"]),)](x, y, out, n, BLOCK_SIZE=1024)
-    np.testing.assert_array_equal(out, x + y)
+from triton_corpus.load import load
 
 
 @tl.jit
@@ -132,20 +115,10 @@ def seeded_bits(out0, out1, out2, out3, uniform, n, SEED: tl.constexpr, BLOCK: t
     tl.store(uniform + offsets, tl.rand(SEED, offsets), mask=mask)
 
 
-@tl.jit
-def _seeded_dropout(x_ptr, output_ptr, n_elements, p, seed, BLOCK_SIZE: tl.constexpr):
-    pid = tl.program_id(axis=0)
-    block_start = pid * BLOCK_SIZE
-    offsets = block_start + tl.arange(0, BLOCK_SIZE)
-    mask = offsets < n_elements
-    x = tl.load(x_ptr + offsets, mask=mask)
-    random = tl.rand(seed, offsets)
-    x_keep = random > p
-    output = tl.where(x_keep, x / (1 - p), 0.0)
-    tl.store(output_ptr + offsets, output, mask=mask)
-
-
-def test_tutorial_04_seeded_dropout(rng):
+def test_tutorial_04_seeded_dropout_draws_philox_bits(rng):
+    # The corpus's tutorial-04 kernel (tests/python/test_triton_corpus_elementwise.py checks its
+    # properties), here bit for bit against the numpy Philox.
+    _seeded_dropout = load("dropout", "metile")[0]._seeded_dropout
     n, p, seed = 3000, 0.3, 42
     x = rng.standard_normal(n).astype(np.float32) + 5
     out = np.zeros_like(x)
@@ -172,58 +145,6 @@ def test_randn_is_box_muller_of_the_philox_outputs():
     np.testing.assert_allclose(out, np.sqrt(-2 * np.log(u1)) * np.cos(2 * np.pi * u2),
                                atol=2e-5)
     assert abs(out.mean()) < 0.05 and abs(out.std() - 1) < 0.05
-
-
-@tl.jit
-def _layer_norm_fwd_fused(X, Y, W, B, Mean, Rstd, stride, N, eps, BLOCK_SIZE: tl.constexpr):
-    row = tl.program_id(0)
-    Y += row * stride
-    X += row * stride
-    mean = 0
-    _mean = tl.zeros([BLOCK_SIZE], dtype=tl.float32)
-    for off in range(0, N, BLOCK_SIZE):
-        cols = off + tl.arange(0, BLOCK_SIZE)
-        a = tl.load(X + cols, mask=cols < N, other=0.).to(tl.float32)
-        _mean += a
-    mean = tl.sum(_mean, axis=0) / N
-    _var = tl.zeros([BLOCK_SIZE], dtype=tl.float32)
-    for off in range(0, N, BLOCK_SIZE):
-        cols = off + tl.arange(0, BLOCK_SIZE)
-        x = tl.load(X + cols, mask=cols < N, other=0.).to(tl.float32)
-        x = tl.where(cols < N, x - mean, 0.)
-        _var += x * x
-    var = tl.sum(_var, axis=0) / N
-    rstd = 1 / tl.sqrt(var + eps)
-    tl.store(Mean + row, mean)
-    tl.store(Rstd + row, rstd)
-    for off in range(0, N, BLOCK_SIZE):
-        cols = off + tl.arange(0, BLOCK_SIZE)
-        mask = cols < N
-        w = tl.load(W + cols, mask=mask)
-        b = tl.load(B + cols, mask=mask)
-        x = tl.load(X + cols, mask=mask, other=0.).to(tl.float32)
-        x_hat = (x - mean) * rstd
-        y = x_hat * w + b
-        tl.store(Y + cols, y, mask=mask)
-
-
-@pytest.mark.parametrize("np_dtype", [np.float32, np.float16])
-def test_tutorial_05_layer_norm_forward(np_dtype, rng):
-    rows, cols, eps = 9, 1000, 1e-5
-    x = (rng.standard_normal((rows, cols)) * 2 + 1).astype(np_dtype)
-    w = rng.random(cols).astype(np_dtype)
-    b = rng.random(cols).astype(np_dtype)
-    y = np.zeros_like(x)
-    mean, rstd = np.zeros(rows, np.float32), np.zeros(rows, np.float32)
-    _layer_norm_fwd_fused[(rows,)](x, y, w, b, mean, rstd, cols, cols, eps, BLOCK_SIZE=256)
-    x32 = x.astype(np.float32)
-    ref_mean = x32.mean(1)
-    ref_rstd = 1 / np.sqrt(x32.var(1) + eps)
-    np.testing.assert_allclose(mean, ref_mean, rtol=1e-5, atol=1e-6)
-    np.testing.assert_allclose(rstd, ref_rstd, rtol=1e-4)
-    ref = (x32 - ref_mean[:, None]) * ref_rstd[:, None] * w.astype(np.float32) + b
-    tolerance = 1e-5 if np_dtype == np.float32 else 4e-3
-    np.testing.assert_allclose(y.astype(np.float32), ref, rtol=tolerance, atol=tolerance)
 
 
 @tl.jit
