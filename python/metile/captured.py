@@ -153,8 +153,6 @@ def _helper_description(fn):
 
 def _snapshot(value):
     """A copy of a container down to its immutable leaves, for the launch's comparison."""
-    if isinstance(value, np.ndarray):
-        return value.copy()
     if isinstance(value, dict):
         return {k: _snapshot(v) for k, v in value.items()}
     if isinstance(value, (list, tuple)):
@@ -164,15 +162,27 @@ def _snapshot(value):
     return value
 
 
-def _same_contents(snapshot):
-    """unchanged(now) for a container recorded as ``snapshot``."""
-    if isinstance(snapshot, np.ndarray):
-        return functools.partial(np.array_equal, snapshot)
+def _holds_array(value):
+    if isinstance(value, np.ndarray):
+        return True
+    if isinstance(value, dict):
+        return any(_holds_array(v) for v in value.values())
+    return isinstance(value, (list, tuple)) and any(_holds_array(v) for v in value)
+
+
+def _same_contents(value):
+    """unchanged(now) for a container: whether it still holds what it holds now."""
+    if isinstance(value, np.ndarray):  # by bytes: a NaN is unchanged
+        data, shape, dtype = value.tobytes(), value.shape, value.dtype
+        return lambda now: now.tobytes() == data and now.shape == shape and now.dtype == dtype
+    snapshot = _snapshot(value)
+    if not _holds_array(value):
+        return snapshot.__eq__  # compares in C; `now` is the same object, so the same type
 
     def unchanged(now):
         try:
             return bool(snapshot == now)
-        except (TypeError, ValueError):  # e.g. an array inside: the slow check decides
+        except ValueError:  # an array's ambiguous truth: the slow check decides
             return False
 
     return unchanged
@@ -185,14 +195,22 @@ def _shown(value):
     return text if len(text) <= _SHOWN_LENGTH else text[:_SHOWN_LENGTH - 3] + "..."
 
 
+def _source(fn, name, cells):
+    """Where ``name`` is read from for fn: one watch serves every reader of the same place."""
+    cell = cells.get(name)
+    return ("cell", id(cell)) if cell is not None else ("global", id(fn.__globals__), name)
+
+
 class _Capture:
     """One walk over what a function reads: ``watches`` for the launch's fast check, as
-    (read, recorded object, unchanged(now) or None), and ``described``: for each watched
-    name, keyed by (reader's name, name), (description, shown value, whether a helper)."""
+    (read, recorded object, unchanged(now) or None), one per place read, and ``described``:
+    for each name read, keyed by (reader's name, name), (description, shown value, whether
+    a helper)."""
 
     def __init__(self, fn):
         self.watches = []
         self.described = {}
+        self._watched = set()
         self._seen = set()
         self._function(fn, None)
 
@@ -204,30 +222,34 @@ class _Capture:
         cells = dict(zip(code.co_freevars, fn.__closure__ or ()))
         names, attributes = _reads(code)
         local = _local_cells(code)
-        readers = {name: _reader(fn, name, cells)
-                   for name in names if name in cells or name not in local}
-        for name in sorted(readers):
-            self._value(readers[name], name, helper_name)
+        names = sorted(name for name in names if name in cells or name not in local)
+        readers = {name: _reader(fn, name, cells) for name in names}
+        for name in names:
+            self._value(readers[name], _source(fn, name, cells), name, helper_name)
         for base, attribute in sorted(attributes):
             module = readers[base]() if base in readers else None
             if isinstance(module, types.ModuleType) and not _is_library(module):
                 self._value(_attribute_reader(readers[base], attribute),
-                            f"{base}.{attribute}", helper_name)
+                            (_source(fn, base, cells), attribute), f"{base}.{attribute}",
+                            helper_name)
 
-    def _value(self, read, name, helper_name):
+    def _value(self, read, source, name, helper_name):
         value = read()
-        key = (helper_name, name)
         helper = _helper_function(value)
         if helper is not None:
-            self.watches.append((read, value, None))
-            self.described[key] = (_helper_description(helper), None, True)
-            self._function(helper, name)
+            unchanged, described = None, (_helper_description(helper), None, True)
         elif _tracked_container(value):
-            self.watches.append((read, value, _same_contents(_snapshot(value))))
-            self.described[key] = (_describe(value), _shown(value), False)
+            unchanged, described = _same_contents(value), (_describe(value), _shown(value), False)
         elif _tracked_plain(value):
-            self.watches.append((read, value, None))
-            self.described[key] = (_describe(value), _shown(value), False)
+            unchanged, described = None, (_describe(value), _shown(value), False)
+        else:
+            return
+        self.described[(helper_name, name)] = described
+        if source not in self._watched:
+            self._watched.add(source)
+            self.watches.append((read, value, unchanged))
+        if helper is not None:
+            self._function(helper, name)
 
 
 class CapturedValues:
