@@ -21,7 +21,7 @@ from .dtypes import _FROM_NUMPY, NAMES
 from .errors import CompilationError, user_error
 from .launch import BoundKernel
 from .schedule import Schedule
-from .tracing import Trace, activate, active_trace
+from .tracing import Trace, activate, active_trace, body_failure
 from .values import Value
 
 OPTIONS = ("STRICT_MATH", "RELAXED_PRECISION", "SCHEDULE", "num_warps", "num_stages")
@@ -403,7 +403,13 @@ class KernelFunction:
                     kwargs[p.name] = proxy
                 else:
                     args.append(proxy)
-            result = self._rewritten(*args, **kwargs)
+            try:
+                result = self._rewritten(*args, **kwargs)
+            except Exception as e:  # noqa: BLE001 -- body_failure picks the user's failures
+                failure = body_failure(e, self.name)
+                if failure is None:
+                    raise
+                raise failure from None
             if result is not None:
                 raise user_error(f"{self.name}: a kernel returns nothing; store its results "
                                  "into buffers", (code.co_filename, code.co_firstlineno))
