@@ -1,22 +1,35 @@
 """The on-disk cache of traced kernels: Tile IR text keyed by the kernel's source, the
 values it reads from its globals and closure, the argument signature, the compiler
-build and the tracer's own sources. A new process that launches the same kernel with the same signature parses the IR
-instead of tracing (compiled objects are cached on disk by the C++ core). Each entry
-carries its key and a checksum of its text, verified on load (see checked_body).
+build and the tracer's own sources. A new process that launches the same kernel with the
+same signature parses the IR instead of tracing (compiled objects are cached on disk by the
+C++ core). Each entry carries its key and an HMAC-SHA256 of its text keyed by a per-user
+secret, verified on load (see checked_body).
 
 The cache lives in <cache root>/python-ir, beside the C++ core's compiled objects: the root
 is METILE_CACHE_DIR, else $XDG_CACHE_HOME/metile, else ~/.cache/metile. METILE_TRACE_CACHE=off
 turns it off.
+
+Trust: metile creates the root and python-ir owner-only (0700), entries and the secret
+(<cache root>/secret.key, 32 random bytes) owner-only (0600). A root or python-ir that is
+not the user's own or that group or others may write, a secret others may read, or an entry
+that is not the user's own, is writable by others or is a symbolic link is refused with an
+UntrustedCacheWarning naming the path and the reason: the kernel is traced again (and an
+untrusted folder is not written to).
 """
 
+import errno
 import functools
 import hashlib
+import hmac
 import inspect
 import os
+import stat
 import threading
 import types
+import warnings
 
 from . import _core
+from .frames import user_location
 
 _SIMPLE = (int, float, str, bool, bytes, type(None))
 
@@ -36,9 +49,144 @@ def directory():
     return os.path.join(cache_root(), "python-ir")
 
 
+class UntrustedCacheWarning(UserWarning):
+    """A cache folder or entry that someone else could have written was not used."""
+
+
+class _Untrusted(Exception):
+    def __init__(self, path, reason):
+        super().__init__(path, reason)
+        self.path, self.reason = path, reason
+
+
+_warned = set()  # (path, reason): each warned about once per process
+
+
+def _warn_untrusted(untrusted):
+    if (untrusted.path, untrusted.reason) in _warned:
+        return
+    _warned.add((untrusted.path, untrusted.reason))
+    message = (f"metile: the trace cache does not trust {untrusted.path}: {untrusted.reason}; "
+               "the kernel is traced instead")
+    file, line = user_location()  # the user's launch
+    if file is None:
+        warnings.warn(message, UntrustedCacheWarning, stacklevel=2)
+    else:
+        warnings.warn_explicit(message, UntrustedCacheWarning, file, line)
+
+
+_SECRET_NAME = "secret.key"
+_SECRET_BYTES = 32
+_secrets = {}  # path -> key, read once per process
+
+
+def _check_owned(path, status, forbidden=0o022, allowed="write to"):
+    """Raises _Untrusted unless ``status`` is the user's own and group and others have none
+    of the ``forbidden`` permission bits."""
+    user = os.geteuid()
+    if status.st_uid != user:
+        raise _Untrusted(path, f"it is owned by uid {status.st_uid}, not by this user (uid "
+                               f"{user})")
+    if status.st_mode & forbidden:
+        raise _Untrusted(path, f"group or others may {allowed} it (mode "
+                               f"{stat.S_IMODE(status.st_mode):o})")
+
+
+def _private_directory(path):
+    """``path``, created owner-only when missing; raises _Untrusted when it is not the
+    user's own or others may write into it (then the user is told how to fix their own:
+    metile does not change the permissions of a folder it did not make)."""
+    try:
+        os.mkdir(path, 0o700)
+    except FileExistsError:
+        pass
+    status = os.stat(path)
+    try:
+        _check_owned(path, status)
+    except _Untrusted as untrusted:
+        if status.st_uid != os.geteuid():
+            raise
+        raise _Untrusted(path, f"{untrusted.reason}; make it owner-only (chmod 700 {path}) "
+                               "to use the cache") from None
+    return path
+
+
+def trusted_directory():
+    """The trace cache's folder, made and checked; None when the cache is off or its folder
+    cannot be made. Raises _Untrusted for a folder someone else could write."""
+    folder = directory()
+    if folder is None:
+        return None
+    folder = os.path.abspath(folder)
+    root = os.path.dirname(folder)
+    try:
+        os.makedirs(os.path.dirname(root), exist_ok=True)
+        _private_directory(root)
+        return _private_directory(folder)
+    except OSError:
+        return None  # cannot be made: no disk cache
+
+
+def _read_private(path, status_check):
+    """The bytes of a regular file at ``path`` (not through a symbolic link), after
+    status_check(path, its status); None when it does not exist."""
+    try:
+        descriptor = os.open(path, os.O_RDONLY | os.O_NOFOLLOW)
+    except FileNotFoundError:
+        return None
+    except OSError as e:
+        if e.errno == errno.ELOOP:
+            raise _Untrusted(path, "it is a symbolic link") from None
+        raise
+    with os.fdopen(descriptor, "rb") as f:
+        status = os.fstat(f.fileno())
+        if not stat.S_ISREG(status.st_mode):
+            raise _Untrusted(path, "it is not a regular file")
+        status_check(path, status)
+        return f.read()
+
+
+def _check_secret(path, status):
+    _check_owned(path, status, forbidden=0o077, allowed="read or write")
+
+
+def _make_secret(path):
+    """Writes a new secret, unless another process made one first."""
+    temporary = f"{path}.{os.getpid()}.{threading.get_ident()}.tmp"
+    _remove(temporary)
+    descriptor = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    with os.fdopen(descriptor, "wb") as f:
+        f.write(os.urandom(_SECRET_BYTES))
+    try:
+        os.link(temporary, path)  # atomic, and never replaces another process's secret
+    except FileExistsError:
+        pass
+    except OSError:  # no hard links here: a racing process's entries are traced again
+        os.replace(temporary, path)
+    finally:
+        _remove(temporary)
+
+
+def secret(root):
+    """The per-user key that signs cache entries: <root>/secret.key, made on first use.
+    Raises _Untrusted when it is not the user's own, others may read it or it is no key."""
+    path = os.path.join(root, _SECRET_NAME)
+    key = _secrets.get(path)
+    if key is None:
+        key = _read_private(path, _check_secret)
+        if key is None:
+            _make_secret(path)
+            key = _read_private(path, _check_secret)
+        if key is None or len(key) != _SECRET_BYTES:
+            raise _Untrusted(path, f"it is not a key of {_SECRET_BYTES} bytes (remove it to "
+                                   "make a new one)")
+        _secrets[path] = key
+    return key
+
+
 def _core_stamp():
-    stat = os.stat(_core.__file__)
-    return f"{stat.st_size}:{stat.st_mtime_ns}"
+    status = os.stat(_core.__file__)
+    return f"{status.st_size}:{status.st_mtime_ns}"
 
 
 def _code_names(code):
@@ -102,9 +250,9 @@ def source_stamp(root):
     for folder, subfolders, files in os.walk(root):
         subfolders.sort()
         for name in sorted(f for f in files if f.endswith(".py")):
-            stat = os.stat(os.path.join(folder, name))
-            parts.append(f"{os.path.relpath(os.path.join(folder, name), root)}:{stat.st_size}:"
-                         f"{stat.st_mtime_ns}")
+            status = os.stat(os.path.join(folder, name))
+            parts.append(f"{os.path.relpath(os.path.join(folder, name), root)}:"
+                         f"{status.st_size}:{status.st_mtime_ns}")
     return hashlib.sha256("\n".join(parts).encode()).hexdigest()
 
 
@@ -142,14 +290,22 @@ def _remove(path):
         pass
 
 
-def checked_body(data, magic, entry):
-    """The text of an entry's bytes ("<magic> <entry> <sha256 of the body>", a newline, the
-    body), or None when they are not that entry intact."""
+def _digest(body, key):
+    """The body's SHA-256, or its HMAC-SHA256 under ``key``."""
+    if key is None:
+        return hashlib.sha256(body).hexdigest()
+    return hmac.new(key, body, hashlib.sha256).hexdigest()
+
+
+def checked_body(data, magic, entry, key=None):
+    """The text of an entry's bytes ("<magic> <entry> <digest of the body>", a newline, the
+    body), or None when they are not that entry intact (the digest: see _digest)."""
     header, newline, body = data.partition(b"\n")
     words = header.split(b" ")
     if not newline or len(words) != 3 or words[0] != magic.encode():
         return None
-    if words[1] != entry.encode() or words[2] != hashlib.sha256(body).hexdigest().encode():
+    if words[1] != entry.encode() or not hmac.compare_digest(
+            words[2], _digest(body, key).encode()):
         return None
     try:
         return body.decode("utf-8")
@@ -157,33 +313,31 @@ def checked_body(data, magic, entry):
         return None
 
 
-def checked_bytes(magic, entry, text):
-    """What checked_body reads back: the header line with the checksum, then the text."""
+def checked_bytes(magic, entry, text, key=None):
+    """What checked_body reads back: the header line with the digest, then the text."""
     body = text.encode("utf-8")
-    return f"{magic} {entry} {hashlib.sha256(body).hexdigest()}\n".encode() + body
+    return f"{magic} {entry} {_digest(body, key)}\n".encode() + body
 
 
 def write_atomic(path, data):
-    """Writes through a temporary file of this process and thread, then renames it: readers
-    (other processes too) see the old file or the new one, never half of one."""
+    """Writes through a temporary file of this process and thread, owner-only, then renames
+    it: readers (other processes too) see the old file or the new one, never half of one."""
     temporary = f"{path}.{os.getpid()}.{threading.get_ident()}.tmp"
-    with open(temporary, "wb") as f:
+    _remove(temporary)  # a leftover of a dead process with this pid, or a planted link
+    descriptor = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    with os.fdopen(descriptor, "wb") as f:
         f.write(data)
     os.replace(temporary, path)
 
 
-def load(entry):
-    """The cached Tile IR kernel for ``entry``, or None (then the caller traces again)."""
-    folder = directory()
-    if folder is None:
-        return None
+def _read_entry(folder, entry):
+    """The Tile IR kernel stored as ``entry``, or None: missing, damaged or forged (then
+    removed). Raises _Untrusted for an entry someone else could have written."""
     path = _path(folder, entry)
-    try:
-        with open(path, "rb") as f:
-            data = f.read()
-    except OSError:
-        return None  # missing or unreadable
-    text = checked_body(data, _MAGIC, entry)
+    data = _read_private(path, _check_owned)
+    if data is None:
+        return None
+    text = checked_body(data, _MAGIC, entry, secret(os.path.dirname(folder)))
     kernel = None
     if text is not None:
         try:
@@ -196,12 +350,29 @@ def load(entry):
     return kernel
 
 
-def store(entry, kernel):
-    folder = directory()
-    if folder is None:
-        return
+def load(entry):
+    """The cached Tile IR kernel for ``entry``, or None (then the caller traces again); an
+    untrusted folder or entry is warned about, and the entry removed."""
     try:
-        os.makedirs(folder, exist_ok=True)
-        write_atomic(_path(folder, entry), checked_bytes(_MAGIC, entry, kernel.print()))
+        folder = trusted_directory()
+        return None if folder is None else _read_entry(folder, entry)
+    except _Untrusted as untrusted:
+        _warn_untrusted(untrusted)
+        if untrusted.path.endswith(".tir"):
+            _remove(untrusted.path)
+        return None
     except OSError:
-        pass  # a read-only cache directory only costs the next process a trace
+        return None  # unreadable
+
+
+def store(entry, kernel):
+    try:
+        folder = trusted_directory()
+        if folder is None:
+            return
+        key = secret(os.path.dirname(folder))
+        write_atomic(_path(folder, entry), checked_bytes(_MAGIC, entry, kernel.print(), key))
+    except _Untrusted as untrusted:
+        _warn_untrusted(untrusted)
+    except OSError:
+        pass  # a read-only cache only costs the next process a trace
