@@ -21,7 +21,7 @@ description, which tells a real change from a rebinding to an equal value or hel
 import dis
 import functools
 import inspect
-import operator
+import sys
 import sysconfig
 import types
 
@@ -38,7 +38,7 @@ _LIBRARY_PATHS = tuple({sysconfig.get_paths()[k] for k in ("stdlib", "purelib", 
 _SHOWN_LENGTH = 80
 
 
-def _reads(code, names=None, attributes=None):
+def code_reads(code, names=None, attributes=None):
     """(names, (name, attribute) pairs) that ``code`` and the code nested in it load: the
     names of LOAD_GLOBAL and LOAD_DEREF, and attributes read straight off one of them."""
     names = set() if names is None else names
@@ -54,7 +54,7 @@ def _reads(code, names=None, attributes=None):
         base = None
     for const in code.co_consts:
         if inspect.iscode(const):
-            _reads(const, names, attributes)
+            code_reads(const, names, attributes)
     return names, attributes
 
 
@@ -87,12 +87,16 @@ def _attribute_reader(read_base, attribute):
     return lambda: getattr(read_base(), attribute, _MISSING)
 
 
-def _is_library(value):
-    module = getattr(value, "__module__", None) or ""
-    if module.split(".")[0] in _LIBRARY_PACKAGES:
+def is_library(value):
+    """Whether a function or module is meTile's, Python's or an installed package's: code
+    that does not change while a program runs."""
+    module = isinstance(value, types.ModuleType)
+    name = value.__name__ if module else getattr(value, "__module__", None) or ""
+    if name.split(".")[0] in _LIBRARY_PACKAGES or name in sys.builtin_module_names:
         return True
     code = getattr(value, "__code__", None)
-    return code is not None and code.co_filename.startswith(_LIBRARY_PATHS)
+    file = getattr(value, "__file__", None) if module else code and code.co_filename
+    return bool(file) and file.startswith(_LIBRARY_PATHS)
 
 
 def _helper_function(value):
@@ -100,7 +104,7 @@ def _helper_function(value):
     from .kernel import KernelFunction
 
     fn = value.fn if isinstance(value, KernelFunction) else value
-    if isinstance(fn, types.FunctionType) and not _is_library(fn):
+    if isinstance(fn, types.FunctionType) and not is_library(fn):
         return fn
     return None
 
@@ -220,7 +224,7 @@ class _Capture:
         self._seen.add(id(fn))
         code = fn.__code__
         cells = dict(zip(code.co_freevars, fn.__closure__ or ()))
-        names, attributes = _reads(code)
+        names, attributes = code_reads(code)
         local = _local_cells(code)
         names = sorted(name for name in names if name in cells or name not in local)
         readers = {name: _reader(fn, name, cells) for name in names}
@@ -228,7 +232,7 @@ class _Capture:
             self._value(readers[name], _source(fn, name, cells), name, helper_name)
         for base, attribute in sorted(attributes):
             module = readers[base]() if base in readers else None
-            if isinstance(module, types.ModuleType) and not _is_library(module):
+            if isinstance(module, types.ModuleType) and not is_library(module):
                 self._value(_attribute_reader(readers[base], attribute),
                             (_source(fn, base, cells), attribute), f"{base}.{attribute}",
                             helper_name)

@@ -28,7 +28,7 @@ import threading
 import types
 import warnings
 
-from . import _core
+from . import _core, captured
 from .frames import user_location
 
 _SIMPLE = (int, float, str, bool, bytes, type(None))
@@ -230,18 +230,29 @@ def function_fingerprint(fn, seen=None):
         return None
     # The file and line too: the cached IR records the user's lines for error messages.
     parts = [source, fn.__code__.co_filename, str(fn.__code__.co_firstlineno)]
-    for name in sorted(_code_names(fn.__code__)):
-        if name in fn.__globals__:
-            printed = _value_print(fn.__globals__[name], seen)
-            if printed is None:
-                return None
-            parts.append(f"{name}={printed}")
-    for name, cell in zip(fn.__code__.co_freevars, fn.__closure__ or ()):
-        printed = _value_print(cell.cell_contents, seen)
+    values = {name: fn.__globals__[name] for name in sorted(_code_names(fn.__code__))
+              if name in fn.__globals__}
+    values.update((name, cell.cell_contents)
+                  for name, cell in zip(fn.__code__.co_freevars, fn.__closure__ or ()))
+    values.update(_module_attributes(fn.__code__, values))
+    for name, value in values.items():
+        printed = _value_print(value, seen)
         if printed is None:
             return None
         parts.append(f"{name}={printed}")
     return hashlib.sha256("\n".join(parts).encode()).hexdigest()
+
+
+def _module_attributes(code, values):
+    """{"module.name": value} for the attributes ``code`` reads off the user's own modules
+    among ``values`` (a helper in another file of the program)."""
+    _, attributes = captured.code_reads(code)
+    found = {}
+    for base, attribute in sorted(attributes):
+        module = values.get(base)
+        if isinstance(module, types.ModuleType) and not captured.is_library(module):
+            found[f"{base}.{attribute}"] = getattr(module, attribute, None)
+    return found
 
 
 def source_stamp(root):

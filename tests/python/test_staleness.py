@@ -205,3 +205,25 @@ def test_an_unchanged_kernel_launches_from_its_cache():
         launch(helper_reads_a_global)
     assert helper_reads_a_global.stats.traces <= 1
     assert helper_reads_a_global.stats.hits >= 2
+
+
+def test_a_new_process_does_not_read_ir_traced_with_another_modules_old_helper(monkeypatch,
+                                                                              tmp_path):
+    # The disk cache's key covers a helper read off the program's own module, as a new
+    # process sees it (a KernelFunction of the same function is a new process, in effect).
+    monkeypatch.setenv("METILE_CACHE_DIR", str(tmp_path))
+    helpers = types.ModuleType("helpers")
+    helpers.times = times
+
+    @metile.kernel
+    def module_helper(out):
+        filled(out, helpers.times(3))
+
+    assert (launch(module_helper) == 6).all()
+    helpers.times = by_factor  # FACTOR == 2: the same result, another helper
+    fresh = metile.KernelFunction(module_helper.fn)
+    launch(fresh)
+    assert (fresh.stats.traces, fresh.stats.disk_hits) == (1, 0)
+    fresh = metile.KernelFunction(module_helper.fn)
+    launch(fresh)
+    assert (fresh.stats.traces, fresh.stats.disk_hits) == (0, 1)
