@@ -443,11 +443,9 @@ class KernelFunction:
 
     # ---- specialisations ------------------------------------------------------------------
     def _check_captured(self):
-        """Raises when a plain global or closure value the kernel read has changed since
-        it was first compiled (captured.py)."""
-        if self._captured is None:
-            self._captured = CapturedValues(self.fn)
-        else:
+        """Raises when a global, closure value or helper the kernel read has changed since
+        it was traced (captured.py)."""
+        if self._captured is not None:
             self._captured.check(self.name)
 
     def _traced_ir(self, signature, values):
@@ -455,6 +453,8 @@ class KernelFunction:
         if signature in self._traced:
             return self._traced[signature]
         self._traced[signature] = kernel = self._load_or_trace(signature, values)
+        # Recorded as the trace left them: tracing may fill a helper's memo.
+        self._captured = CapturedValues(self.fn)
         return kernel
 
     def _disk_fingerprint(self):

@@ -227,3 +227,22 @@ def test_a_new_process_does_not_read_ir_traced_with_another_modules_old_helper(m
     fresh = metile.KernelFunction(module_helper.fn)
     launch(fresh)
     assert (fresh.stats.traces, fresh.stats.disk_hits) == (0, 1)
+
+
+MEMO = {}
+
+
+def memoized_double(x):
+    MEMO[x] = MEMO.get(x, 0) + 1  # tracing fills a memo the kernel reads
+    return x * 2
+
+
+@metile.kernel
+def memo_helper(out):
+    filled(out, memoized_double(3))
+
+
+def test_what_tracing_itself_changes_is_no_change():
+    for _ in range(3):
+        assert (launch(memo_helper) == 6).all()
+    assert MEMO == {3: 1}
