@@ -9,6 +9,7 @@
 #include "metile/lower/group_vector_accesses.h"
 #include "metile/lower/lower_dot_wgmma.h"
 #include "metile/lower/lower_to_metal.h"
+#include "metile/lower/plan_axis_slices.h"
 #include "metile/lower/plan_threads.h"
 #include "metile/lower/verify_async_pipeline.h"
 #include "metile/lower/verify_scratch.h"
@@ -205,6 +206,8 @@ PassResult run_plan_schedule(Kernel k, PassContext& context) {
   // that size take the same layout, so nothing moves between threads after the loop.
   if (context.schedule_plan->strategy == schedule::MatrixStrategy::WgmmaPipelined)
     plan_wgmma_accumulator(k, *context.thread_plan);
+  // Last, once every source layout is known: axis reductions keep their rows' threads.
+  lower::plan_axis_slices(k, *context.thread_plan, context.target.simd_width);
   return {std::move(k), false};
 }
 

@@ -16,27 +16,44 @@ constexpr size_t kMaxBits = 30;
 }  // namespace
 
 ThreadLayout::ThreadLayout(std::vector<int> bit_order, int64_t xor_mask,
-                           int64_t elements_per_thread)
+                           int64_t elements_per_thread, int64_t thread_count)
     : bit_order_(std::move(bit_order)),
       xor_mask_(xor_mask),
       elements_per_thread_(elements_per_thread) {
   if (bit_order_.size() > kMaxBits)
     fail("bit_order has " + std::to_string(bit_order_.size()) + " entries; at most " +
          std::to_string(kMaxBits) + " are supported");
-  std::vector<bool> seen(bit_order_.size(), false);
-  for (int b : bit_order_) {
-    if (b < 0 || static_cast<size_t>(b) >= bit_order_.size() || seen[b])
-      fail("bit_order must be a permutation of 0.." + std::to_string(bit_order_.size()) +
-           " - 1, but entry " + std::to_string(b) + " is out of range or repeated");
-    seen[b] = true;
-  }
   if (xor_mask_ < 0 || xor_mask_ >= size())
     fail("xor_mask " + std::to_string(xor_mask_) + " must lie in [0, " + std::to_string(size()) +
          ")");
   if (!is_power_of_two(elements_per_thread_) || elements_per_thread_ > size())
     fail("elements_per_thread " + std::to_string(elements_per_thread_) +
          " must be a power of two no larger than the size " + std::to_string(size()));
-  thread_bits_ = log2_exact(thread_count());
+  const int64_t owners = size() / elements_per_thread_;
+  thread_count_ = thread_count == 0 ? owners : thread_count;
+  if (!is_power_of_two(thread_count_) || thread_count_ < owners)
+    fail("thread_count " + std::to_string(thread_count_) +
+         " must be a power of two no smaller than size / elements_per_thread = " +
+         std::to_string(owners));
+  thread_bits_ = log2_exact(thread_count_);
+  const size_t physical_bits =
+      static_cast<size_t>(thread_bits_) + static_cast<size_t>(log2_exact(elements_per_thread_));
+  std::vector<bool> seen(physical_bits, false);
+  for (int b : bit_order_) {
+    if (b < 0 || static_cast<size_t>(b) >= physical_bits || seen[b])
+      fail(std::string(thread_count == 0 ? "bit_order must be a permutation of 0.."
+                                         : "bit_order must name distinct physical bits in 0..") +
+           std::to_string(physical_bits) + " - 1, but entry " + std::to_string(b) +
+           " is out of range or repeated");
+    seen[b] = true;
+  }
+  for (size_t b = 0; b < physical_bits; ++b) {
+    if (seen[b]) continue;
+    if (b >= static_cast<size_t>(thread_bits_))
+      fail("register bit " + std::to_string(b - static_cast<size_t>(thread_bits_)) +
+           " names no logical bit; only thread bits may replicate");
+    replica_bits_ |= int64_t{1} << b;
+  }
 }
 
 ThreadLayout ThreadLayout::identity(int64_t size, int64_t elements_per_thread) {
@@ -48,6 +65,7 @@ ThreadLayout ThreadLayout::identity(int64_t size, int64_t elements_per_thread) {
 }
 
 bool ThreadLayout::is_identity() const {
+  if (replica_bits_) return false;
   for (size_t i = 0; i < bit_order_.size(); ++i)
     if (bit_order_[i] != static_cast<int>(i)) return false;
   return xor_mask_ == 0;
@@ -91,7 +109,10 @@ std::string ThreadLayout::str() const {
   for (size_t i = 0; i < bit_order_.size(); ++i)
     order += (i ? ", " : "") + std::to_string(bit_order_[i]);
   if (bit_order_.size() == 1) order += ",";
-  return "ThreadLayout((" + order + "), xor " + std::to_string(xor_mask_) + ", " + tail;
+  const std::string threads =
+      replica_bits_ ? ", replicated over thread bits " + std::to_string(replica_bits_) : "";
+  return "ThreadLayout((" + order + "), xor " + std::to_string(xor_mask_) + ", " +
+         tail.substr(0, tail.size() - 1) + threads + ")";
 }
 
 }  // namespace metile::ir

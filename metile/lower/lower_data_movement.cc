@@ -34,7 +34,10 @@ std::vector<int64_t> source_slots(const Lowering& l, const ir::ThreadLayout& des
     for (int64_t t = 0; t < std::min<int64_t>(l.threads, dest.thread_count()); ++t) {
       const int64_t s = source_of(dest.logical_index(t, r));
       const int64_t owner = source.owner(s);
-      if (same_group ? owner / width != t / width : owner != t) return {};
+      // A replicated source holds s in every replica of its owner, t among them or not.
+      const bool held =
+          t < source.thread_count() && source.logical_index(t, source.register_of(s)) == s;
+      if (same_group ? owner / width != t / width : !held) return {};
       if (slot != -1 && slot != source.register_of(s)) return {};
       slot = source.register_of(s);
     }
@@ -92,8 +95,7 @@ void exchange(Lowering& l, const ir::Op& op, const ir::Type& dest, const ir::Typ
 
   const ir::ThreadLayout& source_layout = l.layout_of(op.operands[0]);
   const ir::ThreadLayout dest_layout = l.layout(dest);
-  const ir::ValueId source_owns =
-      l.has_idle_threads(source) ? l.owns_element(source.num_elements()) : ir::kNoValue;
+  const ir::ValueId source_owns = l.writes_elements(source_layout);
   for (size_t r = 0; r < values.size(); ++r) {
     std::vector<ir::ValueId> operands = {
         l.emit(ir::OpKind::PtrAdd,

@@ -147,8 +147,7 @@ void publish_tile(Lowering& l, ir::ValueId tile, ir::ValueId buffer, int64_t off
   const ir::Type i32 = ir::Type::scalar(ir::DType::i32);
   const int64_t columns = type.shape.back();
   const int64_t padding = row_stride == 0 ? 0 : row_stride - columns;
-  const ir::ValueId owns =
-      l.has_idle_threads(type) ? l.owns_element(type.num_elements()) : ir::kNoValue;
+  const ir::ValueId owns = l.writes_elements(layout);
   const std::vector<ir::ValueId>& slots = l.get(tile).slots;
   for (int64_t r = 0; r < static_cast<int64_t>(slots.size()); ++r) {
     ir::ValueId index = l.logical_index(layout, r);

@@ -98,7 +98,8 @@ void lower_store(Lowering& l, const ir::Op& op) {
     l.emit_void(ir::OpKind::Store, operands, hint);
     return;
   }
-  const ir::ValueId owns = l.has_idle_threads(t) ? l.owns_element(t.num_elements()) : ir::kNoValue;
+  // One writer per element: replicas of a replicated layout write nothing.
+  const ir::ValueId owns = l.writes_elements(l.layout_of(op.operands[1]));
   for (int64_t r = 0; r < l.slot_count(t); ++r) {
     std::vector<ir::ValueId> operands = {l.get(op.operands[0]).slots[r],
                                          l.get(op.operands[1]).slots[r]};
@@ -139,7 +140,7 @@ void lower_atomic(Lowering& l, const ir::Op& op) {
     l.bind(op.results[0], {{shared}, false, true});
     return;
   }
-  const ir::ValueId owns = l.has_idle_threads(t) ? l.owns_element(t.num_elements()) : ir::kNoValue;
+  const ir::ValueId owns = l.writes_elements(t);
   LoweredValue result;
   result.layout = l.operand_layout(op);
   for (int64_t r = 0; r < l.slot_count(t); ++r) {

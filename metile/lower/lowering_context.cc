@@ -83,7 +83,8 @@ ir::ValueId Lowering::uniform_scalar(const ir::Op& op, ir::ValueId v,
 ir::ThreadLayout Lowering::layout(const ir::Type& t) const {
   for (const ir::ThreadLayout& planned : plan.layouts)
     if (planned.size() == t.num_elements()) return planned;
-  return ir::ThreadLayout::identity(t.num_elements(), slot_count(t));
+  return ir::ThreadLayout::identity(t.num_elements(),
+                                    std::max<int64_t>(1, t.num_elements() / threads));
 }
 
 const ir::ThreadLayout& Lowering::layout_of(ir::ValueId v) const {
@@ -101,11 +102,21 @@ std::optional<ir::ThreadLayout> Lowering::operand_layout(const ir::Op& op) const
 }
 
 int64_t Lowering::slot_count(const ir::Type& t) const {
-  return std::max<int64_t>(1, t.num_elements() / threads);
+  return layout(t).elements_per_thread();
 }
 
 bool Lowering::has_idle_threads(const ir::Type& t) const {
-  return t.num_elements() < threads;
+  return layout(t).thread_count() < threads;
+}
+
+ir::ValueId Lowering::writes_elements(const ir::ThreadLayout& layout) {
+  if (layout.thread_count() < threads) return owns_element(layout.thread_count());
+  if (!layout.is_replicated()) return ir::kNoValue;
+  const ir::Type i32 = ir::Type::scalar(ir::DType::i32);
+  return emit(
+      ir::OpKind::Cmp,
+      {emit(ir::OpKind::And, {thread_index_, const_int(layout.replica_bits())}, i32), const_int(0)},
+      ir::Type::scalar(ir::DType::i1), {{"pred", std::string("eq")}});
 }
 
 ir::ValueId Lowering::thread_part(const ir::ThreadLayout& layout) {

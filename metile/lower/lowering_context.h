@@ -94,8 +94,14 @@ class Lowering {
   // tile and not a splat (a splat fits every layout); none when there is no such operand.
   std::optional<ir::ThreadLayout> operand_layout(const ir::Op& op) const;
   int64_t slot_count(const ir::Type& tile_type) const;
-  // True when some threads own no element (S < T).
+  // True when some threads own no element (the layout of tile_type spans fewer threads).
   bool has_idle_threads(const ir::Type& tile_type) const;
+  // i1: whether the calling thread is the one that writes its elements of a tile in `layout`
+  // (it owns elements, and of replicas it is the canonical one); kNoValue when every thread is.
+  ir::ValueId writes_elements(const ir::ThreadLayout& layout);
+  ir::ValueId writes_elements(const ir::Type& tile_type) {
+    return writes_elements(layout(tile_type));
+  }
   // The logical index that `layout` places in slot r of the calling thread (i32, per
   // thread): a part computed from the thread index, shared by every slot, plus the slot's
   // constant. A layout other than the striped identity first masks the thread index to

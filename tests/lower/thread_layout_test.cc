@@ -70,6 +70,52 @@ TEST(ThreadLayout, XorMaskAppliesToTheLogicalIndex) {
   expect_bijection(ThreadLayout::identity(16, 16));
 }
 
+// A row statistic held by every lane of its row: 8 elements over 32 threads, thread bits 0
+// and 1 replicate.
+TEST(ThreadLayout, ReplicatedLayoutHoldsEachElementInEveryReplica) {
+  ThreadLayout layout({2, 3, 4}, 0, 1, 32);
+  EXPECT_EQ(layout.size(), 8);
+  EXPECT_EQ(layout.thread_count(), 32);
+  EXPECT_TRUE(layout.is_replicated());
+  EXPECT_EQ(layout.replica_bits(), 3);
+  EXPECT_FALSE(layout.is_identity());
+  for (int64_t t = 0; t < 32; ++t) EXPECT_EQ(layout.logical_index(t), t >> 2);
+  EXPECT_EQ(layout.owner(5), 20);  // the canonical replica: replica bits 0
+  EXPECT_EQ(layout.register_of(5), 0);
+  EXPECT_EQ(layout.str(),
+            "ThreadLayout((2, 3, 4), xor 0, 32 threads, 1 per thread, replicated over thread "
+            "bits 3)");
+  EXPECT_FALSE(layout == ThreadLayout({2, 3, 4}, 0, 1, 64));
+  EXPECT_FALSE(ThreadLayout::identity(8).is_replicated());
+}
+
+TEST(ThreadLayout, ReplicatedLayoutWithRegisters) {
+  // Logical bit 0 on thread bit 2, bit 1 on the register, bit 2 on thread bit 3.
+  ThreadLayout layout({2, 4, 3}, 0, 2, 16);
+  EXPECT_EQ(layout.replica_bits(), 3);
+  EXPECT_EQ(layout.logical_index(13, 1), 7);
+  EXPECT_EQ(layout.logical_index(12, 1), 7);
+  EXPECT_EQ(layout.logical_index(13, 0), 5);
+  EXPECT_EQ(layout.owner(7), 12);
+  EXPECT_EQ(layout.register_of(7), 1);
+  for (int64_t index = 0; index < layout.size(); ++index)
+    EXPECT_EQ(layout.logical_index(layout.owner(index), layout.register_of(index)), index);
+}
+
+TEST(ThreadLayout, RejectsReplicatedRegistersAndTooFewThreads) {
+  // Register bits cannot replicate: a register holding nothing is no layout.
+  try {
+    ThreadLayout({0, 1}, 0, 2, 4);
+    FAIL();
+  } catch (const UserError& e) {
+    EXPECT_NE(std::string(e.what()).find("register bit 0 names no logical bit"), std::string::npos)
+        << e.what();
+  }
+  EXPECT_THROW(ThreadLayout({0, 1, 2}, 0, 1, 4), UserError);   // 8 elements need 8 threads
+  EXPECT_THROW(ThreadLayout({0, 1, 2}, 0, 1, 24), UserError);  // not a power of two
+  EXPECT_THROW(ThreadLayout({0, 5, 2}, 0, 1, 32), UserError);  // bit 5 is past the threads
+}
+
 TEST(ThreadLayout, RejectsInvalidDescriptions) {
   EXPECT_THROW(ThreadLayout({0, 0, 1}), UserError);
   EXPECT_THROW(ThreadLayout({0, 3}), UserError);
