@@ -136,6 +136,7 @@ bool automatic_operand_vectors(const Kernel& k, const PassContext& context) {
   const schedule::SchedulePlan& s = *context.schedule_plan;
   if (s.backend != schedule::Backend::Simdgroup || s.vector_width != 0 ||
       s.staging == schedule::Staging::Device ||
+      s.strategy == schedule::MatrixStrategy::WgmmaStaged ||
       !context.target.matrix_facilities.has(target::MatrixFacility::MmaSync))
     return false;
   bool sixteen_bit = false;
@@ -175,15 +176,21 @@ PassResult run_plan_threads(Kernel k, PassContext& context) {
   return {std::move(k), false};
 }
 
-void plan_wgmma_accumulator(const Kernel& k, lower::ThreadPlan& plan) {
-  ir::walk(k.body, [&](const ir::Op& op) {
-    if (op.kind != ir::OpKind::Dot) return;
-    const ir::Type& acc = k.type(op.operands[2]);
-    const ir::ThreadLayout layout = lower::wgmma_accumulator_layout(
-        acc.shape[0], acc.shape[1], plan.threads_per_threadgroup / 128);
+// wgmma's register layout for the [rows, columns] tiles of every dot's accumulator and, where
+// `a_too` (wgmma_staged: a from registers), of its a operand.
+void plan_wgmma_accumulator(const Kernel& k, lower::ThreadPlan& plan, bool a_too) {
+  const auto give = [&](int64_t rows, int64_t columns) {
+    const ir::ThreadLayout layout =
+        lower::wgmma_accumulator_layout(rows, columns, plan.threads_per_threadgroup / 128);
     std::erase_if(plan.layouts,
                   [&](const ir::ThreadLayout& l) { return l.size() == layout.size(); });
     plan.layouts.insert(plan.layouts.begin(), layout);
+  };
+  ir::walk(k.body, [&](const ir::Op& op) {
+    if (op.kind != ir::OpKind::Dot) return;
+    const ir::Type& acc = k.type(op.operands[2]);
+    give(acc.shape[0], acc.shape[1]);
+    if (a_too) give(k.type(op.operands[0]).shape[0], k.type(op.operands[0]).shape[1]);
   });
 }
 
@@ -195,8 +202,10 @@ PassResult run_plan_schedule(Kernel k, PassContext& context) {
       k, context.target, *context.thread_plan, context.schedule,
       context.async_gemm ? &*context.async_gemm : nullptr, context.tensor_backend_declined);
   // Dots take matrix fragments exactly when the plan's backend is simdgroup.
+  const schedule::MatrixStrategy strategy = context.schedule_plan->strategy;
   context.thread_plan->dot_matrix_fragments =
-      context.schedule_plan->backend == schedule::Backend::Simdgroup;
+      context.schedule_plan->backend == schedule::Backend::Simdgroup &&
+      strategy != schedule::MatrixStrategy::WgmmaStaged;
   if (required_operand_vectors(context))
     lower::plan_dot_operand_vectors(k, *context.thread_plan, 4, true);
   else if (automatic_operand_vectors(k, context))
@@ -204,8 +213,10 @@ PassResult run_plan_schedule(Kernel k, PassContext& context) {
                                     lower::group_width(context.target, ir::DType::f16), false);
   // A K loop on wgmma keeps its accumulator in wgmma's registers, and the epilogue's tiles of
   // that size take the same layout, so nothing moves between threads after the loop.
-  if (context.schedule_plan->strategy == schedule::MatrixStrategy::WgmmaPipelined)
-    plan_wgmma_accumulator(k, *context.thread_plan);
+  if (strategy == schedule::MatrixStrategy::WgmmaPipelined ||
+      strategy == schedule::MatrixStrategy::WgmmaStaged)
+    plan_wgmma_accumulator(k, *context.thread_plan,
+                           strategy == schedule::MatrixStrategy::WgmmaStaged);
   // Last, once every source layout is known: axis reductions keep their rows' threads.
   lower::plan_axis_slices(k, *context.thread_plan, context.target.simd_width);
   return {std::move(k), false};

@@ -84,14 +84,17 @@ void CEmitter::emit_matrix_mma(const ir::Op& op) {
 void CEmitter::emit_async(const ir::Op& op) {
   std::vector<std::string> operands, results;
   for (ir::ValueId v : op.operands) operands.push_back(name(v));
-  // wgmma_mma's accumulators follow its two pointers; wgmma_wait's are all its operands.
-  const size_t first = op.kind == ir::OpKind::WgmmaMma ? 2 : 0;
+  // wgmma_mma's accumulators follow a and b; wgmma_wait's are all its operands.
+  const size_t first = op.kind == ir::OpKind::WgmmaMma ? ir::wgmma_b_operand(op) + 1 : 0;
   for (size_t i = 0; i < op.results.size(); ++i) {
     const ir::ValueId r = op.results[i];
     line(type_of(r) + " " + name(r) + " = " + name(op.operands[first + i]) + ";");
     results.push_back(name(r));
   }
-  const ir::DType element = op.operands.empty() ? ir::DType::f32 : type(op.operands[0]).dtype;
+  const ir::DType element = op.operands.empty() ? ir::DType::f32
+                            : op.kind == ir::OpKind::WgmmaMma
+                                ? type(op.operands[ir::wgmma_b_operand(op)]).dtype
+                                : type(op.operands[0]).dtype;
   line(dialect_.async_statement(op, operands, results, element, prelude_));
 }
 

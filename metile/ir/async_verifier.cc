@@ -25,22 +25,29 @@ void check_i32(Checker& c, const Op& op, size_t first, size_t count, const std::
 }
 
 void check_wgmma(Checker& c, const Op& op) {
-  const Type& a = c.type(op.operands[0]);
-  if (!threadgroup_pointer(a) || (a.dtype != DType::f16 && a.dtype != DType::bf16) ||
-      c.type(op.operands[1]) != a)
-    return c.report(&op, "a and b must be threadgroup pointers to f16 or bf16, of one dtype",
-                    {op.operands[0], op.operands[1]});
+  const size_t b_at = wgmma_b_operand(op);
+  if (op.operands.size() <= b_at) return c.report(&op, "a and b come before the accumulator");
+  const Type& b = c.type(op.operands[b_at]);
+  if (!threadgroup_pointer(b) || (b.dtype != DType::f16 && b.dtype != DType::bf16))
+    return c.report(&op, "b must be a threadgroup pointer to f16 or bf16", {op.operands[b_at]});
+  for (size_t i = 0; i < b_at; ++i)
+    if (b_at == 1 ? c.type(op.operands[i]) != b : c.type(op.operands[i]) != Type::scalar(b.dtype))
+      return c.report(&op,
+                      b_at == 1 ? "a and b must be threadgroup pointers of one dtype"
+                                : "a's register elements must be scalars of b's dtype",
+                      {op.operands[i]});
   const int64_t n = op.int_attr("n");
   if (n < 8 || n > 256 || n % 8 != 0) return c.report(&op, "n must be a multiple of 8 in [8, 256]");
+  const size_t first = b_at + 1;
   if (op.results.size() != static_cast<size_t>(n / 2) ||
-      op.operands.size() != op.results.size() + 2)
+      op.operands.size() != op.results.size() + first)
     return c.report(&op, "the accumulator is n/2 = " + std::to_string(n / 2) +
                              " f32 registers per thread, as operands and as results");
   for (size_t i = 0; i < op.results.size(); ++i)
-    if (c.type(op.operands[2 + i]) != Type::scalar(DType::f32) ||
+    if (c.type(op.operands[first + i]) != Type::scalar(DType::f32) ||
         c.type(op.results[i]) != Type::scalar(DType::f32))
       return c.report(&op, "accumulator registers must be f32 scalars",
-                      {op.operands[2 + i], op.results[i]});
+                      {op.operands[first + i], op.results[i]});
 }
 
 // async_copy: a threadgroup destination and a device source of one dtype, an i1 predicate,

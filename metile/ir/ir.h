@@ -261,6 +261,12 @@ void walk(const Block& b, F&& f) {
   }
 }
 
+// wgmma_mma's operand that is b's shared-memory pointer: a is one pointer before it, or, with
+// the attribute a_registers, wgmma's eight 16-bit register elements; the accumulator follows.
+inline size_t wgmma_b_operand(const Op& op) {
+  return op.int_attr_or("a_registers", 0) ? 8 : 1;
+}
+
 // Whether v is a constant zero (+0.0 for floats), or a splat or broadcast of one: a load's
 // fill that an asynchronous copy's zero fill reproduces. `definer` gives the op defining a
 // value (nullptr for arguments and parameters).

@@ -195,6 +195,7 @@ void lower_dot(Lowering& l, const ir::Op& op) {
   };
   if (s.backend == schedule::Backend::TensorOps || s.backend == schedule::Backend::SimdgroupInline)
     not_built("a tensor_ops or simdgroup_inline plan");
+  if (s.strategy == schedule::MatrixStrategy::WgmmaStaged) return lower_dot_wgmma_staged(l, op);
   if (s.double_buffer == true)
     l.not_supported(op,
                     "Schedule(double_buffer=True) pipelines the accumulation of a K loop (acc = "

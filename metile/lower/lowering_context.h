@@ -144,8 +144,9 @@ class Lowering {
   // A threadgroup pointer to compiler scratch for `elements` values of `dtype`, shared by
   // every use (kind "exchange" or "reduction": each ends with a release barrier) or private
   // to one register reduction (kind "private_reduction").
+  // `alignment`: of the scratch's byte offset in the threadgroup block, where it matters.
   ir::ValueId scratch(const std::string& purpose, const std::string& kind, ir::DType dtype,
-                      int64_t elements);
+                      int64_t elements, int64_t alignment = 1);
 
   // ---- errors ------------------------------------------------------------------------
   [[noreturn]] void not_supported(const ir::Op& op, const std::string& why) const;

@@ -70,6 +70,9 @@ void lower_device_print(Lowering& l, const ir::Op& op);
 // SIMD groups tile the output (lower_dot_simdgroup.cc), else through a threadgroup exchange
 // with f32 multiply-adds in the accumulator's layout; and the exchange's two halves.
 void lower_dot(Lowering& l, const ir::Op& op);
+// lower_dot_wgmma_staged.cc: a dot on sm90's wgmma with a and the accumulator in wgmma's
+// registers and b stored by its threads into swizzled scratch (strategy wgmma_staged).
+void lower_dot_wgmma_staged(Lowering& l, const ir::Op& op);
 // Stores the calling thread's elements of a 2-D tile at buffer[offset + logical index], or
 // with rows `row_stride` elements apart (padded) when it is not 0.
 void publish_tile(Lowering& l, ir::ValueId tile, ir::ValueId buffer, int64_t offset,

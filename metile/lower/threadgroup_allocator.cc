@@ -28,10 +28,11 @@ int64_t ThreadgroupAllocator::allocate_private(const std::string& purpose, ir::D
 }
 
 int64_t ThreadgroupAllocator::allocate_scratch(const std::string& purpose, ir::DType dtype,
-                                               int64_t elements) {
+                                               int64_t elements, int64_t alignment) {
   const int64_t bytes = elements * ir::dtype_bytes(dtype);
-  const int64_t offset = scratch_offset_ + pinned_bytes_;
-  scratch_bytes_ = std::max(scratch_bytes_, pinned_bytes_ + bytes);
+  const int64_t start = scratch_offset_ + pinned_bytes_;
+  const int64_t offset = (start + alignment - 1) / alignment * alignment;
+  scratch_bytes_ = std::max(scratch_bytes_, offset - scratch_offset_ + bytes);
   allocations_.push_back({purpose, offset, bytes, dtype, elements});
   return offset;
 }

@@ -26,8 +26,11 @@ class ThreadgroupAllocator {
   int64_t allocate_user(const std::string& purpose, ir::DType dtype, int64_t elements);
   // A dedicated region for one register reduction; returns its byte offset.
   int64_t allocate_private(const std::string& purpose, ir::DType dtype, int64_t elements);
-  // Scratch that is dead after its release barrier; returns its byte offset.
-  int64_t allocate_scratch(const std::string& purpose, ir::DType dtype, int64_t elements);
+  // Scratch that is dead after its release barrier, at an offset that is a multiple of
+  // `alignment` bytes where one is given (a power of two: wgmma's swizzled tiles take 1024);
+  // returns its byte offset.
+  int64_t allocate_scratch(const std::string& purpose, ir::DType dtype, int64_t elements,
+                           int64_t alignment = 1);
   // Scratch that stays live until unpin_scratch() (a pipeline's slots), at an offset that is a
   // multiple of `alignment` bytes (a power of two, at least 16); returns the offset.
   int64_t pin_scratch(const std::string& purpose, ir::DType dtype, int64_t elements,

@@ -34,11 +34,13 @@ struct Event {
 };
 
 // The operand of a scratch access that is its pointer; -1 for an op that is no access.
-// matrix_load and matrix_store move a whole fragment of one SIMD group.
+// matrix_load and matrix_store move a whole fragment of one SIMD group; wgmma_mma reads b's
+// whole tile (a too, unless a is in registers).
 int pointer_operand(const ir::Op& op) {
   if (op.kind == OpKind::Load || op.kind == OpKind::Store || op.kind == OpKind::MatrixLoad ||
       op.kind == OpKind::AsyncCopy)
     return 0;
+  if (op.kind == OpKind::WgmmaMma) return static_cast<int>(ir::wgmma_b_operand(op));
   return op.kind == OpKind::MatrixStore ? 1 : -1;
 }
 
@@ -315,6 +317,8 @@ class Verifier {
         check_fragment(v, b, e, writer);
         continue;
       }
+      // wgmma reads the staged tile whole, after the barrier that publishes it (the sequence).
+      if (e.op->kind == OpKind::WgmmaMma) continue;
       const size_t mask_operand = e.kind == Event::Store ? 2 : 1;
       for (int64_t t = 0; t < threads_; ++t) {
         ThreadValueMemo memo;

@@ -1,5 +1,6 @@
 // plan_schedule's vector width of the dot operands and the K loop's double buffering.
 #include <algorithm>
+#include <map>
 
 #include "metile/schedule/planner.h"
 
@@ -70,6 +71,7 @@ void Planner::choose_double_buffer() {
           "; fewer where threadgroup memory does not hold them); other loops keep a single "
           "operand buffer";
       choose_pipelined_wgmma();
+      if (plan_.strategy != MatrixStrategy::WgmmaPipelined) choose_staged_wgmma();
     } else {
       plan_.double_buffer_reason =
           "auto: a single operand buffer (a two-stage software pipeline is materialised only "
@@ -153,6 +155,65 @@ std::string Planner::pipelined_wgmma_unfit() const {
         }))
       return std::string(operand ? "b" : "a") + "'s load fills masked elements with a non-zero";
   }
+  return "";
+}
+
+void Planner::choose_staged_wgmma() {
+  if (!target_.matrix_facilities.has(target::MatrixFacility::Wgmma) || dots_.empty()) return;
+  if (const std::string why = staged_wgmma_unfit(); !why.empty()) {
+    plan_.double_buffer_reason += "; not wgmma_staged: " + why;
+    return;
+  }
+  plan_.strategy = MatrixStrategy::WgmmaStaged;
+  plan_.pipeline_stages = 0;
+  plan_.double_buffer_reason =
+      "auto: every dot runs on wgmma (wgmma_staged): a and the accumulator in wgmma's registers, "
+      "b stored by its threads into 128-byte-swizzled shared memory before each dot; no "
+      "software pipeline";
+}
+
+// Each dot: 16-bit operands of one dtype, whole 64-row blocks per warp group, a K block of 16s,
+// an N block of 64s up to 256 (the swizzled blocks of b), at most 128 accumulator registers a
+// thread; and no tile size that two of them need in different register layouts. Chosen where
+// mma.sync is known to be slow: several dots, or one whose a is computed rather than loaded.
+std::string Planner::staged_wgmma_unfit() const {
+  const int64_t threads = plan_.threads_per_threadgroup;
+  if (threads % 128 != 0) return std::to_string(threads) + " threads are no whole warp groups";
+  const int64_t groups = threads / 128;
+  std::map<int64_t, std::pair<int64_t, int64_t>> layouts;  // tile size -> the [rows, columns]
+  const auto needs = [&](int64_t rows, int64_t columns) {
+    const auto [it, fresh] = layouts.emplace(rows * columns, std::make_pair(rows, columns));
+    return fresh || it->second == std::make_pair(rows, columns);
+  };
+  bool computed_a = false;
+  for (const ir::Op* dot : dots_) {
+    const ir::Type& a = k_.type(dot->operands[0]);
+    const ir::Type& b = k_.type(dot->operands[1]);
+    const ir::Type& acc = k_.type(dot->operands[2]);
+    const int64_t m = a.shape[0], k = a.shape[1], n = b.shape[1];
+    if (a.dtype != b.dtype || (a.dtype != ir::DType::f16 && a.dtype != ir::DType::bf16))
+      return "a dot's operands are not both f16 or both bf16";
+    if (acc.dtype != ir::DType::f32)
+      return "a dot accumulates in " + std::string(ir::dtype_name(acc.dtype));
+    if (m % (64 * groups) != 0)
+      return "a dot's " + std::to_string(m) + " rows are no whole 64-row blocks for each of " +
+             std::to_string(groups) + " warp groups";
+    if (k % 16 != 0) return "a dot's K block " + std::to_string(k) + " is no multiple of 16";
+    if (n % 64 != 0 || n > 256)
+      return "a dot's N block " + std::to_string(n) + " is no multiple of 64 up to 256";
+    if (m * n / threads > 128)
+      return "an accumulator would take " + std::to_string(m * n / threads) +
+             " registers a thread (at most 128)";
+    if (!needs(m, n) || !needs(m, k))
+      return "two dots need tiles of one size in different register layouts";
+    const ir::Op* def = nullptr;
+    ir::walk(k_.body, [&](const ir::Op& op) {
+      if (!op.results.empty() && op.results[0] == dot->operands[0]) def = &op;
+    });
+    computed_a = computed_a || !def || def->kind != ir::OpKind::Load;
+  }
+  if (dots_.size() == 1 && !computed_a)
+    return "one dot of a loaded a stays on mma.sync (not measured on wgmma_staged yet)";
   return "";
 }
 

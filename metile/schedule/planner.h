@@ -131,6 +131,11 @@ class Planner {
   // becomes WgmmaPipelined; the reason says why or why not.
   void choose_pipelined_wgmma();
   std::string pipelined_wgmma_unfit() const;
+  // Otherwise, where several dots or a dot of a computed a (attention's) fit wgmma with a and
+  // the accumulator in registers (staged_wgmma_unfit is empty), the strategy becomes
+  // WgmmaStaged: mma.sync would exchange each dot's result through shared memory.
+  void choose_staged_wgmma();
+  std::string staged_wgmma_unfit() const;
 
   std::string facilities() const;
 

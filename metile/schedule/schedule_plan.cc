@@ -18,6 +18,8 @@ std::string_view matrix_strategy_name(MatrixStrategy s) {
       return "wgmma_tma";
     case MatrixStrategy::WgmmaPipelined:
       return "wgmma_pipelined";
+    case MatrixStrategy::WgmmaStaged:
+      return "wgmma_staged";
   }
   throw InternalError("matrix_strategy_name: unknown strategy");
 }

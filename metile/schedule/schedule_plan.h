@@ -43,6 +43,8 @@ enum class MatrixStrategy : uint8_t {
   WgmmaTma,         // sm90: TMA into an mbarrier ring, wgmma, warp-specialised (docs/hopper.md)
   WgmmaPipelined,   // sm90: the software pipeline's K loop on wgmma (its slots 128-byte
                     // swizzled, the accumulator in registers); other dots on mma.sync
+  WgmmaStaged,      // sm90: every dot on wgmma, a and the accumulator in wgmma's registers, b
+                    // staged by its threads into 128-byte-swizzled scratch (attention's dots)
 };
 
 std::string_view matrix_strategy_name(MatrixStrategy s);  // "none", "simdgroup_matrix", ...

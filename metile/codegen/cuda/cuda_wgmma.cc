@@ -87,6 +87,35 @@ std::string ptx_type(ir::DType t) {
                       " operands (the verifier allows f16 and bf16)");
 }
 
+// Two 16-bit elements in one 32-bit register, the first in the low half (wgmma's register
+// fragments hold the lower column there).
+void add_pack(Prelude& prelude) {
+  prelude.add("pack_16x2", ir::DType::i64,
+              helper("unsigned int metile_pack_16x2(unsigned short lo, unsigned short hi)",
+                     "  return (unsigned int)lo | ((unsigned int)hi << 16);\n"));
+}
+
+// wgmma.mma_async with A from registers: the thread's eight elements of the 64x16 tile as four
+// 32-bit registers (a0a1, a2a3, a4a5, a6a7), B as in mma below.
+std::string mma_register_a(const ir::Op& op, const std::vector<std::string>& operands,
+                           const std::string& outputs, const std::string& constraints,
+                           const std::string& t, Prelude& prelude) {
+  add_pack(prelude);
+  const size_t registers = static_cast<size_t>(op.int_attr("n") / 2);
+  std::string a_registers, a_constraints;
+  for (size_t i = 0; i < 4; ++i) {
+    a_registers += (i ? ", %" : "%") + std::to_string(registers + i);
+    a_constraints +=
+        ", \"r\"(metile_pack_16x2(" + operands[2 * i] + ".bits, " + operands[2 * i + 1] + ".bits))";
+  }
+  return "asm volatile(\"{\\n.reg .pred p;\\nsetp.ne.b32 p, %" + std::to_string(registers + 5) +
+         ", 0;\\nwgmma.mma_async.sync.aligned.m64n" + std::to_string(op.int_attr("n")) +
+         "k16.f32." + t + "." + t + " {" + outputs + "}, {" + a_registers + "}, %" +
+         std::to_string(registers + 4) + ", p, 1, 1, 1;\\n}\\n\" : " + constraints + " :" +
+         a_constraints.substr(1) + ", \"l\"(metile_wgmma_descriptor(" + operands[8] + ", " +
+         std::to_string(op.int_attr("b_block_bytes")) + "u, 1024u)), \"r\"(1));";
+}
+
 // One wgmma.mma_async: D (n/2 f32 registers per thread) += A (64x16, K-major) @ B (16xn,
 // N-major: the transpose bit), both from 128-byte-swizzled shared memory. A's 8-row groups are
 // 1024 bytes apart (its leading offset is unused with swizzling); B's 8-row groups too, and
@@ -103,6 +132,8 @@ std::string mma(const ir::Op& op, const std::vector<std::string>& operands,
   }
   const std::string r = std::to_string(registers);
   const std::string t = ptx_type(element);
+  if (ir::wgmma_b_operand(op) == 8)
+    return mma_register_a(op, operands, outputs, constraints, t, prelude);
   return "asm volatile(\"{\\n.reg .pred p;\\nsetp.ne.b32 p, %" + std::to_string(registers + 2) +
          ", 0;\\nwgmma.mma_async.sync.aligned.m64n" + std::to_string(n) + "k16.f32." + t + "." + t +
          " {" + outputs + "}, %" + r + ", %" + std::to_string(registers + 1) +
