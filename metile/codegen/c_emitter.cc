@@ -85,6 +85,7 @@ CEmitter::CEmitter(const ir::Kernel& kernel, const CDialect& dialect, const targ
       dialect.declare_matrix(t, prelude_);
     }
   }
+  if (target.name == "host") enable_bounds_checks();
 }
 
 std::string CEmitter::body() {
@@ -92,6 +93,7 @@ std::string CEmitter::body() {
   indent_ = 1;
   lines_ = 0;
   source_lines_.clear();
+  declare_extents();
   emit_block(kernel_.body);
   return out_;
 }
@@ -148,6 +150,7 @@ void CEmitter::require_vectors_if_used(const ir::Op& op) const {
 
 void CEmitter::emit_op(const ir::Op& op) {
   const ir::Op* parent = std::exchange(current_, &op);
+  check_accesses(op);
   emit_op_lines(op);
   current_ = parent;
 }
