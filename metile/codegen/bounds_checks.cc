@@ -90,8 +90,8 @@ void CEmitter::declare_extents() {
   if (!bounds_checked_) return;
   for (size_t i = 0; i < kernel_.params.size(); ++i)
     if (kernel_.type(kernel_.params[i].value).pointer)
-      line("const ulong metile_extent" + std::to_string(i) + " = metal::detail::buffer_bytes[" +
-           std::to_string(i) + "];");
+      line("const ulong metile_extent" + std::to_string(i) + " = metal::detail::buffer_extent(" +
+           std::to_string(i) + "u);");
 }
 
 std::vector<CEmitter::Access> CEmitter::accesses_of(const ir::Op& op) const {

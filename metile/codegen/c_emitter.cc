@@ -7,6 +7,7 @@
 
 #include "metile/codegen/c_types.h"
 #include "metile/codegen/literals.h"
+#include "metile/codegen/msl/msl_dialect.h"
 #include "metile/support/errors.h"
 
 namespace metile::codegen {
@@ -85,7 +86,8 @@ CEmitter::CEmitter(const ir::Kernel& kernel, const CDialect& dialect, const targ
       dialect.declare_matrix(t, prelude_);
     }
   }
-  if (target.name == "host") enable_bounds_checks();
+  // The host emulator's metal_stdlib has the checks' helpers (msl/bounds.h).
+  if (target.name == "host" && &dialect == &msl_dialect()) enable_bounds_checks();
 }
 
 std::string CEmitter::body() {

@@ -15,6 +15,12 @@ namespace detail {
 // the trampoline before it calls the body or the work-group function.
 inline thread_local const unsigned long long* buffer_bytes = nullptr;
 
+// Parameter i's extent; unlimited where no trampoline set them (the body compiled and called
+// on its own, as tests of the emitter do), so that only the emulator's launches are checked.
+inline unsigned long long buffer_extent(unsigned i) {
+  return buffer_bytes ? buffer_bytes[i] : ~0ull;
+}
+
 // Whether the `bytes` at p lie inside the `extent` bytes at base.
 inline bool in_bounds(const void* p, const void* base, unsigned long long extent, unsigned bytes) {
   const unsigned long long offset = static_cast<unsigned long long>(
