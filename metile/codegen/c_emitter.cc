@@ -7,6 +7,7 @@
 
 #include "metile/codegen/c_types.h"
 #include "metile/codegen/literals.h"
+#include "metile/codegen/msl/msl_dialect.h"
 #include "metile/support/errors.h"
 
 namespace metile::codegen {
@@ -85,6 +86,8 @@ CEmitter::CEmitter(const ir::Kernel& kernel, const CDialect& dialect, const targ
       dialect.declare_matrix(t, prelude_);
     }
   }
+  // The host emulator's metal_stdlib has the checks' helpers (msl/bounds.h).
+  if (target.name == "host" && &dialect == &msl_dialect()) enable_bounds_checks();
 }
 
 std::string CEmitter::body() {
@@ -92,6 +95,7 @@ std::string CEmitter::body() {
   indent_ = 1;
   lines_ = 0;
   source_lines_.clear();
+  declare_extents();
   emit_block(kernel_.body);
   return out_;
 }
@@ -148,6 +152,7 @@ void CEmitter::require_vectors_if_used(const ir::Op& op) const {
 
 void CEmitter::emit_op(const ir::Op& op) {
   const ir::Op* parent = std::exchange(current_, &op);
+  check_accesses(op);
   emit_op_lines(op);
   current_ = parent;
 }

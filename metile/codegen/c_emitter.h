@@ -120,6 +120,25 @@ class CEmitter {
   std::string type_of(ir::ValueId v) const;
   [[noreturn]] void fail(const ir::Op& op, const std::string& rule) const;
 
+  // Bounds checks (bounds_checks.cc), emitted for the host target: before each device access,
+  // a compare of its bytes with the extent of every buffer its pointer may point into.
+  struct Access {
+    ir::ValueId ptr;
+    std::string offset;  // elements past ptr ("" for none): a matrix window's corner
+    int64_t bytes;
+    bool write;
+    ir::ValueId mask;  // kNoValue: unmasked
+  };
+  void enable_bounds_checks();
+  bool bounds_checked() const { return bounds_checked_; }
+  // `const ulong metile_extent<i> = ...;` for each buffer parameter i, at a function's top.
+  void declare_extents();
+  std::vector<Access> accesses_of(const ir::Op& op) const;
+  // The condition that access a lies inside its buffer; "" when it is not checked
+  // (threadgroup memory, a pointer of unknown origin).
+  std::string in_bounds(const Access& a) const;
+  void check_accesses(const ir::Op& op);
+
   const ir::Kernel& kernel_;
   const CDialect& dialect_;
   ValueNames names_;
@@ -134,6 +153,10 @@ class CEmitter {
   const ir::Op* current_ = nullptr;  // the op whose lines are being written
   int lines_ = 0;                    // lines written so far
   std::vector<SourceLine> source_lines_;
+  bool bounds_checked_ = false;
+  std::map<ir::ValueId, std::set<size_t>> pointer_roots_;
+  std::set<const ir::Op*> proven_in_bounds_;  // accesses a check before the loop covered
+  std::string report_thread_ = "~0u";         // the thread an out_of_bounds report names
 };
 
 }  // namespace metile::codegen

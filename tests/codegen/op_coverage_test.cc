@@ -290,7 +290,7 @@ std::map<OpKind, Case> metal_cases() {
                      b.begin_else({});
                      b.end_if({});
                    },
-                   "if (c) {\n    buf[0] = x;\n  }\n"};
+                   "    buf[0] = x;\n  }\n"};
   c[OpKind::While] = {
       [](MetalBuilder& b, const Sample& s) {
         const ir::ValueId a = b.begin_while({s.x})[0];

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <map>
+#include <optional>
 #include <set>
 #include <utility>
 
@@ -139,7 +140,9 @@ class WorkgroupEmitter : public CEmitter {
         threads_(abi.threads_total()),
         uniform_(std::move(uniform)),
         storage_(k.types.size(), Storage::Scalar),
-        defined_in_(k.types.size(), -1) {}
+        defined_in_(k.types.size(), -1) {
+    report_thread_ = "0u";  // outside the thread loops every thread does the same
+  }
 
   // Plans storage; false when the per-thread arrays would not fit.
   bool plan() {
@@ -164,6 +167,7 @@ class WorkgroupEmitter : public CEmitter {
     const auto& tpt = abi_.threads_per_threadgroup;
     line("const uint3 " + std::string(g[3].name) + " = uint3(" + std::to_string(tpt[0]) + "u, " +
          std::to_string(tpt[1]) + "u, " + std::to_string(tpt[2]) + "u);");
+    declare_extents();
     emit_steps(kernel_.body);
     return out_;
   }
@@ -272,10 +276,12 @@ class WorkgroupEmitter : public CEmitter {
                     std::to_string(tpt[1]) + "u, metile_tid / " + xy + ");"));
     line("const uint " + std::string(g[4].name) + " = metile_tid % 32u;");
     line("const uint " + std::string(g[5].name) + " = metile_tid / 32u;");
+    report_thread_ = "metile_tid";
   }
   void close_loop() {
     --indent_;
     line("}");
+    report_thread_ = "0u";
   }
 
   void emit_steps(const ir::Block& block) {
@@ -297,13 +303,15 @@ class WorkgroupEmitter : public CEmitter {
         for (ir::ValueId r : op->results)
           if (storage_[r] == Storage::Array) declare_array(r);
       const Guards guards = guards_of(looped);
-      if (guards.values.empty()) {
+      if (guards.values.empty() && guards.accesses.empty()) {
         emit_thread_loop(looped, segment, {});
         continue;
       }
       // Where every guard holds for every thread (a tile wholly in bounds), the loop runs
       // with them as constants: masked accesses become plain ones, the grouped-access branch
-      // its vector side, and the loop vectorises without gathers and scatters.
+      // its vector side, and the loop vectorises without gathers and scatters. The same first
+      // loop checks every access it can compute against its buffer's extent, so that the
+      // loop run with the guards as constants needs no bounds check of its own.
       const std::string unmasked = "metile_unmasked" + std::to_string(segment);
       line("int " + unmasked + " = 1;");  // an int: GCC vectorises no reduction over a bool
       open_thread_loop();
@@ -312,11 +320,15 @@ class WorkgroupEmitter : public CEmitter {
         if (guards.slice.count(op)) emit_op(*op);
       std::string all;
       for (ir::ValueId g : guards.values) all += (all.empty() ? "" : " & ") + name(g);
+      for (const ir::Op* op : guards.accesses)
+        for (const Access& a : accesses_of(*op)) all += (all.empty() ? "" : " & ") + in_bounds(a);
       line(unmasked + " &= int(" + all + ");");  // & rather than &&: no branch in the loop
       close_loop();
       line("if (" + unmasked + ") {");
       ++indent_;
+      proven_in_bounds_.insert(guards.accesses.begin(), guards.accesses.end());
       emit_thread_loop(looped, segment, guards.values);
+      proven_in_bounds_.clear();
       --indent_;
       line("} else {");
       ++indent_;
@@ -329,9 +341,11 @@ class WorkgroupEmitter : public CEmitter {
   // The masks of a thread loop's masked loads and stores and the conditions of its ifs that
   // the loop's own pure ops compute (from the thread's coordinates and uniform values), and
   // those ops (a loop computing only them tells whether all hold).
+  // With them the accesses (at the loop's top level) whose addresses those ops compute too.
   struct Guards {
     std::set<ir::ValueId> values;
     std::set<const ir::Op*> slice;
+    std::set<const ir::Op*> accesses;
   };
   Guards guards_of(const std::vector<const ir::Op*>& looped) const {
     std::map<ir::ValueId, const ir::Op*> defined_by;
@@ -347,25 +361,43 @@ class WorkgroupEmitter : public CEmitter {
       visit(*top);
       for (const ir::Block& region : top->regions) ir::walk(region, visit);
     }
-    Guards guards;
-    for (ir::ValueId g : candidates) {
-      const ir::Type& t = type(g);
-      if (!defined_by.count(g) || t.dtype != ir::DType::i1 || t.pointer || t.is_vector()) continue;
+    // The loop's ops computing v, or nullopt when one of them is not pure.
+    auto slice_of = [&](ir::ValueId v0) -> std::optional<std::set<const ir::Op*>> {
       std::set<const ir::Op*> slice;
-      std::vector<ir::ValueId> pending{g};
-      bool pure = true;
-      while (pure && !pending.empty()) {
+      std::vector<ir::ValueId> pending{v0};
+      while (!pending.empty()) {
         const ir::ValueId v = pending.back();
         pending.pop_back();
         const auto it = defined_by.find(v);
         if (it == defined_by.end() || !slice.insert(it->second).second) continue;
         const ir::Op& op = *it->second;
-        pure = op.regions.empty() && ir::op_info(op.kind).has(ir::Trait::Pure);
+        if (!op.regions.empty() || !ir::op_info(op.kind).has(ir::Trait::Pure)) return std::nullopt;
         pending.insert(pending.end(), op.operands.begin(), op.operands.end());
       }
-      if (!pure) continue;
+      return slice;
+    };
+    Guards guards;
+    for (ir::ValueId g : candidates) {
+      const ir::Type& t = type(g);
+      if (!defined_by.count(g) || t.dtype != ir::DType::i1 || t.pointer || t.is_vector()) continue;
+      const auto slice = slice_of(g);
+      if (!slice) continue;
       guards.values.insert(g);
-      guards.slice.insert(slice.begin(), slice.end());
+      guards.slice.insert(slice->begin(), slice->end());
+    }
+    for (const ir::Op* op : looped) {
+      const std::vector<Access> accesses = accesses_of(*op);
+      if (accesses.empty()) continue;
+      std::set<const ir::Op*> slices;
+      bool covered = true;
+      for (const Access& a : accesses) {
+        const auto slice = slice_of(a.ptr);
+        covered = covered && slice && a.offset.empty() && !in_bounds(a).empty();
+        if (covered) slices.insert(slice->begin(), slice->end());
+      }
+      if (!covered) continue;
+      guards.accesses.insert(op);
+      guards.slice.insert(slices.begin(), slices.end());
     }
     return guards;
   }

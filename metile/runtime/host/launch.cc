@@ -163,7 +163,10 @@ MetileHostRunThreadgroupFn chosen_execution(const HostModule& module,
 void launch_on_host(const HostModule& module, const codegen::KernelABI& abi, const Grid& grid,
                     std::span<const KernelArg> args) {
   std::vector<BoundArg> bound = bind_kernel_args(abi, args);
-  std::vector<void*> pointers(bound.size());
+  // One pointer per parameter, then the buffers' byte sizes (host_runtime_abi.h).
+  std::vector<void*> pointers(bound.size() + 1);
+  std::vector<unsigned long long> extents(bound.size(), 0);
+  pointers[bound.size()] = extents.data();
   std::vector<BufferArg> buffers;
   for (std::size_t i = 0; i < bound.size(); ++i) {
     if (!bound[i].buffer) {
@@ -176,6 +179,7 @@ void launch_on_host(const HostModule& module, const codegen::KernelABI& abi, con
                       abi.params[i].name + "') is a buffer on device '" +
                       bound[i].buffer->device().name() + "', not on the host device");
     pointers[i] = storage->host_data();
+    extents[i] = storage->size_bytes();
     buffers.push_back({i, abi.params[i].name, storage});
   }
 

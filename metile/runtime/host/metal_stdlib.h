@@ -9,6 +9,7 @@
 #include <cstddef>
 
 #include "msl/atomic.h"
+#include "msl/bounds.h"
 #include "msl/device_debug.h"
 #include "msl/host_runtime_abi.h"
 #include "msl/math_functions.h"

@@ -47,6 +47,12 @@ void assert_failed(unsigned thread, const char* message, const char* file, int l
   ThreadgroupRunner::active()->assert_failed(thread, message, SourceLocation{file, line});
 }
 
+void out_of_bounds(unsigned thread, unsigned param, long long byte_offset, unsigned bytes,
+                   int is_write, int line) {
+  ThreadgroupRunner::active()->out_of_bounds(thread, param, byte_offset, bytes, is_write != 0,
+                                             line);
+}
+
 void memory_access(const void* address, unsigned bytes, int is_write, const void* pc) {
   if (ThreadgroupRunner* runner = ThreadgroupRunner::active())
     runner->memory_access(address, bytes, is_write != 0, pc);
@@ -54,7 +60,8 @@ void memory_access(const void* address, unsigned bytes, int is_write, const void
 
 const MetileHostRuntime table{
     METILE_HOST_ABI_VERSION, &threadgroup_barrier, &simd_rendezvous, &simd_lane,     &fail,
-    matrix_lane_map.data(),  &memory_access,       &fail_thread,     &assert_failed, &thread_index};
+    matrix_lane_map.data(),  &memory_access,       &fail_thread,     &assert_failed, &thread_index,
+    &out_of_bounds};
 
 // METILE_HOST_MATRIX_LANE_MAP=permuted: lane l holds what Apple's mapping gives lane
 // (13 * l + 7) % 32, a fixed permutation (13 is odd, so it is one) that moves every lane.

@@ -53,6 +53,7 @@ void ThreadgroupRunner::run(const LaunchPlan& plan, const Dim3& position,
   pending_offset_.reset();
   pending_pc_ = nullptr;
   pending_where_ = {};
+  pending_buffer_.clear();
   ++epoch_;
   active_runner = this;
 
@@ -322,6 +323,32 @@ void ThreadgroupRunner::assert_failed(unsigned thread, const char* message, Sour
   abort_threadgroup(PendingError::Fault, text);
 }
 
+void ThreadgroupRunner::out_of_bounds(unsigned thread, unsigned param, long long byte_offset,
+                                      unsigned bytes, bool is_write, int line) {
+  if (thread == ~0u) thread = current_;
+  const unsigned long long* extents =
+      static_cast<const unsigned long long*>(plan_->args[plan_->abi->params.size()]);
+  const unsigned long long extent = extents[param];
+  const std::string& buffer = plan_->abi->params.at(param).name;
+  const char* where = byte_offset < 0 ? "is before the start of"
+                      : static_cast<unsigned long long>(byte_offset) >= extent
+                          ? "is past the end of"
+                          : "runs past the end of";
+  const std::string text = "out-of-bounds access in kernel '" + plan_->kernel_name + "' (" +
+                           this->where() + ", thread " + std::to_string(thread) +
+                           "): the access at byte offset " + std::to_string(byte_offset) + " " +
+                           where + " buffer " + std::to_string(param) + " ('" + buffer + "', " +
+                           std::to_string(extent) + " bytes) (a " + std::to_string(bytes) +
+                           "-byte " + (is_write ? "write" : "read") + ")";
+  SourceLocation at = plan_->abi->source_of_line(line);
+  FaultSite site{plan_->kernel_name, position_, thread, buffer, byte_offset};
+  if (in_workgroup_) throw KernelFaultError(text, std::move(at), std::move(site));
+  pending_where_ = std::move(at);
+  pending_buffer_ = buffer;
+  pending_offset_ = byte_offset;
+  abort_threadgroup(PendingError::Fault, text);
+}
+
 void ThreadgroupRunner::abort_threadgroup(PendingError kind, std::string message) {
   pending_ = kind;
   pending_thread_ = current_;
@@ -339,7 +366,7 @@ void ThreadgroupRunner::throw_pending_error() {
                   : pending_where_;
   throw KernelFaultError(
       pending_message_, where,
-      FaultSite{plan_->kernel_name, position_, pending_thread_, "", pending_offset_});
+      FaultSite{plan_->kernel_name, position_, pending_thread_, pending_buffer_, pending_offset_});
 }
 
 std::string ThreadgroupRunner::where() const {

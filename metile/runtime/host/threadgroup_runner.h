@@ -50,6 +50,11 @@ class ThreadgroupRunner {
   [[noreturn]] void fail_thread(unsigned thread, const char* message);
   // A failed device_assert of thread `thread` at `where`: a KernelFaultError with that line.
   [[noreturn]] void assert_failed(unsigned thread, const char* message, SourceLocation where);
+  // A device access that a bounds check of the emitted code refused: `bytes` at `byte_offset`
+  // from the start of parameter `param`'s buffer, by `thread` (~0u: the current fiber), at
+  // emitted line `line`. A KernelFaultError naming the buffer, the offset and the line.
+  [[noreturn]] void out_of_bounds(unsigned thread, unsigned param, long long byte_offset,
+                                  unsigned bytes, bool is_write, int line);
   // A load or store of a race-checking build: an access to threadgroup memory that another
   // thread wrote (or, for a store, read) since the last threadgroup barrier is a race,
   // unless both threads are in one SIMD group and a SIMD-group rendezvous separates them.
@@ -123,6 +128,7 @@ class ThreadgroupRunner {
   std::optional<long long> pending_offset_;  // into threadgroup memory, for a race
   const void* pending_pc_ = nullptr;         // the racing access, for its source line
   SourceLocation pending_where_;             // a failed device_assert's line
+  std::string pending_buffer_;               // the buffer of a refused access
   uint32_t epoch_ = 0;                       // barrier intervals, never reset
   std::vector<ByteHistory> history_;         // per byte of threadgroup memory (race checks)
   bool in_workgroup_ = false;                // run_workgroup is executing

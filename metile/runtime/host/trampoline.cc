@@ -74,6 +74,10 @@ std::string generate_trampoline(const codegen::KernelABI& abi, std::string_view 
   if (!is_identifier(body))
     throw InternalError("KernelABI body name '" + body + "' is not an identifier");
 
+  // The buffers' byte sizes follow the parameters in args (host_runtime_abi.h).
+  const std::string set_extents =
+      "  metal::detail::buffer_bytes = static_cast<const unsigned long long*>(args[" +
+      std::to_string(abi.params.size()) + "]);\n";
   std::string call;
   for (std::size_t i = 0; i < abi.params.size(); ++i) {
     const AbiParam& p = abi.params[i];
@@ -104,9 +108,8 @@ std::string generate_trampoline(const codegen::KernelABI& abi, std::string_view 
         "extern \"C\" __attribute__((visibility(\"default\")))\n"
         "void metile_host_run_threadgroup(void* const* args,\n"
         "                                 unsigned char* threadgroup_memory,\n"
-        "                                 const MetileHostThreadCoords* coords) {\n"
-        "  " +
-        function + "(\n" + workgroup_call + ");\n}\n";
+        "                                 const MetileHostThreadCoords* coords) {\n" +
+        set_extents + "  " + function + "(\n" + workgroup_call + ");\n}\n";
   } else if (race_check) {
     execution = "fibers (race checking, METILE_HOST_RACECHECK=1, runs on fibers)";
   } else if (marker.empty()) {
@@ -124,9 +127,8 @@ std::string generate_trampoline(const codegen::KernelABI& abi, std::string_view 
          "}\n"
          "extern \"C\" __attribute__((visibility(\"default\")))\n"
          "void metile_host_run_thread(void* const* args, unsigned char* threadgroup_memory,\n"
-         "                            const MetileHostThreadCoords* coords) {\n"
-         "  " +
-         body + "(\n" + call + ");\n}\n" + run_threadgroup +
+         "                            const MetileHostThreadCoords* coords) {\n" +
+         set_extents + "  " + body + "(\n" + call + ");\n}\n" + run_threadgroup +
          "extern \"C\" __attribute__((visibility(\"default\")))\n"
          "const char metile_host_execution[] = " +
          c_string(execution) + ";\n";

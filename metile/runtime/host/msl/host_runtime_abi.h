@@ -4,7 +4,7 @@
 // metal_stdlib emulation reaches barriers and SIMD collectives through it.
 #pragma once
 
-#define METILE_HOST_ABI_VERSION 5u
+#define METILE_HOST_ABI_VERSION 6u
 // Bytes each lane may deposit in one SIMD rendezvous (a long4 is 32).
 #define METILE_HOST_SIMD_SLOT_BYTES 64u
 #define METILE_HOST_SIMD_WIDTH 32u
@@ -62,7 +62,16 @@ struct MetileHostRuntime {
   // The calling thread's index in its threadgroup (fiber execution only): which elements of
   // a Metal 4 cooperative tensor it holds.
   unsigned (*thread_index)(void);
+  // A device access that the emitted bounds check (msl/bounds.h) found outside its buffer:
+  // `bytes` at `byte_offset` from the start of parameter `param`, by thread `thread` (~0u:
+  // the fiber running), at line `line` of the emitted source. Abandons the threadgroup.
+  void (*out_of_bounds)(unsigned thread, unsigned param, long long byte_offset, unsigned bytes,
+                        int is_write, int line);
 };
+
+// A launch's args array holds one entry per kernel parameter and then one more: the byte
+// size of each parameter's buffer (0 for scalars), as `const unsigned long long*`, which the
+// bounds checks of host-target kernels read (msl/bounds.h).
 
 // Exported by every kernel module.
 typedef unsigned (*MetileHostModuleInitFn)(const MetileHostRuntime* runtime);

@@ -40,16 +40,26 @@ template <class T>
 using compute_t = std::conditional_t<std::is_same_v<T, double>, double, float>;
 
 // std::fmin and std::fmax are library calls at -O2 (their NaN rule keeps the compiler from
-// using minss/maxss); these inline forms give the same results: a NaN operand yields the
-// other one, and of two equal operands (signed zeros) the second.
-template <class F>
-F fmin_inline(F x, F y) {
+// using minss/maxss); these forms give the same results: a NaN operand yields the other one,
+// and of two equal operands (signed zeros) the second. They are out of line, with SIMD clones
+// (gnu::simd): inlined, each one's branches made the host compiler's time grow much faster
+// than a straight-line kernel of them (2,500 maxima: 434 s; benchmarks/compile_scaling.py),
+// while a call costs it no more than an add, and a vectorised thread loop still calls the
+// vector clone, 4 to 16 lanes at once.
+#define METILE_OUT_OF_LINE [[gnu::noinline, gnu::simd("notinbranch")]] inline
+METILE_OUT_OF_LINE float fmin_inline(float x, float y) {
   return x != x ? y : y != y ? x : x < y ? x : y;
 }
-template <class F>
-F fmax_inline(F x, F y) {
+METILE_OUT_OF_LINE float fmax_inline(float x, float y) {
   return x != x ? y : y != y ? x : x > y ? x : y;
 }
+METILE_OUT_OF_LINE double fmin_inline(double x, double y) {
+  return x != x ? y : y != y ? x : x < y ? x : y;
+}
+METILE_OUT_OF_LINE double fmax_inline(double x, double y) {
+  return x != x ? y : y != y ? x : x > y ? x : y;
+}
+#undef METILE_OUT_OF_LINE
 
 // glibc's expf (since 2.28: 2^(k/32) from a 32-entry table times a cubic in double), written
 // out so that a thread loop vectorises it: the same table, coefficients and operations, with
@@ -278,15 +288,16 @@ vec<T, N, P> normalize(const vec<T, N, P>& a) {
 
 }  // namespace math_impl
 
-#define METILE_MATH_FUNCTIONS(X)                                                                \
-  X(exp)                                                                                        \
-  X(exp2)                                                                                       \
-  X(exp10)                                                                                      \
-  X(log) X(log2) X(log10) X(sqrt) X(rsqrt) X(fabs) X(sin) X(cos) X(tan) X(asin) X(acos) X(atan) \
-      X(sinh) X(cosh) X(tanh) X(floor) X(ceil) X(trunc) X(round) X(rint) X(fract) X(sign)       \
-          X(saturate) X(fmin) X(fmax) X(fmod) X(pow) X(powr) X(atan2) X(copysign) X(step)       \
-              X(divide) X(fma) X(mad) X(min) X(max) X(clamp) X(abs) X(mix) X(isnan) X(isinf)    \
-                  X(isfinite) X(signbit) X(select) X(dot) X(length) X(normalize)
+#define METILE_MATH_FUNCTIONS(X)                                                                   \
+  X(exp)                                                                                           \
+  X(exp2)                                                                                          \
+  X(exp10)                                                                                         \
+  X(log)                                                                                           \
+  X(log2) X(log10) X(sqrt) X(rsqrt) X(fabs) X(sin) X(cos) X(tan) X(asin) X(acos) X(atan) X(sinh)   \
+      X(cosh) X(tanh) X(floor) X(ceil) X(trunc) X(round) X(rint) X(fract) X(sign) X(saturate)      \
+          X(fmin) X(fmax) X(fmod) X(pow) X(powr) X(atan2) X(copysign) X(step) X(divide) X(fma)     \
+              X(mad) X(min) X(max) X(clamp) X(abs) X(mix) X(isnan) X(isinf) X(isfinite) X(signbit) \
+                  X(select) X(dot) X(length) X(normalize)
 #define METILE_USING_MATH(name) using math_impl::name;
 METILE_MATH_FUNCTIONS(METILE_USING_MATH)
 namespace fast {
