@@ -206,6 +206,29 @@ TEST(CudaCompile, AGemmWithSixtyFourWideKBlocksRunsOnWgmma) {
   }
 }
 
+// FlashAttention's forward step (tests/lit/lower/Inputs/attention.tir: the corpus kernel at
+// BLOCK_M = 128, BLOCK_N = 64, HEAD_DIM = 64 on 8 warps) takes wgmma_staged: both dots are
+// wgmma with a from registers (q, and the softmax's probabilities), and ptxas (NVRTC's cubin
+// for sm_90a) accepts the register operand form.
+TEST(CudaCompile, AttentionsDotsRunOnWgmmaWithAFromRegisters) {
+  const ir::Kernel kernel =
+      ir::parse(read_file(source_dir() + "/tests/lit/lower/Inputs/attention.tir"));
+  PipelineOptions options;
+  options.target = &target::target_by_name("sm90");
+  const PipelineResult r = compile_to_source(kernel, options);
+  EXPECT_EQ(r.report.schedule_plan.strategy, schedule::MatrixStrategy::WgmmaStaged)
+      << r.report.schedule_plan.double_buffer_reason;
+  const std::string ptx = compile_to_ptx(r.emitted.source, r.emitted.abi.kernel_name);
+  expect_entry(ptx, r.emitted.abi.kernel_name);
+  // q @ k and p @ v: m64n64k16 with a as four 32-bit registers.
+  EXPECT_NE(ptx.find("wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16"), std::string::npos);
+  EXPECT_NE(ptx.find("}, {%r"), std::string::npos) << "a is not in registers";
+  EXPECT_EQ(ptx.find("mma.sync"), std::string::npos);
+  EXPECT_FALSE(nvrtc_compile(r.emitted.source, r.emitted.abi.kernel_name,
+                             runtime::cuda::NvrtcOutput::Cubin)
+                   .empty());
+}
+
 // Triton's atomics become PTX atom with their sem and scope: add, max and min on i32/u32,
 // add and exchange on f32, compare-and-swap; f32 max goes through s32 max (sign bit clear) or
 // u32 min (set).
