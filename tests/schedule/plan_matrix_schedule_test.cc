@@ -82,6 +82,19 @@ TEST(PlanMatrixSchedule, AutomaticDotsTakeFragmentsWhereTheSimdGroupsTileThem) {
                   "tile every dot's output on target host");
 }
 
+// On sm90 a dot outside the canonical K loop stays on mma.sync when it is the kernel's only
+// dot of a loaded a (not measured on wgmma_staged yet), and the plan says why; attention's two
+// dots take wgmma_staged (tests/codegen: CudaCompile.AttentionsDotsRunOnWgmmaWithAFromRegisters).
+TEST(PlanMatrixSchedule, OneLoadedDotOutsideALoopStaysOnMmaSync) {
+  const SchedulePlan p = plan(square_dot(128, "bf16", "num_threads = 256"), "sm90", Schedule{});
+  EXPECT_EQ(p.strategy, MatrixStrategy::MmaSync);
+  expect_contains(p.double_buffer_reason,
+                  "not wgmma_staged: one dot of a loaded a stays on mma.sync");
+  const SchedulePlan f32 = plan(square_dot(128, "f32", "num_threads = 256"), "sm90", Schedule{});
+  expect_contains(f32.double_buffer_reason,
+                  "not wgmma_staged: a dot's operands are not both f16 or both bf16");
+}
+
 TEST(PlanMatrixSchedule, SimdgroupTilesTheOutputOnEachTargetsFacility) {
   const SchedulePlan host = plan(square_dot(32), "host", backend(Backend::Simdgroup));
   EXPECT_EQ(host.backend, Backend::Simdgroup);
