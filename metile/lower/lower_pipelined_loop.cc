@@ -148,6 +148,7 @@ class PipelinedLoop {
         wgmma_ ? accumulator_registers() : carried_fragments(l_, carry_, loop_.operands[3]);
     stages_ = fitting_stages();
     in_flight_ = wgmma_ && stages_ >= 3 ? 1 : 0;
+    if (in_flight_ && fits(stages_ + 1)) ++stages_;  // Triton's prefetch distance (below)
     allocate();
 
     // Prologue: tiles 0 .. S-2 into slots 0 .. S-2, one copy group each.
@@ -283,10 +284,18 @@ class PipelinedLoop {
     if (loop_.has_attr("num_stages")) return static_cast<int>(loop_.int_attr("num_stages"));
     const int planned = l_.schedule_plan.pipeline_stages;
     if (l_.tile.attrs.count("pipeline_stages")) return planned;
-    const int64_t capacity = l_.allocator.scratch_capacity(l_.target.threadgroup_memory_bytes);
     int stages = planned;
-    while (stages > 2 && stages * slot_bytes() + 1024 > capacity) --stages;
+    while (stages > 2 && !fits(stages)) --stages;
     return stages;
+  }
+
+  // Triton's num_stages = S buffers wait for tile i with tiles i+1 .. i+S-2 in flight, issued
+  // up to S-1 steps ahead; a step that consumes before it waits (wgmma in flight) waits for
+  // tile i+1 instead, so it keeps one slot more than asked where the shared memory holds it,
+  // and the copies have as long to land as Triton's.
+  bool fits(int stages) const {
+    const int64_t capacity = l_.allocator.scratch_capacity(l_.target.threadgroup_memory_bytes);
+    return stages * slot_bytes() + 1024 <= capacity;
   }
 
   int64_t slot_bytes() const {

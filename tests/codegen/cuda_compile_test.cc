@@ -193,7 +193,9 @@ TEST(CudaCompile, AGemmWithSixtyFourWideKBlocksRunsOnWgmma) {
     EXPECT_EQ(r.report.schedule_plan.strategy, schedule::MatrixStrategy::WgmmaPipelined)
         << r.report.schedule_plan.double_buffer_reason;
     ASSERT_EQ(r.report.pipelines.size(), 1u);
-    EXPECT_EQ(r.report.pipelines[0].stages, 3);
+    // Triton's default three stages, plus the slot that keeps Triton's prefetch distance when
+    // the step consumes before it waits.
+    EXPECT_EQ(r.report.pipelines[0].stages, 4);
     EXPECT_EQ(r.report.pipelines[0].copy, schedule::PipelineCopy::Asynchronous);
     for (const schedule::AllocationRecord& a : r.report.allocations)
       EXPECT_EQ(a.purpose.find("dot result"), std::string::npos) << a.purpose;
