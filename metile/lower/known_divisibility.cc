@@ -22,8 +22,13 @@ int64_t capped(int64_t a, int64_t b) {
 
 }  // namespace
 
-KnownDivisibility::KnownDivisibility(const ir::Kernel& k) : k_(k) {
-  for (const ir::Param& p : k.params) param_[p.value] = p.divisibility;
+KnownDivisibility::KnownDivisibility(const ir::Kernel& k)
+    : k_(k),
+      definer_(k.types.size(), nullptr),
+      param_(k.types.size(), 0),
+      induction_(k.types.size(), nullptr),
+      memo_(k.types.size(), 0) {
+  for (const ir::Param& p : k.params) param_[p.value] = std::max<int64_t>(1, p.divisibility);
   ir::walk(k.body, [&](const ir::Op& op) {
     for (ir::ValueId r : op.results) definer_[r] = &op;
     if (op.kind == OpKind::For) induction_[op.regions[0].args[0]] = &op;
@@ -31,7 +36,8 @@ KnownDivisibility::KnownDivisibility(const ir::Kernel& k) : k_(k) {
 }
 
 int64_t KnownDivisibility::of(ir::ValueId v) {
-  if (const auto it = memo_.find(v); it != memo_.end()) return it->second;
+  if (!known(v)) return compute(v);  // made after the analysis: nothing is known of it
+  if (memo_[v] != 0) return memo_[v];
   memo_[v] = 1;  // a cycle through loop-carried values proves nothing
   const int64_t d = compute(v);
   memo_[v] = d;
@@ -44,35 +50,34 @@ bool KnownDivisibility::no_wrap(ir::ValueId v, int64_t span) {
 }
 
 std::pair<int64_t, int64_t> KnownDivisibility::residue(ir::ValueId v) {
-  const auto def = definer_.find(v);
-  if (def != definer_.end() && def->second->kind == OpKind::Add &&
-      ir::is_integer(k_.type(v).dtype)) {
-    const auto [da, ra] = residue(def->second->operands[0]);
-    const auto [db, rb] = residue(def->second->operands[1]);
+  const ir::Op* def = definer(v);
+  if (def && def->kind == OpKind::Add && ir::is_integer(k_.type(v).dtype)) {
+    const auto [da, ra] = residue(def->operands[0]);
+    const auto [db, rb] = residue(def->operands[1]);
     const int64_t d = std::min(da, db);
     return {d, (ra + rb) % d};
   }
   // a % b keeps a's remainder modulo a power of two dividing b.
-  if (def != definer_.end() && def->second->kind == OpKind::Rem) {
-    const auto [da, ra] = residue(def->second->operands[0]);
-    const int64_t d = std::min(da, of(def->second->operands[1]));
+  if (def && def->kind == OpKind::Rem) {
+    const auto [da, ra] = residue(def->operands[0]);
+    const int64_t d = std::min(da, of(def->operands[1]));
     return {d, ra % d};
   }
   // a & (2^m - 1) is a % 2^m of a non-negative a, and keeps a's low bits whatever a's sign.
-  if (def != definer_.end() && def->second->kind == OpKind::And) {
-    const ir::Op& op = *def->second;
+  if (def && def->kind == OpKind::And) {
+    const ir::Op& op = *def;
     for (size_t i : {size_t{1}, size_t{0}}) {
-      const auto c = definer_.find(op.operands[i]);
-      if (c == definer_.end() || c->second->kind != OpKind::Constant) continue;
-      const int64_t* mask = std::get_if<int64_t>(&c->second->attrs.at("value"));
+      const ir::Op* c = definer(op.operands[i]);
+      if (!c || c->kind != OpKind::Constant) continue;
+      const int64_t* mask = std::get_if<int64_t>(&c->attrs.at("value"));
       if (!mask || *mask <= 0 || *mask >= kMax || ((*mask + 1) & *mask) != 0) continue;
       const auto [da, ra] = residue(op.operands[1 - i]);
       const int64_t d = std::min(da, *mask + 1);
       return {d, ra % d};
     }
   }
-  if (def != definer_.end() && def->second->kind == OpKind::Constant) {
-    const int64_t* c = std::get_if<int64_t>(&def->second->attrs.at("value"));
+  if (def && def->kind == OpKind::Constant) {
+    const int64_t* c = std::get_if<int64_t>(&def->attrs.at("value"));
     if (c) return {kMax, ((*c % kMax) + kMax) % kMax};
   }
   return {of(v), 0};
@@ -82,20 +87,21 @@ int64_t KnownDivisibility::compute(ir::ValueId v) {
   const ir::Type& t = k_.type(v);
   if (!t.is_scalar() && !t.is_pointer()) return 1;
   if (t.is_scalar() && !ir::is_integer(t.dtype)) return 1;
-  if (const auto p = param_.find(v); p != param_.end()) return p->second;
+  if (!known(v)) return 1;
+  if (param_[v] != 0) return param_[v];
   // A loop from a multiple of d by a multiple of d visits multiples of d.
-  if (const auto loop = induction_.find(v); loop != induction_.end())
-    return std::min(of(loop->second->operands[0]), of(loop->second->operands[2]));
-  const auto def = definer_.find(v);
-  return def == definer_.end() ? 1 : of_op(*def->second);
+  if (const ir::Op* loop = induction_[v])
+    return std::min(of(loop->operands[0]), of(loop->operands[2]));
+  const ir::Op* def = definer(v);
+  return def ? of_op(*def) : 1;
 }
 
 int64_t KnownDivisibility::of_op(const ir::Op& op) {
   const auto operand = [&](size_t i) { return of(op.operands[i]); };
   const auto constant = [&](size_t i) -> std::optional<int64_t> {
-    const auto def = definer_.find(op.operands[i]);
-    if (def == definer_.end() || def->second->kind != OpKind::Constant) return std::nullopt;
-    const int64_t* c = std::get_if<int64_t>(&def->second->attrs.at("value"));
+    const ir::Op* def = definer(op.operands[i]);
+    if (!def || def->kind != OpKind::Constant) return std::nullopt;
+    const int64_t* c = std::get_if<int64_t>(&def->attrs.at("value"));
     return c ? std::optional<int64_t>(*c) : std::nullopt;
   };
   switch (op.kind) {

@@ -34,12 +34,17 @@ class KnownDivisibility {
   // (D, r): v is r more than a multiple of D, 0 <= r < D.
   std::pair<int64_t, int64_t> residue(ir::ValueId v);
   int64_t of_op(const ir::Op& op);
+  // The op defining v (nullptr for parameters, region arguments and values made later).
+  const ir::Op* definer(ir::ValueId v) const { return known(v) ? definer_[v] : nullptr; }
+  bool known(ir::ValueId v) const { return v >= 0 && static_cast<size_t>(v) < definer_.size(); }
 
+  // Indexed by value (group_vector_accesses rebuilds the analysis after each rewrite, so the
+  // tables are vectors, not maps).
   const ir::Kernel& k_;
-  std::map<ir::ValueId, const ir::Op*> definer_;
-  std::map<ir::ValueId, int64_t> param_;
-  std::map<ir::ValueId, const ir::Op*> induction_;  // a for's induction variable: the for
-  std::map<ir::ValueId, int64_t> memo_;
+  std::vector<const ir::Op*> definer_;
+  std::vector<int64_t> param_;            // a parameter's divisibility; 0: not a parameter
+  std::vector<const ir::Op*> induction_;  // a for's induction variable: the for
+  std::vector<int64_t> memo_;             // 0: not computed yet
 };
 
 }  // namespace metile::lower

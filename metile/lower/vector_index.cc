@@ -455,11 +455,19 @@ class Reader {
 
 }  // namespace
 
+class AffineReader : public Reader {
+ public:
+  using Reader::Reader;
+};
+
 IndexAnalysis::IndexAnalysis(const ir::Kernel& k) : kernel_(k), definers_(k.types.size()) {
   ir::walk(k.body, [&](const ir::Op& op) {
     for (ir::ValueId r : op.results) definers_[r] = &op;
   });
+  reader_ = std::make_unique<AffineReader>(kernel_, definers_);
 }
+
+IndexAnalysis::~IndexAnalysis() = default;
 
 const ir::Op* IndexAnalysis::definer(ir::ValueId v) const {
   return v >= 0 && v < static_cast<ir::ValueId>(definers_.size()) ? definers_[v] : nullptr;
@@ -470,8 +478,7 @@ std::optional<int64_t> IndexAnalysis::constant_difference(ir::ValueId a, ir::Val
   if (ta != tb || !ta.is_scalar() || !ir::is_integer(ta.dtype)) return std::nullopt;
   const int bits = bits_of(ta.dtype);
   const uint64_t mask = bits == 64 ? ~uint64_t{0} : (uint64_t{1} << bits) - 1;
-  Reader reader(kernel_, definers_);
-  const Affine d = add(reader.read(b), reader.read(a), ~uint64_t{0});
+  const Affine d = add(reader_->read(b), reader_->read(a), ~uint64_t{0});
   for (const auto& [v, c] : d.terms)
     if ((c & mask) != 0) return std::nullopt;
   // Sign-extend the difference from `bits`.

@@ -9,6 +9,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <vector>
 
@@ -22,10 +23,13 @@ struct PointerParts {
   ir::ValueId index = ir::kNoValue;
 };
 
+class AffineReader;
+
 class IndexAnalysis {
  public:
   // Records the op that defines each value of k (values made later are opaque terms).
   explicit IndexAnalysis(const ir::Kernel& k);
+  ~IndexAnalysis();
 
   // b - a when it is one constant for every thread (a and b integers of one dtype, the
   // difference taken modulo 2^bits); nullopt when it depends on a term.
@@ -38,6 +42,9 @@ class IndexAnalysis {
  private:
   const ir::Kernel& kernel_;
   std::vector<const ir::Op*> definers_;
+  // The readings of every value asked about, kept across queries: a grouping pass compares
+  // each access with every class of its run.
+  std::unique_ptr<AffineReader> reader_;
 };
 
 }  // namespace metile::lower
