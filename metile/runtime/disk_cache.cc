@@ -275,9 +275,8 @@ constexpr const char* kCompiledPrivately =
 // The cache's secret when the root, `dir` and the secret are trusted (warning otherwise).
 std::optional<std::string> trusted_key(const fs::path& dir) {
   const fs::path root = dir.parent_path();
-  make_private_dir(root);
-  make_private_dir(dir);
   for (const fs::path& folder : {root, dir}) {
+    make_private_dir(folder);  // checked first: nothing is made inside an untrusted root
     const std::string why = untrusted_folder_reason(folder);
     if (!why.empty()) {
       warn_untrusted_cache(folder, why, kCompiledPrivately);

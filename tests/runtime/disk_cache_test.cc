@@ -254,6 +254,17 @@ TEST_F(TrustedDiskCache, AFolderOthersMayWriteToIsNotUsed) {
   }
 }
 
+TEST_F(TrustedDiskCache, NothingIsMadeInsideARootOthersMayWriteTo) {
+  fs::create_directories(root_);
+  fs::permissions(root_, fs::perms(0777));
+  CapturedWarnings warnings;
+  const DiskCache cache(dir_);
+  EXPECT_FALSE(cache.trusted());
+  EXPECT_FALSE(fs::exists(dir_));
+  EXPECT_FALSE(fs::exists(root_ / "secret.key"));
+  EXPECT_EQ(warnings.all().size(), 1u);
+}
+
 TEST_F(TrustedDiskCache, AFolderAnotherUserOwnsIsNotUsed) {
   require_root();
   const DiskCache cache(dir_);
