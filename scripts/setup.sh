@@ -8,6 +8,7 @@ debian_packages=(
   build-essential cmake ninja-build clang-format python3-venv
   libboost-context-dev libboost-graph-dev liblemon-dev nlohmann-json3-dev
   libgtest-dev llvm-14-tools
+  clang libclang-rt-14-dev  # the fuzz smoke test (scripts/fuzz.sh --smoke): clang's libFuzzer
 )
 missing=()
 for p in "${debian_packages[@]}"; do

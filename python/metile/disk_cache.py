@@ -14,7 +14,9 @@ Trust: metile creates the root and python-ir owner-only (0700), entries and the 
 not the user's own or that group or others may write, a secret others may read, or an entry
 that is not the user's own, is writable by others or is a symbolic link is refused with an
 UntrustedCacheWarning naming the path and the reason: the kernel is traced again (and an
-untrusted folder is not written to).
+untrusted folder is not written to). The C++ core's compiled objects (<cache root>/host
+and /cuda, metile/runtime/disk_cache.h) are signed with the same secret and checked the
+same way; what it refuses is raised here as an UntrustedCacheWarning too (core_warning).
 """
 
 import errno
@@ -62,17 +64,30 @@ class _Untrusted(Exception):
 _warned = set()  # (path, reason): each warned about once per process
 
 
-def _warn_untrusted(untrusted):
+def _warn_untrusted(untrusted, message=None):
     if (untrusted.path, untrusted.reason) in _warned:
         return
     _warned.add((untrusted.path, untrusted.reason))
-    message = (f"metile: the trace cache does not trust {untrusted.path}: {untrusted.reason}; "
-               "the kernel is traced instead")
+    if message is None:
+        message = (f"metile: the trace cache does not trust {untrusted.path}: "
+                   f"{untrusted.reason}; the kernel is traced instead")
     file, line = user_location()  # the user's launch
     if file is None:
         warnings.warn(message, UntrustedCacheWarning, stacklevel=2)
     else:
         warnings.warn_explicit(message, UntrustedCacheWarning, file, line)
+
+
+def core_warning(category, subject, reason, message):
+    """A warning the C++ core reported while compiling (metile/support/warnings.h), raised
+    here at the user's launch: "untrusted-cache" (the compiled-object cache under
+    <cache root>/host or /cuda refused a folder or an entry, metile/runtime/disk_cache.h) is
+    an UntrustedCacheWarning, once per path and reason in a process as the trace cache's
+    own."""
+    if category == "untrusted-cache":
+        _warn_untrusted(_Untrusted(subject, reason), message)
+    else:
+        warnings.warn(message, RuntimeWarning, stacklevel=2)
 
 
 _SECRET_NAME = "secret.key"

@@ -5,7 +5,11 @@
 
 namespace metile::python {
 
-void init_errors(nanobind::module_& m);   // CompilationError and friends, C++ translation
+void init_errors(nanobind::module_& m);  // CompilationError and friends, C++ translation
+// The warnings the C++ core reported (metile/support/warnings.h) since the last call, raised
+// as Python warnings by metile.disk_cache.core_warning; call with the GIL held, after a call
+// into the core that may warn (compiling). init_errors installs the handler collecting them.
+void raise_core_warnings();
 void init_layouts(nanobind::module_& m);  // ThreadLayout (thread ownership)
 void init_ir(nanobind::module_& m);       // Tile IR kernels and the tracer's builder
 void init_compile(nanobind::module_& m);  // compile(), CompiledKernel, launch

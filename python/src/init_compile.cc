@@ -136,8 +136,13 @@ void init_compile(nb::module_& m) {
         options.math = math_from_name(math);
         options.schedule = schedule;
         ir::Kernel copy = kernel;
-        nb::gil_scoped_release release;
-        return CompiledHandle{compile(std::move(copy), options)};
+        CompiledHandle handle;
+        {
+          nb::gil_scoped_release release;
+          handle.kernel = compile(std::move(copy), options);
+        }
+        raise_core_warnings();  // an untrusted compiled-object cache, say
+        return handle;
       },
       "kernel"_a, "device"_a = "", "math"_a = "default", "schedule"_a = nb::none(),
       "Compiles a Tile IR kernel for a device (empty: the default device), emitting for the "

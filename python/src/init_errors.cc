@@ -6,15 +6,23 @@
 #include <nanobind/nanobind.h>
 #include <nanobind/stl/string.h>
 
+#include <mutex>
+#include <vector>
+
 #include "init.h"
 #include "metile/runtime/kernel_errors.h"
 #include "metile/support/errors.h"
+#include "metile/support/warnings.h"
 
 namespace nb = nanobind;
 
 namespace metile::python {
 
 namespace {
+// Warnings reported by the core (on any thread, without the GIL) and not yet raised.
+std::mutex pending_mutex;
+std::vector<Warning> pending_warnings;
+
 PyObject* compilation_error = nullptr;
 PyObject* not_supported_error = nullptr;
 PyObject* out_of_resources = nullptr;
@@ -55,7 +63,22 @@ PyObject* new_exception(nb::module_& m, const char* name, PyObject* base, const 
 }
 }  // namespace
 
+void raise_core_warnings() {
+  std::vector<Warning> warnings;
+  {
+    std::lock_guard lock(pending_mutex);
+    warnings.swap(pending_warnings);
+  }
+  if (warnings.empty()) return;
+  nb::object report = nb::module_::import_("metile.disk_cache").attr("core_warning");
+  for (const Warning& w : warnings) report(w.category, w.subject, w.reason, w.message);
+}
+
 void init_errors(nb::module_& m) {
+  set_warning_handler([](const Warning& warning) {
+    std::lock_guard lock(pending_mutex);
+    pending_warnings.push_back(warning);
+  });
   compilation_error = new_exception(
       m, "CompilationError", PyExc_Exception,
       "A kernel broke a rule of meTile. The message names the op, the rule and the user's "

@@ -7,6 +7,8 @@
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/vector.h>
 
+#include <optional>
+
 #include "dtype_names.h"
 #include "init.h"
 #include "launch_args.h"
@@ -83,8 +85,13 @@ void init_runtime(nb::module_& m) {
       [](const std::string& device, std::string source, const nb::dict& abi) {
         const codegen::KernelABI parsed = abi_from_dict(abi);  // ValueError before any device
         runtime::Device& d = runtime::get_device(device);
-        nb::gil_scoped_release release;
-        return runtime::build_kernel(d, std::move(source), parsed);
+        std::optional<runtime::CompiledKernel> built;
+        {
+          nb::gil_scoped_release release;
+          built.emplace(runtime::build_kernel(d, std::move(source), parsed));
+        }
+        raise_core_warnings();  // an untrusted compiled-object cache, say
+        return std::move(*built);
       },
       "device"_a, "source"_a, "abi"_a,
       "Builds `source`, emitted for the device's target, with `abi` (a dict as "

@@ -16,6 +16,7 @@
 #include "metile/runtime/devices.h"
 #include "metile/runtime/kernel_errors.h"
 #include "metile/support/errors.h"
+#include "metile/support/hash.h"
 
 namespace metile::runtime::cuda {
 namespace {
@@ -150,12 +151,14 @@ TEST(CubinCache, TheKeyCoversSourceOptionsVersionAndArchitecture) {
 
 class CubinCacheDir : public ::testing::Test {
  protected:
+  // A cache root of its own, the cubins in its folder "cuda" (as under cache_root()).
   void SetUp() override {
-    dir_ = fs::temp_directory_path() / ("metile-cubin-test-" + std::to_string(getpid()));
-    fs::remove_all(dir_);
+    root_ = fs::temp_directory_path() / ("metile-cubin-test-" + std::to_string(getpid()));
+    dir_ = root_ / "cuda";
+    fs::remove_all(root_);
   }
-  void TearDown() override { fs::remove_all(dir_); }
-  fs::path dir_;
+  void TearDown() override { fs::remove_all(root_); }
+  fs::path root_, dir_;
 };
 
 TEST_F(CubinCacheDir, BuildsOnceThenHitsAndLeavesNoTemporaries) {
@@ -191,6 +194,34 @@ TEST_F(CubinCacheDir, ACorruptEntryIsRebuilt) {
   EXPECT_EQ(builds, 2);
   EXPECT_EQ(cache.get_or_build("k.cubin", build, &hit), "the real cubin");
   EXPECT_TRUE(hit);
+}
+
+// A cubin is code the GPU runs: one forged with a recomputed checksum (the plain content hash
+// of before, which anyone can compute) is rebuilt; a cache folder others may write to is not
+// used (tests/runtime/disk_cache_test.cc tests the rest of the trust checks).
+TEST_F(CubinCacheDir, ACubinForgedWithARecomputedChecksumIsRebuilt) {
+  const CubinCache cache(dir_);
+  auto build = [] { return std::string("the real cubin"); };
+  cache.get_or_build("k.cubin", build);
+  std::ofstream(dir_ / "k.cubin", std::ios::trunc) << "forged";
+  std::ofstream(dir_ / "k.cubin.sum", std::ios::trunc) << "k.cubin\n" + content_hash("forged");
+  bool hit = true;
+  EXPECT_EQ(cache.get_or_build("k.cubin", build, &hit), "the real cubin");
+  EXPECT_FALSE(hit);
+}
+
+TEST_F(CubinCacheDir, AFolderOthersMayWriteToIsNotUsed) {
+  const CubinCache cache(dir_);
+  auto build = [] { return std::string("the real cubin"); };
+  cache.get_or_build("k.cubin", build);
+  fs::permissions(dir_, fs::perms(0777));
+  std::ofstream(dir_ / "k.cubin", std::ios::trunc) << "planted";
+  bool hit = true;
+  EXPECT_EQ(cache.get_or_build("k.cubin", build, &hit), "the real cubin");
+  EXPECT_FALSE(hit);
+  EXPECT_EQ(cache.get_or_build("other.cubin", build, &hit), "the real cubin");
+  EXPECT_FALSE(fs::exists(dir_ / "other.cubin"));  // nothing written there
+  fs::permissions(dir_, fs::perms(0700));
 }
 
 // -- NVRTC (installed here and on CI) --------------------------------------------------

@@ -1,5 +1,7 @@
 // The host compiler's disk cache: hits skip the C++ compiler, damaged entries (and another
-// entry's files under this name, a truncated standard-library header) are rebuilt, leftovers
+// entry's files under this name, a truncated standard-library header) are rebuilt, forged and
+// untrusted ones too (another kernel's object with a recomputed checksum, an object or the
+// headers another user owns, a symbolic link, a folder others may write to), leftovers
 // of dead processes are removed, compile errors keep the source, and a compiler child dies
 // with its parent.
 #include <gmock/gmock.h>
@@ -7,6 +9,7 @@
 
 #include <signal.h>
 #include <sys/prctl.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -14,11 +17,15 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 
+#include "captured_warnings.h"
 #include "metile/runtime/host/host_compiler.h"
 #include "metile/runtime/host/host_device.h"
 #include "metile/runtime/host/subprocess.h"
 #include "metile/support/errors.h"
+#include "metile/support/hash.h"
+#include "metile/support/sha256.h"
 #include "test_kernels.h"
 
 namespace metile::runtime::testing {
@@ -31,11 +38,13 @@ using ::testing::HasSubstr;
 
 class HostCompilerCache : public ::testing::Test {
  protected:
+  // A cache root of its own, the host objects in its folder "host" (as under cache_root()).
   void SetUp() override {
-    dir_ = fs::temp_directory_path() / ("metile-cache-test-" + std::to_string(getpid()));
-    fs::remove_all(dir_);
+    root_ = fs::temp_directory_path() / ("metile-cache-test-" + std::to_string(getpid()));
+    dir_ = root_ / "host";
+    fs::remove_all(root_);
   }
-  void TearDown() override { fs::remove_all(dir_); }
+  void TearDown() override { fs::remove_all(root_); }
 
   HostCompiler fresh_compiler() const {
     HostCompilerOptions o = HostCompilerOptions::from_environment();
@@ -61,7 +70,7 @@ class HostCompilerCache : public ::testing::Test {
     EXPECT_EQ(out.data_as<float>()[3], 6.0f);
   }
 
-  fs::path dir_;
+  fs::path root_, dir_;
 };
 
 TEST_F(HostCompilerCache, SecondCompileHitsMemoryThenDisk) {
@@ -108,7 +117,7 @@ TEST_F(HostCompilerCache, DamagedEntryIsIgnoredAndRebuilt) {
 TEST_F(HostCompilerCache, AnotherEntrysFilesUnderThisNameAreRebuilt) {
   fresh_compiler().compile(vector_add_msl(), vector_add_abi());
   const fs::path object = only_object();
-  const fs::path other_dir = dir_ / "other";
+  const fs::path other_dir = root_ / "other";  // signed with the same secret
   {
     HostCompilerOptions o = HostCompilerOptions::from_environment();
     o.cache_dir = other_dir;
@@ -186,6 +195,138 @@ TEST_F(HostCompilerCache, LeftoversOfDeadProcessesAreRemoved) {
   EXPECT_TRUE(fs::exists(live_scratch));  // its writer may still be working
 }
 
+// -- trust: an object is code this process runs (issue 34) -------------------------------
+
+// Another kernel's object (it subtracts) put in place of vector_add's, under `checksum`.
+void forge(const fs::path& object, const fs::path& root,
+           const std::function<std::string(const std::string&)>& checksum) {
+  const fs::path other_dir = root / "forger";
+  HostCompilerOptions o = HostCompilerOptions::from_environment();
+  o.cache_dir = other_dir;
+  std::string subtracts = vector_add_msl();
+  subtracts.replace(subtracts.find("float s = x + y;"), 16, "float s = x - y;");
+  HostCompiler(o).compile(subtracts, vector_add_abi());
+  for (const auto& e : fs::directory_iterator(other_dir))
+    if (e.path().extension() == ".so") {
+      fs::remove(object);  // a new file: the old one may still be mapped
+      fs::copy_file(e.path(), object);
+      std::ofstream(object.string() + ".sum", std::ios::trunc) << checksum(*read_file(e.path()));
+    }
+  fs::remove_all(other_dir);
+}
+
+TEST_F(HostCompilerCache, AnObjectForgedWithARecomputedChecksumIsRebuilt) {
+  fresh_compiler().compile(vector_add_msl(), vector_add_abi());
+  const fs::path object = only_object();
+  const std::string name = object.filename().string();
+  // The plain checksum of before (name and content hash): anyone could recompute it.
+  forge(object, root_, [&](const std::string& bytes) { return name + "\n" + content_hash(bytes); });
+  {
+    HostCompiler second = fresh_compiler();
+    expect_adds(second.compile(vector_add_msl(), vector_add_abi()));  // adds, does not subtract
+    EXPECT_EQ(second.stats().compiler_runs, 1);
+    EXPECT_EQ(second.stats().disk_hits, 0);
+  }  // unloaded: the process loads the path afresh
+
+  // The HMAC format under a key that is not this user's secret.
+  forge(object, root_, [&](const std::string& bytes) {
+    return name + "\nhmac-sha256 " +
+           to_hex(hmac_sha256(std::string(32, 'k'), name + std::string(1, '\0') + bytes)) + "\n";
+  });
+  HostCompiler third = fresh_compiler();
+  expect_adds(third.compile(vector_add_msl(), vector_add_abi()));
+  EXPECT_EQ(third.stats().compiler_runs, 1);
+}
+
+TEST_F(HostCompilerCache, AnObjectAnotherUserOwnsIsRefusedWithAWarningAndRebuilt) {
+  if (geteuid() != 0) GTEST_SKIP() << "chown to another user needs root";
+  fresh_compiler().compile(vector_add_msl(), vector_add_abi());
+  const fs::path object = only_object();
+  ASSERT_EQ(::chown(object.c_str(), 12345, 12345), 0);
+  CapturedWarnings warnings;
+  HostCompiler second = fresh_compiler();
+  expect_adds(second.compile(vector_add_msl(), vector_add_abi()));
+  EXPECT_EQ(second.stats().compiler_runs, 1);
+  EXPECT_THAT(warnings.lines(),
+              ::testing::ElementsAre(object.string() +
+                                     ": it is owned by uid 12345, not by this user (uid 0)"));
+  struct stat status;
+  ASSERT_EQ(::stat(object.c_str(), &status), 0);
+  EXPECT_EQ(status.st_uid, 0u);  // rebuilt in its place: the next process hits it
+  HostCompiler third = fresh_compiler();
+  third.compile(vector_add_msl(), vector_add_abi());
+  EXPECT_EQ(third.stats().disk_hits, 1);
+}
+
+TEST_F(HostCompilerCache, AnObjectThatIsASymbolicLinkIsRefusedWithAWarning) {
+  fresh_compiler().compile(vector_add_msl(), vector_add_abi());
+  const fs::path object = only_object();
+  const fs::path elsewhere = root_ / "elsewhere.so";
+  fs::rename(object, elsewhere);
+  fs::create_symlink(elsewhere, object);
+  CapturedWarnings warnings;
+  HostCompiler second = fresh_compiler();
+  expect_adds(second.compile(vector_add_msl(), vector_add_abi()));
+  EXPECT_EQ(second.stats().compiler_runs, 1);
+  EXPECT_THAT(warnings.lines(),
+              ::testing::ElementsAre(object.string() + ": it is a symbolic link"));
+  EXPECT_FALSE(fs::is_symlink(object));
+}
+
+// A cache folder others may write to: the kernel is compiled and runs, in a private
+// folder of the process; nothing in the open folder is read, written or removed.
+TEST_F(HostCompilerCache, ACacheFolderOthersMayWriteToIsNotUsed) {
+  fresh_compiler().compile(vector_add_msl(), vector_add_abi());
+  fs::permissions(dir_, fs::perms(0777));
+  std::vector<fs::path> before;
+  for (const auto& e : fs::recursive_directory_iterator(dir_)) before.push_back(e.path());
+  CapturedWarnings warnings;
+  HostCompiler second = fresh_compiler();
+  expect_adds(second.compile(vector_add_msl(), vector_add_abi()));
+  expect_adds(second.compile(vector_add_msl() + "\n// a new kernel\n", vector_add_abi()));
+  EXPECT_EQ(second.stats().compiler_runs, 2);
+  EXPECT_EQ(second.stats().disk_hits, 0);
+  std::vector<fs::path> after;
+  for (const auto& e : fs::recursive_directory_iterator(dir_)) after.push_back(e.path());
+  EXPECT_EQ(after, before);
+  ASSERT_FALSE(warnings.lines().empty());
+  EXPECT_EQ(warnings.lines()[0], dir_.string() +
+                                     ": group or others may write to it (mode 777); make it "
+                                     "owner-only (chmod 700 " +
+                                     dir_.string() + ") to use the cache");
+  fs::permissions(dir_, fs::perms(0700));
+  HostCompiler third = fresh_compiler();
+  third.compile(vector_add_msl(), vector_add_abi());
+  EXPECT_EQ(third.stats().disk_hits, 1);
+}
+
+TEST_F(HostCompilerCache, StandardLibraryHeadersAnotherUserOwnsAreReplaced) {
+  if (geteuid() != 0) GTEST_SKIP() << "chown to another user needs root";
+  fresh_compiler().compile(vector_add_msl(), vector_add_abi());
+  fs::path stdlib;
+  for (const auto& e : fs::directory_iterator(dir_))
+    if (e.path().filename().string().rfind("stdlib-", 0) == 0) stdlib = e.path();
+  ASSERT_FALSE(stdlib.empty());
+  std::vector<fs::path> headers;
+  for (const auto& e : fs::recursive_directory_iterator(stdlib))
+    if (e.is_regular_file()) headers.push_back(e.path());
+  ASSERT_FALSE(headers.empty());
+  const fs::path header = headers.back();
+  ASSERT_EQ(::lchown(header.c_str(), 12345, 12345), 0);  // the same bytes, another owner
+  CapturedWarnings warnings;
+  HostCompiler second = fresh_compiler();
+  expect_adds(second.compile(vector_add_msl() + "\n// a new kernel\n", vector_add_abi()));
+  EXPECT_THAT(warnings.lines(),
+              ::testing::ElementsAre(header.string() +
+                                     ": it is owned by uid 12345, not by this user (uid 0)"));
+  struct stat status;
+  ASSERT_EQ(::lstat(header.c_str(), &status), 0);
+  EXPECT_EQ(status.st_uid, 0u);
+  EXPECT_EQ(status.st_mode & 0777, 0600u);
+  ASSERT_EQ(::stat(stdlib.c_str(), &status), 0);
+  EXPECT_EQ(status.st_mode & 0777, 0700u);
+}
+
 // A process killed while its compiler runs must not leave the compiler running: the child
 // gets SIGKILL when its parent dies (PR_SET_PDEATHSIG). This test adopts the orphan
 // (PR_SET_CHILD_SUBREAPER) to see how it ended.
@@ -256,6 +397,7 @@ TEST_F(HostCompilerCache, CompileErrorIsAnInternalErrorKeepingTheSource) {
 }
 
 TEST_F(HostCompilerCache, UnusableCacheDirectoryIsAUserError) {
+  fs::create_directories(root_);
   std::ofstream(dir_.string()) << "a file where the cache directory should be";
   HostCompiler compiler = fresh_compiler();
   try {

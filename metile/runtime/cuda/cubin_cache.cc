@@ -22,17 +22,23 @@ CubinCache& CubinCache::shared() {
 
 std::string CubinCache::get_or_build(const std::string& key,
                                      const std::function<std::string()>& build, bool* hit) const {
-  if (const auto entry = cache_.find(key))
-    if (auto bytes = read_file(*entry)) {
-      if (hit) *hit = true;
-      return *bytes;
+  try {
+    if (const auto entry = cache_.find(key)) {
+      std::string why;
+      if (auto bytes = read_trusted_file(*entry, &why)) {
+        if (hit) *hit = true;
+        return *bytes;
+      }
     }
+  } catch (const std::filesystem::filesystem_error&) {
+    // a cache folder that cannot be made: built, and not stored
+  }
   if (hit) *hit = false;
   std::string cubin = build();
   std::error_code ignored;
-  std::filesystem::create_directories(cache_.dir(), ignored);
-  // Written to a private scratch file first; store() moves it into place atomically. A
-  // cache that cannot be written only costs the next process a rebuild.
+  // Written to a private scratch file first; store() moves it into place atomically (in a
+  // cache that is not trusted, nothing is stored). A cache that cannot be written only
+  // costs the next process a rebuild.
   try {
     const std::filesystem::path scratch = cache_.make_scratch_dir();
     write_file_atomically(scratch / key, cubin);

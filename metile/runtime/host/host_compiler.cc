@@ -2,6 +2,7 @@
 
 #include <cstdlib>
 #include <sstream>
+#include <utility>
 
 #if defined(__x86_64__)
 #include <cpuid.h>
@@ -43,14 +44,35 @@ std::string stdlib_bundle_hash() {
   return content_hash(all);
 }
 
-// Every header of the bundle present with its exact bytes: the folder name hashes what
-// should be there, not what is.
+// Every header of the bundle present with its exact bytes, in a file of the user's own: the
+// folder name hashes what should be there, not what is.
 bool stdlib_intact(const fs::path& dir) {
+  std::string why;
   for (const auto& f : embedded_stdlib_files()) {
-    const std::optional<std::string> bytes = read_file(dir / f.path);
+    const std::optional<std::string> bytes = read_trusted_file(dir / f.path, &why);
     if (!bytes || *bytes != f.contents) return false;
   }
   return true;
+}
+
+// The first part of the copy of the headers at `dir` (the folder, a subfolder, a file) that
+// is not the user's own or that group or others may write to, and why; an empty path when
+// every part is trusted (or `dir` is missing). The compiler reads these headers: a folder
+// someone else may write to could get a header added between this check and the compile.
+std::pair<fs::path, std::string> untrusted_part(const fs::path& dir) {
+  std::error_code ec;
+  if (!fs::exists(fs::symlink_status(dir, ec))) return {};
+  if (std::string why = untrusted_path_reason(dir); !why.empty()) return {dir, why};
+  for (fs::recursive_directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec))
+    if (std::string why = untrusted_path_reason(it->path()); !why.empty()) return {it->path(), why};
+  if (ec) return {dir, "it cannot be listed"};
+  return {};
+}
+
+// Makes `relative`'s folders under `base` one by one, owner-only.
+void make_private_dirs(const fs::path& base, const fs::path& relative) {
+  fs::path folder = base;
+  for (const fs::path& part : relative) make_private_dir(folder /= part);
 }
 
 // The instruction set -march=native builds for, as the cache key needs it: on x86-64 the
@@ -184,20 +206,29 @@ const std::string& HostCompiler::compiler_identity() {
 
 const fs::path& HostCompiler::stdlib_dir() {
   std::call_once(stdlib_once_, [this] {
-    if (fs::exists(cache_.dir())) cache_.remove_leftovers_of_dead_processes();
-    const fs::path dir = cache_.dir() / ("stdlib-" + stdlib_bundle_hash());
+    // The cache's folder when it is trusted, else a private one of this process.
+    const fs::path work = cache_.work_dir();
+    if (work == cache_.dir()) cache_.remove_leftovers_of_dead_processes();
+    const fs::path dir = work / ("stdlib-" + stdlib_bundle_hash());
+    if (auto [part, why] = untrusted_part(dir); !part.empty()) {
+      warn_untrusted_cache(part, why, "the headers are written again");
+      std::error_code ignored;
+      const fs::path aside = cache_.make_scratch_dir();
+      fs::rename(dir, aside / "stdlib", ignored);
+      fs::remove_all(aside, ignored);
+    }
     if (!stdlib_intact(dir)) {
       // Written into a scratch directory and renamed, so a reader never sees a partial set;
       // a damaged copy (a truncated header) is moved aside first and replaced.
       const fs::path scratch = cache_.make_scratch_dir();
       for (const auto& f : embedded_stdlib_files()) {
-        fs::create_directories((scratch / f.path).parent_path());
+        make_private_dirs(scratch, fs::path(f.path).parent_path());
         write_file_atomically(scratch / f.path, f.contents);
       }
       std::error_code ignored;
       // Checked again: another process may have renamed its good copy in since the first
       // check, and moving that aside would leave its readers without headers.
-      if (fs::exists(dir) && !stdlib_intact(dir)) {
+      if (fs::exists(dir) && (!stdlib_intact(dir) || !untrusted_part(dir).first.empty())) {
         const fs::path damaged = cache_.make_scratch_dir();
         fs::rename(dir, damaged / "stdlib", ignored);
         fs::remove_all(damaged, ignored);
@@ -301,17 +332,19 @@ std::shared_ptr<const HostModule> HostCompiler::load_or_build(const std::string&
     result = run_process(argv);
   }
   if (result.exit_code != 0) {
-    const fs::path kept = cache_.dir() / "failed" / (key + ".cc");
-    fs::create_directories(kept.parent_path());
+    const fs::path kept = cache_.work_dir() / "failed" / (key + ".cc");
+    make_private_dir(kept.parent_path());
     fs::rename(cc, kept);
     fs::remove_all(scratch);
     throw InternalError("the host C++ compiler rejected the MSL of kernel '" + kernel_name +
                         "' (generated code must always compile); source kept at " + kept.string() +
                         "\ncommand: " + join(argv) + "\n" + result.output);
   }
+  // Stored, or (in a cache that is not trusted) left in the private scratch folder, which
+  // can go once the module is loaded.
   const fs::path entry = cache_.store(name, object);
-  fs::remove_all(scratch);
   auto module = HostModule::load(entry, error);
+  fs::remove_all(scratch);
   if (!module) throw InternalError("cannot load the compiled kernel module: " + error);
   return module;
 }
