@@ -27,6 +27,7 @@ from .errors import (CompilationError, InternalCompilerError, KernelFaultError,
                      NotSupportedError, OutOfResources)
 from .gather import gather
 from .host import cdiv, next_power_of_2
+from .inline_asm import inline_asm_elementwise
 from .kernel import BufferArg, KernelFunction, constexpr, heuristics, jit, kernel
 from .launch import synchronize
 from .layouts import ThreadLayout

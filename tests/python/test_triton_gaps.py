@@ -1,5 +1,6 @@
 """The last language gaps of issue 28, each against numpy on the default device, with ragged
-shapes, and an error test per misuse asserting its message: tl.gather, tl.assume."""
+shapes, and an error test per misuse asserting its message: tl.gather, tl.assume, integers
+cast to pointers (and back), tl.inline_asm_elementwise."""
 
 import numpy as np
 import pytest
@@ -157,3 +158,113 @@ def test_assume_is_accepted_and_changes_nothing(rng):
 def test_assume_of_a_false_constant_is_an_error():
     with pytest.raises(tl.CompilationError, match="assume: the condition is false"):
         assume_kernel[(1,)](np.zeros(8, np.float32), np.zeros(8, np.float32), 8, 1, BLOCK=8)
+
+
+# ---- integers to pointers ------------------------------------------------------------------
+@tl.jit
+def rows_from_addresses(addrs_ptr, out_ptr, n, BLOCK: tl.constexpr):
+    """Row r of out is the first n elements of the buffer whose address is addrs[r]."""
+    row = tl.program_id(0)
+    src = tl.load(addrs_ptr + row).to(tl.pointer_type(tl.float32))
+    offs = tl.arange(0, BLOCK)
+    tl.store(out_ptr + row * n + offs, tl.load(src + offs, mask=offs < n, other=0), mask=offs < n)
+
+
+@tl.jit
+def column_from_addresses(addrs_ptr, out_ptr, ROWS: tl.constexpr):
+    """A tile of addresses as a tile of pointers: element r is *addrs[r], then each pointer
+    round-trips through its integer address."""
+    offs = tl.arange(0, ROWS)
+    ptrs = tl.load(addrs_ptr + offs).to(tl.pointer_type(tl.float32))
+    again = ptrs.to(tl.int64).to(tl.pointer_type(tl.float32))
+    tl.store(out_ptr + offs, tl.load(again))
+
+
+def host_or_torch_buffers(arrays):
+    """Device memory for the arrays and the int64 array of their addresses."""
+    if metile.device() == "cuda":
+        import torch
+
+        tensors = [torch.from_numpy(x).cuda() for x in arrays]
+        return tensors, torch.tensor([t.data_ptr() for t in tensors], dtype=torch.int64).cuda()
+    buffers = [metile.Buffer(data=x) for x in arrays]
+    return buffers, np.array([b.data_ptr() for b in buffers], np.int64)
+
+
+@pytest.mark.parametrize("n", [64, 45], ids=["full", "ragged"])
+def test_integer_addresses_cast_to_pointers(n, rng):
+    arrays = [rng.standard_normal(n + 7 * r).astype(np.float32) for r in range(5)]
+    keep, addrs = host_or_torch_buffers(arrays)
+    out = np.zeros((5, n), np.float32)
+    rows_from_addresses[(5,)](addrs, out, n, BLOCK=64)
+    np.testing.assert_array_equal(out, np.stack([x[:n] for x in arrays]))
+    first = np.zeros(8, np.float32)
+    small = [rng.standard_normal(3).astype(np.float32) for _ in range(8)]
+    many, many_addrs = host_or_torch_buffers(small)
+    column_from_addresses[(1,)](many_addrs, first, ROWS=8)
+    np.testing.assert_array_equal(first, [x[0] for x in small])
+    del keep, many
+
+
+@pytest.mark.skipif(metile.device() != "host", reason="the host emulator's bounds checks")
+def test_an_address_past_its_buffer_is_a_fault(rng):
+    buffer = metile.Buffer(data=np.ones(40, np.float32))
+    addrs = np.array([buffer.data_ptr() + 8], np.int64)  # 64 floats from here pass the end
+    with pytest.raises(metile.KernelFaultError,
+                       match=r"out-of-bounds access in kernel 'rows_from_addresses'.*the 4-byte "
+                             r"read at address 0x[0-9a-f]+, through a pointer made from an "
+                             r"integer, lies in no live buffer"):
+        rows_from_addresses[(1,)](addrs, np.zeros(64, np.float32), 64, BLOCK=64)
+    # within the buffer, the same kernel reads
+    out = np.zeros(38, np.float32)
+    rows_from_addresses[(1,)](addrs, out, 38, BLOCK=64)
+    np.testing.assert_array_equal(out, np.ones(38, np.float32))
+
+
+@tl.jit
+def float_to_pointer(x_ptr, out_ptr):
+    y = tl.load(x_ptr).to(tl.pointer_type(tl.float32))
+    tl.store(out_ptr, tl.load(y))
+
+
+def test_a_float_does_not_become_a_pointer():
+    with pytest.raises(tl.CompilationError,
+                       match=r"to: only an integer becomes a pointer \(an address\), got f32"):
+        float_to_pointer[(1,)](np.zeros(1, np.float32), np.zeros(1, np.float32))
+
+
+def test_buffer_data_ptr_is_its_address():
+    if metile.device() != "host":
+        pytest.skip("host buffers")
+    a, b = metile.Buffer(data=np.zeros(4, np.float32)), metile.Buffer(data=np.zeros(4, np.float32))
+    assert a.data_ptr() != b.data_ptr() and a.data_ptr() % 16 == 0
+
+
+# ---- inline_asm_elementwise -----------------------------------------------------------------
+@tl.jit
+def shift_left(x_ptr, out_ptr, CASE: tl.constexpr):
+    offs = tl.arange(0, 32)
+    x = tl.load(x_ptr + offs)
+    if CASE == "pack":
+        y = tl.inline_asm_elementwise("shl.b32 $0, $1, 1;", "=r,r", [x], dtype=tl.int32,
+                                      is_pure=True, pack=4)
+    elif CASE == "tuple":
+        y = tl.inline_asm_elementwise("shl.b32 $0, $1, 1;", "=r,r", [x],
+                                      dtype=(tl.int32, tl.int32), is_pure=True, pack=1)
+    else:
+        y = tl.inline_asm_elementwise("shl.b32 $0, $1, 1;", "=r,r", [x], dtype=tl.int32,
+                                      is_pure=True, pack=1)
+    tl.store(out_ptr + offs, y)
+
+
+@pytest.mark.parametrize("case,message", [
+    ("plain", "inline_asm_elementwise: inline PTX runs only on the cuda device; this kernel is "
+              "compiled for the host device"),
+    ("pack", r"inline_asm_elementwise: pack=4 is not supported"),
+    ("tuple", r"inline_asm_elementwise: several result dtypes \(a tuple\) are not supported"),
+])
+def test_inline_asm_is_cuda_only(case, message):
+    if metile.device() == "cuda" and case == "plain":
+        pytest.skip("runs on the cuda device")
+    with pytest.raises(tl.NotSupportedError, match=message):
+        shift_left[(1,)](np.arange(32, dtype=np.int32), np.zeros(32, np.int32), CASE=case)
