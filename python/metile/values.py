@@ -171,6 +171,8 @@ def _address_cast(value, dtype):
     a pointer to a pointer of another element type (through its address)."""
     to_pointer = isinstance(dtype, dtypes.pointer_type)
     trace = value.trace
+    if value.pointer and to_pointer and value.dtype == dtypes.dtype_name(str(dtype)):
+        return value  # the same pointer type: nothing to do (and its buffer stays known)
     if value.pointer:
         address = wrap(trace, trace.at().ptr_to_int(value.id))
         if not to_pointer:

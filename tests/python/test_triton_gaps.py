@@ -268,3 +268,19 @@ def test_inline_asm_is_cuda_only(case, message):
         pytest.skip("runs on the cuda device")
     with pytest.raises(tl.NotSupportedError, match=message):
         shift_left[(1,)](np.arange(32, dtype=np.int32), np.zeros(32, np.int32), CASE=case)
+
+
+@tl.jit
+def float_bits(x_ptr, out_ptr, N: tl.constexpr):
+    """A pointer to f32 read as a pointer to i32 (through its address): the float's bits."""
+    offs = tl.arange(0, N)
+    same = x_ptr.to(tl.pointer_type(tl.float32))  # its own type: the pointer itself
+    bits = x_ptr.to(tl.pointer_type(tl.int32))
+    tl.store(out_ptr + offs, tl.load(bits + offs) + (tl.load(same + offs) * 0).to(tl.int32))
+
+
+def test_a_pointer_reinterpreted_as_another_element_type(rng):
+    x = rng.standard_normal(64).astype(np.float32)
+    out = np.zeros(64, np.int32)
+    float_bits[(1,)](x, out, N=64)
+    np.testing.assert_array_equal(out, x.view(np.int32))
