@@ -104,7 +104,7 @@ std::map<OpKind, Case> metal_cases() {
   c[OpKind::Cos] = {float_unary(OpKind::Cos), "= precise::cos(x);"};
   c[OpKind::Floor] = {float_unary(OpKind::Floor), "= floor(x);"};
   c[OpKind::Ceil] = {float_unary(OpKind::Ceil), "= ceil(x);"};
-  c[OpKind::InlineAsm] = {[&](MetalBuilder& b, const Sample& s) {
+  c[OpKind::InlineAsm] = {[=](MetalBuilder& b, const Sample& s) {
                             f(b, OpKind::InlineAsm, {s.n}, i32,
                               {{"asm", std::string("mov.b32 $0, $1;")},
                                {"constraints", std::string("=r,r")},
