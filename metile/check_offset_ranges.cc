@@ -118,7 +118,7 @@ std::optional<Interval> OffsetRangeCheck::visit(const ir::Op& op, std::array<int
       return std::nullopt;
     case OpKind::Cast:
       if (const Interval* i = get(op.operands[0]);
-          i && ir::is_integer(k_.type(op.results[0]).dtype) &&
+          i && !k_.type(op.results[0]).pointer && ir::is_integer(k_.type(op.results[0]).dtype) &&
           ir::integer_range(k_.type(op.results[0]).dtype).contains(i->lo) &&
           ir::integer_range(k_.type(op.results[0]).dtype).contains(i->hi))
         set(*i);
@@ -161,6 +161,7 @@ std::optional<Interval> OffsetRangeCheck::visit(const ir::Op& op, std::array<int
     case OpKind::Sqrt:
     case OpKind::Floor:
     case OpKind::Ceil:
+    case OpKind::InlineAsm:
     case OpKind::ReduceAxis:
     case OpKind::ReduceCombine:
     case OpKind::Scan:

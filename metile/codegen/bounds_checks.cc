@@ -12,6 +12,10 @@ namespace {
 
 using K = ir::OpKind;
 
+// The root of a pointer made from an integer (Triton's int_to_ptr): no parameter bounds it,
+// so its accesses are checked against every live buffer (msl/bounds.h, in_some_buffer).
+constexpr size_t kMadeFromInteger = static_cast<size_t>(-1);
+
 // The buffer parameters (indices into k.params) each device pointer may point into: reached
 // from a parameter through ptr_add, select, loop-carried values and if or while results.
 // Grows to a fixed point because a loop body may feed a carried pointer before the loop's
@@ -33,6 +37,10 @@ std::map<ir::ValueId, std::set<size_t>> pointer_roots(const ir::Kernel& k) {
       switch (op.kind) {
         case K::PtrAdd:
           return join(op.results[0], op.operands[0]);
+        case K::Cast:
+          if (k.type(op.results[0]).pointer)
+            changed = roots[op.results[0]].insert(kMadeFromInteger).second || changed;
+          return;
         case K::Select:
           join(op.results[0], op.operands[1]);
           return join(op.results[0], op.operands[2]);
@@ -142,9 +150,12 @@ std::string CEmitter::in_bounds(const Access& a) const {
       a.offset.empty() ? name(a.ptr) : "(" + name(a.ptr) + " + (" + a.offset + "))";
   std::string any;
   for (size_t root : it->second)
-    any += std::string(any.empty() ? "" : " || ") + "metal::detail::in_bounds(" + p + ", " +
-           name(kernel_.params[root].value) + ", metile_extent" + std::to_string(root) + ", " +
-           std::to_string(a.bytes) + "u)";
+    any += std::string(any.empty() ? "" : " || ") +
+           (root == kMadeFromInteger
+                ? "metal::detail::in_some_buffer(" + p + ", " + std::to_string(a.bytes) + "u)"
+                : "metal::detail::in_bounds(" + p + ", " + name(kernel_.params[root].value) +
+                      ", metile_extent" + std::to_string(root) + ", " + std::to_string(a.bytes) +
+                      "u)");
   return it->second.size() > 1 ? "(" + any + ")" : any;
 }
 
@@ -157,6 +168,12 @@ void CEmitter::check_accesses(const ir::Op& op) {
     const std::string p =
         a.offset.empty() ? name(a.ptr) : "(" + name(a.ptr) + " + (" + a.offset + "))";
     const std::string when = a.mask == ir::kNoValue ? "" : name(a.mask) + " && ";
+    if (root == kMadeFromInteger) {
+      line("if (" + when + "!" + ok + ") metal::detail::outside_every_buffer(" + p + ", " +
+           std::to_string(a.bytes) + "u, " + (a.write ? "1" : "0") + ", __LINE__, " +
+           report_thread_ + ");");
+      continue;
+    }
     line("if (" + when + "!" + ok + ") metal::detail::out_of_bounds(" + std::to_string(root) +
          "u, " + p + ", " + name(kernel_.params[root].value) + ", " + std::to_string(a.bytes) +
          "u, " + (a.write ? "1" : "0") + ", __LINE__, " + report_thread_ + ");");

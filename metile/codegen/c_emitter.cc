@@ -234,6 +234,8 @@ void CEmitter::emit_op_lines(const ir::Op& op) {
       return declare(op, math(op, MathFn::Floor));
     case K::Ceil:
       return declare(op, math(op, MathFn::Ceil));
+    case K::InlineAsm:
+      return emit_inline_asm(op);
     case K::Load:
       return declare(op, load(op));
     case K::ThreadgroupBuffer:

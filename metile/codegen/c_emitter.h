@@ -39,6 +39,7 @@ class CEmitter {
   void emit_store(const ir::Op& op);
   void emit_atomic(const ir::Op& op);
   void emit_print(const ir::Op& op);
+  void emit_inline_asm(const ir::Op& op);
   void emit_packed_load(const ir::Op& op);
   void emit_packed_store(const ir::Op& op);
   void emit_barrier(const ir::Op& op);

@@ -126,6 +126,14 @@ std::string CDialect::cast(const ir::Type& from, const ir::Type& to, const std::
   return "static_cast<" + type_name(to, *this) + ">(" + value + ")";
 }
 
+std::string CDialect::inline_asm(const std::string&, const ir::Type&,
+                                 const std::vector<std::pair<std::string, ir::Type>>&,
+                                 const std::string&, const std::string&, bool) const {
+  throw NotSupported("emit " + std::string(table_.language) +
+                     ": inline_asm_elementwise is inline PTX, which runs only on the cuda "
+                     "device (target sm90), not on this target");
+}
+
 std::string CDialect::saturating_byte_cast(const ir::Type& from, const ir::Type& to,
                                            const std::string& expr, Prelude& prelude) const {
   if (!from.is_scalar())

@@ -205,6 +205,16 @@ class CDialect {
   virtual std::string cast(const ir::Type& from, const ir::Type& to, const std::string& expr,
                            Prelude& prelude) const;
 
+  // Triton's inline_asm_elementwise: the statement that sets `result` (declared, of type
+  // `result_type`) to the output of the inline assembly `assembly` (LLVM's text: $0 the
+  // output, $1... the operands) on `operands` (names and types), with LLVM's comma-separated
+  // `constraints`, the output's first; `pure` false keeps it (volatile). NotSupported where
+  // the dialect has no inline PTX (MSL).
+  virtual std::string inline_asm(const std::string& result, const ir::Type& result_type,
+                                 const std::vector<std::pair<std::string, ir::Type>>& operands,
+                                 const std::string& assembly, const std::string& constraints,
+                                 bool pure) const;
+
   // cast's float -> i8/u8 conversion: the call of the dialect's saturating helper.
   std::string saturating_byte_cast(const ir::Type& from, const ir::Type& to,
                                    const std::string& expr, Prelude& prelude) const;

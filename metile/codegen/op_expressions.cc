@@ -81,7 +81,21 @@ std::string CEmitter::cast(const ir::Op& op) {
   const ir::Type& from = type(op.operands[0]);
   const ir::Type& to = type(op.results[0]);
   if (from == to) return name(op.operands[0]);
+  // Triton's int_to_ptr and ptr_to_int: the address as it is.
+  if (from.pointer || to.pointer)
+    return "((" + type_name(to, dialect_) + ")(" + name(op.operands[0]) + "))";
   return dialect_.cast(from, to, name(op.operands[0]), prelude_);
+}
+
+void CEmitter::emit_inline_asm(const ir::Op& op) {
+  const ir::ValueId r = op.results[0];
+  std::vector<std::pair<std::string, ir::Type>> operands;
+  for (ir::ValueId v : op.operands) operands.emplace_back(name(v), type(v));
+  const std::string statement =
+      dialect_.inline_asm(name(r), type(r), operands, op.str_attr("asm"),
+                          op.str_attr("constraints"), op.int_attr("pure") != 0);
+  line(type_of(r) + " " + name(r) + ";");
+  line(statement);
 }
 
 std::string CEmitter::negate(const ir::Op& op) const {

@@ -132,6 +132,14 @@ class TileBuilder : public Builder {
   ValueId cmp(const std::string& pred, ValueId a, ValueId b);  // lt le gt ge eq ne
   ValueId select(ValueId cond, ValueId a, ValueId b);
   ValueId cast(ValueId a, DType to);
+  // Triton's int_to_ptr and ptr_to_int: an i64 (tile) as a device pointer (tile) to `pointee`,
+  // and a device pointer (tile) as its i64 address.
+  ValueId int_to_ptr(ValueId a, DType pointee);
+  ValueId ptr_to_int(ValueId a);
+  // Triton's inline_asm_elementwise (pack 1, one result): the PTX `assembly` applied to the
+  // elements of the operands, broadcast to one shape; the result's dtype is `to`.
+  ValueId inline_asm(std::vector<ValueId> operands, DType to, const std::string& assembly,
+                     const std::string& constraints, bool pure);
   ValueId unary(OpKind kind, ValueId a, bool fast = false);
 
   // Memory.

@@ -54,6 +54,8 @@ class CommonOpRules : OpRuleChecks {
         return select();
       case R::Cast:
         return cast();
+      case R::InlineAsm:
+        return inline_asm();
       case R::PtrAdd:
         return ptr_add();
       case R::Load:
@@ -184,11 +186,27 @@ class CommonOpRules : OpRuleChecks {
   }
 
   void cast() {
-    if (!is_number(in(0)) || !is_number(out()))
-      return fail("casts convert numbers only", {a(0), r()});
+    // i64 to a device pointer and back (Triton's int_to_ptr and ptr_to_int).
+    const bool address = (in(0).pointer && in(0).space == AddressSpace::Device && !out().pointer &&
+                          out().dtype == DType::i64) ||
+                         (out().pointer && out().space == AddressSpace::Device && !in(0).pointer &&
+                          in(0).dtype == DType::i64);
+    if (!address && (!is_number(in(0)) || !is_number(out())))
+      return fail("casts convert numbers, and i64 to and from device pointers, only", {a(0), r()});
     if (!same_shape(in(0), out()))
       fail("operand shape " + shape_text(in(0)) + " differs from result shape " + shape_text(out()),
            {a(0), r()});
+  }
+
+  void inline_asm() {
+    if (!is_number(out())) return fail("the result must be a number", {r()});
+    for (size_t i = 0; i < op_.operands.size(); ++i) {
+      if (!is_number(in(i))) return fail("operands must be numbers", {a(i)});
+      if (!same_shape(in(i), out()))
+        return fail("operand shape " + shape_text(in(i)) + " differs from result shape " +
+                        shape_text(out()),
+                    {a(i), r()});
+    }
   }
 
   void ptr_add() {

@@ -86,6 +86,7 @@ enum class TypeRule : uint8_t {
   Yield,
   // One op's own rule each.
   Arange,
+  InlineAsm,
   Splat,
   ExpandDims,
   Broadcast,

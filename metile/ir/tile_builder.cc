@@ -264,6 +264,44 @@ ValueId TileBuilder::cast(ValueId a, DType to) {
   return create1(OpKind::Cast, {a}, t.with_dtype(to));
 }
 
+ValueId TileBuilder::int_to_ptr(ValueId a, DType pointee) {
+  const Type t = type(a);
+  if (t.pointer || t.is_desc() || t.dtype != DType::i64)
+    fail("int_to_ptr", "an address is an i64 scalar or tile, got " + describe(a));
+  Type r = t;
+  r.dtype = pointee;
+  r.pointer = true;
+  r.space = AddressSpace::Device;
+  return create1(OpKind::Cast, {a}, r);
+}
+
+ValueId TileBuilder::ptr_to_int(ValueId a) {
+  const Type t = type(a);
+  if (!t.pointer || t.space != AddressSpace::Device)
+    fail("ptr_to_int", "the operand must be a device pointer, got " + describe(a));
+  return create1(OpKind::Cast, {a}, t.with_dtype(DType::i64));
+}
+
+ValueId TileBuilder::inline_asm(std::vector<ValueId> operands, DType to,
+                                const std::string& assembly, const std::string& constraints,
+                                bool pure) {
+  if (operands.empty()) fail("inline_asm", "needs at least one operand");
+  std::vector<int64_t> shape;
+  for (ValueId v : operands) {
+    const Type t = type(v);
+    if (t.pointer || !(t.is_scalar() || t.is_tile()))
+      fail("inline_asm", "operands must be numbers, got " + describe(v));
+    shape = broadcast_shape("inline_asm", Type::tile(t.dtype, shape), t);
+  }
+  for (ValueId& v : operands) v = to_shape("inline_asm", v, shape);
+  Attrs attrs;
+  attrs["asm"] = assembly;
+  attrs["constraints"] = constraints;
+  attrs["pure"] = int64_t{pure ? 1 : 0};
+  return create1(OpKind::InlineAsm, operands,
+                 shape.empty() ? Type::scalar(to) : Type::tile(to, shape), attrs);
+}
+
 ValueId TileBuilder::unary(OpKind kind, ValueId a, bool fast) {
   METILE_ASSERT(is_unary_math(kind), "unary() takes a math op");
   const std::string op(op_name(kind));

@@ -85,6 +85,7 @@ class TileOpRules : OpRuleChecks {
       case R::Compare:
       case R::Select:
       case R::Cast:
+      case R::InlineAsm:
       case R::PtrAdd:
       case R::Load:
       case R::Store:

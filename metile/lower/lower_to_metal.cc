@@ -40,6 +40,7 @@ void lower_block(Lowering& l, const ir::Block& block) {
       case K::Cos:
       case K::Floor:
       case K::Ceil:
+      case K::InlineAsm:
         lower_elementwise(l, op);
         break;
       case K::Constant:

@@ -328,7 +328,8 @@ class Reader {
       // Between integers of one width (i32 <-> u32) a cast keeps every bit.
       case K::Cast: {
         const ir::DType from = kernel_.type(op->operands[0]).dtype;
-        if (ir::is_integer(from) && ir::is_integer(dtype) && bits_of(from) == bits_of(dtype))
+        if (!kernel_.type(op->operands[0]).pointer && !kernel_.type(op->results[0]).pointer &&
+            ir::is_integer(from) && ir::is_integer(dtype) && bits_of(from) == bits_of(dtype))
           return in(0);
         return term;
       }
@@ -364,6 +365,7 @@ class Reader {
       case K::Cos:
       case K::Floor:
       case K::Ceil:
+      case K::InlineAsm:
       case K::Reshape:
       case K::Trans:
       case K::ReduceAxis:

@@ -140,6 +140,7 @@ class OwnershipCheck {
       case OpKind::Cos:
       case OpKind::Floor:
       case OpKind::Ceil:
+      case OpKind::InlineAsm:
       case OpKind::PtrAdd:
       case OpKind::Load:
       case OpKind::Store:

@@ -64,6 +64,7 @@ OpClass op_class(OpKind k) {
     case OpKind::Abs:
     case OpKind::Floor:
     case OpKind::Ceil:
+    case OpKind::InlineAsm:
     case OpKind::PtrAdd:
     case OpKind::IsAligned:
     case OpKind::MatrixFill:

@@ -25,7 +25,9 @@ from .elementwise import (ceil, clamp, erf, fdiv, floor, fma, log2, sigmoid, swi
                           umulhi)
 from .errors import (CompilationError, InternalCompilerError, KernelFaultError,
                      NotSupportedError, OutOfResources)
+from .gather import gather
 from .host import cdiv, next_power_of_2
+from .inline_asm import inline_asm_elementwise
 from .kernel import BufferArg, KernelFunction, constexpr, heuristics, jit, kernel
 from .launch import synchronize
 from .layouts import ThreadLayout
@@ -45,7 +47,7 @@ from .reductions import argmax, argmin, cumprod, cumsum, histogram, max, min, su
 from .reports import CompiledKernel
 from .schedule import Schedule
 from .shapes import cat, interleave, join, permute, ravel, reshape, split, trans, view
-from .static import (device_assert, device_print, max_constancy, max_contiguous, multiple_of,
+from .static import (assume, device_assert, device_print, max_constancy, max_contiguous, multiple_of,
                      static_assert, static_print, static_range)
 from .tensor import Tensor, tensor
 from .values import Value, cast

@@ -71,6 +71,18 @@ class Buffer:
             self.device_buffer.copy_to_host(array.ctypes.data, array.nbytes)
         return array
 
+    def data_ptr(self):
+        """The address of the first element as kernels see it (torch's ``data_ptr``): what a
+        kernel casts back to a pointer, ``tl.load(ptrs + i).to(tl.pointer_type(tl.float16))``
+        (Triton's grouped GEMM tutorial). The buffer must outlive the kernels that use it. On
+        the cuda device, pass torch tensors and their ``data_ptr()`` instead."""
+        address = self.device_buffer.host_address
+        if not address:
+            raise NotImplementedError(
+                f"Buffer.data_ptr: the {self.device_buffer.device} device's buffers have no "
+                "address here; use a torch tensor's data_ptr()")
+        return address
+
     @property
     def dtype(self):
         """The meTile dtype name, e.g. 'f32'."""

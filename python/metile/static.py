@@ -109,3 +109,16 @@ def max_contiguous(value, values):
 def max_constancy(value, values):
     """``value``, with the hint that runs of ``values`` elements are equal."""
     return _hint("max_constancy", value, values)
+
+
+def assume(condition):
+    """Triton's tl.assume: a fact the compiler may rely on (``x > 0``, ``stride % 16 == 0``).
+    A condition known while tracing must hold; a traced one is accepted and not used, so it
+    changes no result (and, unlike an assert, is not checked)."""
+    if is_number(condition):
+        if not condition:
+            raise user_error("assume: the condition is false", user_location())
+        return
+    if not isinstance(condition, Value):
+        raise user_error(f"assume: expects a traced condition or a Python bool, got "
+                         f"{type(condition).__name__}", user_location())

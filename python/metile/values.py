@@ -165,6 +165,30 @@ def ptr_add(ptr, offsets, op="ptr_add"):
     return result
 
 
+def _address_cast(value, dtype):
+    """Triton's casts between integers and pointers: an integer (an address, as tutorial 08's
+    arrays of pointers hold) to ``tl.pointer_type(T)``, a pointer to an integer (its address),
+    a pointer to a pointer of another element type (through its address)."""
+    to_pointer = isinstance(dtype, dtypes.pointer_type)
+    trace = value.trace
+    if value.pointer and to_pointer and value.dtype == dtypes.dtype_name(str(dtype)):
+        return value  # the same pointer type: nothing to do (and its buffer stays known)
+    if value.pointer:
+        address = wrap(trace, trace.at().ptr_to_int(value.id))
+        if not to_pointer:
+            if not dtypes.is_integer(dtypes.dtype_name(dtype)):
+                raise user_error(f"to: a pointer becomes an integer (its address) or another "
+                                 f"pointer, not {dtype}", user_location())
+            return cast(address, dtype)
+        value = address
+    elif not dtypes.is_integer(value.dtype):
+        raise user_error(f"to: only an integer becomes a pointer (an address), got "
+                         f"{value.dtype} to tl.pointer_type({dtype})", user_location())
+    if value.dtype != "i64":
+        value = cast(value, "i64")
+    return wrap(trace, trace.at().int_to_ptr(value.id, dtypes.dtype_name(str(dtype))))
+
+
 def true_divide(a, b):
     a, b = as_values(a, b, "div", div_or_mod=True)
     if not dtypes.is_float(a.dtype):
@@ -219,14 +243,8 @@ class Value:
     def to(self, dtype, fp_downcast_rounding=None, bitcast=False):
         """This value converted to ``dtype`` (round to nearest for floats); Triton's
         ``bitcast`` and rounding modes are not supported, nor is an integer made a pointer."""
-        if isinstance(dtype, dtypes.pointer_type) and dtypes.is_integer(self.dtype):
-            from .errors import NotSupportedError
-
-            raise user_error(f"to: an integer cannot become a pointer (to "
-                             f"tl.pointer_type({dtype})) yet: tutorial 08's arrays of pointers "
-                             "are not supported; pass each buffer as an argument, or pack the "
-                             "problems into one buffer with offsets", user_location(),
-                             NotSupportedError)
+        if isinstance(dtype, dtypes.pointer_type) or self.pointer:
+            return _address_cast(self, dtype)
         return cast(self, dtype, fp_downcast_rounding, bitcast)
 
     cast = to  # Triton's tensor.cast, its member form of tl.cast

@@ -255,6 +255,24 @@ void bind_trace(nb::module_& m) {
           },
           "value"_a, "dtype"_a, "The value converted to dtype.")
       .def(
+          "int_to_ptr",
+          [b](T& t, ir::ValueId v, const std::string& d) {
+            return b(t).int_to_ptr(v, dtype_from_name(d));
+          },
+          "value"_a, "pointee"_a, "The i64 address (tile) as a device pointer to pointee.")
+      .def(
+          "ptr_to_int", [b](T& t, ir::ValueId v) { return b(t).ptr_to_int(v); }, "value"_a,
+          "The device pointer (tile) as its i64 address.")
+      .def(
+          "inline_asm",
+          [b](T& t, std::vector<ir::ValueId> operands, const std::string& d,
+              const std::string& assembly, const std::string& constraints, bool pure) {
+            return b(t).inline_asm(std::move(operands), dtype_from_name(d), assembly, constraints,
+                                   pure);
+          },
+          "operands"_a, "dtype"_a, "asm"_a, "constraints"_a, "pure"_a,
+          "Triton's inline_asm_elementwise (pack 1): PTX applied to the operands' elements.")
+      .def(
           "unary",
           [b](T& t, const std::string& op, ir::ValueId v, bool fast) {
             return b(t).unary(op_from_name(op), v, fast);

@@ -45,6 +45,10 @@ void init_runtime(nb::module_& m) {
           "no copy, never freed by meTile; the caller keeps it alive.")
       .def_prop_ro("size_bytes", &Buffer::size_bytes, "The allocation's length in bytes.")
       .def_prop_ro(
+          "host_address",
+          [](const Buffer& b) { return reinterpret_cast<uintptr_t>(b.storage().host_data()); },
+          "The address kernels see on a device whose memory the host sees (host), else 0.")
+      .def_prop_ro(
           "device", [](const Buffer& b) { return b.device().name(); }, "The device's name.")
       .def(
           "copy_from_host",

@@ -104,6 +104,13 @@ std::map<OpKind, Case> metal_cases() {
   c[OpKind::Cos] = {float_unary(OpKind::Cos), "= precise::cos(x);"};
   c[OpKind::Floor] = {float_unary(OpKind::Floor), "= floor(x);"};
   c[OpKind::Ceil] = {float_unary(OpKind::Ceil), "= ceil(x);"};
+  c[OpKind::InlineAsm] = {[=](MetalBuilder& b, const Sample& s) {
+                            f(b, OpKind::InlineAsm, {s.n}, i32,
+                              {{"asm", std::string("mov.b32 $0, $1;")},
+                               {"constraints", std::string("=r,r")},
+                               {"pure", int64_t{1}}});
+                          },
+                          "asm(\"mov.b32 %0, %1;\" : \"=r\"(v3) : \"r\"(n));", true};
   c[OpKind::PtrAdd] = {[](MetalBuilder& b, const Sample& s) { b.ptr_add(s.buf, s.n); },
                        "device float* v3 = buf + n;"};
   c[OpKind::Load] = {[](MetalBuilder& b, const Sample& s) { b.load(s.buf); }, "= buf[0];"};

@@ -193,6 +193,7 @@ class Interpreter {
       case OpKind::WgmmaCommit:
       case OpKind::WgmmaWait:
       case OpKind::SetMaxNReg:
+      case OpKind::InlineAsm:
       case OpKind::AsyncCopy:
       case OpKind::AsyncCopyCommit:
       case OpKind::AsyncCopyWait:

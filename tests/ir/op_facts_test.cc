@@ -173,6 +173,7 @@ TEST(OpFacts, TypeRulesAgreeWithTheOtherFacts) {
       case TypeRule::Compare:
       case TypeRule::Select:
       case TypeRule::Cast:
+      case TypeRule::InlineAsm:
       case TypeRule::PtrAdd:
       case TypeRule::Load:
       case TypeRule::Store:

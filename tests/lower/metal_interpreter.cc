@@ -273,6 +273,8 @@ class Runner {
       case K::SetMaxNReg:
       case K::AsyncProxyFence:
         fail(&op, -1, "the test interpreter runs no sm90 asynchronous pipeline op");
+      case K::InlineAsm:
+        fail(&op, -1, "the test interpreter runs no inline PTX");
       case K::AtomicRmw:
       case K::AtomicCas:
         fail(&op, -1, "the test interpreter runs no atomics (the host emulator does)");

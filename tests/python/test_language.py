@@ -433,6 +433,14 @@ def pointer_from_integer(addresses, out):
     metile.store(out, metile.load(p))
 
 
-def test_an_integer_cast_to_a_pointer_is_not_supported_and_says_so():
-    with pytest.raises(metile.NotSupportedError, match="to: an integer cannot become a pointer"):
-        pointer_from_integer[(1,)](np.zeros(1, np.int64), np.zeros(1, np.float16))
+def test_an_integer_cast_to_a_pointer_reads_there_and_a_null_one_faults():
+    source = metile.Buffer(data=np.array([1.5, 2.5], np.float16))
+    out = np.zeros(1, np.float16)
+    pointer_from_integer[(1,)](np.array([source.data_ptr() + 2], np.int64), out)
+    assert out[0] == np.float16(2.5)
+    if metile.device() != "host":
+        return
+    with pytest.raises(metile.KernelFaultError, match="the 2-byte read at address 0x0, through "
+                                                      "a pointer made from an integer, lies in "
+                                                      "no live buffer"):
+        pointer_from_integer[(1,)](np.zeros(1, np.int64), out)

@@ -1,13 +1,12 @@
 """The Triton corpus, matmul family and attention variants (tests/python/triton_corpus/): the
 autotuned tutorial matmul with its fused activation, a mixture-of-experts grouped GEMM, the
 persistent matmul of tutorial 09, a batched matmul, split-K with atomic adds, a matmul with a
-fused bias and residual, decode attention over a paged KV cache with grouped-query heads, and
-varlen causal flash attention. Each runs with only the import renamed (`import metile as
-triton`, `import metile as tl`) on the default device, checked against numpy in float64 with
-ragged shapes; small tiles, so that the host emulator's 32 KB of threadgroup memory holds
-them. grouped_gemm.py (tutorial 08: its `while` loop traces, but its problems' int64
-addresses cast to pointers with `.to(tl.pointer_type(tl.float16))` do not) is in the corpus
-without a test here: meTile does not run it yet."""
+fused bias and residual, decode attention over a paged KV cache with grouped-query heads,
+varlen causal flash attention, and tutorial 08's grouped GEMM, whose problems' int64 addresses
+are cast to pointers (`.to(tl.pointer_type(tl.float16))`). Each runs with only the import
+renamed (`import metile as triton`, `import metile as tl`) on the default device, checked
+against numpy in float64 with ragged shapes; small tiles, so that the host emulator's 32 KB of
+threadgroup memory holds them."""
 
 import ml_dtypes
 import numpy as np
@@ -241,3 +240,62 @@ def test_int8_weight_matmul(shape, rng):
     dequantised = (f64(w) * f64(scale)).astype(np.float16)
     np.testing.assert_allclose(f64(to_numpy(y_d)), f64(x) @ f64(dequantised), rtol=1e-2,
                                atol=2e-2)
+
+
+def problems_on_device(arrays):
+    """Device memory for each array and the int64 array of their addresses, as tutorial 08's
+    host code makes them: torch CUDA tensors and their data_ptr() on the cuda device,
+    metile.Buffers and theirs on the host."""
+    if metile.device() == "cuda":
+        tensors = on_device(*arrays)
+        return tensors, on_device(np.array([t.data_ptr() for t in tensors], np.int64))
+    buffers = [metile.Buffer(data=x) for x in arrays]
+    return buffers, np.array([b.data_ptr() for b in buffers], np.int64)
+
+
+def run_grouped_gemm(name, sizes, rng):
+    kernel = corpus(name).grouped_matmul_kernel
+    a = [rng.standard_normal((m, k)).astype(np.float16) for m, n, k in sizes]
+    b = [rng.standard_normal((k, n)).astype(np.float16) for m, n, k in sizes]
+    c = [np.full((m, n), np.nan, np.float16) for m, n, k in sizes]
+    a_d, a_ptrs = problems_on_device(a)
+    b_d, b_ptrs = problems_on_device(b)
+    c_d, c_ptrs = problems_on_device(c)
+    gemm_sizes = np.array(sizes, np.int32)
+    lds = np.array([[k, n, n] for m, n, k in sizes], np.int32)
+    grid = lambda META: (META["NUM_SM"],)
+    kernel[grid](a_ptrs, b_ptrs, c_ptrs, *on_device(gemm_sizes, lds), len(sizes))
+    for g in range(len(sizes)):
+        out = c_d[g].numpy() if isinstance(c_d[g], metile.Buffer) else to_numpy(c_d[g])
+        np.testing.assert_allclose(f64(out), f64(a[g]) @ f64(b[g]), rtol=1e-2, atol=1e-2)
+
+
+@pytest.mark.parametrize("sizes", [[(70, 45, 37), (16, 64, 20), (33, 1, 50)], [(5, 7, 3)]],
+                         ids=["ragged_group", "one_small"])
+def test_grouped_gemm_masked(sizes, rng):
+    """grouped_gemm.py: tutorial 08 with masked tails, ragged problems."""
+    run_grouped_gemm("grouped_gemm", sizes, rng)
+
+
+def test_grouped_gemm_tutorial_verbatim(rng):
+    """The tutorial's kernel as written (full tiles: sizes multiples of every config's blocks)."""
+    run_grouped_gemm("grouped_gemm_tutorial", [(64, 32, 32), (32, 64, 16), (96, 32, 48)], rng)
+
+
+@pytest.mark.skipif(metile.device() != "host", reason="the host emulator's bounds checks")
+def test_grouped_gemm_wild_address_is_a_fault(rng):
+    """An address that lies in no live buffer is reported, not read: the check of a pointer
+    made from an integer is against every buffer."""
+    kernel = corpus("grouped_gemm").grouped_matmul_kernel
+    a = metile.Buffer(data=np.ones((16, 16), np.float16))
+    b = metile.Buffer(data=np.ones((16, 16), np.float16))
+    c = metile.Buffer(data=np.zeros((16, 16), np.float16))
+    wild = np.array([a.data_ptr() + 16 * 16 * 2 + 4096], np.int64)  # past a's end
+    sizes = np.array([[16, 16, 16]], np.int32)
+    lds = np.array([[16, 16, 16]], np.int32)
+    with pytest.raises(metile.KernelFaultError,
+                       match=r"read at address 0x[0-9a-f]+, through a pointer made from an "
+                             r"integer, lies in no live buffer"):
+        kernel[lambda META: (META["NUM_SM"],)](
+            wild, np.array([b.data_ptr()], np.int64), np.array([c.data_ptr()], np.int64),
+            sizes, lds, 1)

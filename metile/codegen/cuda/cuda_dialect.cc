@@ -1,5 +1,7 @@
 #include "metile/codegen/cuda/cuda_dialect.h"
 
+#include <cctype>
+
 #include "metile/codegen/c_types.h"
 #include "metile/codegen/cuda/cuda_matrix.h"
 #include "metile/codegen/cuda/cuda_mma_fragments.h"
@@ -361,6 +363,61 @@ class CudaDialect final : public CDialect {
   }
 
   // Matrix fragments: 8x8 in cuda_matrix.h, mma.sync's native shapes in cuda_mma_fragments.h.
+  std::string inline_asm(const std::string& result, const ir::Type& result_type,
+                         const std::vector<std::pair<std::string, ir::Type>>& operands,
+                         const std::string& assembly, const std::string& constraints,
+                         bool pure) const override {
+    std::vector<std::string> codes;
+    for (size_t begin = 0;;) {
+      const size_t comma = constraints.find(',', begin);
+      codes.push_back(constraints.substr(begin, comma - begin));
+      if (comma == std::string::npos) break;
+      begin = comma + 1;
+    }
+    if (codes.size() != operands.size() + 1 || codes[0].empty() || codes[0][0] != '=')
+      throw UserError("inline_asm_elementwise: the constraints \"" + constraints +
+                      "\" must name one output (\"=r\", first) and one input per argument (" +
+                      std::to_string(operands.size()) + ")");
+    // LLVM's operand references ($0, $1; $$ a dollar) become GCC's (%0, %1), and PTX's own %
+    // (registers, %tid.x) is written %%.
+    std::string text;
+    for (size_t i = 0; i < assembly.size(); ++i) {
+      const char c = assembly[i];
+      if (c == '%') {
+        text += "%%";
+      } else if (c == '$' && i + 1 < assembly.size() && assembly[i + 1] == '$') {
+        text += '$';
+        ++i;
+      } else if (c == '$' && i + 1 < assembly.size() &&
+                 std::isdigit(static_cast<unsigned char>(assembly[i + 1]))) {
+        text += '%';
+      } else {
+        text += c;
+      }
+    }
+    // A float in an integer register ("h", "r", "l") travels as its bits, as Triton's
+    // operands do (LLVM bitcasts them).
+    auto operand = [](const std::string& code, const std::string& value, const ir::Type& t,
+                      bool output) {
+      const char letter = code.empty() ? ' ' : code.back();
+      const char* bits = letter == 'h'   ? "unsigned short"
+                         : letter == 'r' ? "unsigned int"
+                         : letter == 'l' ? "unsigned long long"
+                                         : nullptr;
+      const std::string passed = ir::is_float(t.dtype) && bits
+                                     ? std::string("*reinterpret_cast<") +
+                                           (output ? "" : "const ") + bits + "*>(&" + value + ")"
+                                     : value;
+      return string_literal(code) + "(" + passed + ")";
+    };
+    std::string inputs;
+    for (size_t i = 0; i < operands.size(); ++i)
+      inputs += std::string(i ? ", " : "") +
+                operand(codes[i + 1], operands[i].first, operands[i].second, false);
+    return std::string("asm") + (pure ? "" : " volatile") + "(" + string_literal(text) + " : " +
+           operand(codes[0], result, result_type, true) + " : " + inputs + ");";
+  }
+
   std::string matrix_type(const ir::Type& t) const override {
     return cuda_mma_fragments::is_native(t)
                ? cuda_mma_fragments::type(t, std::string(scalar_type(t.dtype)))

@@ -6,6 +6,7 @@
 #include <numeric>
 #include <string>
 
+#include "metile/runtime/host/guarded_memory.h"
 #include "metile/runtime/host/threadgroup_runner.h"
 #include "metile/support/errors.h"
 
@@ -53,6 +54,14 @@ void out_of_bounds(unsigned thread, unsigned param, long long byte_offset, unsig
                                              line);
 }
 
+int in_some_buffer(const void* address, unsigned bytes) {
+  const auto at = reinterpret_cast<std::uintptr_t>(address);
+  const std::optional<RegionInfo> region = find_guarded_region(at);
+  if (!region || region->kind != RegionKind::Buffer) return 0;
+  const auto begin = reinterpret_cast<std::uintptr_t>(region->data);
+  return at >= begin && region->size >= bytes && at - begin <= region->size - bytes;
+}
+
 void memory_access(const void* address, unsigned bytes, int is_write, const void* pc) {
   if (ThreadgroupRunner* runner = ThreadgroupRunner::active())
     runner->memory_access(address, bytes, is_write != 0, pc);
@@ -61,7 +70,7 @@ void memory_access(const void* address, unsigned bytes, int is_write, const void
 const MetileHostRuntime table{
     METILE_HOST_ABI_VERSION, &threadgroup_barrier, &simd_rendezvous, &simd_lane,     &fail,
     matrix_lane_map.data(),  &memory_access,       &fail_thread,     &assert_failed, &thread_index,
-    &out_of_bounds};
+    &out_of_bounds,          &in_some_buffer};
 
 // METILE_HOST_MATRIX_LANE_MAP=permuted: lane l holds what Apple's mapping gives lane
 // (13 * l + 7) % 32, a fixed permutation (13 is odd, so it is one) that moves every lane.

@@ -1,6 +1,7 @@
 #include "metile/runtime/host/threadgroup_runner.h"
 
 #include <algorithm>
+#include <cstdio>
 #include <cstring>
 #include <utility>
 
@@ -326,6 +327,20 @@ void ThreadgroupRunner::assert_failed(unsigned thread, const char* message, Sour
 void ThreadgroupRunner::out_of_bounds(unsigned thread, unsigned param, long long byte_offset,
                                       unsigned bytes, bool is_write, int line) {
   if (thread == ~0u) thread = current_;
+  if (param == ~0u) {  // a pointer made from an integer, in no live buffer
+    char address[32];
+    std::snprintf(address, sizeof address, "0x%llx", static_cast<unsigned long long>(byte_offset));
+    const std::string text = "out-of-bounds access in kernel '" + plan_->kernel_name + "' (" +
+                             this->where() + ", thread " + std::to_string(thread) + "): the " +
+                             std::to_string(bytes) + "-byte " + (is_write ? "write" : "read") +
+                             " at address " + address +
+                             ", through a pointer made from an integer, lies in no live buffer";
+    SourceLocation at = plan_->abi->source_of_line(line);
+    FaultSite site{plan_->kernel_name, position_, thread, "", std::nullopt};
+    if (in_workgroup_) throw KernelFaultError(text, std::move(at), std::move(site));
+    pending_where_ = std::move(at);
+    abort_threadgroup(PendingError::Fault, text);
+  }
   const unsigned long long* extents =
       static_cast<const unsigned long long*>(plan_->args[plan_->abi->params.size()]);
   const unsigned long long extent = extents[param];

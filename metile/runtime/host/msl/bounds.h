@@ -40,5 +40,21 @@ inline bool in_bounds(const void* p, const void* base, unsigned long long extent
   __builtin_unreachable();
 }
 
+// Whether the `bytes` at p lie inside one live buffer: the check of an access through a
+// pointer made from an integer (Triton's int_to_ptr), which no parameter bounds.
+inline bool in_some_buffer(const void* p, unsigned bytes) {
+  return !buffer_bytes || host_runtime->in_some_buffer(p, bytes) != 0;
+}
+
+[[noreturn, gnu::cold, gnu::noinline]] inline void outside_every_buffer(const void* p,
+                                                                        unsigned bytes,
+                                                                        int is_write, int line,
+                                                                        unsigned thread) {
+  host_runtime->out_of_bounds(thread, ~0u,
+                              static_cast<long long>(reinterpret_cast<std::uintptr_t>(p)), bytes,
+                              is_write, line);
+  __builtin_unreachable();
+}
+
 }  // namespace detail
 }  // namespace metal

@@ -4,7 +4,7 @@
 // metal_stdlib emulation reaches barriers and SIMD collectives through it.
 #pragma once
 
-#define METILE_HOST_ABI_VERSION 6u
+#define METILE_HOST_ABI_VERSION 7u
 // Bytes each lane may deposit in one SIMD rendezvous (a long4 is 32).
 #define METILE_HOST_SIMD_SLOT_BYTES 64u
 #define METILE_HOST_SIMD_WIDTH 32u
@@ -65,8 +65,13 @@ struct MetileHostRuntime {
   // A device access that the emitted bounds check (msl/bounds.h) found outside its buffer:
   // `bytes` at `byte_offset` from the start of parameter `param`, by thread `thread` (~0u:
   // the fiber running), at line `line` of the emitted source. Abandons the threadgroup.
+  // param ~0u: an access through a pointer made from an integer (Triton's int_to_ptr), which
+  // lies in no live buffer; byte_offset is then its address.
   void (*out_of_bounds)(unsigned thread, unsigned param, long long byte_offset, unsigned bytes,
                         int is_write, int line);
+  // Whether the `bytes` at `address` lie inside one live buffer (a pointer made from an
+  // integer has no parameter to be checked against).
+  int (*in_some_buffer)(const void* address, unsigned bytes);
 };
 
 // A launch's args array holds one entry per kernel parameter and then one more: the byte
