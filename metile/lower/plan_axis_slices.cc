@@ -120,8 +120,9 @@ void plan_axis_slices(const ir::Kernel& k, ThreadPlan& plan, int simd_width) {
     const auto [it, fresh] = slices.emplace(size, slice);
     if (!fresh && !(it->second && slice && *it->second == *slice)) it->second.reset();
   });
-  for (const auto& [size, slice] : slices) {
+  for (const auto& [tile_size, slice] : slices) {
     if (!slice) continue;
+    const int64_t size = tile_size;  // clang 14 captures no structured binding
     const bool planned = std::any_of(plan.layouts.begin(), plan.layouts.end(),
                                      [&](const ir::ThreadLayout& l) { return l.size() == size; });
     if (planned || !replicas_allowed(k, size)) continue;
