@@ -55,14 +55,8 @@ std::map<ir::ValueId, std::set<size_t>> pointer_roots(const ir::Kernel& k) {
           return;
         }
         case K::While: {
-          const ir::Block &before = op.regions.at(0), &after = op.regions.at(1);
           for (size_t i = 0; i < op.results.size(); ++i) {
-            const ir::ValueId group[] = {op.operands[i],
-                                         before.args[i],
-                                         before.ops.back().operands[1 + i],
-                                         after.args[i],
-                                         after.ops.back().operands[i],
-                                         op.results[i]};
+            const std::array<ir::ValueId, 6> group = ir::while_carried(op, i);
             for (ir::ValueId a : group)
               for (ir::ValueId b : group) join(a, b);
           }

@@ -45,14 +45,8 @@ std::set<ir::ValueId> read_only_pointers(const ir::Kernel& k) {
         }
       }
       if (op.kind == ir::OpKind::While) {
-        const ir::Block &before = op.regions.at(0), &after = op.regions.at(1);
         for (size_t i = 0; i < op.results.size(); ++i) {
-          const ir::ValueId group[] = {op.operands[i],
-                                       before.args[i],
-                                       before.ops.back().operands[1 + i],
-                                       after.args[i],
-                                       after.ops.back().operands[i],
-                                       op.results[i]};
+          const std::array<ir::ValueId, 6> group = ir::while_carried(op, i);
           bool c = false;
           for (ir::ValueId v : group) c = c || ro.count(v);
           for (ir::ValueId v : group) mark(v, c, changed);

@@ -262,6 +262,19 @@ void walk(const Block& b, F&& f) {
   }
 }
 
+// The values a while's carried value i passes through, which always hold the same thing: its
+// init, the before region's argument and passed value, the after region's argument and yield,
+// and the result.
+inline std::array<ValueId, 6> while_carried(const Op& op, size_t i) {
+  const Block &before = op.regions.at(0), &after = op.regions.at(1);
+  return {op.operands[i],
+          before.args[i],
+          before.ops.back().operands[1 + i],
+          after.args[i],
+          after.ops.back().operands[i],
+          op.results[i]};
+}
+
 // wgmma_mma's operand that is b's shared-memory pointer: a is one pointer before it, or, with
 // the attribute a_registers, wgmma's eight 16-bit register elements; the accumulator follows.
 inline size_t wgmma_b_operand(const Op& op) {
