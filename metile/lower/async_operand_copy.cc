@@ -4,7 +4,10 @@
 // (dot_operand_vectors.h) each thread's elements come in runs of consecutive columns whose
 // addresses are recomputed per element, so group_vector_accesses can pack a run into one copy
 // of up to 16 bytes; elsewhere each slot's lowered pointer and mask are copied as they are.
+#include "metile/lower/affine_tile.h"
+#include "metile/lower/group_vector_accesses.h"
 #include "metile/lower/lowering_steps.h"
+#include "metile/lower/rematerialise.h"
 #include "metile/support/bits.h"
 
 namespace metile::lower {
@@ -78,6 +81,92 @@ void copy_operand_async(Lowering& l, const ir::Op& load, ir::ValueId slot,
          l.get(load.operands[0]).slots[r],
          masked ? l.get(load.operands[1]).slots[r] : ir::kNoValue);
   }
+}
+
+namespace {
+
+// b's load when wgmma_staged may copy it along its contiguous axis: a zero-fill 2-D tile load
+// whose address, mask and fill are recomputable and step by one element along K or N, in
+// runs of 16 bytes that divide evenly among the threads; and the axis.
+struct StagedLoad {
+  const ir::Op* load = nullptr;
+  int axis = 1;
+  int64_t run = 0;
+};
+
+StagedLoad staged_load(Lowering& l, const ir::Op& dot) {
+  const auto it = l.definers.find(dot.operands[1]);
+  if (it == l.definers.end() || !async_copyable(l, *it->second)) return {};
+  const ir::Op& load = *it->second;
+  const Rematerialise remat(l, l.definers);
+  for (ir::ValueId v : load.operands)
+    if (!remat.possible(v)) return {};
+  const std::optional<int> axis = Affine(l.definers, l.tile).unit_stride_axis(load.operands[0]);
+  const ir::Type& t = l.tile_type(dot.operands[1]);
+  const int64_t run = group_width(l.target, t.dtype);
+  if (!axis || run == 0) return {};
+  const int64_t line = t.shape[static_cast<size_t>(*axis)];
+  // A K-major b fills 64-element rows of the swizzle; an N-major one 64-column blocks.
+  if (line % 64 || t.shape[0] % 16 || t.num_elements() % (run * l.threads)) return {};
+  return {&load, *axis, run};
+}
+
+}  // namespace
+
+std::map<const ir::Op*, const ir::Op*> staged_operand_candidates(const Lowering& l) {
+  std::map<const ir::Op*, const ir::Op*> candidates;
+  if (l.schedule_plan.strategy != schedule::MatrixStrategy::WgmmaStaged) return candidates;
+  std::map<ir::ValueId, int> uses;
+  std::vector<const ir::Op*> dots;
+  ir::walk(l.tile.body, [&](const ir::Op& op) {
+    for (ir::ValueId v : op.operands) ++uses[v];
+    if (op.kind == ir::OpKind::Dot) dots.push_back(&op);
+  });
+  for (const ir::Op* dot : dots) {
+    const auto it = l.definers.find(dot->operands[1]);
+    if (it != l.definers.end() && it->second->kind == ir::OpKind::Load &&
+        uses[dot->operands[1]] == 1)
+      candidates.emplace(it->second, dot);
+  }
+  return candidates;
+}
+
+bool defer_staged_operand_load(Lowering& l, const ir::Op& dot) {
+  const StagedLoad b = staged_load(l, dot);
+  if (b.load) l.deferred_operand_loads.insert(b.load);
+  return b.load != nullptr;
+}
+
+std::optional<bool> copy_staged_operand(Lowering& l, const ir::Op& dot, ir::ValueId buffer) {
+  const StagedLoad b = staged_load(l, dot);
+  if (!b.load || !l.deferred_operand_loads.count(b.load)) return std::nullopt;
+  const ir::Type& t = l.tile_type(dot.operands[1]);
+  const bool k_major = b.axis == 0;
+  // A K-major b is stored as its transpose: N rows of K elements.
+  const int64_t line = t.shape[static_cast<size_t>(b.axis)];
+  const int64_t lines = t.shape[static_cast<size_t>(1 - b.axis)];
+  const SlotLayout place{lines, line, 0, true};
+  const int runs_bits = log2_exact(line / b.run);
+  const ir::Type ptr = l.metal.type(buffer);
+  Rematerialise remat(l, l.definers);
+  const int64_t per_thread = t.num_elements() / (b.run * l.threads);
+  for (int64_t i = 0; i < per_thread; ++i) {
+    // Consecutive threads take consecutive runs of a line: a warp reads whole lines.
+    const ir::ValueId run = emit_c(l, ir::OpKind::Add, l.thread_index(), i * l.threads);
+    const ir::ValueId which = emit_c(l, ir::OpKind::Shr, run, runs_bits);
+    const ir::ValueId first = emit_c(
+        l, ir::OpKind::Shl, emit_c(l, ir::OpKind::And, run, line / b.run - 1), log2_exact(b.run));
+    const ir::ValueId start = place.offset(l, which, first);
+    for (int64_t d = 0; d < b.run; ++d) {
+      const ir::ValueId along = d == 0 ? first : emit_c(l, ir::OpKind::Add, first, d);
+      const std::vector<ir::ValueId> coords =
+          k_major ? std::vector<ir::ValueId>{along, which} : std::vector<ir::ValueId>{which, along};
+      const ir::ValueId at = d == 0 ? start : emit_c(l, ir::OpKind::Add, start, d);
+      copy(l, l.emit(ir::OpKind::PtrAdd, {buffer, at}, ptr), remat.at(b.load->operands[0], coords),
+           b.load->operands.size() > 1 ? remat.at(b.load->operands[1], coords) : ir::kNoValue);
+    }
+  }
+  return k_major;
 }
 
 }  // namespace metile::lower

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <optional>
 
+#include "metile/lower/affine_tile.h"
 #include "metile/lower/rematerialise.h"
 #include "metile/lower/threadgroup_allocator.h"
 
@@ -18,158 +19,6 @@ constexpr int64_t kTileElements = kTile * kTile;
 
 const ir::Type kI1 = ir::Type::scalar(ir::DType::i1);
 const ir::Type kI32 = ir::Type::scalar(ir::DType::i32);
-
-// Per dimension, what one step along it adds to a value; nullopt: a runtime (uniform) amount.
-using Coefficients = std::vector<std::optional<int64_t>>;
-
-bool all_zero(const Coefficients& c) {
-  for (const std::optional<int64_t>& x : c)
-    if (x != 0) return false;
-  return true;
-}
-
-bool all_known(const Coefficients& c) {
-  for (const std::optional<int64_t>& x : c)
-    if (!x) return false;
-  return true;
-}
-
-// Which values of a Tile IR kernel are affine in their tile's coordinates: uniform scalars,
-// arange, splat, expand_dims, broadcast, add, sub, mul by a uniform factor and ptr_add of a
-// uniform pointer.
-class Affine {
- public:
-  explicit Affine(const std::map<ValueId, const ir::Op*>& definers, const ir::Kernel& k)
-      : k_(k), definers_(definers) {}
-
-  const ir::Op* definer(ValueId v) const {
-    const auto it = definers_.find(v);
-    return it == definers_.end() ? nullptr : it->second;
-  }
-
-  std::optional<int64_t> constant(ValueId v) const {
-    const ir::Op* op = definer(v);
-    if (!op) return std::nullopt;
-    if (op->kind == OpKind::Splat) return constant(op->operands[0]);
-    if (op->kind != OpKind::Constant) return std::nullopt;
-    const int64_t* value = std::get_if<int64_t>(&op->attrs.at("value"));
-    return value ? std::optional<int64_t>(*value) : std::nullopt;
-  }
-
-  std::optional<Coefficients> of(ValueId v) const {
-    const ir::Type& t = k_.type(v);
-    if (!t.is_tile()) return Coefficients{};
-    const size_t rank = t.shape.size();
-    const ir::Op* op = definer(v);
-    if (!op) return std::nullopt;
-    if (op->kind == OpKind::Arange && !op->has_attr("layout")) return Coefficients{1};
-    if (op->kind == OpKind::Splat) return Coefficients(rank, 0);
-    if (op->kind == OpKind::ExpandDims) {
-      std::optional<Coefficients> c = of(op->operands[0]);
-      if (c) c->insert(c->begin() + op->int_attr("axis"), 0);
-      return c;
-    }
-    if (op->kind == OpKind::Broadcast) {
-      std::optional<Coefficients> c = of(op->operands[0]);
-      if (!c || c->size() != rank) return std::nullopt;
-      const ir::Type& source = k_.type(op->operands[0]);
-      for (size_t d = 0; d < rank; ++d)
-        if (source.shape[d] == 1) (*c)[d] = 0;
-      return c;
-    }
-    if (op->kind == OpKind::Add || op->kind == OpKind::Sub) {
-      const std::optional<Coefficients> a = widened(op->operands[0], rank),
-                                        b = widened(op->operands[1], rank);
-      if (!a || !b) return std::nullopt;
-      Coefficients c(rank);
-      for (size_t d = 0; d < rank; ++d)
-        if ((*a)[d] && (*b)[d])
-          c[d] = op->kind == OpKind::Add ? *(*a)[d] + *(*b)[d] : *(*a)[d] - *(*b)[d];
-      return c;
-    }
-    if (op->kind == OpKind::Mul) {
-      const std::optional<Coefficients> a = widened(op->operands[0], rank),
-                                        b = widened(op->operands[1], rank);
-      if (!a || !b) return std::nullopt;
-      if (all_zero(*a)) return scaled(*b, constant(op->operands[0]));
-      if (all_zero(*b)) return scaled(*a, constant(op->operands[1]));
-      return std::nullopt;
-    }
-    if (op->kind == OpKind::PtrAdd) {
-      const std::optional<Coefficients> p = widened(op->operands[0], rank);
-      if (!p || !all_zero(*p)) return std::nullopt;
-      return widened(op->operands[1], rank);
-    }
-    return std::nullopt;  // only the ops above keep a value affine
-  }
-
-  // The conjuncts of an i1 tile (and of ands); false when one is neither a (broadcast)
-  // comparison of affine values with constant steps nor uniform.
-  bool conjuncts(ValueId mask, std::vector<ValueId>& atoms) const {
-    const ir::Op* op = definer(mask);
-    if (op && op->kind == OpKind::And && k_.type(mask).is_tile())
-      return conjuncts(op->operands[0], atoms) && conjuncts(op->operands[1], atoms);
-    atoms.push_back(mask);
-    return difference(mask).has_value();
-  }
-
-  // The comparison an atom broadcasts (through broadcast and expand_dims); none for a
-  // uniform atom.
-  const ir::Op* comparison(ValueId atom) const {
-    const ir::Op* op = definer(atom);
-    if (op && (op->kind == OpKind::Broadcast || op->kind == OpKind::ExpandDims))
-      return comparison(op->operands[0]);
-    return op && op->kind == OpKind::Cmp ? op : nullptr;
-  }
-
-  // The steps of x - y over the atom's coordinates for an atom comparing x and y (all
-  // constant), zero for a uniform atom; nullopt for anything else.
-  std::optional<Coefficients> difference(ValueId atom) const {
-    const ir::Type& t = k_.type(atom);
-    const size_t rank = t.is_tile() ? t.shape.size() : 0;
-    const ir::Op* op = definer(atom);
-    if (op && op->kind == OpKind::Cmp) {
-      const std::optional<Coefficients> x = widened(op->operands[0], rank),
-                                        y = widened(op->operands[1], rank);
-      if (!x || !y || !all_known(*x) || !all_known(*y)) return std::nullopt;
-      Coefficients c(rank);
-      for (size_t d = 0; d < rank; ++d) c[d] = *(*x)[d] - *(*y)[d];
-      return c;
-    }
-    if (op && op->kind == OpKind::Broadcast) {
-      std::optional<Coefficients> c = difference(op->operands[0]);
-      const ir::Type& source = k_.type(op->operands[0]);
-      if (!c || c->size() != rank) return std::nullopt;
-      for (size_t d = 0; d < rank; ++d)
-        if (source.shape[d] == 1) (*c)[d] = 0;
-      return c;
-    }
-    if (op && op->kind == OpKind::ExpandDims) {
-      std::optional<Coefficients> c = difference(op->operands[0]);
-      if (c) c->insert(c->begin() + op->int_attr("axis"), 0);
-      return c;
-    }
-    const std::optional<Coefficients> c = of(atom);
-    return c && all_zero(*c) ? std::optional<Coefficients>(Coefficients(rank, 0)) : std::nullopt;
-  }
-
- private:
-  std::optional<Coefficients> widened(ValueId v, size_t rank) const {
-    std::optional<Coefficients> c = of(v);
-    if (c && c->empty()) return Coefficients(rank, 0);  // a uniform scalar
-    if (c && c->size() != rank) return std::nullopt;
-    return c;
-  }
-
-  static Coefficients scaled(Coefficients c, std::optional<int64_t> factor) {
-    for (std::optional<int64_t>& x : c)
-      if (x != 0) x = factor && x ? std::optional<int64_t>(*x * *factor) : std::nullopt;
-    return c;
-  }
-
-  const ir::Kernel& k_;
-  const std::map<ValueId, const ir::Op*>& definers_;
-};
 
 bool ordering(const std::string& pred) {
   return pred == "lt" || pred == "le" || pred == "gt" || pred == "ge";
@@ -433,10 +282,9 @@ ValueId DeviceDotOperands::coefficient(ValueId v, size_t dim) {
     return coefficient(op.operands[0], dim > axis ? dim - 1 : dim);
   }
   if (op.kind == OpKind::Broadcast) return coefficient(op.operands[0], dim);
-  if (op.kind == OpKind::PtrAdd) return coefficient(op.operands[1], dim);
-  if (op.kind == OpKind::Add || op.kind == OpKind::Sub)
-    return l_.emit(op.kind, {coefficient(op.operands[0], dim), coefficient(op.operands[1], dim)},
-                   kI32);
+  if (op.kind == OpKind::Add || op.kind == OpKind::Sub || op.kind == OpKind::PtrAdd)
+    return l_.emit(op.kind == OpKind::Sub ? OpKind::Sub : OpKind::Add,
+                   {coefficient(op.operands[0], dim), coefficient(op.operands[1], dim)}, kI32);
   if (op.kind != OpKind::Mul)
     throw InternalError("device_dot_operands: no runtime coefficient for " +
                         std::string(ir::op_name(op.kind)));

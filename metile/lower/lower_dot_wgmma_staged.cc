@@ -67,7 +67,13 @@ void lower_dot_wgmma_staged(Lowering& l, const ir::Op& op) {
   const SlotLayout place{k, n, 0, true};
   const ir::ValueId buffer = l.scratch("wgmma b (" + l.name(op.results[0]) + ")", "exchange",
                                        b_type.dtype, place.elements(), 1024);
-  stage(l, op.operands[1], buffer, place);
+  const std::optional<bool> k_major = copy_staged_operand(l, op, buffer);
+  if (k_major) {
+    l.emit_void(ir::OpKind::AsyncCopyCommit, {});
+    l.emit_void(ir::OpKind::AsyncCopyWait, {}, {{"pending", int64_t{0}}});
+  } else {
+    stage(l, op.operands[1], buffer, place);
+  }
   l.emit_void(ir::OpKind::AsyncProxyFence, {});
   l.threadgroup_barrier();
 
@@ -78,8 +84,10 @@ void lower_dot_wgmma_staged(Lowering& l, const ir::Op& op) {
   const int64_t b_block_bytes = k * 64 * ir::dtype_bytes(b_type.dtype);
   l.emit_void(ir::OpKind::WgmmaFence, {});
   for (int64_t kk = 0; kk < k / 16; ++kk) {
+    // K-major: 16 more elements of each 128-byte row, then the next 64-element K block.
+    const int64_t b_offset = k_major.value_or(false) ? kk / 4 * n * 64 + kk % 4 * 16 : kk * 16 * 64;
     const ir::ValueId b_step =
-        kk == 0 ? buffer : l.emit(ir::OpKind::PtrAdd, {buffer, l.const_int(kk * 16 * 64)}, ptr);
+        kk == 0 ? buffer : l.emit(ir::OpKind::PtrAdd, {buffer, l.const_int(b_offset)}, ptr);
     for (int64_t block = 0; block < blocks; ++block) {
       const auto a_first =
           a.begin() + static_cast<std::ptrdiff_t>(static_cast<size_t>(block) * a_per_block +
@@ -92,7 +100,10 @@ void lower_dot_wgmma_staged(Lowering& l, const ir::Op& op) {
                       acc_first + static_cast<std::ptrdiff_t>(acc_per_block));
       const std::vector<ir::ValueId> product = l.builder.create(
           ir::OpKind::WgmmaMma, operands, std::vector<ir::Type>(acc_per_block, kF32),
-          {{"n", n}, {"b_block_bytes", b_block_bytes}, {"a_registers", int64_t{1}}});
+          {{"n", n},
+           {"b_block_bytes", b_block_bytes},
+           {"a_registers", int64_t{1}},
+           {"b_k_major", int64_t{k_major.value_or(false)}}});
       std::copy(product.begin(), product.end(), acc_first);
     }
   }

@@ -208,10 +208,16 @@ LoweringResult lower_to_metal(const ir::Kernel& tile, const ThreadPlan& plan,
       device_operand_tail_bytes(tile, schedule, lanes.threads_per_threadgroup / target.simd_width);
   Lowering l(tile, lanes, schedule, target, user_bytes,
              register_reduction_bytes(tile, lanes, target) + tails);
-  // Under staging='device' the operand loads of the dots are read as fragments instead.
+  // Under staging='device' the operand loads of the dots are read as fragments instead, and
+  // wgmma_staged copies its b loads straight into their scratch.
   const std::set<const ir::Op*> unlowered = device_operand_only_ops(tile, schedule);
-  if (!unlowered.empty())
-    l.intercept = [&unlowered](const ir::Op& op) { return unlowered.count(&op) > 0; };
+  const std::map<const ir::Op*, const ir::Op*> staged = staged_operand_candidates(l);
+  if (!unlowered.empty() || !staged.empty())
+    l.intercept = [&](const ir::Op& op) {
+      const auto it = staged.find(&op);
+      return unlowered.count(&op) > 0 ||
+             (it != staged.end() && defer_staged_operand_load(l, *it->second));
+    };
   if (wgmma)
     lower_wgmma_kernel(l);
   else

@@ -11,6 +11,7 @@
 #include <functional>
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -70,6 +71,8 @@ class Lowering {
   // A whole-kernel strategy (lower_dot_wgmma.cc) lowers some ops itself: lower_block offers it
   // each op first, and skips the op when it returns true.
   std::function<bool(const ir::Op&)> intercept;
+  // wgmma_staged's b loads left unlowered for their dot to copy (async_operand_copy.cc).
+  std::set<const ir::Op*> deferred_operand_loads;
 
   // ---- Tile IR values ----------------------------------------------------------------
   const ir::Type& tile_type(ir::ValueId v) const { return tile.type(v); }

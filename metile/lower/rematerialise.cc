@@ -54,9 +54,28 @@ ir::ValueId Rematerialise::at(ir::ValueId v, const std::vector<ir::ValueId>& coo
       if (source.shape[d] == 1) inner[d] = l_.const_int(0);
     return at(op.operands[0], inner);
   }
-  std::vector<ir::ValueId> operands;  // an elementwise op or ptr_add, element by element
+  if (op.kind == ir::OpKind::PtrAdd) {
+    const auto [base, index] = pointer_parts_at(v, coords);
+    return l_.emit(ir::OpKind::PtrAdd, {base, index}, t.element());
+  }
+  std::vector<ir::ValueId> operands;  // an elementwise op, element by element
   for (ir::ValueId o : op.operands) operands.push_back(at(o, coords));
   return l_.emit(op.kind, operands, t.element(), op.attrs);
+}
+
+std::pair<ir::ValueId, ir::ValueId> Rematerialise::pointer_parts_at(
+    ir::ValueId v, const std::vector<ir::ValueId>& coords) {
+  const ir::Op& op = *definers_.at(v);
+  const ir::ValueId offset = at(op.operands[1], coords);
+  const ir::Type& pointer = l_.tile_type(op.operands[0]);
+  const auto inner = definers_.find(op.operands[0]);
+  if (pointer.is_tile() && inner != definers_.end() && inner->second->kind == ir::OpKind::PtrAdd &&
+      l_.tile_type(inner->second->operands[1]).dtype == l_.tile_type(op.operands[1]).dtype) {
+    const auto [base, index] = pointer_parts_at(op.operands[0], coords);
+    const ir::DType dtype = l_.tile_type(op.operands[1]).dtype;
+    return {base, l_.emit(ir::OpKind::Add, {index, offset}, ir::Type::scalar(dtype))};
+  }
+  return {at(op.operands[0], coords), offset};
 }
 
 }  // namespace metile::lower

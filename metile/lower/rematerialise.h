@@ -9,6 +9,7 @@
 #pragma once
 
 #include <map>
+#include <utility>
 #include <vector>
 
 #include "metile/lower/lowering_context.h"
@@ -30,6 +31,12 @@ class Rematerialise {
   ir::ValueId at(ir::ValueId v, const std::vector<ir::ValueId>& coords);
 
  private:
+  // A ptr_add tile at coordinates as one ptr_add of its innermost pointer, the offsets summed
+  // (Triton's addptr combination), so that neighbouring elements share a base
+  // (group_vector_accesses); nested offsets of different dtypes stay nested.
+  std::pair<ir::ValueId, ir::ValueId> pointer_parts_at(ir::ValueId v,
+                                                       const std::vector<ir::ValueId>& coords);
+
   Lowering& l_;
   const std::map<ir::ValueId, const ir::Op*>& definers_;
 };

@@ -322,7 +322,8 @@ class Verifier {
       const size_t mask_operand = e.kind == Event::Store ? 2 : 1;
       for (int64_t t = 0; t < threads_; ++t) {
         ThreadValueMemo memo;
-        if (e.op->operands.size() == 3) {
+        // An async_copy's third operand chooses zeros over the source: it writes either way.
+        if (e.op->operands.size() == 3 && e.op->kind != OpKind::AsyncCopy) {
           const ValueId m = e.op->operands[mask_operand];
           const std::optional<int64_t> mask = value(m, t, memo);
           if (!mask)
@@ -330,19 +331,23 @@ class Verifier {
                  ", which is not a compile-time function of the thread index");
           if (!*mask) continue;
         }
-        const int64_t at = offset(e.op->operands[0], v, t, memo);
-        if (at < 0 || at >= b.size)
-          fail("thread " + std::to_string(t) + " accesses element " + std::to_string(at) +
-               " of scratch " + name(v) + ", which holds " + std::to_string(b.size));
-        if (e.kind == Event::Store) {
-          if (const auto it = writer.find(at); it != writer.end())
-            fail("element " + std::to_string(at) + " of scratch " + name(v) +
-                 " is published twice, by threads " + std::to_string(it->second) + " and " +
-                 std::to_string(t));
-          writer[at] = t;
-        } else if (!writer.count(at)) {
-          fail("thread " + std::to_string(t) + " reads element " + std::to_string(at) +
-               " of scratch " + name(v) + ", which no thread published");
+        const int64_t first = offset(e.op->operands[0], v, t, memo);
+        const int64_t elements =
+            e.op->kind == OpKind::AsyncCopy ? e.op->int_attr_or("elements", 1) : 1;
+        for (int64_t at = first; at < first + elements; ++at) {
+          if (at < 0 || at >= b.size)
+            fail("thread " + std::to_string(t) + " accesses element " + std::to_string(at) +
+                 " of scratch " + name(v) + ", which holds " + std::to_string(b.size));
+          if (e.kind == Event::Store) {
+            if (const auto it = writer.find(at); it != writer.end())
+              fail("element " + std::to_string(at) + " of scratch " + name(v) +
+                   " is published twice, by threads " + std::to_string(it->second) + " and " +
+                   std::to_string(t));
+            writer[at] = t;
+          } else if (!writer.count(at)) {
+            fail("thread " + std::to_string(t) + " reads element " + std::to_string(at) +
+                 " of scratch " + name(v) + ", which no thread published");
+          }
         }
       }
     }

@@ -95,6 +95,20 @@ void add_pack(Prelude& prelude) {
                      "  return (unsigned int)lo | ((unsigned int)hi << 16);\n"));
 }
 
+// b's transpose bit: set for an N-major b, clear for a K-major one (b_k_major).
+std::string b_transpose(const ir::Op& op) {
+  return op.int_attr_or("b_k_major", 0) ? "0" : "1";
+}
+
+// b's descriptor: a K-major b is described as a is (its leading offset is unused with
+// swizzling); an N-major b's 64-column blocks are b_block_bytes apart.
+std::string b_descriptor(const ir::Op& op, const std::string& b) {
+  const std::string leading = op.int_attr_or("b_k_major", 0)
+                                  ? std::string("16")
+                                  : std::to_string(op.int_attr("b_block_bytes"));
+  return "metile_wgmma_descriptor(" + b + ", " + leading + "u, 1024u)";
+}
+
 // wgmma.mma_async with A from registers: the thread's eight elements of the 64x16 tile as four
 // 32-bit registers (a0a1, a2a3, a4a5, a6a7), B as in mma below.
 std::string mma_register_a(const ir::Op& op, const std::vector<std::string>& operands,
@@ -111,9 +125,9 @@ std::string mma_register_a(const ir::Op& op, const std::vector<std::string>& ope
   return "asm volatile(\"{\\n.reg .pred p;\\nsetp.ne.b32 p, %" + std::to_string(registers + 5) +
          ", 0;\\nwgmma.mma_async.sync.aligned.m64n" + std::to_string(op.int_attr("n")) +
          "k16.f32." + t + "." + t + " {" + outputs + "}, {" + a_registers + "}, %" +
-         std::to_string(registers + 4) + ", p, 1, 1, 1;\\n}\\n\" : " + constraints + " :" +
-         a_constraints.substr(1) + ", \"l\"(metile_wgmma_descriptor(" + operands[8] + ", " +
-         std::to_string(op.int_attr("b_block_bytes")) + "u, 1024u)), \"r\"(1));";
+         std::to_string(registers + 4) + ", p, 1, 1, " + b_transpose(op) +
+         ";\\n}\\n\" : " + constraints + " :" + a_constraints.substr(1) + ", \"l\"(" +
+         b_descriptor(op, operands[8]) + "), \"r\"(1));";
 }
 
 // One wgmma.mma_async: D (n/2 f32 registers per thread) += A (64x16, K-major) @ B (16xn,
@@ -136,10 +150,9 @@ std::string mma(const ir::Op& op, const std::vector<std::string>& operands,
     return mma_register_a(op, operands, outputs, constraints, t, prelude);
   return "asm volatile(\"{\\n.reg .pred p;\\nsetp.ne.b32 p, %" + std::to_string(registers + 2) +
          ", 0;\\nwgmma.mma_async.sync.aligned.m64n" + std::to_string(n) + "k16.f32." + t + "." + t +
-         " {" + outputs + "}, %" + r + ", %" + std::to_string(registers + 1) +
-         ", p, 1, 1, 0, 1;\\n}\\n\" : " + constraints + " : \"l\"(metile_wgmma_descriptor(" +
-         operands[0] + ", 16u, 1024u)), \"l\"(metile_wgmma_descriptor(" + operands[1] + ", " +
-         std::to_string(op.int_attr("b_block_bytes")) + "u, 1024u)), \"r\"(1));";
+         " {" + outputs + "}, %" + r + ", %" + std::to_string(registers + 1) + ", p, 1, 1, 0, " +
+         b_transpose(op) + ";\\n}\\n\" : " + constraints + " : \"l\"(metile_wgmma_descriptor(" +
+         operands[0] + ", 16u, 1024u)), \"l\"(" + b_descriptor(op, operands[1]) + "), \"r\"(1));";
 }
 
 }  // namespace
