@@ -185,3 +185,44 @@ def test_unsupported_bits_group_and_dtypes_are_errors(rng):
         quantized_linear(x, wq.astype(np.int32), scales, biases, 64, 4)
     with pytest.raises(ValueError, match=r"residual must have shape \[M, N\] = \[4, 8\]"):
         quantized_linear(x, wq, scales, biases, 64, 4, residual=np.zeros((4, 9), np.float16))
+
+
+# ---- seed 000's quantised SwiGLU MLP ------------------------------------------------------
+
+@pytest.mark.parametrize("low_register", [False, True])
+@pytest.mark.parametrize("rows,bits,group_size,dtype", [(3, 4, 64, np.float16),
+                                                        (20, 8, 32, BF16)])
+def test_quantized_swiglu_mlp_matches_numpy(rows, bits, group_size, dtype, low_register, rng):
+    from metile_kernels.quantized_mlp import quantized_swiglu_mlp
+
+    hidden_size, intermediate = 128, 192
+    x = rng.standard_normal((rows, hidden_size)).astype(dtype)
+    gate, up = (aq.quantize(_weights(rng, (intermediate, hidden_size), dtype), group_size, bits)
+                for _ in range(2))
+    down = aq.quantize(_weights(rng, (hidden_size, intermediate), dtype), group_size, bits)
+    residual = rng.standard_normal((rows, hidden_size)).astype(dtype)
+    out = quantized_swiglu_mlp(x, gate, up, down, group_size, bits, residual=residual,
+                               low_register=low_register)
+    weights = [_kernel_weights(*w, group_size, bits, dtype) for w in (gate, up, down)]
+    g, u = (x.astype(np.float32) @ w.T for w in weights[:2])
+    h = (g / (1 + np.exp(-g)) * u).astype(dtype).astype(np.float32)  # stored in x's dtype
+    expected = residual.astype(np.float32) + h @ weights[2].T
+    tolerance = {np.float16: 2.0**-9, BF16: 2.0**-6}[dtype]
+    np.testing.assert_allclose(out.astype(np.float32), expected,
+                               atol=tolerance * (np.abs(expected).max() + 1), rtol=tolerance)
+
+
+def test_swiglu_mlp_layout_errors(rng):
+    from metile_kernels.quantized_mlp import quantized_swiglu_mlp
+
+    x = rng.standard_normal((2, 64)).astype(np.float16)
+    gate = aq.quantize(_weights(rng, (96, 64), np.float16), 32, 4)
+    up = aq.quantize(_weights(rng, (64, 64), np.float16), 32, 4)
+    down = aq.quantize(_weights(rng, (64, 96), np.float16), 32, 4)
+    with pytest.raises(ValueError, match=r"gate and up must have the same shape, got \(96, 8\) "
+                                         r"and \(64, 8\)"):
+        quantized_swiglu_mlp(x, gate, up, down, 32, 4)
+    with pytest.raises(ValueError, match=r"quantized_swiglu_mlp \(down\): packed weights "
+                                         r"\[N, 8\] hold 8 4-bit values a word, so K = 64, but "
+                                         r"the activations have K = 96"):
+        quantized_swiglu_mlp(x, gate, gate, up, 32, 4)
