@@ -199,13 +199,13 @@ Scalar max(const Value& tile, Here here) {
 Scalar min(const Value& tile, Here here) {
   return reduce("min", tile, here);
 }
-Tile sum(const Value& tile, int axis, Here here) {
+Tile sum_axis(const Value& tile, int axis, Here here) {
   return reduce_axis("sum", tile, axis, here);
 }
-Tile max(const Value& tile, int axis, Here here) {
+Tile max_axis(const Value& tile, int axis, Here here) {
   return reduce_axis("max", tile, axis, here);
 }
-Tile min(const Value& tile, int axis, Here here) {
+Tile min_axis(const Value& tile, int axis, Here here) {
   return reduce_axis("min", tile, axis, here);
 }
 

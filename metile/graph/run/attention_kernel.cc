@@ -70,11 +70,11 @@ RegionKernel attention_kernel(const Graph& graph, int op_id) {
                                       valid = valid & below;
                                     }
                                     auto s = where(valid, scores, kLowest);
-                                    auto m_new = maximum(m_run, max(s, 1));
+                                    auto m_new = maximum(m_run, max_axis(s, 1));
                                     auto alpha = exp(m_run - m_new);
                                     auto shifted = exp(s - m_new.col());
                                     auto p = where(valid, shifted, 0.0f);
-                                    l_run = l_run * alpha + sum(p, 1);
+                                    l_run = l_run * alpha + sum_axis(p, 1);
                                     auto v_tile = tv.load({columns.col(), e.row()});
                                     auto rescaled = a_run * alpha.col();
                                     a_run = dot(p.to(dtype), v_tile, rescaled);

@@ -67,18 +67,17 @@ std::vector<RegionKernel> lower_region(const FusionPlan& plan, const FusedRegion
     if (kind == OpKind::Transpose) kernels.push_back(transpose_kernel(graph, id));
     has_matmul = has_matmul || kind == OpKind::Matmul;
   }
-  if (!kernels.empty()) {
-    // Opaque ops run alone (fusion rule 1).
-  } else if (has_matmul) {
+  // Opaque ops (flash_attention, transpose) run alone (fusion rule 1).
+  if (kernels.empty() && has_matmul) {
     std::vector<Stage> stages = matmul_stages(graph, region);
-    for (const Stage& stage : stages) {
-      kernels.push_back(matmul_kernel(graph, stage.ops, stage.inputs, stage.outputs));
+    for (size_t s = 0; s < stages.size(); ++s) {
+      kernels.push_back(matmul_kernel(graph, stages[s].ops, stages[s].inputs, stages[s].outputs));
       if (stages.size() > 1)
-        kernels.back().decision += "; stage " + std::to_string(&stage - stages.data() + 1) +
-                                   " of " + std::to_string(stages.size()) +
+        kernels.back().decision += "; stage " + std::to_string(s + 1) + " of " +
+                                   std::to_string(stages.size()) +
                                    " (a matmul reads the previous stage's result)";
     }
-  } else {
+  } else if (kernels.empty()) {
     kernels.push_back(row_kernel(graph, region.op_ids, region.inputs, region.outputs));
   }
   for (RegionKernel& k : kernels) k.region = region.id;
