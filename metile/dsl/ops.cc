@@ -88,6 +88,11 @@ Scalar reduce(const char* kind, const Value& tile, const Here& here) {
   return wrap(builder_at(here).reduce(kind, v));
 }
 
+Tile reduce_axis(const char* kind, const Value& tile, int axis, const Here& here) {
+  ir::ValueId v = use(tile, kind, here);
+  return wrap(builder_at(here).reduce_axis(kind, v, axis));
+}
+
 Scalar simd(OpKind kind, const Value& x, const Operand& lane, const Here& here) {
   const std::string op(ir::op_name(kind));
   ir::ValueId v = use(x, op, here);
@@ -193,6 +198,15 @@ Scalar max(const Value& tile, Here here) {
 }
 Scalar min(const Value& tile, Here here) {
   return reduce("min", tile, here);
+}
+Tile sum_axis(const Value& tile, int axis, Here here) {
+  return reduce_axis("sum", tile, axis, here);
+}
+Tile max_axis(const Value& tile, int axis, Here here) {
+  return reduce_axis("max", tile, axis, here);
+}
+Tile min_axis(const Value& tile, int axis, Here here) {
+  return reduce_axis("min", tile, axis, here);
 }
 
 Tile dot(const Value& a, const Value& b, const Value& acc, const std::string& precision,

@@ -84,6 +84,12 @@ Ptr shared(int64_t size, DType dtype, Here here = Here::current());
 Scalar sum(const Value& tile, Here here = Here::current());
 Scalar max(const Value& tile, Here here = Here::current());
 Scalar min(const Value& tile, Here here = Here::current());
+// A 2-D tile combined along `axis` (0 or 1) into the 1-D tile of the other dimension:
+// sum_axis(t, 1) of [M, N] is [M] (Triton's tl.sum(t, axis=1)). Not overloads of sum/max/min:
+// max(a, 2) is the elementwise maximum.
+Tile sum_axis(const Value& tile, int axis, Here here = Here::current());
+Tile max_axis(const Value& tile, int axis, Here here = Here::current());
+Tile min_axis(const Value& tile, int axis, Here here = Here::current());
 
 // acc + a @ b: a [M, K], b [K, N] of one float dtype, acc f32 [M, N] (ops.def `dot`);
 // precision "ieee", "tf32" or "" (the kernel's math mode decides).

@@ -37,6 +37,26 @@ int normalise_axis(OpKind kind, const TensorSpec& s, int axis) {
 
 GraphBuilder::GraphBuilder() : id_(next_builder_id++) {}
 
+std::string GraphBuilder::node_text(OpKind kind, std::initializer_list<Value> operands) const {
+  std::string s = "%" + std::to_string(graph_.values_.size()) + " = " + name_of(kind) + "(";
+  bool first = true;
+  for (Value v : operands) {
+    bool ours = v.builder == id_ && v.id >= 0 && v.id < static_cast<int>(graph_.values_.size());
+    s += (first ? "" : ", ") + (ours ? graph_.values_[v.id].ref() : std::string("?"));
+    first = false;
+  }
+  return s + ")";
+}
+
+template <typename Fn>
+Value GraphBuilder::named(OpKind kind, std::initializer_list<Value> operands, Fn&& add_op) {
+  try {
+    return add_op();
+  } catch (const UserError& e) {
+    throw UserError(e.rule() + ", in " + node_text(kind, operands));
+  }
+}
+
 int GraphBuilder::checked(Value v, const char* op) const {
   if (v.builder != id_ || v.id < 0 || v.id >= static_cast<int>(graph_.values_.size()))
     throw UserError(std::string(op) + ": the value was not made by this GraphBuilder");
@@ -93,16 +113,16 @@ Value GraphBuilder::binary(OpKind kind, Value a, Value b) {
 }
 
 Value GraphBuilder::add(Value a, Value b) {
-  return binary(OpKind::Add, a, b);
+  return named(OpKind::Add, {a, b}, [&]() -> Value { return binary(OpKind::Add, a, b); });
 }
 Value GraphBuilder::subtract(Value a, Value b) {
-  return binary(OpKind::Subtract, a, b);
+  return named(OpKind::Subtract, {a, b}, [&]() -> Value { return binary(OpKind::Subtract, a, b); });
 }
 Value GraphBuilder::multiply(Value a, Value b) {
-  return binary(OpKind::Multiply, a, b);
+  return named(OpKind::Multiply, {a, b}, [&]() -> Value { return binary(OpKind::Multiply, a, b); });
 }
 Value GraphBuilder::divide(Value a, Value b) {
-  return binary(OpKind::Divide, a, b);
+  return named(OpKind::Divide, {a, b}, [&]() -> Value { return binary(OpKind::Divide, a, b); });
 }
 
 Value GraphBuilder::unary_float(OpKind kind, Value x) {
@@ -112,51 +132,60 @@ Value GraphBuilder::unary_float(OpKind kind, Value x) {
 }
 
 Value GraphBuilder::scale(Value x, double factor) {
-  TensorSpec s = graph_.values_[checked(x, "scale")].spec;
-  require_float(OpKind::Scale, s);
-  return record(OpKind::Scale, {x}, s, {{"factor", factor}});
+  return named(OpKind::Scale, {x}, [&]() -> Value {
+    TensorSpec s = graph_.values_[checked(x, "scale")].spec;
+    require_float(OpKind::Scale, s);
+    return record(OpKind::Scale, {x}, s, {{"factor", factor}});
+  });
 }
 
 Value GraphBuilder::exp(Value x) {
-  return unary_float(OpKind::Exp, x);
+  return named(OpKind::Exp, {x}, [&]() -> Value { return unary_float(OpKind::Exp, x); });
 }
 Value GraphBuilder::silu(Value x) {
-  return unary_float(OpKind::Silu, x);
+  return named(OpKind::Silu, {x}, [&]() -> Value { return unary_float(OpKind::Silu, x); });
 }
 
 Value GraphBuilder::causal_mask(Value x) {
-  const TensorSpec& s = graph_.values_[checked(x, "causal_mask")].spec;
-  if (s.rank() < 2)
-    throw UserError("causal_mask: expects rank >= 2 (rows, columns), got shape " +
-                    shape_str(s.shape));
-  return unary_float(OpKind::CausalMask, x);
+  return named(OpKind::CausalMask, {x}, [&]() -> Value {
+    const TensorSpec& s = graph_.values_[checked(x, "causal_mask")].spec;
+    if (s.rank() < 2)
+      throw UserError("causal_mask: expects rank >= 2 (rows, columns), got shape " +
+                      shape_str(s.shape));
+    return unary_float(OpKind::CausalMask, x);
+  });
 }
 
 Value GraphBuilder::rms_norm(Value x, Value weight, double eps) {
-  TensorSpec sx = graph_.values_[checked(x, "rms_norm")].spec;
-  const TensorSpec& sw = graph_.values_[checked(weight, "rms_norm")].spec;
-  require_float(OpKind::RmsNorm, sx);
-  if (sx.rank() < 1) throw UserError("rms_norm: expects rank >= 1, got shape ()");
-  if (sw.shape != Shape{sx.shape.back()})
-    throw UserError("rms_norm: weight shape " + shape_str(sw.shape) + " must be (" +
-                    std::to_string(sx.shape.back()) + ",), the last dimension of x " +
-                    shape_str(sx.shape));
-  if (sw.dtype != sx.dtype)
-    throw UserError("rms_norm: weight dtype " + std::string(dtype_name(sw.dtype)) +
-                    " differs from x dtype " + std::string(dtype_name(sx.dtype)));
-  if (!(eps > 0)) {
-    std::ostringstream text;
-    text << "rms_norm: eps must be positive, got " << eps;
-    throw UserError(text.str());
-  }
-  return record(OpKind::RmsNorm, {x, weight}, sx, {{"axis", int64_t{sx.rank() - 1}}, {"eps", eps}});
+  return named(OpKind::RmsNorm, {x, weight}, [&]() -> Value {
+    TensorSpec sx = graph_.values_[checked(x, "rms_norm")].spec;
+    const TensorSpec& sw = graph_.values_[checked(weight, "rms_norm")].spec;
+    require_float(OpKind::RmsNorm, sx);
+    if (sx.rank() < 1) throw UserError("rms_norm: expects rank >= 1, got shape ()");
+    if (sw.shape != Shape{sx.shape.back()})
+      throw UserError("rms_norm: weight shape " + shape_str(sw.shape) + " must be (" +
+                      std::to_string(sx.shape.back()) + ",), the last dimension of x " +
+                      shape_str(sx.shape));
+    if (sw.dtype != sx.dtype)
+      throw UserError("rms_norm: weight dtype " + std::string(dtype_name(sw.dtype)) +
+                      " differs from x dtype " + std::string(dtype_name(sx.dtype)));
+    if (!(eps > 0)) {
+      std::ostringstream text;
+      text << "rms_norm: eps must be positive, got " << eps;
+      throw UserError(text.str());
+    }
+    return record(OpKind::RmsNorm, {x, weight}, sx,
+                  {{"axis", int64_t{sx.rank() - 1}}, {"eps", eps}});
+  });
 }
 
 Value GraphBuilder::softmax(Value x, int axis) {
-  TensorSpec s = graph_.values_[checked(x, "softmax")].spec;
-  require_float(OpKind::Softmax, s);
-  int64_t a = normalise_axis(OpKind::Softmax, s, axis);
-  return record(OpKind::Softmax, {x}, s, {{"axis", a}});
+  return named(OpKind::Softmax, {x}, [&]() -> Value {
+    TensorSpec s = graph_.values_[checked(x, "softmax")].spec;
+    require_float(OpKind::Softmax, s);
+    int64_t a = normalise_axis(OpKind::Softmax, s, axis);
+    return record(OpKind::Softmax, {x}, s, {{"axis", a}});
+  });
 }
 
 Value GraphBuilder::reduction(OpKind kind, Value x, int axis, bool keepdims) {
@@ -173,76 +202,85 @@ Value GraphBuilder::reduction(OpKind kind, Value x, int axis, bool keepdims) {
 }
 
 Value GraphBuilder::sum(Value x, int axis, bool keepdims) {
-  return reduction(OpKind::Sum, x, axis, keepdims);
+  return named(OpKind::Sum, {x},
+               [&]() -> Value { return reduction(OpKind::Sum, x, axis, keepdims); });
 }
 Value GraphBuilder::max(Value x, int axis, bool keepdims) {
-  return reduction(OpKind::Max, x, axis, keepdims);
+  return named(OpKind::Max, {x},
+               [&]() -> Value { return reduction(OpKind::Max, x, axis, keepdims); });
 }
 Value GraphBuilder::mean(Value x, int axis, bool keepdims) {
-  return reduction(OpKind::Mean, x, axis, keepdims);
+  return named(OpKind::Mean, {x},
+               [&]() -> Value { return reduction(OpKind::Mean, x, axis, keepdims); });
 }
 
 Value GraphBuilder::matmul(Value a, Value b) {
-  const TensorSpec& sa = graph_.values_[checked(a, "matmul")].spec;
-  const TensorSpec& sb = graph_.values_[checked(b, "matmul")].spec;
-  std::string shapes = shape_str(sa.shape) + " @ " + shape_str(sb.shape);
-  if (sa.rank() < 2 || sb.rank() < 2)
-    throw UserError("matmul: operands need rank >= 2, got " + shapes);
-  if (sa.dtype != sb.dtype)
-    throw UserError("matmul: dtypes " + std::string(dtype_name(sa.dtype)) + " and " +
-                    std::string(dtype_name(sb.dtype)) + " differ");
-  require_float(OpKind::Matmul, sa);
-  if (sa.shape.back() != sb.shape[sb.rank() - 2])
-    throw UserError("matmul: inner dimensions " + std::to_string(sa.shape.back()) + " and " +
-                    std::to_string(sb.shape[sb.rank() - 2]) + " differ in " + shapes);
-  Shape batch_a(sa.shape.begin(), sa.shape.end() - 2),
-      batch_b(sb.shape.begin(), sb.shape.end() - 2);
-  std::optional<Shape> out = broadcast_shapes(batch_a, batch_b);
-  if (!out) throw UserError("matmul: batch dimensions do not broadcast in " + shapes);
-  out->push_back(sa.shape[sa.rank() - 2]);
-  out->push_back(sb.shape.back());
-  return record(OpKind::Matmul, {a, b}, TensorSpec(*out, sa.dtype));
+  return named(OpKind::Matmul, {a, b}, [&]() -> Value {
+    const TensorSpec& sa = graph_.values_[checked(a, "matmul")].spec;
+    const TensorSpec& sb = graph_.values_[checked(b, "matmul")].spec;
+    std::string shapes = shape_str(sa.shape) + " @ " + shape_str(sb.shape);
+    if (sa.rank() < 2 || sb.rank() < 2)
+      throw UserError("matmul: operands need rank >= 2, got " + shapes);
+    if (sa.dtype != sb.dtype)
+      throw UserError("matmul: dtypes " + std::string(dtype_name(sa.dtype)) + " and " +
+                      std::string(dtype_name(sb.dtype)) + " differ");
+    require_float(OpKind::Matmul, sa);
+    if (sa.shape.back() != sb.shape[sb.rank() - 2])
+      throw UserError("matmul: inner dimensions " + std::to_string(sa.shape.back()) + " and " +
+                      std::to_string(sb.shape[sb.rank() - 2]) + " differ in " + shapes);
+    Shape batch_a(sa.shape.begin(), sa.shape.end() - 2),
+        batch_b(sb.shape.begin(), sb.shape.end() - 2);
+    std::optional<Shape> out = broadcast_shapes(batch_a, batch_b);
+    if (!out) throw UserError("matmul: batch dimensions do not broadcast in " + shapes);
+    out->push_back(sa.shape[sa.rank() - 2]);
+    out->push_back(sb.shape.back());
+    return record(OpKind::Matmul, {a, b}, TensorSpec(*out, sa.dtype));
+  });
 }
 
 Value GraphBuilder::transpose(Value x) {
-  TensorSpec s = graph_.values_[checked(x, "transpose")].spec;
-  if (s.rank() < 2)
-    throw UserError("transpose: expects rank >= 2, got shape " + shape_str(s.shape));
-  std::swap(s.shape[s.rank() - 1], s.shape[s.rank() - 2]);
-  return record(OpKind::Transpose, {x}, s);
+  return named(OpKind::Transpose, {x}, [&]() -> Value {
+    TensorSpec s = graph_.values_[checked(x, "transpose")].spec;
+    if (s.rank() < 2)
+      throw UserError("transpose: expects rank >= 2, got shape " + shape_str(s.shape));
+    std::swap(s.shape[s.rank() - 1], s.shape[s.rank() - 2]);
+    return record(OpKind::Transpose, {x}, s);
+  });
 }
 
 Value GraphBuilder::flash_attention(Value q, Value kt, Value v, double scale, bool causal,
                                     discovery::Certificate certificate) {
-  const TensorSpec& sq = graph_.values_[checked(q, "flash_attention")].spec;
-  const TensorSpec& sk = graph_.values_[checked(kt, "flash_attention")].spec;
-  const TensorSpec& sv = graph_.values_[checked(v, "flash_attention")].spec;
-  std::string shapes =
-      "q " + shape_str(sq.shape) + ", kt " + shape_str(sk.shape) + ", v " + shape_str(sv.shape);
-  if (sq.rank() < 2 || sk.rank() != sq.rank() || sv.rank() != sq.rank())
-    throw UserError("flash_attention: q, kt and v need one rank >= 2, got " + shapes);
-  if (sq.dtype != sk.dtype || sq.dtype != sv.dtype)
-    throw UserError("flash_attention: q, kt and v need one dtype (" + shapes + ")");
-  require_float(OpKind::FlashAttention, sq);
-  int r = sq.rank();
-  Shape batch(sq.shape.begin(), sq.shape.end() - 2);
-  if (Shape(sk.shape.begin(), sk.shape.end() - 2) != batch ||
-      Shape(sv.shape.begin(), sv.shape.end() - 2) != batch || sk.shape[r - 2] != sq.shape[r - 1] ||
-      sv.shape[r - 2] != sk.shape[r - 1])
-    throw UserError(
-        "flash_attention: expects q (..., L, D), kt (..., D, S), v (..., S, E) with equal batch "
-        "dimensions, got " +
-        shapes);
-  if (certificate.obligations.size() != std::size(discovery::kObligations))
-    throw UserError("flash_attention: the certificate of law '" + certificate.law +
-                    "' does not discharge every obligation");
-  Shape out = batch;
-  out.push_back(sq.shape[r - 2]);
-  out.push_back(sv.shape[r - 1]);
-  int64_t index = static_cast<int64_t>(graph_.certificates_.size());
-  graph_.certificates_.push_back(std::move(certificate));
-  return record(OpKind::FlashAttention, {q, kt, v}, TensorSpec(out, sq.dtype),
-                {{"scale", scale}, {"causal", int64_t{causal}}, {"certificate", index}});
+  return named(OpKind::FlashAttention, {q, kt, v}, [&]() -> Value {
+    const TensorSpec& sq = graph_.values_[checked(q, "flash_attention")].spec;
+    const TensorSpec& sk = graph_.values_[checked(kt, "flash_attention")].spec;
+    const TensorSpec& sv = graph_.values_[checked(v, "flash_attention")].spec;
+    std::string shapes =
+        "q " + shape_str(sq.shape) + ", kt " + shape_str(sk.shape) + ", v " + shape_str(sv.shape);
+    if (sq.rank() < 2 || sk.rank() != sq.rank() || sv.rank() != sq.rank())
+      throw UserError("flash_attention: q, kt and v need one rank >= 2, got " + shapes);
+    if (sq.dtype != sk.dtype || sq.dtype != sv.dtype)
+      throw UserError("flash_attention: q, kt and v need one dtype (" + shapes + ")");
+    require_float(OpKind::FlashAttention, sq);
+    int r = sq.rank();
+    Shape batch(sq.shape.begin(), sq.shape.end() - 2);
+    if (Shape(sk.shape.begin(), sk.shape.end() - 2) != batch ||
+        Shape(sv.shape.begin(), sv.shape.end() - 2) != batch ||
+        sk.shape[r - 2] != sq.shape[r - 1] || sv.shape[r - 2] != sk.shape[r - 1])
+      throw UserError(
+          "flash_attention: expects q (..., L, D), kt (..., D, S), v (..., S, E) with equal batch "
+          "dimensions, got " +
+          shapes);
+    if (certificate.obligations.size() != std::size(discovery::kObligations))
+      throw UserError("flash_attention: the certificate of law '" + certificate.law +
+                      "' does not discharge every obligation");
+    Shape out = batch;
+    out.push_back(sq.shape[r - 2]);
+    out.push_back(sv.shape[r - 1]);
+    int64_t index = static_cast<int64_t>(graph_.certificates_.size());
+    graph_.certificates_.push_back(std::move(certificate));
+    return record(OpKind::FlashAttention, {q, kt, v}, TensorSpec(out, sq.dtype),
+                  {{"scale", scale}, {"causal", int64_t{causal}}, {"certificate", index}});
+  });
 }
 
 Value GraphBuilder::copy_op(const Graph& source, const Op& op, const std::vector<Value>& in) {

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstdint>
+#include <initializer_list>
 #include <string>
 #include <vector>
 
@@ -69,6 +70,11 @@ class GraphBuilder {
 
  private:
   int checked(Value v, const char* op) const;
+  // "%5 = add(%values, %residual)": the node an op being added would be, for its errors.
+  std::string node_text(OpKind kind, std::initializer_list<Value> operands) const;
+  // add_op(), its UserError naming the node it was adding.
+  template <typename Fn>
+  Value named(OpKind kind, std::initializer_list<Value> operands, Fn&& add_op);
   Value record(OpKind kind, std::vector<Value> operands, TensorSpec result,
                std::map<std::string, AttrValue> attrs = {});
   Value binary(OpKind kind, Value a, Value b);

@@ -52,11 +52,14 @@ from .static import (assume, device_assert, device_print, max_constancy, max_con
 from .tensor import Tensor, tensor
 from .values import Value, cast
 
-from ._core import GraphBuilder, TensorSpec, plan_graph_fusion  # noqa: E402
+from ._core import FusionPlan as _FusionPlan  # noqa: E402
+from ._core import GraphBuilder, TensorSpec, parse_graph, plan_graph_fusion  # noqa: E402
+from .graph import GraphExecutable, compile_plan as _compile_plan  # noqa: E402
 from ._core import Certificate, LawRefuted, ReductionLaw  # noqa: E402
 from . import extra, math, tune  # noqa: E402
 from .tune import Config, autotune, select  # noqa: E402
 
+_FusionPlan.compile = _compile_plan  # plan.compile(): the graph as a callable
 tensor_descriptor = TensorDescriptor  # Triton's tl.tensor_descriptor (the type)
 _experimental_make_tensor_descriptor = make_tensor_descriptor  # Triton 3.3's name
 range = range_  # Triton's tl.range: a device loop (kept out of __all__: it shadows range)

@@ -4,6 +4,7 @@
 #include <nanobind/nanobind.h>
 #include <nanobind/stl/map.h>
 #include <nanobind/stl/optional.h>
+#include <nanobind/stl/shared_ptr.h>
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/string_view.h>
 #include <nanobind/stl/vector.h>
@@ -11,6 +12,8 @@
 #include "init.h"
 #include "metile/graph/fusion/fusion_plan.h"
 #include "metile/graph/graph_builder.h"
+#include "metile/graph/graph_parser.h"
+#include "metile/graph/run/compiled_graph.h"
 #include "metile/target/target.h"
 
 namespace nb = nanobind;
@@ -143,7 +146,18 @@ void bind_plan(nb::module_& m) {
       .def_prop_ro("bytes_saved", &graph::FusionPlan::bytes_saved, "Total estimated traffic saved.")
       .def_prop_ro("launches_saved", &graph::FusionPlan::launches_saved, "Total launches saved.")
       .def("explain", &graph::FusionPlan::explain,
-           "JSON: each region with its savings, and why every rejected alternative lost.");
+           "JSON: each region with its savings, and why every rejected alternative lost.")
+      .def(
+          "_compile",
+          [](const graph::FusionPlan& plan, const std::string& device) {
+            CompileOptions options;
+            options.device = device;
+            nb::gil_scoped_release release;
+            return graph::compile(plan, options);
+          },
+          "device"_a = "",
+          "Lowers every region to kernels and compiles them for `device` (empty: the default "
+          "device); plan.compile() wraps the result as a callable.");
   m.def(
       "plan_graph_fusion",
       [](const graph::Graph& g, const std::string& target,
@@ -162,12 +176,50 @@ void bind_plan(nb::module_& m) {
       "flash_attention, weighted_softmax by default), then legal multi-output regions selected "
       "by exact min cuts, and the SwiGLU block by ParallelEpilogueRule unless turned off.");
 }
+
+void bind_executor(nb::module_& m) {
+  using CG = graph::CompiledGraph;
+  nb::class_<CG>(m, "CompiledGraph", "A fusion plan's kernels, compiled for one device.")
+      .def_prop_ro("input_names", &CG::input_names, "The graph inputs' names, in order.")
+      .def_prop_ro("input_specs", &CG::input_specs, "The graph inputs' TensorSpecs.")
+      .def_prop_ro("output_specs", &CG::output_specs, "The graph outputs' TensorSpecs.")
+      .def_prop_ro(
+          "device", [](const CG& g) { return g.device().name(); }, "The device's name.")
+      .def_prop_ro(
+          "kernel_count", [](const CG& g) { return g.kernels().size(); },
+          "How many kernels one run launches.")
+      .def("explain", &CG::explain,
+           "JSON: the plan's report, every kernel with how its region was lowered, and the "
+           "intermediate buffers.")
+      .def(
+          "run",
+          [](const CG& g, const std::map<std::string, runtime::Buffer>& inputs,
+             const std::optional<std::vector<runtime::Buffer>>& outputs, uintptr_t stream,
+             bool wait) {
+            graph::GraphRunOptions options{stream, wait};
+            nb::gil_scoped_release release;
+            if (outputs) {
+              g.run(inputs, *outputs, options);
+              return *outputs;
+            }
+            return g.run(inputs, options);
+          },
+          "inputs"_a, "outputs"_a = nb::none(), "stream"_a = 0, "wait"_a = true,
+          "Runs the graph on device buffers by input name; returns the output buffers (those "
+          "given, or new ones). CompilationError naming the input that is missing or does not "
+          "match.");
+  m.def("parse_graph", &graph::parse_graph, "text"_a,
+        "The graph of a text form (Graph.__str__): op lines in any order, replayed through "
+        "GraphBuilder; CompilationError naming the node for an unknown op, a missing input, a "
+        "cycle or a type the op does not compute.");
+}
 }  // namespace
 
 void init_graph(nb::module_& m) {
   bind_specs(m);
   bind_builder(m);
   bind_plan(m);
+  bind_executor(m);
 }
 
 }  // namespace metile::python

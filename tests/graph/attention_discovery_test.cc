@@ -189,7 +189,7 @@ TEST(AttentionDiscovery, FlashAttentionNeedsACompleteCertificate) {
   } catch (const UserError& e) {
     EXPECT_STREQ(e.what(),
                  "flash_attention: the certificate of law 'weighted_softmax' does not discharge "
-                 "every obligation");
+                 "every obligation, in %3 = flash_attention(%q, %kt, %v)");
   }
 }
 

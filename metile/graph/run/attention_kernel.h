@@ -1,0 +1,15 @@
+// The flash_attention node as one kernel: one program per BLOCK_M query rows of one batch
+// entry; K and V are walked in BLOCK_N tiles with the online softmax (running max m, sum l,
+// and the accumulator rescaled by exp(m_old - m_new): the weighted-softmax merge the node's
+// certificate proves). With `causal`, the loop stops at the block holding the program's last
+// row, so key blocks wholly above the diagonal are never loaded; the diagonal block is masked.
+// Query and key lengths need not be multiples of the blocks (ragged tails are masked).
+#pragma once
+
+#include "metile/graph/run/region_kernel.h"
+
+namespace metile::graph {
+
+RegionKernel attention_kernel(const Graph& graph, int op_id);
+
+}  // namespace metile::graph

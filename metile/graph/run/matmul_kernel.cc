@@ -1,0 +1,168 @@
+#include "metile/graph/run/matmul_kernel.h"
+
+#include <algorithm>
+#include <map>
+
+#include "metile/graph/run/op_emitters.h"
+#include "metile/support/errors.h"
+
+namespace metile::graph {
+
+using namespace metile::dsl;
+
+namespace {
+constexpr int64_t kBlockN = 64, kBlockK = 32, kMaxBlockM = 64, kMinBlockM = 16;
+
+class MatmulEmitter {
+ public:
+  MatmulEmitter(const Graph& graph, Shape out, int64_t block_m)
+      : graph_(graph), out_(std::move(out)), block_m_(block_m) {
+    rank_ = out_.size();
+    m_ = out_[rank_ - 2];
+    n_ = out_[rank_ - 1];
+  }
+
+  void emit(KernelContext& k, const std::vector<int>& ops, const std::vector<int>& inputs,
+            const std::vector<int>& outputs) {
+    for (int v : inputs)
+      pointers_[v] = k.buffer(param_name(graph_, v), storage_dtype(graph_.spec(v).dtype), "read");
+    for (int v : outputs)
+      pointers_[v] = k.buffer(param_name(graph_, v), storage_dtype(graph_.spec(v).dtype), "write");
+    auto row_lanes = arange(0, block_m_);
+    rows_ = program_id(0) * block_m_ + row_lanes;
+    auto column_lanes = arange(0, kBlockN);
+    columns_ = program_id(1) * kBlockN + column_lanes;
+    batch_ = program_id(2);
+    auto row_in = rows_.col() < m_;
+    auto column_in = columns_.row() < n_;
+    in_tile_ = row_in & column_in;
+    accumulate(ops);
+    for (int id : ops) {
+      const Op& op = graph_.op(id);
+      if (op.kind == OpKind::Matmul) continue;
+      std::vector<Value> in;
+      for (int v : op.inputs) in.push_back(operand(v));
+      values_[op.output] = emit_elementwise(op, in, {rows_.col(), columns_.row()});
+    }
+    for (int v : outputs) {
+      auto offsets = tile_offsets(graph_.spec(v).shape);
+      Value value = values_.at(v).to(storage_dtype(graph_.spec(v).dtype));
+      store(pointers_.at(v) + offsets, value, in_tile_);
+    }
+  }
+
+ private:
+  // The element offset of this program's batch entry in a value whose last two axes are
+  // `shape`'s (batch axes broadcast as numpy does).
+  Value batch_offset(const Shape& shape) {
+    Shape s(rank_ > shape.size() ? rank_ - shape.size() : 0, 1);
+    s.insert(s.end(), shape.begin(), shape.end());
+    int64_t stride = s[rank_ - 1] * s[rank_ - 2], inner = 1;
+    Value offset = batch_ * 0;
+    for (size_t k = rank_ - 2; k-- > 0;) {
+      if (s[k] != 1) {
+        auto q = batch_ / inner;
+        auto coordinate = q % out_[k];
+        offset = offset + coordinate * stride;
+      }
+      stride *= s[k];
+      inner *= out_[k];
+    }
+    return offset;
+  }
+
+  // [BLOCK_M, BLOCK_N] offsets of this tile in a value of `shape` broadcast to the output.
+  Value tile_offsets(const Shape& shape) {
+    int64_t rows = shape.size() >= 2 ? shape[shape.size() - 2] : 1;
+    int64_t columns = shape.empty() ? 1 : shape.back();
+    auto row_term = rows_.col() * (rows == 1 ? 0 : columns);
+    auto column_term = columns_.row() * (columns == 1 ? 0 : 1);
+    auto base = batch_offset(shape);
+    auto tile = row_term + column_term;
+    return tile + base;
+  }
+
+  Value operand(int v) {
+    if (auto it = values_.find(v); it != values_.end()) return it->second;
+    const TensorSpec& spec = graph_.spec(v);
+    auto offsets = tile_offsets(spec.shape);
+    Value loaded = load(pointers_.at(v) + offsets, in_tile_);
+    return values_[v] = loaded.to(compute_dtype(spec.dtype));
+  }
+
+  // Every matmul of one inner size in one loop over K.
+  void accumulate(const std::vector<int>& ops) {
+    std::map<int64_t, std::vector<int>> by_inner;
+    for (int id : ops)
+      if (graph_.op(id).kind == OpKind::Matmul)
+        by_inner[graph_.spec(graph_.op(id).inputs[0]).shape.back()].push_back(id);
+    for (const auto& [inner, matmuls] : by_inner) {
+      std::vector<Tensor> left, right;
+      std::vector<Value> init;
+      for (int id : matmuls) {
+        const Op& op = graph_.op(id);
+        Value a = pointers_.at(op.inputs[0]) + batch_offset(graph_.spec(op.inputs[0]).shape);
+        Value b = pointers_.at(op.inputs[1]) + batch_offset(graph_.spec(op.inputs[1]).shape);
+        left.push_back(tensor(a, {m_, inner}, {}, "read"));
+        right.push_back(tensor(b, {inner, n_}, {}, "read"));
+        init.push_back(zeros({block_m_, kBlockN}, f32));
+      }
+      std::vector<Value> sums =
+          tile_range(0, inner, kBlockK, init, [&](Value start, std::vector<Value>& acc) {
+            auto ks = start + arange(0, kBlockK);
+            std::map<int, Value> a_tiles;  // one load per distinct left operand
+            for (size_t i = 0; i < matmuls.size(); ++i) {
+              int a_value = graph_.op(matmuls[i]).inputs[0];
+              if (!a_tiles.count(a_value)) a_tiles[a_value] = left[i].load({rows_.col(), ks.row()});
+              auto b_tile = right[i].load({ks.col(), columns_.row()});
+              acc[i] = dot(a_tiles[a_value], b_tile, acc[i]);
+            }
+          });
+      for (size_t i = 0; i < matmuls.size(); ++i) values_[graph_.op(matmuls[i]).output] = sums[i];
+    }
+  }
+
+  const Graph& graph_;
+  Shape out_;
+  size_t rank_ = 0;
+  int64_t m_ = 0, n_ = 0, block_m_ = 0;
+  std::map<int, Value> pointers_, values_;
+  Value rows_, columns_, batch_, in_tile_;
+};
+}  // namespace
+
+RegionKernel matmul_kernel(const Graph& graph, const std::vector<int>& ops,
+                           const std::vector<int>& inputs, const std::vector<int>& outputs) {
+  Shape out;
+  for (int id : ops)
+    if (graph.op(id).kind == OpKind::Matmul) out = graph.spec(graph.op(id).output).shape;
+  for (int id : ops)
+    if (graph.spec(graph.op(id).output).shape != out)
+      throw UserError("graph executor: " + op_label(graph, id) + " of shape " +
+                      shape_str(graph.spec(graph.op(id).output).shape) +
+                      " cannot share a matmul kernel with output " + shape_str(out) +
+                      "; not supported");
+  size_t rank = out.size();
+  int64_t m = out[rank - 2], n = out[rank - 1], batch = 1;
+  for (size_t k = 0; k + 2 < rank; ++k) batch *= out[k];
+  int64_t block_m = std::clamp(next_power_of_2(m), kMinBlockM, kMaxBlockM);
+
+  std::string name = "graph";
+  for (int id : ops) name += "_" + std::string(graph.op(id).name());
+  auto body = [&](KernelContext& k) {
+    MatmulEmitter(graph, out, block_m).emit(k, ops, inputs, outputs);
+  };
+  RegionKernel rk;
+  rk.form = "matmul";
+  rk.kernel = trace(name, body);
+  rk.grid = {cdiv(m, block_m), cdiv(n, kBlockN), batch};
+  rk.params = inputs;
+  rk.params.insert(rk.params.end(), outputs.begin(), outputs.end());
+  rk.writes = outputs;
+  rk.op_ids = ops;
+  rk.decision = "tiles of " + std::to_string(block_m) + " x " + std::to_string(kBlockN) + " over " +
+                shape_str(out) + ", K in steps of " + std::to_string(kBlockK);
+  return rk;
+}
+
+}  // namespace metile::graph

@@ -1,0 +1,17 @@
+// The tile form of a region with matmuls: one program per BLOCK_M x BLOCK_N tile of the
+// matmuls' common output (grid z walks the batch axes), every matmul of one inner size
+// accumulating in one loop over K (operands that are the same value are loaded once), then
+// the elementwise epilogue on the accumulators, then the stores.
+#pragma once
+
+#include <vector>
+
+#include "metile/graph/run/region_kernel.h"
+
+namespace metile::graph {
+
+// `ops`: matmuls of one output shape and elementwise ops of that shape, topological.
+RegionKernel matmul_kernel(const Graph& graph, const std::vector<int>& ops,
+                           const std::vector<int>& inputs, const std::vector<int>& outputs);
+
+}  // namespace metile::graph

@@ -1,0 +1,87 @@
+#include "metile/graph/run/region_kernel.h"
+
+#include <algorithm>
+#include <map>
+#include <set>
+
+#include "metile/graph/run/attention_kernel.h"
+#include "metile/graph/run/matmul_kernel.h"
+#include "metile/graph/run/row_kernel.h"
+#include "metile/graph/run/transpose_kernel.h"
+
+namespace metile::graph {
+
+namespace {
+struct Stage {
+  std::vector<int> ops, inputs, outputs;
+};
+
+// A matmul reading another matmul's result in the region starts a new stage; the
+// intermediate between stages is written to memory (the SwiGLU block's hidden activation).
+std::vector<Stage> matmul_stages(const Graph& graph, const FusedRegion& region) {
+  std::map<int, int> stage_of_value;  // values produced in the region
+  std::vector<Stage> stages;
+  for (int id : region.op_ids) {
+    const Op& op = graph.op(id);
+    int stage = 0;
+    for (int v : op.inputs)
+      if (auto it = stage_of_value.find(v); it != stage_of_value.end())
+        stage = std::max(stage, it->second + (op.kind == OpKind::Matmul ? 1 : 0));
+    stage_of_value[op.output] = stage;
+    if (stage >= static_cast<int>(stages.size())) stages.resize(stage + 1);
+    stages[stage].ops.push_back(id);
+  }
+  for (size_t s = 0; s < stages.size(); ++s) {
+    Stage& stage = stages[s];
+    std::set<int> produced;
+    for (int id : stage.ops) produced.insert(graph.op(id).output);
+    for (int id : stage.ops)
+      for (int v : graph.op(id).inputs)
+        if (!produced.count(v) &&
+            std::find(stage.inputs.begin(), stage.inputs.end(), v) == stage.inputs.end())
+          stage.inputs.push_back(v);
+    for (int id : stage.ops) {
+      int v = graph.op(id).output;
+      bool escapes = graph.is_output(v);
+      for (int user : graph.value(v).users)
+        escapes = escapes || std::find(stage.ops.begin(), stage.ops.end(), user) == stage.ops.end();
+      if (escapes) stage.outputs.push_back(v);
+    }
+  }
+  return stages;
+}
+}  // namespace
+
+std::string param_name(const Graph& graph, int value) {
+  const ValueInfo& info = graph.value(value);
+  return info.producer < 0 ? info.name : "v" + info.name;
+}
+
+std::vector<RegionKernel> lower_region(const FusionPlan& plan, const FusedRegion& region) {
+  const Graph& graph = plan.graph;
+  std::vector<RegionKernel> kernels;
+  bool has_matmul = false;
+  for (int id : region.op_ids) {
+    OpKind kind = graph.op(id).kind;
+    if (kind == OpKind::FlashAttention) kernels.push_back(attention_kernel(graph, id));
+    if (kind == OpKind::Transpose) kernels.push_back(transpose_kernel(graph, id));
+    has_matmul = has_matmul || kind == OpKind::Matmul;
+  }
+  // Opaque ops (flash_attention, transpose) run alone (fusion rule 1).
+  if (kernels.empty() && has_matmul) {
+    std::vector<Stage> stages = matmul_stages(graph, region);
+    for (size_t s = 0; s < stages.size(); ++s) {
+      kernels.push_back(matmul_kernel(graph, stages[s].ops, stages[s].inputs, stages[s].outputs));
+      if (stages.size() > 1)
+        kernels.back().decision += "; stage " + std::to_string(s + 1) + " of " +
+                                   std::to_string(stages.size()) +
+                                   " (a matmul reads the previous stage's result)";
+    }
+  } else if (kernels.empty()) {
+    kernels.push_back(row_kernel(graph, region.op_ids, region.inputs, region.outputs));
+  }
+  for (RegionKernel& k : kernels) k.region = region.id;
+  return kernels;
+}
+
+}  // namespace metile::graph

@@ -1,0 +1,36 @@
+// One kernel a region lowers to: its Tile IR, its grid, and which graph value each of its
+// buffer parameters binds. Every shape is a constant of the kernel (a graph's shapes are
+// static), so kernels take buffers only.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "metile/graph/fusion/fusion_plan.h"
+#include "metile/graph/fusion/fusion_rules.h"
+#include "metile/ir/ir.h"
+
+namespace metile::graph {
+
+struct RegionKernel {
+  int region = -1;
+  std::string form;      // "row", "matmul", "flash_attention", "transpose"
+  std::string decision;  // how it was lowered, for explain(): "one row of 2048 per program"
+  ir::Kernel kernel;
+  std::array<int64_t, 3> grid{1, 1, 1};
+  std::vector<int> params;  // graph value id per buffer parameter, in parameter order
+  std::vector<int> writes;  // the values it writes (a subset of params)
+  std::vector<int> op_ids;  // the ops it computes
+};
+
+// The kernels of one region, in launch order: one, or several for a region whose matmul
+// consumes another matmul of the region (the SwiGLU block: gate/up with the epilogue, then
+// the down projection). UserError "not supported" for a region no emitter can lower.
+std::vector<RegionKernel> lower_region(const FusionPlan& plan, const FusedRegion& region);
+
+// A kernel parameter name for a graph value: the input's name, or "v3" for op results.
+std::string param_name(const Graph& graph, int value);
+
+}  // namespace metile::graph

@@ -1,0 +1,97 @@
+"""Running a graph: ``plan.compile()`` turns a FusionPlan into a callable.
+
+    run = metile.plan_graph_fusion(graph).compile()
+    summed, normalized = run(values=v, residual=r, weight=w)
+
+Arguments are the graph inputs, by position (the order of ``builder.input`` calls) or by name:
+numpy arrays (copied to the device; numpy arrays come back), ``metile.Buffer`` (Buffers come
+back) or, on the cuda device, torch CUDA tensors (used in place; the outputs are new torch
+tensors and every kernel is queued on torch's current stream). A missing, unknown or
+mismatched input is a ``CompilationError`` naming it.
+"""
+
+import numpy as np
+
+from . import _core, dtypes
+from .buffer import Buffer, GpuArray, describe
+
+_TORCH_DTYPES = {"f32": "float32", "f16": "float16", "bf16": "bfloat16", "i32": "int32"}
+
+
+def _wrap_buffer(device_buffer, shape, dtype):
+    buffer = Buffer.__new__(Buffer)
+    buffer.device_buffer = device_buffer
+    buffer.shape = tuple(shape)
+    buffer._np_dtype = np.dtype(dtypes.to_numpy(dtype))
+    return buffer
+
+
+class GraphExecutable:
+    """A compiled graph: call it with the graph inputs; ``explain()`` reports its kernels."""
+
+    def __init__(self, compiled):
+        self.compiled = compiled
+        self.input_names = list(compiled.input_names)
+
+    @property
+    def kernel_count(self):
+        """How many kernels one call launches."""
+        return self.compiled.kernel_count
+
+    def explain(self):
+        """JSON: the fusion plan, each kernel with how its region was lowered, and the
+        intermediate buffers and their reuse."""
+        return self.compiled.explain()
+
+    def _bind(self, args, kwargs):
+        if len(args) > len(self.input_names):
+            raise TypeError(f"the graph takes {len(self.input_names)} inputs "
+                            f"({', '.join(self.input_names)}), got {len(args)} positional")
+        bound = dict(zip(self.input_names, args))
+        for name, value in kwargs.items():
+            if name in bound:
+                raise TypeError(f"graph input '{name}' given twice")
+            bound[name] = value
+        return bound
+
+    def __call__(self, *args, **kwargs):
+        bound = self._bind(args, kwargs)
+        device = self.compiled.device
+        buffers, kind, stream = {}, None, 0
+        for name, value in bound.items():
+            described = describe(value, name)
+            if described[0] != "buffer":
+                raise TypeError(f"graph input '{name}': expected an array, got {type(value).__name__}")
+            arg = described[2]
+            if isinstance(arg, Buffer):
+                buffers[name], kind = arg.device_buffer, kind or "buffer"
+            elif isinstance(arg, GpuArray):
+                buffers[name] = _core.DeviceBuffer.wrap(device, arg.address, arg.nbytes, arg.dtype,
+                                                        list(arg.shape))
+                kind = "torch" if arg.origin.startswith("torch") else kind or "gpu"
+                stream = (arg.stream() if callable(arg.stream) else arg.stream) or stream
+            else:
+                array = np.ascontiguousarray(arg)
+                buffers[name] = Buffer.from_numpy(array).device_buffer
+                kind = kind or "numpy"
+        specs = self.compiled.output_specs
+        if kind == "torch":
+            import torch
+            outputs = [torch.empty(tuple(s.shape), dtype=getattr(torch, _TORCH_DTYPES[s.dtype]),
+                                   device="cuda") for s in specs]
+            wrapped = [_core.DeviceBuffer.wrap(device, t.data_ptr(),
+                                               t.numel() * t.element_size(), s.dtype, list(s.shape))
+                       for t, s in zip(outputs, specs)]
+            self.compiled.run(buffers, wrapped, stream=stream, wait=False)
+            return tuple(outputs)
+        results = self.compiled.run(buffers)
+        out = [_wrap_buffer(b, s.shape, s.dtype) for b, s in zip(results, specs)]
+        if kind == "buffer":
+            return tuple(out)
+        return tuple(b.numpy() for b in out)
+
+
+def compile_plan(plan, device=""):
+    """``plan.compile(device="")``: every region lowered to kernels and compiled for the
+    device (empty: the default device), as a callable GraphExecutable."""
+    return GraphExecutable(plan._compile(device))
