@@ -423,8 +423,11 @@ class PtxWriter {
   }
 
   // Memory: a pointer's state space (global after cvta, or the shared block's window).
-  std::string space(ir::ValueId ptr) const {
-    return type(ptr).space == ir::AddressSpace::Threadgroup ? "shared" : "global";
+  // A global access carries the op's eviction priority (Triton's eviction_policy) as its L1
+  // policy, as the CUDA dialect's hinted accesses do.
+  std::string space(ir::ValueId ptr, const ir::Op& op) const {
+    if (type(ptr).space == ir::AddressSpace::Threadgroup) return "shared";
+    return op.has_attr("eviction") ? "global.L1::" + op.str_attr("eviction") : "global";
   }
 
   void ptr_add(const ir::Op& op) {
@@ -455,7 +458,7 @@ class PtxWriter {
       line("mov." + std::string(ptx::bits_suffix(t)) + " " + out(op) + ", " + in(op, 2) + ";");
       guard = "@" + in(op, 1) + " ";
     }
-    line(guard + "ld." + space(op.operands[0]) + "." + s + " " + out(op) + ", [" + in(op, 0) +
+    line(guard + "ld." + space(op.operands[0], op) + "." + s + " " + out(op) + ", [" + in(op, 0) +
          "];");
   }
 
@@ -465,7 +468,7 @@ class PtxWriter {
     const std::string s = memory_suffix(op, t);
     if (s.empty()) unsupported(op, "of " + std::string(ir::dtype_name(t)) + " values");
     const std::string guard = op.operands.size() == 3 ? "@" + in(op, 2) + " " : "";
-    line(guard + "st." + space(op.operands[0]) + "." + s + " [" + in(op, 0) + "], " + in(op, 1) +
+    line(guard + "st." + space(op.operands[0], op) + "." + s + " [" + in(op, 0) + "], " + in(op, 1) +
          ";");
   }
 
@@ -482,7 +485,7 @@ class PtxWriter {
     const int64_t width = v.shape.at(0);
     std::string regs;
     for (int64_t e = 0; e < width; ++e) regs += (e ? ", " : "") + reg(op.results[0], int(e));
-    line("ld." + space(op.operands[0]) + vector_suffix(op, v.dtype, width) + " {" + regs + "}, [" +
+    line("ld." + space(op.operands[0], op) + vector_suffix(op, v.dtype, width) + " {" + regs + "}, [" +
          in(op, 0) + "];");
   }
 
@@ -490,7 +493,7 @@ class PtxWriter {
     const DType t = type(op.operands[1]).dtype;
     std::string regs;
     for (size_t i = 1; i < op.operands.size(); ++i) regs += (i > 1 ? ", " : "") + in(op, i);
-    line("st." + space(op.operands[0]) + vector_suffix(op, t, int64_t(op.operands.size()) - 1) +
+    line("st." + space(op.operands[0], op) + vector_suffix(op, t, int64_t(op.operands.size()) - 1) +
          " [" + in(op, 0) + "], {" + regs + "};");
   }
 
