@@ -94,10 +94,12 @@ TEST(PtxRoute, LoopsAndIfsBecomeLabelsAndBranches) {
 
 TEST(PtxRoute, PtxasAcceptsTheHandBuiltKernels) {
   if (ptxas_path().empty()) GTEST_SKIP() << "ptxas not found (CUDA toolkit absent)";
-  for (const auto& [name, build] : {std::pair{"vector_add", vector_add_kernel},
-                                    {"block_sum", reduction_kernel},
-                                    {"fibonacci", fibonacci_kernel},
-                                    {"if_results", if_results_kernel}})
+  using Build = ir::Kernel (*)();
+  const std::pair<const char*, Build> kernels[] = {{"vector_add", vector_add_kernel},
+                                                   {"block_sum", reduction_kernel},
+                                                   {"fibonacci", fibonacci_kernel},
+                                                   {"if_results", if_results_kernel}};
+  for (const auto& [name, build] : kernels)
     EXPECT_EQ(ptxas_errors(ptx_of(build()), name), "") << name;
 }
 
