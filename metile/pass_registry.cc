@@ -300,6 +300,13 @@ PassResult run_emit_cuda(Kernel k, PassContext& context) {
   return run_emit(std::move(k), context, target::Language::CUDA, "emit_cuda", "CUDA C++");
 }
 
+PassResult run_emit_ptx(Kernel k, PassContext& context) {
+  if (context.target.language != target::Language::CUDA)
+    throw UserError("emit_ptx: target " + context.target.name + " does not take PTX");
+  context.emitted = codegen::emit(k, context.target, codegen::RenderRoute::Ptx);
+  return {std::move(k), false};
+}
+
 // In pipeline order; the Tile IR passes that also run on Metal IR appear once.
 const std::vector<Pass>& registry() {
   static const std::vector<Pass> passes = {
@@ -403,6 +410,8 @@ const std::vector<Pass>& registry() {
        run_verify_vector_accesses},
       {"emit_msl", "emits the Metal Shading Language source of a Metal IR kernel", run_emit_msl},
       {"emit_cuda", "emits the CUDA C++ source of a Metal IR kernel", run_emit_cuda},
+      {"emit_ptx", "emits the PTX of a Metal IR kernel (the PTX route, Schedule(route=\"ptx\"))",
+       run_emit_ptx},
   };
   return passes;
 }
@@ -420,7 +429,14 @@ const Pass& find_pass(const std::string& name) {
   throw UserError("unknown pass '" + name + "'; known passes: " + known);
 }
 
-std::string emit_pass_for(const target::Target& target) {
+std::string emit_pass_for(const target::Target& target,
+                          const std::optional<schedule::Schedule>& schedule) {
+  if (schedule && schedule->route == schedule::Route::Ptx) {
+    if (target.language != target::Language::CUDA)
+      throw NotSupported("Schedule(route=\"ptx\"): target " + target.name +
+                         " is not an NVIDIA target; the PTX route needs a CUDA target (sm90)");
+    return "emit_ptx";
+  }
   switch (target.language) {
     case target::Language::MSL:
       return "emit_msl";

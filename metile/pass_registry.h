@@ -59,8 +59,10 @@ struct Pass {
 
 // The pass of that name; UserError listing the known names when there is none.
 const Pass& find_pass(const std::string& name);
-// The emit pass of the target's language: emit_msl or emit_cuda.
-std::string emit_pass_for(const target::Target& target);
+// The emit pass of the target's language, emit_msl or emit_cuda; emit_ptx where the schedule
+// asks for the PTX route (NotSupported on a target that is not CUDA).
+std::string emit_pass_for(const target::Target& target,
+                          const std::optional<schedule::Schedule>& schedule = std::nullopt);
 // Every pass name, in pipeline order.
 std::vector<std::string> pass_names();
 

@@ -85,8 +85,8 @@ PipelineResult compile_to_source(ir::Kernel kernel, const PipelineOptions& optio
   steps.analyze("verify_vector_accesses", metal);
 
   // 6. Emit the target's language (MSL or CUDA C++): a body function, an entry wrapper, and
-  //    the ABI.
-  codegen::EmittedKernel emitted = steps.emit(emit_pass_for(target), metal);
+  //    the ABI; or, on the PTX route (Schedule(route="ptx")), PTX the CUDA driver compiles.
+  codegen::EmittedKernel emitted = steps.emit(emit_pass_for(target, options.schedule), metal);
 
   // 7. With METILE_REPLAY_DIR set, record the input and output for a replay diff.
   if (!replay.empty())

@@ -8,6 +8,7 @@
 #include "metile/codegen/entry_wrapper.h"
 #include "metile/codegen/host/workgroup_emitter.h"
 #include "metile/codegen/msl/msl_dialect.h"
+#include "metile/codegen/ptx/ptx_renderer.h"
 #include "metile/codegen/value_names.h"
 #include "metile/ir/verifier.h"
 #include "metile/support/errors.h"
@@ -72,8 +73,9 @@ void check_debugging_ops(const ir::Kernel& kernel, const target::Target& target)
 
 }  // namespace
 
-EmittedKernel emit(const ir::Kernel& metal, const target::Target& target) {
+EmittedKernel emit(const ir::Kernel& metal, const target::Target& target, RenderRoute route) {
   check_debugging_ops(metal, target);
+  if (route == RenderRoute::Ptx) return ptx_renderer().render(metal, target);
   EmittedKernel out = emit_in_dialect(metal, dialect_for(target), target);
   // The host emulator also gets the kernel as a work-group function where it is eligible.
   if (target.name == "host") {
@@ -89,31 +91,43 @@ EmittedKernel emit(const ir::Kernel& metal, const target::Target& target) {
   return out;
 }
 
-// The source layout every dialect shares: header, helpers, body function, entry wrapper.
-EmittedKernel emit_in_dialect(const ir::Kernel& kernel, const CDialect& dialect,
-                              const target::Target& target) {
-  const std::string language(dialect.table().language);
+KernelABI check_renderable(const ir::Kernel& kernel, const target::Target& target,
+                           std::string_view language_view) {
+  const std::string language(language_view);
   if (kernel.dialect != ir::Dialect::Metal)
     throw UserError("emit " + language + ": kernel '" + kernel.name + "' is " +
                     std::string(ir::dialect_name(kernel.dialect)) +
                     " IR; the emitter takes Metal IR (lower it first)");
-  if (!is_usable_identifier(kernel.name, dialect))
-    throw UserError("emit " + language + ": kernel name '" + kernel.name +
-                    "' is not a usable identifier");
   ir::verify_or_throw(kernel, "");
-  EmittedKernel out;
-  out.abi = build_abi(kernel);
-  if (out.abi.threads_total() > target.max_threads_per_threadgroup)
+  KernelABI abi = build_abi(kernel);
+  if (abi.threads_total() > target.max_threads_per_threadgroup)
     throw OutOfResources("emit " + language + ": kernel '" + kernel.name + "' uses " +
-                         std::to_string(out.abi.threads_total()) +
-                         " threads per threadgroup; target " + target.name + " allows " +
+                         std::to_string(abi.threads_total()) + " threads per threadgroup; target " +
+                         target.name + " allows " +
                          std::to_string(target.max_threads_per_threadgroup));
-  if (out.abi.threadgroup_bytes > target.threadgroup_memory_bytes)
+  if (abi.threadgroup_bytes > target.threadgroup_memory_bytes)
     throw OutOfResources("emit " + language + ": kernel '" + kernel.name + "' needs " +
-                         std::to_string(out.abi.threadgroup_bytes) +
+                         std::to_string(abi.threadgroup_bytes) +
                          " bytes of threadgroup memory; target " + target.name + " has " +
                          std::to_string(target.threadgroup_memory_bytes));
-  check_simd_groups(kernel, out.abi, target, language);
+  check_simd_groups(kernel, abi, target, language);
+  return abi;
+}
+
+EmittedKernel emit_in_dialect(const ir::Kernel& kernel, const CDialect& dialect,
+                              const target::Target& target) {
+  return CRenderer(dialect).render(kernel, target);
+}
+
+// The source layout every dialect shares: header, helpers, body function, entry wrapper.
+EmittedKernel CRenderer::render(const ir::Kernel& kernel, const target::Target& target) const {
+  const CDialect& dialect = dialect_;
+  const std::string language(dialect.table().language);
+  if (kernel.dialect == ir::Dialect::Metal && !is_usable_identifier(kernel.name, dialect))
+    throw UserError("emit " + language + ": kernel name '" + kernel.name +
+                    "' is not a usable identifier");
+  EmittedKernel out;
+  out.abi = check_renderable(kernel, target, language);
   CEmitter emitter(kernel, dialect, target);
   const std::string body = emitter.body();
   const std::string prelude = emitter.prelude().text();

@@ -68,6 +68,9 @@ struct SourceLine {
 struct KernelABI {
   std::string kernel_name;  // the entry function
   std::string body_name;    // the body function: <kernel_name>_body
+  // The source is PTX (the PTX route, codegen/ptx/): the CUDA runtime hands it to the driver
+  // (cuModuleLoadData) instead of compiling it with NVRTC.
+  bool source_is_ptx = false;
   std::vector<AbiParam> params;
   std::vector<TensorMapParam> tensor_maps;  // hidden: built by the runtime, passed after params
   std::optional<PersistentTiles> persistent;

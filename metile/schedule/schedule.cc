@@ -34,6 +34,16 @@ std::string optional_text(const std::optional<int>& v) {
 }
 }  // namespace
 
+std::string_view route_name(Route r) {
+  return r == Route::Ptx ? "ptx" : "source";
+}
+
+Route route_from_name(std::string_view name) {
+  if (name == "source") return Route::Source;
+  if (name == "ptx") return Route::Ptx;
+  throw UserError("Schedule: route must be one of source, ptx, got '" + std::string(name) + "'");
+}
+
 std::string_view backend_name(Backend b) {
   for (const auto& [value, name] : kBackends)
     if (value == b) return name;
@@ -65,7 +75,9 @@ std::string Schedule::key() const {
          " num_simdgroups=" + optional_text(num_simdgroups) +
          " staging=" + std::string(staging_name(staging)) +
          " vector_width=" + optional_text(vector_width) +
-         " double_buffer=" + (double_buffer ? (*double_buffer ? "True" : "False") : "None");
+         " double_buffer=" + (double_buffer ? (*double_buffer ? "True" : "False") : "None") +
+         // Only a non-default route is named, so the keys of existing entries do not change.
+         (route == Route::Source ? "" : " route=" + std::string(route_name(route)));
 }
 
 nlohmann::json Schedule::to_json() const {
@@ -75,6 +87,7 @@ nlohmann::json Schedule::to_json() const {
   j["staging"] = staging_name(staging);
   j["vector_width"] = vector_width ? nlohmann::json(*vector_width) : nlohmann::json();
   j["double_buffer"] = double_buffer ? nlohmann::json(*double_buffer) : nlohmann::json();
+  if (route != Route::Source) j["route"] = route_name(route);
   return j;
 }
 
@@ -85,6 +98,7 @@ Schedule Schedule::from_json(const nlohmann::json& j) {
   if (!j.at("num_simdgroups").is_null()) s.num_simdgroups = j.at("num_simdgroups").get<int>();
   if (!j.at("vector_width").is_null()) s.vector_width = j.at("vector_width").get<int>();
   if (!j.at("double_buffer").is_null()) s.double_buffer = j.at("double_buffer").get<bool>();
+  if (j.contains("route")) s.route = route_from_name(j.at("route").get<std::string>());
   check_schedule(s);
   return s;
 }

@@ -24,6 +24,12 @@ enum class Backend : uint8_t {
 // Where supported matrix temporaries live. Auto lets plan_schedule choose.
 enum class Staging : uint8_t { Auto, Device, Threadgroup };
 
+// Which language the kernel reaches the GPU in (issue 33): the target's source language
+// (MSL, CUDA C++), or PTX written by meTile itself (CUDA targets only; codegen/ptx/).
+enum class Route : uint8_t { Source, Ptx };
+
+std::string_view route_name(Route r);  // "source", "ptx"
+Route route_from_name(std::string_view name);
 std::string_view backend_name(Backend b);  // "auto", "simdgroup", ...
 std::string_view staging_name(Staging s);  // "auto", "device", "threadgroup"
 // UserError listing the accepted names.
@@ -38,6 +44,7 @@ struct Schedule {
   Staging staging = Staging::Auto;
   std::optional<int> vector_width;    // 1: no compiler vectorization; 4: required
   std::optional<bool> double_buffer;  // true: required; false: prohibited
+  Route route = Route::Source;
 
   bool operator==(const Schedule&) const = default;
   // The part of the compilation cache key that identifies it ("backend=auto ...").

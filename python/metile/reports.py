@@ -32,8 +32,17 @@ class Reports:
         return json.loads(self._reported.report_json)
 
     def explain(self):
-        """The execution report as formatted JSON text."""
-        return json.dumps(self.execution_report, indent=2)
+        """The execution report as formatted JSON text; for a PTX-route kernel (Schedule(
+        route="ptx")) where ptxas and nvdisasm or cuobjdump are installed, with the SASS
+        instruction mix ptxas makes of it (metile.sass)."""
+        report = self.execution_report
+        source = getattr(self._reported, "source", None)
+        if isinstance(source, str):
+            from . import sass
+            mix = sass.source_instruction_mix(source)
+            if mix is not None:
+                report["sass_instruction_mix"] = mix
+        return json.dumps(report, indent=2)
 
 
 class CompiledKernel(Reports):

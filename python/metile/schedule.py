@@ -10,6 +10,8 @@ with an error naming the control, the kernel and why (docs/schedules.md):
     staging         "auto" | "device" | "threadgroup"
     vector_width    None (automatic), 1 (no compiler vectorization) or 4 (required)
     double_buffer   None (automatic), True (required) or False (prohibited)
+    route           "source" (the target's language: MSL, CUDA C++) | "ptx" (meTile writes
+                    PTX for the CUDA driver, no NVRTC; a restricted subset, docs/ptx_route.md)
 
 The constructor checks each control's contract (ValueError). Any Schedule, Schedule()
 included, also specialises the launch's integer scalar arguments to constants, so that
@@ -28,11 +30,13 @@ class Schedule:
     staging: str = "auto"
     vector_width: int = None
     double_buffer: bool = None
+    route: str = "source"
     _checked: object = field(init=False, repr=False, compare=False)  # _core.Schedule
 
     def __post_init__(self):
         for name, value, kinds in (("backend", self.backend, (str,)),
                                    ("staging", self.staging, (str,)),
+                                   ("route", self.route, (str,)),
                                    ("num_simdgroups", self.num_simdgroups, (int, type(None))),
                                    ("vector_width", self.vector_width, (int, type(None))),
                                    ("double_buffer", self.double_buffer, (bool, type(None)))):
@@ -41,4 +45,4 @@ class Schedule:
                                 f"{' or '.join(k.__name__ for k in kinds)}, got {value!r}")
         object.__setattr__(self, "_checked", _core.Schedule(
             self.backend, self.num_simdgroups, self.staging, self.vector_width,
-            self.double_buffer))
+            self.double_buffer, self.route))

@@ -39,7 +39,8 @@ MathMode math_from_name(const std::string& name) {
 // (ValueError), as a bad math mode is.
 void init_schedule(schedule::Schedule* s, const std::string& backend,
                    std::optional<int> num_simdgroups, const std::string& staging,
-                   std::optional<int> vector_width, std::optional<bool> double_buffer) {
+                   std::optional<int> vector_width, std::optional<bool> double_buffer,
+                   const std::string& route) {
   try {
     schedule::Schedule checked;
     checked.backend = schedule::backend_from_name(backend);
@@ -47,6 +48,7 @@ void init_schedule(schedule::Schedule* s, const std::string& backend,
     checked.staging = schedule::staging_from_name(staging);
     checked.vector_width = vector_width;
     checked.double_buffer = double_buffer;
+    checked.route = schedule::route_from_name(route);
     schedule::check_schedule(checked);
     new (s) schedule::Schedule(checked);
   } catch (const UserError& e) {
@@ -74,7 +76,7 @@ void init_compile(nb::module_& m) {
                                  "(python/metile/schedule.py is the user's constructor).")
       .def("__init__", &init_schedule, "backend"_a = "auto", "num_simdgroups"_a = nb::none(),
            "staging"_a = "auto", "vector_width"_a = nb::none(), "double_buffer"_a = nb::none(),
-           "Checks each control against its contract (ValueError naming it).")
+           "route"_a = "source", "Checks each control against its contract (ValueError naming it).")
       .def(
           "key", [](const schedule::Schedule& s) { return s.key(); },
           "The schedule's part of the compilation cache key.");

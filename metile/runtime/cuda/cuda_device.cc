@@ -184,22 +184,28 @@ FunctionLimits CudaDevice::function_limits(CUfunction function, const std::strin
 std::shared_ptr<const Module> CudaDevice::compile(std::string_view source,
                                                   const codegen::KernelABI& abi) {
   const std::string& kernel = abi.kernel_name;
-  std::string why;
-  const Nvrtc* nvrtc = Nvrtc::shared(&why);
-  if (!nvrtc) throw UserError("the cuda device cannot compile kernel '" + kernel + "': " + why);
   if (abi.threadgroup_bytes > max_shared_optin_)
     throw OutOfResources("kernel '" + kernel + "' needs " + std::to_string(abi.threadgroup_bytes) +
                          " bytes of shared memory; " + description() + " allows " +
                          std::to_string(max_shared_optin_) + " per block");
-  const std::string architecture = gpu_architecture(major_, minor_, NvrtcOutput::Cubin);
-  const std::vector<std::string> options = nvrtc_options(architecture);
-  const std::string key = cubin_cache_key(source, options, nvrtc->version(), architecture);
-  const std::string cubin = CubinCache::shared().get_or_build(
-      key, [&] { return nvrtc->compile(source, kernel, options, NvrtcOutput::Cubin); });
+  // The PTX route's text goes to the driver as it is: the driver's JIT compiles it, no NVRTC.
+  std::string image;
+  if (abi.source_is_ptx) {
+    image = std::string(source);  // cuModuleLoadData reads PTX up to its terminating NUL
+  } else {
+    std::string why;
+    const Nvrtc* nvrtc = Nvrtc::shared(&why);
+    if (!nvrtc) throw UserError("the cuda device cannot compile kernel '" + kernel + "': " + why);
+    const std::string architecture = gpu_architecture(major_, minor_, NvrtcOutput::Cubin);
+    const std::vector<std::string> options = nvrtc_options(architecture);
+    const std::string key = cubin_cache_key(source, options, nvrtc->version(), architecture);
+    image = CubinCache::shared().get_or_build(
+        key, [&] { return nvrtc->compile(source, kernel, options, NvrtcOutput::Cubin); });
+  }
 
   make_current();
   CUmodule module = nullptr;
-  check(api_->cuModuleLoadData(&module, cubin.data()), "cuModuleLoadData", kernel);
+  check(api_->cuModuleLoadData(&module, image.c_str()), "cuModuleLoadData", kernel);
   LoadedModule loaded(*this, module);  // unloaded again if anything below throws
   CUfunction function = nullptr;
   if (CUresult r = api_->cuModuleGetFunction(&function, module, kernel.c_str());
