@@ -130,7 +130,7 @@ TEST(PtxRoute, PtxasAcceptsTheLibraryKernels) {
 TEST(PtxRoute, WhatItCannotRenderIsNotSupportedNamingIt) {
   EXPECT_THAT([] { emit(half_bfloat_kernel(), sm90(), RenderRoute::Ptx); },
               ::testing::ThrowsMessage<NotSupported>(
-                  HasSubstr("holds a f16 value, which the PTX route does not support")));
+                  HasSubstr("op 'load' of f16 values is not supported on the PTX route")));
   EXPECT_THAT([] { emit(bytes_kernel(), sm90(), RenderRoute::Ptx); },
               ::testing::ThrowsMessage<NotSupported>(
                   HasSubstr("op 'constant' on i8 values is not supported on the PTX route")));

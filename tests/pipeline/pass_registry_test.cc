@@ -63,7 +63,8 @@ TEST(PassRegistry, OneNamePerStepInPipelineOrder) {
                                              "group_vector_accesses",
                                              "verify_vector_accesses",
                                              "emit_msl",
-                                             "emit_cuda"};
+                                             "emit_cuda",
+                                             "emit_ptx"};
   EXPECT_EQ(pass_names(), expected);
   for (const std::string& name : pass_names()) {
     EXPECT_EQ(find_pass(name).name, name);
@@ -123,7 +124,7 @@ TEST(PassRegistry, UnknownPassListsTheKnownOnes) {
               "check_matrix_barriers, check_device_tiles, plan_threads, plan_schedule, "
               "check_resources, lower_to_metal, verify_scratch, "
               "verify_software_pipeline, verify_async_pipeline, group_vector_accesses, "
-              "verify_vector_accesses, emit_msl, emit_cuda");
+              "verify_vector_accesses, emit_msl, emit_cuda, emit_ptx");
   }
 }
 
