@@ -83,18 +83,7 @@ void copy_operand_async(Lowering& l, const ir::Op& load, ir::ValueId slot,
   }
 }
 
-namespace {
-
-// b's load when wgmma_staged may copy it along its contiguous axis: a zero-fill 2-D tile load
-// whose address, mask and fill are recomputable and step by one element along K or N, in
-// runs of 16 bytes that divide evenly among the threads; and the axis.
-struct StagedLoad {
-  const ir::Op* load = nullptr;
-  int axis = 1;
-  int64_t run = 0;
-};
-
-StagedLoad staged_load(Lowering& l, const ir::Op& dot) {
+StagedOperand staged_operand(Lowering& l, const ir::Op& dot) {
   const auto it = l.definers.find(dot.operands[1]);
   if (it == l.definers.end() || !async_copyable(l, *it->second)) return {};
   const ir::Op& load = *it->second;
@@ -108,10 +97,8 @@ StagedLoad staged_load(Lowering& l, const ir::Op& dot) {
   const int64_t line = t.shape[static_cast<size_t>(*axis)];
   // A K-major b fills 64-element rows of the swizzle; an N-major one 64-column blocks.
   if (line % 64 || t.shape[0] % 16 || t.num_elements() % (run * l.threads)) return {};
-  return {&load, *axis, run};
+  return {&load, *axis == 0};
 }
-
-}  // namespace
 
 std::map<const ir::Op*, const ir::Op*> staged_operand_candidates(const Lowering& l) {
   std::map<const ir::Op*, const ir::Op*> candidates;
@@ -132,41 +119,40 @@ std::map<const ir::Op*, const ir::Op*> staged_operand_candidates(const Lowering&
 }
 
 bool defer_staged_operand_load(Lowering& l, const ir::Op& dot) {
-  const StagedLoad b = staged_load(l, dot);
+  const StagedOperand b = staged_operand(l, dot);
   if (b.load) l.deferred_operand_loads.insert(b.load);
   return b.load != nullptr;
 }
 
-std::optional<bool> copy_staged_operand(Lowering& l, const ir::Op& dot, ir::ValueId buffer) {
-  const StagedLoad b = staged_load(l, dot);
-  if (!b.load || !l.deferred_operand_loads.count(b.load)) return std::nullopt;
+void copy_staged_operand(Lowering& l, const ir::Op& dot, ir::ValueId buffer) {
+  const StagedOperand b = staged_operand(l, dot);
+  METILE_ASSERT(b.load,
+                "copy_staged_operand: " + l.name(dot.results[0]) + "'s b is no staged load");
   const ir::Type& t = l.tile_type(dot.operands[1]);
-  const bool k_major = b.axis == 0;
-  // A K-major b is stored as its transpose: N rows of K elements.
-  const int64_t line = t.shape[static_cast<size_t>(b.axis)];
-  const int64_t lines = t.shape[static_cast<size_t>(1 - b.axis)];
-  const SlotLayout place{lines, line, 0, true};
-  const int runs_bits = log2_exact(line / b.run);
+  const int64_t run = group_width(l.target, t.dtype);
+  // The contiguous axis's lines, each runs of `run` elements; a K-major b is stored as its
+  // transpose (N rows of K elements), an N-major one as it is.
+  const int64_t line = t.shape[b.k_major ? 0 : 1];
+  const SlotLayout place{t.num_elements() / line, line, 0, true};
+  const int runs_bits = log2_exact(line / run);
   const ir::Type ptr = l.metal.type(buffer);
   Rematerialise remat(l, l.definers);
-  const int64_t per_thread = t.num_elements() / (b.run * l.threads);
-  for (int64_t i = 0; i < per_thread; ++i) {
+  for (int64_t i = 0; i < t.num_elements() / (run * l.threads); ++i) {
     // Consecutive threads take consecutive runs of a line: a warp reads whole lines.
-    const ir::ValueId run = emit_c(l, ir::OpKind::Add, l.thread_index(), i * l.threads);
-    const ir::ValueId which = emit_c(l, ir::OpKind::Shr, run, runs_bits);
+    const ir::ValueId index = emit_c(l, ir::OpKind::Add, l.thread_index(), i * l.threads);
+    const ir::ValueId which = emit_c(l, ir::OpKind::Shr, index, runs_bits);
     const ir::ValueId first = emit_c(
-        l, ir::OpKind::Shl, emit_c(l, ir::OpKind::And, run, line / b.run - 1), log2_exact(b.run));
+        l, ir::OpKind::Shl, emit_c(l, ir::OpKind::And, index, line / run - 1), log2_exact(run));
     const ir::ValueId start = place.offset(l, which, first);
-    for (int64_t d = 0; d < b.run; ++d) {
+    for (int64_t d = 0; d < run; ++d) {
       const ir::ValueId along = d == 0 ? first : emit_c(l, ir::OpKind::Add, first, d);
-      const std::vector<ir::ValueId> coords =
-          k_major ? std::vector<ir::ValueId>{along, which} : std::vector<ir::ValueId>{which, along};
+      const std::vector<ir::ValueId> coords = b.k_major ? std::vector<ir::ValueId>{along, which}
+                                                        : std::vector<ir::ValueId>{which, along};
       const ir::ValueId at = d == 0 ? start : emit_c(l, ir::OpKind::Add, start, d);
       copy(l, l.emit(ir::OpKind::PtrAdd, {buffer, at}, ptr), remat.at(b.load->operands[0], coords),
            b.load->operands.size() > 1 ? remat.at(b.load->operands[1], coords) : ir::kNoValue);
     }
   }
-  return k_major;
 }
 
 }  // namespace metile::lower

@@ -11,6 +11,7 @@
 #include <algorithm>
 
 #include "metile/lower/lowering_steps.h"
+#include "metile/lower/staged_prefetch.h"
 
 namespace metile::lower {
 
@@ -154,15 +155,39 @@ void lower_for(Lowering& l, const ir::Op& op) {
         carries[i] ? carried_fragments(l, *carries[i], inits[i]) : l.get(inits[i]).slots;
     init_flat.insert(init_flat.end(), values.begin(), values.end());
   }
+  // wgmma_staged's b tiles of the next step are copied while this one computes; the loop
+  // carries the slot they land in.
+  std::optional<StagedRing> ring = per_thread ? std::nullopt : start_staged_ring(l, op, start, end);
+  if (ring) init_flat.push_back(l.const_int(0));
   ir::Builder::ForScope scope = l.builder.begin_for(start, end, step, init_flat);
+  std::vector<ir::ValueId> carried = scope.carried;
+  StagedRing* const outer_ring = l.staged_ring;
+  if (ring) {
+    ring->induction = scope.induction_var;
+    ring->step = step;
+    ring->end = end;
+    ring->slot = carried.back();
+    carried.pop_back();
+  }
+  l.staged_ring = ring ? &*ring : nullptr;
   l.bind(body.args[0], {{scope.induction_var}, false, !per_thread});
-  bind_carried(l, {body.args.begin() + 1, body.args.end()}, scope.carried, carries, false);
+  bind_carried(l, {body.args.begin() + 1, body.args.end()}, carried, carries, false);
   ++l.nesting;
   l.divergence += per_thread;
   lower_block(l, body);
   l.divergence -= per_thread;
   --l.nesting;
-  bind_carried(l, op.results, l.builder.end_for(flatten(l, yields_of(body))), carries, true);
+  std::vector<ir::ValueId> yields = flatten(l, yields_of(body));
+  if (ring)
+    yields.push_back(
+        l.emit(ir::OpKind::Xor, {ring->slot, l.const_int(1)}, ir::Type::scalar(ir::DType::i32)));
+  std::vector<ir::ValueId> results = l.builder.end_for(yields);
+  l.staged_ring = outer_ring;
+  if (ring) {
+    results.pop_back();
+    finish_staged_ring(l);
+  }
+  bind_carried(l, op.results, results, carries, true);
 
   if (const int64_t largest = largest_tile(l, op); largest > 0)
     l.loops.push_back(

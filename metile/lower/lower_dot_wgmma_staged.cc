@@ -10,6 +10,7 @@
 // which hands back the accumulator registers; a barrier releases the scratch.
 #include "metile/lower/lower_dot_wgmma.h"
 #include "metile/lower/lowering_steps.h"
+#include "metile/lower/staged_prefetch.h"
 #include "metile/support/bits.h"
 
 namespace metile::lower {
@@ -64,18 +65,29 @@ void lower_dot_wgmma_staged(Lowering& l, const ir::Op& op) {
       registers_in(l, op.operands[0], wgmma_accumulator_layout(m, k, groups));
   std::vector<ir::ValueId> acc = registers_in(l, op.operands[2], acc_layout);
 
-  const SlotLayout place{k, n, 0, true};
-  const ir::ValueId buffer = l.scratch("wgmma b (" + l.name(op.results[0]) + ")", "exchange",
-                                       b_type.dtype, place.elements(), 1024);
-  const std::optional<bool> k_major = copy_staged_operand(l, op, buffer);
-  if (k_major) {
-    l.emit_void(ir::OpKind::AsyncCopyCommit, {});
-    l.emit_void(ir::OpKind::AsyncCopyWait, {}, {{"pending", int64_t{0}}});
+  // b's scratch: this step's slot of a prefetch ring, published by the step's first ring dot;
+  // else copied (or stored) here, waited for, fenced and published.
+  const StagedRing::Operand* ring = l.staged_ring ? l.staged_ring->find(op) : nullptr;
+  bool k_major = ring && ring->k_major;
+  ir::ValueId buffer = ir::kNoValue;
+  if (ring) {
+    buffer = ring_slot(l, *l.staged_ring, *ring);
   } else {
-    stage(l, op.operands[1], buffer, place);
+    const SlotLayout place{k, n, 0, true};
+    buffer = l.scratch("wgmma b (" + l.name(op.results[0]) + ")", "exchange", b_type.dtype,
+                       place.elements(), 1024);
+    const StagedOperand staged = staged_operand(l, op);
+    if (staged.load && l.deferred_operand_loads.count(staged.load)) {
+      copy_staged_operand(l, op, buffer);
+      l.emit_void(ir::OpKind::AsyncCopyCommit, {});
+      l.emit_void(ir::OpKind::AsyncCopyWait, {}, {{"pending", int64_t{0}}});
+      k_major = staged.k_major;
+    } else {
+      stage(l, op.operands[1], buffer, place);
+    }
+    l.emit_void(ir::OpKind::AsyncProxyFence, {});
+    l.threadgroup_barrier();
   }
-  l.emit_void(ir::OpKind::AsyncProxyFence, {});
-  l.threadgroup_barrier();
 
   // Per warp group: m / groups rows, as m64 blocks of n/2 accumulator and k/2 a registers.
   const int64_t blocks = m / groups / 64;
@@ -85,7 +97,7 @@ void lower_dot_wgmma_staged(Lowering& l, const ir::Op& op) {
   l.emit_void(ir::OpKind::WgmmaFence, {});
   for (int64_t kk = 0; kk < k / 16; ++kk) {
     // K-major: 16 more elements of each 128-byte row, then the next 64-element K block.
-    const int64_t b_offset = k_major.value_or(false) ? kk / 4 * n * 64 + kk % 4 * 16 : kk * 16 * 64;
+    const int64_t b_offset = k_major ? kk / 4 * n * 64 + kk % 4 * 16 : kk * 16 * 64;
     const ir::ValueId b_step =
         kk == 0 ? buffer : l.emit(ir::OpKind::PtrAdd, {buffer, l.const_int(b_offset)}, ptr);
     for (int64_t block = 0; block < blocks; ++block) {
@@ -103,14 +115,16 @@ void lower_dot_wgmma_staged(Lowering& l, const ir::Op& op) {
           {{"n", n},
            {"b_block_bytes", b_block_bytes},
            {"a_registers", int64_t{1}},
-           {"b_k_major", int64_t{k_major.value_or(false)}}});
+           {"b_k_major", int64_t{k_major}}});
       std::copy(product.begin(), product.end(), acc_first);
     }
   }
   l.emit_void(ir::OpKind::WgmmaCommit, {});
   acc = l.builder.create(ir::OpKind::WgmmaWait, acc, std::vector<ir::Type>(acc.size(), kF32),
                          {{"pending", int64_t{0}}});
-  l.threadgroup_barrier();  // every warp group's wgmma has read b: the scratch is free
+  // Every warp group's wgmma has read b: the scratch is free (a ring slot is written next
+  // after the next step's barrier).
+  if (!ring) l.threadgroup_barrier();
 
   LoweredValue result;
   result.slots = std::move(acc);

@@ -65,6 +65,11 @@ void Lowering::bind(ir::ValueId v, LoweredValue lowered) {
   bound_[v] = true;
 }
 
+void Lowering::restore(ir::ValueId v, LoweredValue lowered) {
+  values_[static_cast<size_t>(v)] = std::move(lowered);
+  bound_[static_cast<size_t>(v)] = true;
+}
+
 ir::ValueId Lowering::scalar(ir::ValueId v) const {
   const LoweredValue& lv = get(v);
   METILE_ASSERT(!lv.tile && lv.slots.size() == 1, name(v) + " is not a scalar");

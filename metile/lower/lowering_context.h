@@ -23,6 +23,8 @@
 
 namespace metile::lower {
 
+struct StagedRing;
+
 struct LoweredValue {
   LoweredValue() = default;
   LoweredValue(std::vector<ir::ValueId> values, bool is_tile, bool is_uniform)
@@ -73,11 +75,18 @@ class Lowering {
   std::function<bool(const ir::Op&)> intercept;
   // wgmma_staged's b loads left unlowered for their dot to copy (async_operand_copy.cc).
   std::set<const ir::Op*> deferred_operand_loads;
+  // The prefetch ring of the loop whose body is being lowered, if it has one
+  // (staged_prefetch.h).
+  StagedRing* staged_ring = nullptr;
 
   // ---- Tile IR values ----------------------------------------------------------------
   const ir::Type& tile_type(ir::ValueId v) const { return tile.type(v); }
   const LoweredValue& get(ir::ValueId tile_value) const;
   void bind(ir::ValueId tile_value, LoweredValue lowered);
+  bool is_bound(ir::ValueId tile_value) const { return bound_[static_cast<size_t>(tile_value)]; }
+  // Puts back a binding that a lowering replaced for a while (staged_prefetch.cc lowers a
+  // loop body's ops again at the next step), without reporting its layout again.
+  void restore(ir::ValueId tile_value, LoweredValue lowered);
   // A scalar operand's Metal IR value.
   ir::ValueId scalar(ir::ValueId tile_value) const;
   // A scalar operand that every thread must agree on; UserError naming `op` otherwise.

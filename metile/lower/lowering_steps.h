@@ -173,18 +173,22 @@ void copy_operand_async(Lowering& l, const ir::Op& load, ir::ValueId slot,
 // wgmma_staged's b operands that may be tile loads copied straight into their swizzled
 // scratch: the loads read by one dot alone, as b (each with its dot).
 std::map<const ir::Op*, const ir::Op*> staged_operand_candidates(const Lowering& l);
-// When lowering reaches such a load: whether its dot copies it instead (a zero-fill 2-D load
-// whose address, mask and fill are recomputable and step by one element along K or N, with
-// runs of 16 bytes that divide evenly among the threads); the load is then left unlowered
-// (Lowering::deferred_operand_loads).
+// When lowering reaches such a load: whether its dot copies it instead (staged_operand); the
+// load is then left unlowered (Lowering::deferred_operand_loads).
 bool defer_staged_operand_load(Lowering& l, const ir::Op& dot);
-// For a dot whose b load was deferred, copies b into `buffer` by async_copy ops, each thread runs
-// of 16 bytes along the contiguous axis (group_vector_accesses packs each run into one copy):
-// K-major (N rows of K elements, as wgmma_mma's b_k_major reads it) when b's addresses step along
-// K, N-major
-// ([K, N] in 64-column blocks) when they step along N. Returns whether b is K-major; nullopt,
-// having emitted nothing, for any other b.
-std::optional<bool> copy_staged_operand(Lowering& l, const ir::Op& dot, ir::ValueId buffer);
+// A wgmma_staged dot's b that its dot may copy straight from device memory: a zero-fill 2-D
+// tile load whose address, mask and fill are recomputable from their definitions and step by
+// one element along K or N, with runs of 16 bytes that divide evenly among the threads
+// (load: none otherwise); K-major when its addresses step along K.
+struct StagedOperand {
+  const ir::Op* load = nullptr;
+  bool k_major = false;
+};
+StagedOperand staged_operand(Lowering& l, const ir::Op& dot);
+// Copies such a b into `buffer` by async_copy ops, each thread runs of 16 bytes along the
+// contiguous axis (group_vector_accesses packs each run into one copy): K-major (N rows of K
+// elements, as wgmma_mma's b_k_major reads it) or N-major ([K, N] in 64-column blocks).
+void copy_staged_operand(Lowering& l, const ir::Op& dot, ir::ValueId buffer);
 
 // lower_trans.cc: reshape (no movement) and trans (forwarded, SIMD shuffles or scratch).
 void lower_reshape(Lowering& l, const ir::Op& op);

@@ -65,13 +65,14 @@ class Verifier {
   }
 
   // The stage X of a pointer into a ring: ring + X * stage_elements (+ more offsets). A
-  // software pipeline's slots (threadgroup_buffer {scratch = "pipeline"}) are no mbarrier ring:
-  // barriers publish them (verify_software_pipeline).
+  // software pipeline's or prefetch ring's slots (threadgroup_buffer {scratch = "pipeline" or
+  // "prefetch"}) are no mbarrier ring: barriers publish them.
   std::optional<ir::ValueId> ring_stage(ir::ValueId ptr) const {
     const ir::Op* add = def(ptr, K::PtrAdd);
     while (add) {
       if (const ir::Op* buffer = def(add->operands[0], K::ThreadgroupBuffer)) {
-        if (buffer->has_attr("scratch") && buffer->str_attr("scratch") == "pipeline")
+        if (buffer->has_attr("scratch") && (buffer->str_attr("scratch") == "pipeline" ||
+                                            buffer->str_attr("scratch") == "prefetch"))
           return std::nullopt;
         const ir::Op* mul = def(add->operands[1], K::Mul);
         if (!mul) return std::nullopt;

@@ -56,6 +56,11 @@ std::string name(ValueId v) {
   return "%" + std::to_string(v);
 }
 
+// Scratch pinned for a loop's lifetime: a software pipeline's slots or a prefetch ring's.
+bool pinned(const std::string& kind) {
+  return kind == "pipeline" || kind == "prefetch";
+}
+
 class Verifier {
  public:
   Verifier(const ir::Kernel& k, int simd_width)
@@ -107,9 +112,9 @@ class Verifier {
     const auto it = op.attrs.find("scratch");
     if (it != op.attrs.end()) b.kind = std::get<std::string>(it->second);
     if (!b.kind.empty() && b.kind != "exchange" && b.kind != "reduction" &&
-        b.kind != "private_reduction" && b.kind != "pipeline" && b.kind != "simdgroup")
+        b.kind != "private_reduction" && !pinned(b.kind) && b.kind != "simdgroup")
       fail("threadgroup_buffer " + name(op.results[0]) + " has scratch kind '" + b.kind +
-           "', not exchange, reduction, private_reduction, pipeline or simdgroup");
+           "', not exchange, reduction, private_reduction, pipeline, prefetch or simdgroup");
     b.size = op.int_attr("size");
     b.begin = op.int_attr("offset");
     b.end = b.begin + b.size * ir::dtype_bytes(k_.type(op.results[0]).dtype);
@@ -123,13 +128,12 @@ class Verifier {
       privates += a.kind == "private_reduction";
       for (const auto& [w, b] : buffers_) {
         if (v == w || a.kind.empty() || a.begin >= b.end || b.begin >= a.end) continue;
-        if (a.kind == "pipeline" && (b.kind == "exchange" || b.kind == "reduction") && apart(v, w))
+        if (pinned(a.kind) && (b.kind == "exchange" || b.kind == "reduction") && apart(v, w))
           continue;
-        if (b.kind == "pipeline" && (a.kind == "exchange" || a.kind == "reduction") && apart(w, v))
+        if (pinned(b.kind) && (a.kind == "exchange" || a.kind == "reduction") && apart(w, v))
           continue;
         if (b.kind.empty() || a.kind == "private_reduction" || b.kind == "private_reduction" ||
-            a.kind == "pipeline" || b.kind == "pipeline" || a.kind == "simdgroup" ||
-            b.kind == "simdgroup")
+            pinned(a.kind) || pinned(b.kind) || a.kind == "simdgroup" || b.kind == "simdgroup")
           fail(a.kind + " scratch " + name(v) + " [" + std::to_string(a.begin) + ", " +
                std::to_string(a.end) + ") overlaps " +
                (b.kind.empty() ? "shared_alloc" : b.kind + " scratch") + " " + name(w) + " [" +
@@ -186,10 +190,10 @@ class Verifier {
 
   void check_buffer(ValueId v, const Buffer& b) {
     check_pointer_uses(v, v);
-    // A software pipeline's slots follow its own sequence (verify_software_pipeline); each
-    // SIMD group's slice of simdgroup scratch is ordered by SIMD-group barriers
-    // (device_dot_operands.cc).
-    if (b.kind == "pipeline" || b.kind == "simdgroup") return;
+    // A software pipeline's slots follow its own sequence (verify_software_pipeline), a
+    // prefetch ring's the step's barrier (staged_prefetch.cc); each SIMD group's slice of
+    // simdgroup scratch is ordered by SIMD-group barriers (device_dot_operands.cc).
+    if (pinned(b.kind) || b.kind == "simdgroup") return;
     // Shared reduction scratch may sit in an if: lowering admits a reduction there only when
     // the condition is uniform (lower_control_flow.cc), which Metal IR does not record.
     for (const Event& e : events_[v])
@@ -210,8 +214,8 @@ class Verifier {
       const int pointer = pointer_operand(*use);
       if (use->kind == OpKind::PtrAdd && use->operands[0] == p) {
         check_pointer_uses(buffer, use->results[0]);
-      } else if (use->kind == OpKind::WgmmaMma && buffers_.at(buffer).kind == "pipeline") {
-        // A software pipeline's slots may be read by wgmma (verify_software_pipeline).
+      } else if (use->kind == OpKind::WgmmaMma && pinned(buffers_.at(buffer).kind)) {
+        // A software pipeline's or prefetch ring's slots may be read by wgmma.
       } else if (!(pointer >= 0 && use->operands[pointer] == p &&
                    std::count(use->operands.begin(), use->operands.end(), p) == 1)) {
         fail("the scratch pointer " + name(p) + " of " + name(buffer) + " is used by " +
