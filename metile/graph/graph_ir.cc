@@ -7,6 +7,14 @@
 
 namespace metile::graph {
 
+bool attention_batch_fits(const TensorSpec& q, const TensorSpec& kt, const TensorSpec& v) {
+  int r = q.rank();
+  if (r < 2 || kt.rank() != r || v.rank() != r) return false;
+  for (int i = 0; i + 2 < r; ++i)
+    if (kt.shape[i] != v.shape[i] || (kt.shape[i] != q.shape[i] && kt.shape[i] != 1)) return false;
+  return true;
+}
+
 std::string_view op_kind_name(OpKind kind) {
   switch (kind) {
 #define GRAPH_OP(k, name, fusion_class, doc) \

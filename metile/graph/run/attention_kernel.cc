@@ -14,7 +14,34 @@ constexpr int64_t kBlockM = 64, kBlockN = 64, kMaxHeadDim = 256;
 constexpr float kLowest = -1e38f;
 }  // namespace
 
-RegionKernel attention_kernel(const Graph& graph, int op_id) {
+namespace {
+// A q, kt or v operand's batch entry `b` (the flattened batch index of q) as a 2-D tensor
+// descriptor over its last two axes, through its view.
+Tensor batch_tensor(const Graph& graph, KernelBuffers& buffers, KernelContext& k, int value,
+                    const Shape& q_shape, const Value& b) {
+  const Shape& shape = graph.spec(value).shape;
+  const size_t r = shape.size();
+  View view = buffers.view(value);
+  Value offset = b * 0;
+  int64_t inner = 1;
+  for (size_t a = r - 2; a-- > 0;) {
+    if (shape[a] != 1) {
+      auto q = b / inner;
+      auto coordinate = q % q_shape[a];
+      offset = offset + coordinate * view.strides[a];
+    }
+    inner *= q_shape[a];
+  }
+  Value base = buffers.read(k, value) + offset;
+  if (view.offset != 0) base = base + view.offset;
+  std::vector<Operand> strides;
+  if (view.strides[r - 1] != 1 || view.strides[r - 2] != shape[r - 1])
+    strides = {view.strides[r - 2], view.strides[r - 1]};
+  return tensor(base, {shape[r - 2], shape[r - 1]}, strides, "read");
+}
+}  // namespace
+
+RegionKernel attention_kernel(const Graph& graph, const ViewPlan& views, int op_id) {
   const Op& op = graph.op(op_id);
   const TensorSpec &q = graph.spec(op.inputs[0]), &kt = graph.spec(op.inputs[1]),
                    &v = graph.spec(op.inputs[2]);
@@ -31,19 +58,14 @@ RegionKernel attention_kernel(const Graph& graph, int op_id) {
   const float scale = static_cast<float>(op.float_attr("scale"));
   const dsl::DType dtype = storage_dtype(q.dtype);
 
+  KernelBuffers buffers(graph, views);
   auto body = [&](KernelContext& k) {
-    auto q_ptr = k.buffer(param_name(graph, op.inputs[0]), dtype, "read");
-    auto kt_ptr = k.buffer(param_name(graph, op.inputs[1]), dtype, "read");
-    auto v_ptr = k.buffer(param_name(graph, op.inputs[2]), dtype, "read");
-    auto o_ptr = k.buffer(param_name(graph, op.output), dtype, "write");
-    auto b = program_id(1);
-    auto q_base = q_ptr + b * (L * D);
-    auto kt_base = kt_ptr + b * (D * S);
-    auto v_base = v_ptr + b * (S * E);
+    Value b = program_id(1);
+    auto tq = batch_tensor(graph, buffers, k, op.inputs[0], q.shape, b);
+    auto tk = batch_tensor(graph, buffers, k, op.inputs[1], q.shape, b);
+    auto tv = batch_tensor(graph, buffers, k, op.inputs[2], q.shape, b);
+    auto o_ptr = buffers.write(k, op.output);
     auto o_base = o_ptr + b * (L * E);
-    auto tq = tensor(q_base, {L, D}, {}, "read");
-    auto tk = tensor(kt_base, {D, S}, {}, "read");
-    auto tv = tensor(v_base, {S, E}, {}, "read");
     auto to = tensor(o_base, {L, E}, {}, "write");
     auto row_lanes = arange(0, kBlockM);
     auto rows = program_id(0) * kBlockM + row_lanes;
@@ -87,12 +109,18 @@ RegionKernel attention_kernel(const Graph& graph, int op_id) {
   rk.form = "flash_attention";
   rk.kernel = trace(causal ? "graph_flash_attention_causal" : "graph_flash_attention", body);
   rk.grid = {cdiv(L, kBlockM), batch, 1};
-  rk.params = {op.inputs[0], op.inputs[1], op.inputs[2], op.output};
-  rk.writes = {op.output};
+  rk.params = buffers.params();
+  rk.writes = buffers.writes();
   rk.op_ids = {op_id};
   rk.decision = "online softmax, " + std::to_string(kBlockM) + " query rows per program, K/V in " +
                 "blocks of " + std::to_string(kBlockN) +
                 (causal ? ", blocks above the diagonal skipped" : "");
+  if (views.is_view(op.inputs[1]))
+    rk.decision += "; kt read in place as " + views.of(graph, op.inputs[1]).str(graph);
+  if (Shape(kt.shape.begin(), kt.shape.end() - 2) != Shape(q.shape.begin(), q.shape.end() - 2))
+    rk.decision += "; K/V batch " + shape_str(Shape(kt.shape.begin(), kt.shape.end() - 2)) +
+                   " shared across q's " + shape_str(Shape(q.shape.begin(), q.shape.end() - 2)) +
+                   " (grouped-query heads)";
   return rk;
 }
 

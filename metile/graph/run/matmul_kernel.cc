@@ -15,8 +15,8 @@ constexpr int64_t kBlockN = 64, kBlockK = 32, kMaxBlockM = 64, kMinBlockM = 16;
 
 class MatmulEmitter {
  public:
-  MatmulEmitter(const Graph& graph, Shape out, int64_t block_m)
-      : graph_(graph), out_(std::move(out)), block_m_(block_m) {
+  MatmulEmitter(const Graph& graph, KernelBuffers& buffers, Shape out, int64_t block_m)
+      : graph_(graph), buffers_(buffers), out_(std::move(out)), block_m_(block_m) {
     rank_ = out_.size();
     m_ = out_[rank_ - 2];
     n_ = out_[rank_ - 1];
@@ -24,10 +24,8 @@ class MatmulEmitter {
 
   void emit(KernelContext& k, const std::vector<int>& ops, const std::vector<int>& inputs,
             const std::vector<int>& outputs) {
-    for (int v : inputs)
-      pointers_[v] = k.buffer(param_name(graph_, v), storage_dtype(graph_.spec(v).dtype), "read");
-    for (int v : outputs)
-      pointers_[v] = k.buffer(param_name(graph_, v), storage_dtype(graph_.spec(v).dtype), "write");
+    for (int v : inputs) pointers_[v] = buffers_.read(k, v);
+    for (int v : outputs) pointers_[v] = buffers_.write(k, v);
     auto row_lanes = arange(0, block_m_);
     rows_ = program_id(0) * block_m_ + row_lanes;
     auto column_lanes = arange(0, kBlockN);
@@ -71,6 +69,38 @@ class MatmulEmitter {
     return offset;
   }
 
+  // The element offset of this program's batch entry in a matmul operand read through its
+  // view (batch axes broadcast: an axis of size 1 stays at 0).
+  Value view_batch_offset(int v) {
+    const Shape& shape = graph_.spec(v).shape;
+    View view = buffers_.view(v);
+    size_t pad = rank_ - shape.size();
+    int64_t inner = 1;
+    Value offset = batch_ * 0;
+    for (size_t k = rank_ - 2; k-- > 0;) {
+      if (k >= pad && shape[k - pad] != 1) {
+        auto q = batch_ / inner;
+        auto coordinate = q % out_[k];
+        offset = offset + coordinate * view.strides[k - pad];
+      }
+      inner *= out_[k];
+    }
+    return view.offset == 0 ? offset : offset + view.offset;
+  }
+
+  // A matmul operand's last two axes as a tensor descriptor: its view's strides (a transposed
+  // operand is read in place), or row-major when it is contiguous.
+  Tensor operand_tensor(int v, int64_t rows, int64_t columns) {
+    const Shape& shape = graph_.spec(v).shape;
+    View view = buffers_.view(v);
+    Value base = pointers_.at(v) + view_batch_offset(v);
+    std::vector<Operand> strides;
+    size_t r = shape.size();
+    if (view.strides[r - 1] != 1 || view.strides[r - 2] != shape[r - 1])
+      strides = {view.strides[r - 2], view.strides[r - 1]};
+    return tensor(base, {rows, columns}, strides, "read");
+  }
+
   // [BLOCK_M, BLOCK_N] offsets of this tile in a value of `shape` broadcast to the output.
   Value tile_offsets(const Shape& shape) {
     int64_t rows = shape.size() >= 2 ? shape[shape.size() - 2] : 1;
@@ -101,10 +131,8 @@ class MatmulEmitter {
       std::vector<Value> init;
       for (int id : matmuls) {
         const Op& op = graph_.op(id);
-        Value a = pointers_.at(op.inputs[0]) + batch_offset(graph_.spec(op.inputs[0]).shape);
-        Value b = pointers_.at(op.inputs[1]) + batch_offset(graph_.spec(op.inputs[1]).shape);
-        left.push_back(tensor(a, {m_, inner}, {}, "read"));
-        right.push_back(tensor(b, {inner, n_}, {}, "read"));
+        left.push_back(operand_tensor(op.inputs[0], m_, inner));
+        right.push_back(operand_tensor(op.inputs[1], inner, n_));
         init.push_back(zeros({block_m_, kBlockN}, f32));
       }
       std::vector<Value> sums =
@@ -123,6 +151,7 @@ class MatmulEmitter {
   }
 
   const Graph& graph_;
+  KernelBuffers& buffers_;
   Shape out_;
   size_t rank_ = 0;
   int64_t m_ = 0, n_ = 0, block_m_ = 0;
@@ -131,7 +160,7 @@ class MatmulEmitter {
 };
 }  // namespace
 
-RegionKernel matmul_kernel(const Graph& graph, const std::vector<int>& ops,
+RegionKernel matmul_kernel(const Graph& graph, const ViewPlan& views, const std::vector<int>& ops,
                            const std::vector<int>& inputs, const std::vector<int>& outputs) {
   Shape out;
   for (int id : ops)
@@ -149,19 +178,23 @@ RegionKernel matmul_kernel(const Graph& graph, const std::vector<int>& ops,
 
   std::string name = "graph";
   for (int id : ops) name += "_" + std::string(graph.op(id).name());
+  KernelBuffers buffers(graph, views);
   auto body = [&](KernelContext& k) {
-    MatmulEmitter(graph, out, block_m).emit(k, ops, inputs, outputs);
+    MatmulEmitter(graph, buffers, out, block_m).emit(k, ops, inputs, outputs);
   };
   RegionKernel rk;
   rk.form = "matmul";
   rk.kernel = trace(name, body);
   rk.grid = {cdiv(m, block_m), cdiv(n, kBlockN), batch};
-  rk.params = inputs;
-  rk.params.insert(rk.params.end(), outputs.begin(), outputs.end());
-  rk.writes = outputs;
+  rk.params = buffers.params();
+  rk.writes = buffers.writes();
   rk.op_ids = ops;
   rk.decision = "tiles of " + std::to_string(block_m) + " x " + std::to_string(kBlockN) + " over " +
                 shape_str(out) + ", K in steps of " + std::to_string(kBlockK);
+  for (int v : inputs)
+    if (views.is_view(v))
+      rk.decision +=
+          "; " + graph.value(v).ref() + " read in place as " + views.of(graph, v).str(graph);
   return rk;
 }
 
