@@ -1,7 +1,7 @@
 #include "metile/graph/graph_ir.h"
 
 #include <algorithm>
-#include <sstream>
+#include <charconv>
 
 #include "metile/support/errors.h"
 
@@ -91,9 +91,10 @@ std::vector<int> Graph::producers(int op_id) const {
 namespace {
 std::string attr_text(const AttrValue& v) {
   if (std::holds_alternative<int64_t>(v)) return std::to_string(std::get<int64_t>(v));
-  std::ostringstream os;
-  os << std::get<double>(v);
-  return os.str();
+  // The shortest text that reads back as the same double, so text round-trips exactly.
+  char text[32];
+  auto end = std::to_chars(text, text + sizeof text, std::get<double>(v)).ptr;
+  return std::string(text, end);
 }
 }  // namespace
 

@@ -91,7 +91,14 @@ class GraphExecutable:
         return tuple(b.numpy() for b in out)
 
 
-def compile_plan(plan, device=""):
-    """``plan.compile(device="")``: every region lowered to kernels and compiled for the
-    device (empty: the default device), as a callable GraphExecutable."""
+def compile_plan(plan, device="", dispatch="fused"):
+    """``plan.compile(device="", dispatch="fused")``: every region lowered to kernels and
+    compiled for the device (empty: the default device), as a callable GraphExecutable.
+    ``dispatch="measured"``: each region's fused kernels compete with the framework's unfused
+    ops through metile.select (graph_dispatch.py), region by region."""
+    if dispatch == "measured":
+        from .graph_dispatch import MeasuredGraph
+        return MeasuredGraph(plan, device)
+    if dispatch != "fused":
+        raise ValueError(f"plan.compile: dispatch must be 'fused' or 'measured', got {dispatch!r}")
     return GraphExecutable(plan._compile(device))

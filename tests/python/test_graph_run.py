@@ -80,7 +80,7 @@ def test_attention_is_rewritten_and_runs(causal):
     assert len(plan.rewrites) == 1
     run = plan.compile()
     forms = [k["form"] for k in json.loads(run.explain())["kernels"]]
-    assert forms == ["transpose", "flash_attention"]
+    assert forms == ["flash_attention"]  # kt = transpose(k) is read in place (a view)
     rng = np.random.default_rng(2)
     q, k, v = (rng.standard_normal((2, 70, 32)).astype(np.float32) for _ in range(3))
     (out,) = run(q=q, k=k, v=v)

@@ -1,0 +1,54 @@
+"""plan.compile(dispatch="measured"): each region's fused kernels against the unfused ops run
+by numpy, through metile.select's gate and tournament with the graph boundary's 10% headroom;
+decisions in explain() and persisted (issue 29)."""
+
+import json
+
+import numpy as np
+
+import metile
+
+
+def test_each_region_is_decided_and_the_decision_persists(tmp_path, monkeypatch):
+    monkeypatch.setenv("METILE_TUNE_CACHE", str(tmp_path))
+    b = metile.GraphBuilder()
+    x = b.input("x", metile.TensorSpec((4, 96), "f32"))
+    w = b.input("w", metile.TensorSpec((96,), "f32"))
+    wt = b.input("wt", metile.TensorSpec((40, 96), "f32"))
+    summed = b.add(x, x)
+    normed = b.rms_norm(summed, w, 1e-5)
+    projected = b.matmul(normed, b.transpose(wt))
+    graph = b.build([summed, projected])
+    plan = metile.plan_graph_fusion(graph)
+
+    run = plan.compile(dispatch="measured")
+    before = json.loads(run.explain())
+    assert all(r["decision"]["decision"] in (None, "native") for r in before["regions"])
+    rng = np.random.default_rng(5)
+    xv, wv, wtv = rng.standard_normal((4, 96)), rng.standard_normal(96), \
+        rng.standard_normal((40, 96))
+    xv, wv, wtv = (a.astype(np.float32) for a in (xv, wv, wtv))
+    got_sum, got_proj = run(xv, wv, wt=wtv)
+    s = 2 * xv.astype(np.float64)
+    n = s / np.sqrt((s * s).mean(-1, keepdims=True) + 1e-5) * wv
+    np.testing.assert_allclose(got_sum, s, rtol=1e-6)
+    np.testing.assert_allclose(got_proj, n @ wtv.T, rtol=1e-4, atol=1e-4)
+
+    report = json.loads(run.explain())
+    assert report["boundary"] == "graph"
+    decided = [r for r in report["regions"] if r["decision"].get("source") == "measured"]
+    view = [r for r in report["regions"] if r["ops"][0].endswith("transpose")]
+    assert view and view[0]["decision"]["decision"] == "native"
+    assert len(decided) == len(report["regions"]) - 1
+    for r in decided:
+        d = r["decision"]
+        assert d["boundary"] == "graph" and d["winner"] in ("native", "fused")
+        assert d["gate"]["fused"][0]["passed"]  # the fused kernels passed the numerical gate
+        assert d["selector"]["reason"] and d["persisted"]
+
+    # A new executor for the same plan reads the decisions back instead of measuring.
+    again = plan.compile(dispatch="measured")
+    again(xv, wv, wtv)
+    sources = {r["decision"]["source"] for r in json.loads(again.explain())["regions"]
+               if "source" in r["decision"]}
+    assert sources == {"disk"}
