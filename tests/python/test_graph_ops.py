@@ -38,7 +38,9 @@ def test_cast_rounds_where_the_graph_says():
     y = b.cast(b.cast(b.scale(x, 3.0), "f16"), "f32")
     i = b.cast(b.scale(x, 10.0), "i32")
     run, report = compiled(b, [b.add(y, x), i])
-    assert len(report["kernels"]) == 1  # casts are elementwise: one row kernel
+    # Casts are elementwise: they fuse into row kernels (two sinks: two regions).
+    assert [k["ops"] for k in report["kernels"]] == [
+        ["%1 = scale", "%2 = cast", "%3 = cast", "%6 = add"], ["%4 = scale", "%5 = cast"]]
     xv = randn(3, 37)
     got, got_i = run(xv)
     want = (xv * 3).astype(np.float16).astype(np.float32) + xv
