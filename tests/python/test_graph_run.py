@@ -109,6 +109,30 @@ def test_swiglu_mlp_runs_fused():
     np.testing.assert_allclose(out, want, rtol=1e-4, atol=1e-4)
 
 
+def test_swiglu_residual_is_the_down_projections_epilogue():
+    b = metile.GraphBuilder()
+    x = b.input("x", metile.TensorSpec((1, 64), "f32"))  # one-row decode
+    w_gate = b.input("w_gate", metile.TensorSpec((64, 96), "f32"))
+    w_up = b.input("w_up", metile.TensorSpec((64, 96), "f32"))
+    w_down = b.input("w_down", metile.TensorSpec((96, 64), "f32"))
+    hidden = b.multiply(b.silu(b.matmul(x, w_gate)), b.matmul(x, w_up))
+    graph = b.build([b.add(b.matmul(hidden, w_down), x)])
+    plan = metile.plan_graph_fusion(graph)
+    (region,) = plan.regions
+    assert region.rule == "parallel_epilogue" and region.roles["residual"] == "%9 = add"
+    run = plan.compile()
+    kernels = json.loads(run.explain())["kernels"]
+    assert len(kernels) == 2 and kernels[1]["ops"] == ["%8 = matmul", "%9 = add"]
+    rng = np.random.default_rng(4)
+    xv = rng.standard_normal((1, 64)).astype(np.float32)
+    wg, wu = (rng.standard_normal((64, 96)).astype(np.float32) / 8 for _ in range(2))
+    wd = rng.standard_normal((96, 64)).astype(np.float32) / 8
+    (out,) = run(xv, wg, wu, wd)
+    g = xv.astype(np.float64) @ wg
+    np.testing.assert_allclose(out, (g / (1 + np.exp(-g)) * (xv @ wu)) @ wd + xv, rtol=1e-4,
+                               atol=1e-4)
+
+
 def test_inputs_are_checked_by_name():
     b = metile.GraphBuilder()
     x = b.input("x", metile.TensorSpec((4, 8), "f32"))
