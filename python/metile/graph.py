@@ -91,14 +91,20 @@ class GraphExecutable:
         return tuple(b.numpy() for b in out)
 
 
-def compile_plan(plan, device="", dispatch="fused"):
-    """``plan.compile(device="", dispatch="fused")``: every region lowered to kernels and
-    compiled for the device (empty: the default device), as a callable GraphExecutable.
-    ``dispatch="measured"``: each region's fused kernels compete with the framework's unfused
-    ops through metile.select (graph_dispatch.py), region by region."""
+def compile_plan(plan, device="", dispatch="fused", schedule=""):
+    """``plan.compile(device="", dispatch="fused", schedule="")``: every region lowered to
+    kernels and compiled for the device (empty: the default device), as a callable
+    GraphExecutable. ``schedule`` sets the SwiGLU regions' schedule: "register-fused" or
+    "scratch-spilled" (gate result in threadgroup scratch, one accumulator); empty: the plan's.
+    ``dispatch="measured"``: each region's fused kernels (both schedules for a SwiGLU region)
+    compete with the framework's unfused ops through metile.select (graph_dispatch.py), region
+    by region."""
     if dispatch == "measured":
         from .graph_dispatch import MeasuredGraph
+        if schedule:
+            raise ValueError("plan.compile: dispatch='measured' measures both schedules; "
+                             "schedule= is for dispatch='fused'")
         return MeasuredGraph(plan, device)
     if dispatch != "fused":
         raise ValueError(f"plan.compile: dispatch must be 'fused' or 'measured', got {dispatch!r}")
-    return GraphExecutable(plan._compile(device))
+    return GraphExecutable(plan._compile(device, schedule))

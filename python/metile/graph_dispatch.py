@@ -115,13 +115,24 @@ def region_text(specs, ops, inputs, outputs):
 
 
 @functools.lru_cache(maxsize=None)
-def _fused(text, device):
-    return _core.plan_graph_fusion(_core.parse_graph(text)).compile(device)
+def _fused(text, device, schedule=""):
+    return _core.plan_graph_fusion(_core.parse_graph(text)).compile(device, schedule=schedule)
 
 
 def run_fused(text, device, *arrays):
     """The region's fused meTile kernels: the metile.select candidate."""
     return tuple(_fused(text, device)(*arrays))
+
+
+def run_register_fused(text, device, *arrays):
+    """A SwiGLU region's fused kernels, gate and up accumulators live together."""
+    return tuple(_fused(text, device, "register-fused")(*arrays))
+
+
+def run_scratch_spilled(text, device, *arrays):
+    """A SwiGLU region's fused kernels with the low-register schedule: the gate result waits
+    in threadgroup scratch while the up reduction reuses the accumulator."""
+    return tuple(_fused(text, device, "scratch-spilled")(*arrays))
 
 
 # ---- the unfused ops, one framework call each ---------------------------------------------------
@@ -302,9 +313,15 @@ class MeasuredGraph:
             if all(o.name in _VIEW_OPS for o in region_ops):
                 entry["selected"] = None  # a framework view: nothing to decide
             else:
+                candidates = [Candidate(functools.partial(run_fused, text, self.device), "fused")]
+                if region.get("rule") == "parallel_epilogue":  # both schedules compete
+                    candidates = [
+                        Candidate(functools.partial(run_register_fused, text, self.device),
+                                  "register_fused"),
+                        Candidate(functools.partial(run_scratch_spilled, text, self.device),
+                                  "scratch_spilled")]
                 entry["selected"] = select(
-                    functools.partial(_native_for(self.device), text),
-                    [Candidate(functools.partial(run_fused, text, self.device), "fused")],
+                    functools.partial(_native_for(self.device), text), candidates,
                     family="graph_region:" + "+".join(o.name for o in region_ops),
                     boundary="graph")
             self.regions.append(entry)
@@ -312,7 +329,7 @@ class MeasuredGraph:
     @property
     def kernel_count(self):
         return sum(_fused(r["text"], self.device).kernel_count
-                   for r in self.regions if r["selected"])
+                   for r in self.regions if r["selected"])  # as fused, per region
 
     def __call__(self, *args, **kwargs):
         if len(args) > len(self.input_names):

@@ -169,15 +169,17 @@ void bind_plan(nb::module_& m) {
            "JSON: each region with its savings, and why every rejected alternative lost.")
       .def(
           "_compile",
-          [](const graph::FusionPlan& plan, const std::string& device) {
+          [](const graph::FusionPlan& plan, const std::string& device,
+             const std::string& schedule) {
             CompileOptions options;
             options.device = device;
             nb::gil_scoped_release release;
-            return graph::compile(plan, options);
+            return graph::compile(plan, options, schedule);
           },
-          "device"_a = "",
+          "device"_a = "", "schedule"_a = "",
           "Lowers every region to kernels and compiles them for `device` (empty: the default "
-          "device); plan.compile() wraps the result as a callable.");
+          "device), SwiGLU regions with `schedule` ('register-fused' or 'scratch-spilled'; "
+          "empty: the plan's); plan.compile() wraps the result as a callable.");
   m.def(
       "plan_graph_fusion",
       [](const graph::Graph& g, const std::string& target,

@@ -52,3 +52,28 @@ def test_each_region_is_decided_and_the_decision_persists(tmp_path, monkeypatch)
     sources = {r["decision"]["source"] for r in json.loads(again.explain())["regions"]
                if "source" in r["decision"]}
     assert sources == {"disk"}
+
+
+def test_swiglu_schedules_are_separate_candidates(tmp_path, monkeypatch):
+    monkeypatch.setenv("METILE_TUNE_CACHE", str(tmp_path))
+    b = metile.GraphBuilder()
+    x = b.input("x", metile.TensorSpec((1, 64), "f32"))
+    w_gate = b.input("w_gate", metile.TensorSpec((64, 96), "f32"))
+    w_up = b.input("w_up", metile.TensorSpec((64, 96), "f32"))
+    w_down = b.input("w_down", metile.TensorSpec((96, 64), "f32"))
+    hidden = b.multiply(b.silu(b.matmul(x, w_gate)), b.matmul(x, w_up))
+    run = metile.plan_graph_fusion(b.build([b.add(b.matmul(hidden, w_down), x)])).compile(
+        dispatch="measured")
+    rng = np.random.default_rng(8)
+    xv = rng.standard_normal((1, 64)).astype(np.float32)
+    wg, wu = (rng.standard_normal((64, 96)).astype(np.float32) / 8 for _ in range(2))
+    wd = rng.standard_normal((96, 64)).astype(np.float32) / 8
+    (out,) = run(xv, wg, wu, wd)
+    g = xv.astype(np.float64) @ wg
+    np.testing.assert_allclose(out, (g / (1 + np.exp(-g)) * (xv @ wu)) @ wd + xv, rtol=1e-4,
+                               atol=1e-4)
+    (region,) = json.loads(run.explain())["regions"]
+    decision = region["decision"]
+    assert set(decision["gate"]) == {"register_fused", "scratch_spilled"}
+    assert all(g[0]["passed"] for g in decision["gate"].values())
+    assert decision["winner"] in ("native", "register_fused", "scratch_spilled")

@@ -109,6 +109,30 @@ def test_swiglu_mlp_runs_fused():
     np.testing.assert_allclose(out, want, rtol=1e-4, atol=1e-4)
 
 
+@pytest.mark.parametrize("schedule", ["register-fused", "scratch-spilled"])
+def test_swiglu_schedules_match_numpy(schedule):
+    b = metile.GraphBuilder()
+    x = b.input("x", metile.TensorSpec((19, 40), "f32"))  # ragged rows, K and N
+    w_gate = b.input("w_gate", metile.TensorSpec((40, 70), "f32"))
+    w_up = b.input("w_up", metile.TensorSpec((40, 70), "f32"))
+    w_down = b.input("w_down", metile.TensorSpec((70, 40), "f32"))
+    hidden = b.multiply(b.matmul(x, w_up), b.silu(b.matmul(x, w_gate)))  # up * silu(gate)
+    plan = metile.plan_graph_fusion(b.build([b.matmul(hidden, w_down)]))
+    run = plan.compile(schedule=schedule)
+    decision = json.loads(run.explain())["kernels"][0]["decision"]
+    assert ("scratch-spilled" in decision) == (schedule == "scratch-spilled")
+    rng = np.random.default_rng(6)
+    xv = rng.standard_normal((19, 40)).astype(np.float32)
+    wg, wu = (rng.standard_normal((40, 70)).astype(np.float32) / 6 for _ in range(2))
+    wd = rng.standard_normal((70, 40)).astype(np.float32) / 8
+    (out,) = run(xv, wg, wu, wd)
+    g = xv.astype(np.float64) @ wg
+    np.testing.assert_allclose(out, ((xv @ wu) * (g / (1 + np.exp(-g)))) @ wd, rtol=1e-4,
+                               atol=1e-4)
+    with pytest.raises(metile.CompilationError, match="schedule 'spilled' is neither"):
+        plan.compile(schedule="spilled")
+
+
 def test_swiglu_residual_is_the_down_projections_epilogue():
     b = metile.GraphBuilder()
     x = b.input("x", metile.TensorSpec((1, 64), "f32"))  # one-row decode

@@ -75,8 +75,11 @@ class CompiledGraph {
 };
 
 // Lowers and compiles every region of `plan` for options.device (default: the default
-// device). UserError "not supported" for a region no emitter lowers.
+// device). `parallel_epilogue_schedule` overrides the SwiGLU regions' schedule
+// ("register-fused" or "scratch-spilled"; empty: the plan's). UserError "not supported" for a
+// region no emitter lowers.
 std::shared_ptr<const CompiledGraph> compile(const FusionPlan& plan,
-                                             const CompileOptions& options = {});
+                                             const CompileOptions& options = {},
+                                             const std::string& parallel_epilogue_schedule = "");
 
 }  // namespace metile::graph

@@ -15,8 +15,8 @@ constexpr int64_t kBlockN = 64, kBlockK = 32, kMaxBlockM = 64, kMinBlockM = 16;
 
 class MatmulEmitter {
  public:
-  MatmulEmitter(const Graph& graph, KernelBuffers& buffers, Shape out, int64_t block_m)
-      : graph_(graph), buffers_(buffers), out_(std::move(out)), block_m_(block_m) {
+  MatmulEmitter(const Graph& graph, KernelBuffers& buffers, Shape out, int64_t block_m, bool spill)
+      : graph_(graph), buffers_(buffers), out_(std::move(out)), block_m_(block_m), spill_(spill) {
     rank_ = out_.size();
     m_ = out_[rank_ - 2];
     n_ = out_[rank_ - 1];
@@ -120,34 +120,54 @@ class MatmulEmitter {
     return values_[v] = loaded.to(compute_dtype(spec.dtype));
   }
 
-  // Every matmul of one inner size in one loop over K.
+  // Every matmul of one inner size in one loop over K; with spill_, one loop per matmul, each
+  // finished result but the last waiting in threadgroup scratch (one accumulator live).
   void accumulate(const std::vector<int>& ops) {
     std::map<int64_t, std::vector<int>> by_inner;
     for (int id : ops)
       if (graph_.op(id).kind == OpKind::Matmul)
         by_inner[graph_.spec(graph_.op(id).inputs[0]).shape.back()].push_back(id);
     for (const auto& [inner, matmuls] : by_inner) {
-      std::vector<Tensor> left, right;
-      std::vector<Value> init;
-      for (int id : matmuls) {
-        const Op& op = graph_.op(id);
-        left.push_back(operand_tensor(op.inputs[0], m_, inner));
-        right.push_back(operand_tensor(op.inputs[1], inner, n_));
-        init.push_back(zeros({block_m_, kBlockN}, f32));
+      if (!spill_ || matmuls.size() < 2) {
+        reduce(inner, matmuls);
+        continue;
       }
-      std::vector<Value> sums =
-          tile_range(0, inner, kBlockK, init, [&](Value start, std::vector<Value>& acc) {
-            auto ks = start + arange(0, kBlockK);
-            std::map<int, Value> a_tiles;  // one load per distinct left operand
-            for (size_t i = 0; i < matmuls.size(); ++i) {
-              int a_value = graph_.op(matmuls[i]).inputs[0];
-              if (!a_tiles.count(a_value)) a_tiles[a_value] = left[i].load({rows_.col(), ks.row()});
-              auto b_tile = right[i].load({ks.col(), columns_.row()});
-              acc[i] = dot(a_tiles[a_value], b_tile, acc[i]);
-            }
-          });
-      for (size_t i = 0; i < matmuls.size(); ++i) values_[graph_.op(matmuls[i]).output] = sums[i];
+      auto tile = arange(0, block_m_).col() * kBlockN + arange(0, kBlockN).row();
+      std::vector<Value> scratch;
+      for (size_t i = 0; i + 1 < matmuls.size(); ++i) {
+        reduce(inner, {matmuls[i]});
+        scratch.push_back(shared(block_m_ * kBlockN, f32));
+        store(scratch.back() + tile, values_.at(graph_.op(matmuls[i]).output));
+      }
+      barrier();
+      reduce(inner, {matmuls.back()});
+      for (size_t i = 0; i + 1 < matmuls.size(); ++i)
+        values_[graph_.op(matmuls[i]).output] = load(scratch[i] + tile);
     }
+  }
+
+  // `matmuls` (one inner size) in one loop over K.
+  void reduce(int64_t inner, const std::vector<int>& matmuls) {
+    std::vector<Tensor> left, right;
+    std::vector<Value> init;
+    for (int id : matmuls) {
+      const Op& op = graph_.op(id);
+      left.push_back(operand_tensor(op.inputs[0], m_, inner));
+      right.push_back(operand_tensor(op.inputs[1], inner, n_));
+      init.push_back(zeros({block_m_, kBlockN}, f32));
+    }
+    std::vector<Value> sums =
+        tile_range(0, inner, kBlockK, init, [&](Value start, std::vector<Value>& acc) {
+          auto ks = start + arange(0, kBlockK);
+          std::map<int, Value> a_tiles;  // one load per distinct left operand
+          for (size_t i = 0; i < matmuls.size(); ++i) {
+            int a_value = graph_.op(matmuls[i]).inputs[0];
+            if (!a_tiles.count(a_value)) a_tiles[a_value] = left[i].load({rows_.col(), ks.row()});
+            auto b_tile = right[i].load({ks.col(), columns_.row()});
+            acc[i] = dot(a_tiles[a_value], b_tile, acc[i]);
+          }
+        });
+    for (size_t i = 0; i < matmuls.size(); ++i) values_[graph_.op(matmuls[i]).output] = sums[i];
   }
 
   const Graph& graph_;
@@ -155,13 +175,15 @@ class MatmulEmitter {
   Shape out_;
   size_t rank_ = 0;
   int64_t m_ = 0, n_ = 0, block_m_ = 0;
+  bool spill_ = false;
   std::map<int, Value> pointers_, values_;
   Value rows_, columns_, batch_, in_tile_;
 };
 }  // namespace
 
 RegionKernel matmul_kernel(const Graph& graph, const ViewPlan& views, const std::vector<int>& ops,
-                           const std::vector<int>& inputs, const std::vector<int>& outputs) {
+                           const std::vector<int>& inputs, const std::vector<int>& outputs,
+                           bool spill) {
   Shape out;
   for (int id : ops)
     if (graph.op(id).kind == OpKind::Matmul) out = graph.spec(graph.op(id).output).shape;
@@ -180,7 +202,7 @@ RegionKernel matmul_kernel(const Graph& graph, const ViewPlan& views, const std:
   for (int id : ops) name += "_" + std::string(graph.op(id).name());
   KernelBuffers buffers(graph, views);
   auto body = [&](KernelContext& k) {
-    MatmulEmitter(graph, buffers, out, block_m).emit(k, ops, inputs, outputs);
+    MatmulEmitter(graph, buffers, out, block_m, spill).emit(k, ops, inputs, outputs);
   };
   RegionKernel rk;
   rk.form = "matmul";
@@ -191,6 +213,10 @@ RegionKernel matmul_kernel(const Graph& graph, const ViewPlan& views, const std:
   rk.op_ids = ops;
   rk.decision = "tiles of " + std::to_string(block_m) + " x " + std::to_string(kBlockN) + " over " +
                 shape_str(out) + ", K in steps of " + std::to_string(kBlockK);
+  if (spill)
+    rk.decision +=
+        "; scratch-spilled: one K loop per matmul, finished results wait in "
+        "threadgroup scratch";
   for (int v : inputs)
     if (views.is_view(v))
       rk.decision +=

@@ -109,7 +109,7 @@ std::vector<RegionKernel> opaque_kernels(const Graph& graph, const ViewPlan& vie
 }  // namespace
 
 std::vector<RegionKernel> lower_region(const FusionPlan& plan, const ViewPlan& views,
-                                       const FusedRegion& region) {
+                                       const FusedRegion& region, const std::string& schedule) {
   const Graph& graph = plan.graph;
   std::vector<RegionKernel> kernels;
   bool has_matmul = false, opaque = false;
@@ -122,10 +122,16 @@ std::vector<RegionKernel> lower_region(const FusionPlan& plan, const ViewPlan& v
     has_matmul = has_matmul || kind == OpKind::Matmul;
   }
   if (!opaque && has_matmul) {
+    std::string chosen = schedule.empty() ? region.schedule : schedule;
+    if (!chosen.empty() && chosen != "register-fused" && chosen != "scratch-spilled")
+      throw UserError("graph executor: schedule '" + chosen +
+                      "' is neither 'register-fused' nor 'scratch-spilled'");
+    // The scratch-spilled schedule is the gate/up stage's, of a parallel_epilogue region.
+    bool spill = region.rule == "parallel_epilogue" && chosen == "scratch-spilled";
     std::vector<Stage> stages = matmul_stages(graph, region);
     for (size_t s = 0; s < stages.size(); ++s) {
-      kernels.push_back(
-          matmul_kernel(graph, views, stages[s].ops, stages[s].inputs, stages[s].outputs));
+      kernels.push_back(matmul_kernel(graph, views, stages[s].ops, stages[s].inputs,
+                                      stages[s].outputs, spill && s == 0));
       if (stages.size() > 1)
         kernels.back().decision += "; stage " + std::to_string(s + 1) + " of " +
                                    std::to_string(stages.size()) +

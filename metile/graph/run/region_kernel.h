@@ -33,10 +33,11 @@ struct RegionKernel {
 
 // The kernels of one region, in launch order: one, or several for a region whose matmul
 // consumes another matmul of the region (the SwiGLU block: gate/up with the epilogue, then
-// the down projection); none for a view op that `views` makes a view. UserError "not
-// supported" for a region no emitter can lower.
+// the down projection); none for a view op that `views` makes a view. A parallel_epilogue
+// region follows `schedule` ("register-fused" or "scratch-spilled"; empty: the plan's choice,
+// region.schedule). UserError "not supported" for a region no emitter can lower.
 std::vector<RegionKernel> lower_region(const FusionPlan& plan, const ViewPlan& views,
-                                       const FusedRegion& region);
+                                       const FusedRegion& region, const std::string& schedule = "");
 
 // A kernel parameter name for a graph value: the input's name, or "v3" for op results.
 std::string param_name(const Graph& graph, int value);
