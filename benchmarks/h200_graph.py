@@ -18,6 +18,10 @@ Cases, each a GraphBuilder graph planned by plan_graph_fusion and compiled by pl
   Llama 3 8B's (hidden 4096, 32 / 8 heads, head dim 128, intermediate 14336), T = 16 and 2048;
   peers: the same block in torch (SDPA with repeated K/V heads) eager and torch.compile.
 
+With --measured, each case also runs through plan.compile(dispatch="measured") (every region
+decided by metile.select against torch's unfused ops, 10% headroom) and the per-region
+decisions with their timings are recorded under "measured_dispatch".
+
 Every output is checked against the torch (or, on host, numpy) reference before anything is
 timed; a case that fails is recorded with its error and never timed. Times are CUDA-event
 medians over rounds that interleave the candidates; raw per-round times go to OUT.json.
@@ -278,7 +282,20 @@ def timed(fn, inputs, on_gpu):
     return (time.perf_counter() - t) * 1e3
 
 
-def run_case(name, params, graph, on_gpu, rounds):
+def measured_dispatch(plan, inputs, want, dtype):
+    """plan.compile(dispatch="measured") on the case's inputs: output checked, then the
+    decisions (winner, reason, gate, per-round timings) of every region."""
+    run = plan.compile(dispatch="measured")
+    try:
+        check(run(**inputs), want, dtype)
+    except Exception as e:
+        return {"failed": f"{type(e).__name__}: {e}"}
+    return [{"ops": r["ops"], "decision": {k: r["decision"].get(k) for k in (
+        "decision", "winner", "reason", "source", "persisted", "selector")}}
+        for r in json.loads(run.explain())["regions"]]
+
+
+def run_case(name, params, graph, on_gpu, rounds, measured=False):
     plan = metile.plan_graph_fusion(graph)
     run = plan.compile()
     inputs = make_inputs(run.input_names, run.compiled.input_specs, on_gpu, seed=len(name))
@@ -306,6 +323,8 @@ def run_case(name, params, graph, on_gpu, rounds):
         for c in order:
             times[c].append(timed(candidates[c], inputs, on_gpu))
     record["times_ms"] = times
+    if measured:
+        record["measured_dispatch"] = measured_dispatch(plan, inputs, want, dtype)
     record["median_ms"] = {c: statistics.median(t) for c, t in times.items() if t}
     if name == "attention" and record["median_ms"]:
         b, h, length, d = params["shape"]
@@ -321,13 +340,19 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("out", help="path of the raw JSON results")
     parser.add_argument("--quick", action="store_true", help="small shapes (the host smoke check)")
+    parser.add_argument("--measured", action="store_true",
+                        help="also decide every region by measured dispatch (metile.select)")
+    parser.add_argument("--only", default="", help="comma-separated case names to run")
     args = parser.parse_args()
     on_gpu = metile.device() == "cuda"
     rounds = 3 if args.quick else ROUNDS
     results = {"device": metile.device(), "rounds": rounds, "cases": []}
+    only = set(filter(None, args.only.split(",")))
     for name, params, graph in cases(args.quick, on_gpu):
+        if only and name not in only:
+            continue
         print(f"{name} {params} ...", file=sys.stderr, flush=True)
-        record = run_case(name, params, graph, on_gpu, rounds)
+        record = run_case(name, params, graph, on_gpu, rounds, args.measured)
         results["cases"].append(record)
         print(json.dumps({k: record.get(k) for k in ("case", "failed", "median_ms", "tflops",
                                                       "speed_vs")}), flush=True)

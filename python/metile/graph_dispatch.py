@@ -119,20 +119,26 @@ def _fused(text, device, schedule=""):
     return _core.plan_graph_fusion(_core.parse_graph(text)).compile(device, schedule=schedule)
 
 
+def _dense(arrays):
+    # Framework views (the native side of view regions) reach the fused kernels contiguous.
+    return [a.contiguous() if hasattr(a, "is_contiguous") and not a.is_contiguous() else a
+            for a in arrays]
+
+
 def run_fused(text, device, *arrays):
     """The region's fused meTile kernels: the metile.select candidate."""
-    return tuple(_fused(text, device)(*arrays))
+    return tuple(_fused(text, device)(*_dense(arrays)))
 
 
 def run_register_fused(text, device, *arrays):
     """A SwiGLU region's fused kernels, gate and up accumulators live together."""
-    return tuple(_fused(text, device, "register-fused")(*arrays))
+    return tuple(_fused(text, device, "register-fused")(*_dense(arrays)))
 
 
 def run_scratch_spilled(text, device, *arrays):
     """A SwiGLU region's fused kernels with the low-register schedule: the gate result waits
     in threadgroup scratch while the up reduction reuses the accumulator."""
-    return tuple(_fused(text, device, "scratch-spilled")(*arrays))
+    return tuple(_fused(text, device, "scratch-spilled")(*_dense(arrays)))
 
 
 # ---- the unfused ops, one framework call each ---------------------------------------------------
@@ -262,11 +268,10 @@ def _torch_op(op, x):
         out[..., p:p + x[1].shape[-2], :] = x[1]
         return out
     if op.name == "flash_attention":
-        q, kt, v = x
-        group = q.shape[-3] // kt.shape[-3] if q.dim() >= 3 and kt.shape[-3] != q.shape[-3] else 1
-        k, v = kt.transpose(-1, -2), v
-        if group > 1:
-            k, v = k.expand(*q.shape[:-2], *k.shape[-2:]), v.expand(*q.shape[:-2], *v.shape[-2:])
+        q, kt, v = x  # kt and v broadcast over q's batch axes (grouped-query heads)
+        k = kt.transpose(-1, -2)
+        k = k.expand(*q.shape[:-2], *k.shape[-2:])
+        v = v.expand(*q.shape[:-2], *v.shape[-2:])
         return F.scaled_dot_product_attention(q, k, v, is_causal=a.get("causal") == "1",
                                               scale=float(a["scale"]))
     raise NotImplementedError(f"measured dispatch: no torch form of {op.name}")
