@@ -117,3 +117,16 @@ def test_llama_decoder_block_matches_numpy():
     (got,) = run(**inputs)
     want = decoder_reference(inputs, dims["heads"], dims["kv_heads"], dims["head_dim"])
     np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-4)
+
+
+def test_llama_decoder_block_in_f16():
+    dims = dict(tokens=9, hidden=64, heads=4, kv_heads=1, head_dim=16, inter=96)  # MQA
+    run = metile.plan_graph_fusion(decoder_graph(**dims, dtype="f16")).compile()
+    inputs = {k: v.astype(np.float16)
+              for k, v in decoder_inputs(**dims, rng=np.random.default_rng(11)).items()}
+    (got,) = run(**inputs)
+    assert got.dtype == np.float16
+    want = decoder_reference(inputs, dims["heads"], dims["kv_heads"], dims["head_dim"])
+    # f16 storage between kernels: errors relative to the output's scale.
+    err = np.max(np.abs(got.astype(np.float64) - want)) / np.max(np.abs(want))
+    assert err < 1e-2, err
