@@ -3,7 +3,8 @@
 
 Each region of the plan is decided on its own: its fused meTile kernels (the region as a
 graph of its own, planned and compiled) are a candidate beside the unfused ops run by the
-framework (numpy on the host device, torch on CUDA), through ``metile.select``'s numerical gate
+framework (numpy for numpy arrays, torch for torch tensors: the CUDA peer), through
+``metile.select``'s numerical gate
 and tournament with the graph boundary's 10% headroom. The fused kernels run only where they
 are correct and measurably faster; elsewhere the framework runs the region's ops one by one.
 Decisions are keyed by the region's text and the arguments' types and persist like every
@@ -326,7 +327,7 @@ class MeasuredGraph:
                         Candidate(functools.partial(run_scratch_spilled, text, self.device),
                                   "scratch_spilled")]
                 entry["selected"] = select(
-                    functools.partial(_native_for(self.device), text), candidates,
+                    functools.partial(run_native, text), candidates,
                     family="graph_region:" + "+".join(o.name for o in region_ops),
                     boundary="graph")
             self.regions.append(entry)
@@ -349,7 +350,7 @@ class MeasuredGraph:
         for region in self.regions:
             arrays = [env[v] for v in region["inputs"]]
             if region["selected"] is None:
-                results = _native_for(self.device)(region["text"], *arrays)
+                results = run_native(region["text"], *arrays)
             else:
                 results = region["selected"](*arrays)
             env.update(zip(region["outputs"], results))
@@ -372,5 +373,9 @@ class MeasuredGraph:
                           indent=2)
 
 
-def _native_for(device):
-    return run_torch if device == "cuda" else run_numpy
+def run_native(text, *arrays):
+    """The region's unfused ops in the framework the arguments come from: torch for torch
+    tensors (the cuda device's peer), else numpy."""
+    if any(type(a).__module__.startswith("torch") for a in arrays):
+        return run_torch(text, *arrays)
+    return run_numpy(text, *arrays)
