@@ -208,3 +208,24 @@ def test_new_ops_read_back_from_text():
     y = b.cast(b.slice(b.transpose(b.reshape(x, (2, 2, 6)), 0, 2), 0, 1, 5), "f16")
     graph = b.build([y])
     assert str(metile.parse_graph(str(graph))) == str(graph)
+
+
+def test_embedding_and_cache_update_read_views():
+    b = metile.GraphBuilder()
+    table = b.input("table", spec((12, 40)))  # used as its transpose, columns 2:10: (40, 8)
+    ids = b.input("ids", spec((2, 5), "i32"))
+    cache = b.input("cache", spec((9, 2, 8)))
+    new = b.input("new", spec((3, 2, 8)))
+    position = b.input("position", spec((1,), "i32"))
+    rows = b.embedding(b.slice(b.transpose(table), 1, 2, 10), b.transpose(ids, 0, 1))
+    updated = b.cache_update(b.transpose(cache, 0, 1), b.transpose(new, 0, 1), position)
+    run, report = compiled(b, [rows, updated])
+    assert sorted(k["form"] for k in report["kernels"]) == ["cache_update", "embedding"]
+    assert len(report["views"]) == 5
+    tv, cv, nv = randn(12, 40), randn(9, 2, 8), randn(3, 2, 8)
+    iv = RNG.integers(0, 40, (2, 5)).astype(np.int32)
+    got_rows, got_cache = run(tv, iv, cv, nv, np.array([4], np.int32))
+    np.testing.assert_array_equal(got_rows, tv.T[:, 2:10][iv.T])
+    want = cv.transpose(1, 0, 2).copy()
+    want[:, 4:7] = nv.transpose(1, 0, 2)
+    np.testing.assert_array_equal(got_cache, want)

@@ -18,7 +18,8 @@ bool is_view_kind(OpKind kind) {
 // Ops whose kernels read their operands through strides.
 bool reads_strides(OpKind kind) {
   return is_view_kind(kind) || kind == OpKind::Matmul || kind == OpKind::FlashAttention ||
-         kind == OpKind::Rotary || kind == OpKind::Concat;
+         kind == OpKind::Rotary || kind == OpKind::Concat || kind == OpKind::Embedding ||
+         kind == OpKind::CacheUpdate;
 }
 }  // namespace
 
@@ -42,9 +43,8 @@ bool View::is_contiguous(const Shape& shape) const {
 }
 
 std::string View::str(const Graph& graph) const {
-  std::string s = graph.value(base).ref() + ", offset " + std::to_string(offset) + ", strides " +
-                  shape_str(strides);
-  return s;
+  return graph.value(base).ref() + ", offset " + std::to_string(offset) + ", strides " +
+         shape_str(strides);
 }
 
 View ViewPlan::of(const Graph& graph, int value) const {

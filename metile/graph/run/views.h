@@ -1,7 +1,8 @@
 // Views: values the executor does not write. A transpose, reshape or slice whose readers can
-// all read strides (a matmul's operands, flash_attention, rotary, a copy) becomes a view of
-// its input's buffer: an element offset and a stride per axis. The matmul of q and a
-// transposed k then reads k through swapped strides instead of waiting for a transpose kernel.
+// all read strides (a matmul's operands, flash_attention, rotary, embedding, cache_update, a
+// copy) becomes a view of its input's buffer: an element offset and a stride per axis. The matmul
+// of q and a transposed k then reads k through swapped strides instead of waiting for a transpose
+// kernel.
 //
 // A view op is materialised (a copy kernel writes it contiguously) when it is a graph output,
 // when an op that reads it cannot read strides (elementwise and row ops load contiguous rows),
