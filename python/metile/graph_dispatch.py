@@ -23,6 +23,7 @@ import numpy as np
 
 from . import _core, dtypes
 from .buffer import device as current_device
+from .errors import InternalCompilerError, NotSupportedError
 from .tune import Candidate, select
 
 _VIEW_OPS = {"transpose", "reshape", "slice"}
@@ -138,8 +139,15 @@ def run_register_fused(text, device, *arrays):
 
 def run_scratch_spilled(text, device, *arrays):
     """A SwiGLU region's fused kernels with the low-register schedule: the gate result waits
-    in threadgroup scratch while the up reduction reuses the accumulator."""
-    return tuple(_fused(text, device, "scratch-spilled")(*_dense(arrays)))
+    in threadgroup scratch while the up reduction reuses the accumulator. Where the compiler
+    rejects this schedule (sm90 today: an internal check on its two pipelined loops), the
+    candidate is reported unsupported with that message, and the others still compete."""
+    try:
+        fused = _fused(text, device, "scratch-spilled")
+    except InternalCompilerError as e:
+        raise NotSupportedError(f"the scratch-spilled schedule does not compile for this "
+                                f"device yet: {e}") from e
+    return tuple(fused(*_dense(arrays)))
 
 
 # ---- the unfused ops, one framework call each ---------------------------------------------------
