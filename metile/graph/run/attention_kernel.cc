@@ -18,7 +18,7 @@ namespace {
 // A q, kt or v operand's batch entry `b` (the flattened batch index of q) as a 2-D tensor
 // descriptor over its last two axes, through its view.
 Tensor batch_tensor(const Graph& graph, KernelBuffers& buffers, KernelContext& k, int value,
-                    const Shape& q_shape, const Value& b) {
+                    const Shape& q_shape, const Value& b, const std::string& access = "read") {
   const Shape& shape = graph.spec(value).shape;
   const size_t r = shape.size();
   View view = buffers.view(value);
@@ -32,12 +32,13 @@ Tensor batch_tensor(const Graph& graph, KernelBuffers& buffers, KernelContext& k
     }
     inner *= q_shape[a];
   }
-  Value base = buffers.read(k, value) + offset;
+  Value pointer = access == "read" ? buffers.read(k, value) : buffers.write(k, value);
+  Value base = pointer + offset;
   if (view.offset != 0) base = base + view.offset;
   std::vector<Operand> strides;
   if (view.strides[r - 1] != 1 || view.strides[r - 2] != shape[r - 1])
     strides = {view.strides[r - 2], view.strides[r - 1]};
-  return tensor(base, {shape[r - 2], shape[r - 1]}, strides, "read");
+  return tensor(base, {shape[r - 2], shape[r - 1]}, strides, access);
 }
 }  // namespace
 
@@ -64,9 +65,7 @@ RegionKernel attention_kernel(const Graph& graph, const ViewPlan& views, int op_
     auto tq = batch_tensor(graph, buffers, k, op.inputs[0], q.shape, b);
     auto tk = batch_tensor(graph, buffers, k, op.inputs[1], q.shape, b);
     auto tv = batch_tensor(graph, buffers, k, op.inputs[2], q.shape, b);
-    auto o_ptr = buffers.write(k, op.output);
-    auto o_base = o_ptr + b * (L * E);
-    auto to = tensor(o_base, {L, E}, {}, "write");
+    auto to = batch_tensor(graph, buffers, k, op.output, q.shape, b, "write");
     auto row_lanes = arange(0, kBlockM);
     auto rows = program_id(0) * kBlockM + row_lanes;
     auto d = arange(0, BD);
@@ -115,6 +114,8 @@ RegionKernel attention_kernel(const Graph& graph, const ViewPlan& views, int op_
   rk.decision = "online softmax, " + std::to_string(kBlockM) + " query rows per program, K/V in " +
                 "blocks of " + std::to_string(kBlockN) +
                 (causal ? ", blocks above the diagonal skipped" : "");
+  if (views.is_view(op.output))
+    rk.decision += "; written in place as " + views.of(graph, op.output).str(graph);
   if (views.is_view(op.inputs[1]))
     rk.decision += "; kt read in place as " + views.of(graph, op.inputs[1]).str(graph);
   if (Shape(kt.shape.begin(), kt.shape.end() - 2) != Shape(q.shape.begin(), q.shape.end() - 2))

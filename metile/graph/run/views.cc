@@ -68,6 +68,48 @@ View source_view(const Graph& graph, const ViewPlan& plan, int op_id) {
   return v;
 }
 
+namespace {
+// A reshape that must copy because its input is a chain of transposes of a flash_attention
+// result (the heads' merge before the output projection) is written by the attention kernel
+// instead: its result becomes a view of the reshape's buffer, with the strides that put every
+// element where the copy would, and the reshape needs no kernel.
+void write_through(const Graph& graph, ViewPlan& plan) {
+  for (const Op& reshape : graph.ops()) {
+    if (reshape.kind != OpKind::Reshape || plan.view_ops.count(reshape.id)) continue;
+    std::vector<int> chain;  // transposes, nearest the reshape first
+    int reader = reshape.id, value = reshape.inputs[0];
+    auto only_reader = [&](int v, int op) {
+      const ValueInfo& info = graph.value(v);
+      return !graph.is_output(v) && info.users.size() == 1 && info.users[0] == op;
+    };
+    while (graph.value(value).producer >= 0 &&
+           graph.op(graph.value(value).producer).kind == OpKind::Transpose &&
+           plan.view_ops.count(graph.value(value).producer) && only_reader(value, reader)) {
+      reader = graph.value(value).producer;
+      chain.push_back(reader);
+      value = graph.op(reader).inputs[0];
+    }
+    int producer = graph.value(value).producer;
+    if (chain.empty() || producer < 0 || graph.op(producer).kind != OpKind::FlashAttention ||
+        !only_reader(value, reader))
+      continue;
+    // Undo the transposes from the reshape's contiguous input back to the attention result.
+    View written = View::contiguous(reshape.output, graph.spec(reshape.inputs[0]).shape);
+    for (int t : chain) {
+      const Op& op = graph.op(t);
+      int rank = graph.spec(op.inputs[0]).rank();
+      int64_t a = op.attrs.count("axis0") ? op.int_attr("axis0") : rank - 2;
+      int64_t b = op.attrs.count("axis1") ? op.int_attr("axis1") : rank - 1;
+      std::swap(written.strides[a], written.strides[b]);
+    }
+    plan.views[value] = written;
+    for (auto t = chain.rbegin(); t != chain.rend(); ++t)
+      plan.views[graph.op(*t).output] = source_view(graph, plan, *t);
+    plan.view_ops.insert(reshape.id);
+  }
+}
+}  // namespace
+
 ViewPlan plan_views(const Graph& graph) {
   ViewPlan plan;
   for (const Op& op : graph.ops()) {
@@ -86,6 +128,7 @@ ViewPlan plan_views(const Graph& graph) {
     plan.views[op.output] = v;
     plan.view_ops.insert(op.id);
   }
+  write_through(graph, plan);
   return plan;
 }
 
@@ -97,10 +140,11 @@ Value KernelBuffers::read_base(KernelContext& k, int base) {
 }
 
 Value KernelBuffers::write(KernelContext& k, int value) {
-  Value p = k.buffer(param_name(graph_, value), storage_dtype(graph_.spec(value).dtype), "write");
-  params_.push_back(value);
-  writes_.push_back(value);
-  return pointers_[value] = p;
+  int base = view(value).base;
+  Value p = k.buffer(param_name(graph_, base), storage_dtype(graph_.spec(base).dtype), "write");
+  params_.push_back(base);
+  writes_.push_back(base);
+  return pointers_[base] = p;
 }
 
 Value view_offset(const View& view, const std::vector<Value>& index) {

@@ -6,7 +6,9 @@
 //
 // A view op is materialised (a copy kernel writes it contiguously) when it is a graph output,
 // when an op that reads it cannot read strides (elementwise and row ops load contiguous rows),
-// or when it is a reshape of a non-contiguous view (no strides describe that).
+// or when it is a reshape of a non-contiguous view (no strides describe that). Such a reshape
+// of transposes of a flash_attention result is written by the attention kernel through
+// strides instead (the heads' merge before the output projection costs no copy).
 #pragma once
 
 #include <cstdint>
@@ -53,7 +55,8 @@ class KernelBuffers {
   // The pointer to `value`'s base buffer, declared "read" on first use.
   dsl::Value read(dsl::KernelContext& k, int value) { return read_base(k, view(value).base); }
   dsl::Value read_base(dsl::KernelContext& k, int base);
-  // The pointer to `value`'s own buffer, declared "write".
+  // The pointer to `value`'s base buffer, declared "write" (a value written through a view
+  // writes its base's buffer).
   dsl::Value write(dsl::KernelContext& k, int value);
   View view(int value) const { return views_.of(graph_, value); }
   const std::vector<int>& params() const { return params_; }
