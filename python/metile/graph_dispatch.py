@@ -23,7 +23,7 @@ import numpy as np
 
 from . import _core, dtypes
 from .buffer import device as current_device
-from .errors import InternalCompilerError, NotSupportedError
+from .errors import CompilationError, InternalCompilerError, NotSupportedError
 from .tune import Candidate, select
 
 _VIEW_OPS = {"transpose", "reshape", "slice"}
@@ -314,6 +314,7 @@ class MeasuredGraph:
         specs, ops, self.outputs = parse_graph_text(text)
         self.input_names = [_input_name(v) for v in specs]
         self._graph_inputs = list(specs)
+        self._specs = dict(specs)
         for op in ops:
             specs[op.result] = (op.shape, op.dtype)
         report = json.loads(plan.explain())
@@ -347,13 +348,24 @@ class MeasuredGraph:
 
     def __call__(self, *args, **kwargs):
         if len(args) > len(self.input_names):
-            raise TypeError(f"the graph takes {len(self.input_names)} inputs, got {len(args)}")
+            raise TypeError(f"the graph takes {len(self.input_names)} inputs "
+                            f"({', '.join(self.input_names)}), got {len(args)} positional")
         bound = dict(zip(self.input_names, args))
-        bound.update(kwargs)
+        for name, value in kwargs.items():
+            if name in bound:
+                raise TypeError(f"graph input '{name}' given twice")
+            bound[name] = value
         env = {}
+        for name in bound:
+            if name not in self.input_names:
+                raise CompilationError(f"graph input '{name}' is not an input of the graph "
+                                       f"(inputs: {', '.join(self.input_names)})")
         for value, name in zip(self._graph_inputs, self.input_names):
+            shape, dtype = self._specs[value]
             if name not in bound:
-                raise TypeError(f"graph input '{name}' is missing")
+                raise CompilationError(f"graph input '{name}' ({_shape_text(shape)} {dtype}) "
+                                       "is missing")
+            _check_input(name, bound[name], shape, dtype)
             env[value] = bound[name]
         for region in self.regions:
             arrays = [env[v] for v in region["inputs"]]
@@ -379,6 +391,16 @@ class MeasuredGraph:
             regions.append(entry)
         return json.dumps({"dispatch": "measured", "boundary": "graph", "regions": regions},
                           indent=2)
+
+
+def _check_input(name, value, shape, dtype):
+    got_shape = tuple(getattr(value, "shape", ()))
+    got = str(getattr(value, "dtype", type(value).__name__))
+    want = {"f16": ("float16",), "bf16": ("bfloat16",), "f32": ("float32",),
+            "i32": ("int32",)}[dtype]
+    if got_shape != tuple(shape) or not any(got.endswith(w) for w in want):
+        raise CompilationError(f"graph input '{name}': expected {_shape_text(shape)} {dtype}, "
+                               f"got {got_shape} {got}")
 
 
 def run_native(text, *arrays):

@@ -5,6 +5,7 @@ decisions in explain() and persisted (issue 29)."""
 import json
 
 import numpy as np
+import pytest
 
 import metile
 
@@ -77,3 +78,16 @@ def test_swiglu_schedules_are_separate_candidates(tmp_path, monkeypatch):
     assert set(decision["gate"]) == {"register_fused", "scratch_spilled"}
     assert all(g[0]["passed"] for g in decision["gate"].values())
     assert decision["winner"] in ("native", "register_fused", "scratch_spilled")
+
+
+def test_measured_inputs_are_checked_by_name():
+    b = metile.GraphBuilder()
+    x = b.input("x", metile.TensorSpec((4, 8), "f32"))
+    run = metile.plan_graph_fusion(b.build([b.exp(x)])).compile(dispatch="measured")
+    with pytest.raises(metile.CompilationError, match=r"graph input 'x' \(\(4, 8\) f32\) is missing"):
+        run()
+    with pytest.raises(metile.CompilationError,
+                       match=r"graph input 'x': expected \(4, 8\) f32, got \(8, 4\) float32"):
+        run(np.zeros((8, 4), np.float32))
+    with pytest.raises(metile.CompilationError, match=r"graph input 'y' is not an input"):
+        run(np.zeros((4, 8), np.float32), y=1)
