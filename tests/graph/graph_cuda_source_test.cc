@@ -41,8 +41,13 @@ Graph decoder_block(int64_t tokens, int64_t hidden, int64_t heads, int64_t kv_he
   return b.build({b.add(h2, mlp)});
 }
 
-TEST(GraphCudaSource, DecoderBlockKernelsCompileForTheH200) {
-  FusionPlan plan = plan_graph_fusion(decoder_block(70, 256, 4, 2, 64, 384));
+class GraphCudaSource : public ::testing::TestWithParam<int64_t> {};
+
+// Head dimensions 64 (Llama 3.2 1B) and 128 (Llama 3 8B).
+TEST_P(GraphCudaSource, DecoderBlockKernelsCompileForTheH200) {
+  const int64_t head_dim = GetParam();
+  FusionPlan plan = plan_graph_fusion(decoder_block(70, 256, 4, 2, head_dim, 384),
+                                      target::target_by_name("sm90"));
   ASSERT_EQ(plan.rewrites.size(), 1u);
   ViewPlan views = plan_views(plan.graph);
   PipelineOptions options;
@@ -71,11 +76,13 @@ TEST(GraphCudaSource, DecoderBlockKernelsCompileForTheH200) {
   if (!nvrtc) GTEST_SKIP() << "NVRTC is not available (" << why << "): sources only";
 }
 
+INSTANTIATE_TEST_SUITE_P(HeadDims, GraphCudaSource, ::testing::Values(64, 128));
+
 // The SwiGLU region's low-register schedule for sm90: two pipelined K loops in one kernel.
 // Disabled: lower/verify_scratch rejects it today ("pipeline scratch %a [16384, 31744) overlaps
 // pipeline scratch %b [16384, 31744)", an internal error: the two sequential loops' staging is
 // given one range). The host runs this schedule (tests/python/test_graph_run.py).
-TEST(GraphCudaSource, DISABLED_ScratchSpilledSwigluCompilesForTheH200) {
+TEST(GraphCudaSourceScratch, DISABLED_ScratchSpilledSwigluCompilesForTheH200) {
   FusionPlan plan = plan_graph_fusion(decoder_block(70, 256, 4, 2, 64, 384));
   ViewPlan views = plan_views(plan.graph);
   PipelineOptions options;
