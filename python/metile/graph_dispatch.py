@@ -41,8 +41,8 @@ class _Op:
         if self.attrs:
             attrs = " {" + ", ".join(f"{k} = {v}" for k, v in self.attrs.items()) + "}"
         operands = ", ".join(rename(o) for o in self.operands)
-        return f"{rename(self.result)} = {self.name}({operands}){attrs} : {_shape_text(self.shape)} " \
-               f"{self.dtype}"
+        result = f"{rename(self.result)} = {self.name}({operands}){attrs}"
+        return f"{result} : {_shape_text(self.shape)} {self.dtype}"
 
 
 def _shape_text(shape):

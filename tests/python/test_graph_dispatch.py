@@ -84,7 +84,8 @@ def test_measured_inputs_are_checked_by_name():
     b = metile.GraphBuilder()
     x = b.input("x", metile.TensorSpec((4, 8), "f32"))
     run = metile.plan_graph_fusion(b.build([b.exp(x)])).compile(dispatch="measured")
-    with pytest.raises(metile.CompilationError, match=r"graph input 'x' \(\(4, 8\) f32\) is missing"):
+    with pytest.raises(metile.CompilationError,
+                       match=r"graph input 'x' \(\(4, 8\) f32\) is missing"):
         run()
     with pytest.raises(metile.CompilationError,
                        match=r"graph input 'x': expected \(4, 8\) f32, got \(8, 4\) float32"):
