@@ -229,3 +229,35 @@ def test_embedding_and_cache_update_read_views():
     want = cv.transpose(1, 0, 2).copy()
     want[:, 4:7] = nv.transpose(1, 0, 2)
     np.testing.assert_array_equal(got_cache, want)
+
+
+def test_decode_step_with_a_kv_cache():
+    # One token: the new key and value enter the caches at a run-time position, and the query
+    # attends to the cache's valid prefix through an additive mask (0 or -inf per slot).
+    heads, slots, dim = 2, 24, 16
+    b = metile.GraphBuilder()
+    q = b.input("q", spec((heads, 1, dim)))
+    k_cache = b.input("k_cache", spec((heads, slots, dim)))
+    v_cache = b.input("v_cache", spec((heads, slots, dim)))
+    k_new = b.input("k_new", spec((heads, 1, dim)))
+    v_new = b.input("v_new", spec((heads, 1, dim)))
+    position = b.input("position", spec((1,), "i32"))
+    mask = b.input("mask", spec((1, slots)))
+    keys = b.cache_update(k_cache, k_new, position)
+    values = b.cache_update(v_cache, v_new, position)
+    scores = b.add(b.scale(b.matmul(q, b.transpose(keys)), dim ** -0.5), mask)
+    out = b.matmul(b.softmax(scores), values)
+    run, report = compiled(b, [out, keys, values])
+    assert sum(k["form"] == "cache_update" for k in report["kernels"]) == 2
+    qv, kc, vc, kn, vn = (randn(*s) for s in ((heads, 1, dim), (heads, slots, dim),
+                                              (heads, slots, dim), (heads, 1, dim),
+                                              (heads, 1, dim)))
+    p = 9
+    mv = np.where(np.arange(slots) <= p, 0.0, -np.inf).astype(np.float32)[None]
+    got, got_k, got_v = run(qv, kc, vc, kn, vn, np.array([p], np.int32), mv)
+    kc[:, p:p + 1], vc[:, p:p + 1] = kn, vn
+    np.testing.assert_array_equal(got_k, kc)
+    np.testing.assert_array_equal(got_v, vc)
+    s = qv.astype(np.float64) @ kc.transpose(0, 2, 1) / np.sqrt(dim) + mv
+    e = np.exp(s - s.max(-1, keepdims=True))
+    np.testing.assert_allclose(got, (e / e.sum(-1, keepdims=True)) @ vc, rtol=1e-5, atol=1e-5)
