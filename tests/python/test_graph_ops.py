@@ -147,9 +147,10 @@ def test_cache_update_replaces_the_window_at_a_run_time_position():
         np.testing.assert_array_equal(got, want)
 
 
+@pytest.mark.parametrize("length", [37, 70])  # 37: the group's heads packed along M
 @pytest.mark.parametrize("causal", [False, True])
-def test_grouped_query_attention(causal):
-    kv_heads, group, length, dim = 2, 3, 37, 32
+def test_grouped_query_attention(causal, length):
+    kv_heads, group, dim = 2, 3, 32
     b = metile.GraphBuilder()
     q = b.input("q", spec((kv_heads, group, length, dim)))
     k = b.input("k", spec((kv_heads, 1, length, dim)))
@@ -163,6 +164,8 @@ def test_grouped_query_attention(causal):
     report = json.loads(run.explain())
     (kernel,) = report["kernels"]  # kt is read through the transpose's strides
     assert kernel["form"] == "flash_attention" and "grouped-query" in kernel["decision"]
+    assert ("3 query heads of a K/V head packed along M (111 rows)" in kernel["decision"]) == (
+        length == 37)
     qv, kv, vv = randn(kv_heads, group, length, dim), randn(kv_heads, 1, length, dim), \
         randn(kv_heads, 1, length, dim)
     (got,) = run(qv, kv, vv)
