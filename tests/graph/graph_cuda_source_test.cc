@@ -3,6 +3,8 @@
 // (skipped, with the reason, where NVRTC is absent): the GPU path compiles without a GPU.
 #include <gtest/gtest.h>
 
+#include <tuple>
+
 #include "metile/graph/graph_builder.h"
 #include "metile/graph/run/region_kernel.h"
 #include "metile/graph/run/views.h"
@@ -41,12 +43,13 @@ Graph decoder_block(int64_t tokens, int64_t hidden, int64_t heads, int64_t kv_he
   return b.build({b.add(h2, mlp)});
 }
 
-class GraphCudaSource : public ::testing::TestWithParam<int64_t> {};
+class GraphCudaSource : public ::testing::TestWithParam<std::tuple<int64_t, int64_t>> {};
 
-// Head dimensions 64 (Llama 3.2 1B) and 128 (Llama 3 8B).
+// Head dimensions 64 (Llama 3.2 1B) and 128 (Llama 3 8B); 16 tokens (the attention packs a
+// group's query heads along M) and 70.
 TEST_P(GraphCudaSource, DecoderBlockKernelsCompileForTheH200) {
-  const int64_t head_dim = GetParam();
-  FusionPlan plan = plan_graph_fusion(decoder_block(70, 256, 4, 2, head_dim, 384),
+  const auto [head_dim, tokens] = GetParam();
+  FusionPlan plan = plan_graph_fusion(decoder_block(tokens, 256, 4, 2, head_dim, 384),
                                       target::target_by_name("sm90"));
   ASSERT_EQ(plan.rewrites.size(), 1u);
   ViewPlan views = plan_views(plan.graph);
@@ -76,7 +79,8 @@ TEST_P(GraphCudaSource, DecoderBlockKernelsCompileForTheH200) {
   if (!nvrtc) GTEST_SKIP() << "NVRTC is not available (" << why << "): sources only";
 }
 
-INSTANTIATE_TEST_SUITE_P(HeadDims, GraphCudaSource, ::testing::Values(64, 128));
+INSTANTIATE_TEST_SUITE_P(Sizes, GraphCudaSource,
+                         ::testing::Combine(::testing::Values(64, 128), ::testing::Values(16, 70)));
 
 // The SwiGLU region's low-register schedule for sm90: two pipelined K loops in one kernel.
 // Disabled: lower/verify_scratch rejects it today ("pipeline scratch %a [16384, 31744) overlaps
