@@ -18,6 +18,9 @@ Cases, each a GraphBuilder graph planned by plan_graph_fusion and compiled by pl
   Llama 3 8B's (hidden 4096, 32 / 8 heads, head dim 128, intermediate 14336), T = 16 and 2048;
   peers: the same block in torch (SDPA with repeated K/V heads) eager and torch.compile.
 
+With --no-views, transposes, reshapes and slices are copied by kernels of their own instead
+of being read in place through strides (plan.compile(views=False)), to compare the two.
+
 With --measured, each case also runs through plan.compile(dispatch="measured") (every region
 decided by metile.select against torch's unfused ops, 10% headroom) and the per-region
 decisions with their timings are recorded under "measured_dispatch".
@@ -295,13 +298,13 @@ def measured_dispatch(plan, inputs, want, dtype):
         for r in json.loads(run.explain())["regions"]]
 
 
-def run_case(name, params, graph, on_gpu, rounds, measured=False):
+def run_case(name, params, graph, on_gpu, rounds, measured=False, views=True):
     plan = metile.plan_graph_fusion(graph)
-    run = plan.compile()
+    run = plan.compile(views=views)
     inputs = make_inputs(run.input_names, run.compiled.input_specs, on_gpu, seed=len(name))
     dtype = run.compiled.output_specs[0].dtype
     record = {"case": name, **{k: list(v) if isinstance(v, tuple) else v for k, v in params.items()},
-              "dtype": dtype, "kernels": json.loads(run.explain())["kernels"]}
+              "dtype": dtype, "views": views, "kernels": json.loads(run.explain())["kernels"]}
     candidates = {"metile": run}
     if on_gpu:
         candidates.update(torch_peers(name, params, inputs))
@@ -343,6 +346,9 @@ def main():
     parser.add_argument("--measured", action="store_true",
                         help="also decide every region by measured dispatch (metile.select)")
     parser.add_argument("--only", default="", help="comma-separated case names to run")
+    parser.add_argument("--no-views", action="store_true",
+                        help="copy every transpose/reshape/slice with its own kernel instead of "
+                             "reading it in place (plan.compile(views=False)), to compare")
     args = parser.parse_args()
     on_gpu = metile.device() == "cuda"
     rounds = 3 if args.quick else ROUNDS
@@ -352,7 +358,7 @@ def main():
         if only and name not in only:
             continue
         print(f"{name} {params} ...", file=sys.stderr, flush=True)
-        record = run_case(name, params, graph, on_gpu, rounds, args.measured)
+        record = run_case(name, params, graph, on_gpu, rounds, args.measured, not args.no_views)
         results["cases"].append(record)
         print(json.dumps({k: record.get(k) for k in ("case", "failed", "median_ms", "tflops",
                                                       "speed_vs")}), flush=True)

@@ -169,17 +169,18 @@ void bind_plan(nb::module_& m) {
            "JSON: each region with its savings, and why every rejected alternative lost.")
       .def(
           "_compile",
-          [](const graph::FusionPlan& plan, const std::string& device,
-             const std::string& schedule) {
+          [](const graph::FusionPlan& plan, const std::string& device, const std::string& schedule,
+             bool views) {
             CompileOptions options;
             options.device = device;
             nb::gil_scoped_release release;
-            return graph::compile(plan, options, schedule);
+            return graph::compile(plan, options, {schedule, views});
           },
-          "device"_a = "", "schedule"_a = "",
+          "device"_a = "", "schedule"_a = "", "views"_a = true,
           "Lowers every region to kernels and compiles them for `device` (empty: the default "
           "device), SwiGLU regions with `schedule` ('register-fused' or 'scratch-spilled'; "
-          "empty: the plan's); plan.compile() wraps the result as a callable.");
+          "empty: the plan's), transposes, reshapes and slices read in place unless views is "
+          "false; plan.compile() wraps the result as a callable.");
   m.def(
       "plan_graph_fusion",
       [](const graph::Graph& g, const std::string& target,

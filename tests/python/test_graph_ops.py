@@ -264,3 +264,17 @@ def test_decode_step_with_a_kv_cache():
     s = qv.astype(np.float64) @ kc.transpose(0, 2, 1) / np.sqrt(dim) + mv
     e = np.exp(s - s.max(-1, keepdims=True))
     np.testing.assert_allclose(got, (e / e.sum(-1, keepdims=True)) @ vc, rtol=1e-5, atol=1e-5)
+
+
+def test_views_off_copies_every_view_op():
+    b = metile.GraphBuilder()
+    a = b.input("a", spec((7, 20)))
+    w = b.input("w", spec((9, 20)))
+    graph = b.build([b.matmul(b.reshape(a, (7, 20)), b.transpose(w))])
+    run = metile.plan_graph_fusion(graph).compile(views=False)
+    report = json.loads(run.explain())
+    assert sorted(k["form"] for k in report["kernels"]) == ["copy", "matmul", "transpose"]
+    assert report["views"] == {}
+    av, wv = randn(7, 20), randn(9, 20)
+    (got,) = run(av, wv)
+    np.testing.assert_allclose(got, av @ wv.T, rtol=1e-5, atol=1e-5)

@@ -187,13 +187,14 @@ std::string CompiledGraph::explain() const {
 }
 
 std::shared_ptr<const CompiledGraph> compile(const FusionPlan& plan, const CompileOptions& options,
-                                             const std::string& parallel_epilogue_schedule) {
+                                             const GraphOptions& graph_options) {
   runtime::Device& device =
       options.device.empty() ? runtime::default_device() : runtime::get_device(options.device);
-  ViewPlan views = plan_views(plan.graph);
+  ViewPlan views = graph_options.views ? plan_views(plan.graph) : ViewPlan{};
   std::vector<CompiledGraph::Kernel> kernels;
   for (const FusedRegion& region : plan.regions)
-    for (RegionKernel& lowered : lower_region(plan, views, region, parallel_epilogue_schedule)) {
+    for (RegionKernel& lowered :
+         lower_region(plan, views, region, graph_options.parallel_epilogue_schedule)) {
       auto compiled = metile::compile(lowered.kernel, options);
       kernels.push_back({std::move(lowered), std::move(compiled)});
     }

@@ -74,12 +74,19 @@ class CompiledGraph {
   std::vector<runtime::Buffer> slots_;
 };
 
+// How compile() lowers a plan.
+struct GraphOptions {
+  // The SwiGLU regions' schedule: "register-fused" or "scratch-spilled"; empty: the plan's.
+  std::string parallel_epilogue_schedule;
+  // false: every transpose, reshape and slice is copied by a kernel of its own instead of
+  // being read in place (views.h); to compare the two.
+  bool views = true;
+};
+
 // Lowers and compiles every region of `plan` for options.device (default: the default
-// device). `parallel_epilogue_schedule` overrides the SwiGLU regions' schedule
-// ("register-fused" or "scratch-spilled"; empty: the plan's). UserError "not supported" for a
-// region no emitter lowers.
+// device). UserError "not supported" for a region no emitter lowers.
 std::shared_ptr<const CompiledGraph> compile(const FusionPlan& plan,
                                              const CompileOptions& options = {},
-                                             const std::string& parallel_epilogue_schedule = "");
+                                             const GraphOptions& graph_options = {});
 
 }  // namespace metile::graph
