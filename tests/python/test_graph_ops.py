@@ -278,3 +278,15 @@ def test_views_off_copies_every_view_op():
     av, wv = randn(7, 20), randn(9, 20)
     (got,) = run(av, wv)
     np.testing.assert_allclose(got, av @ wv.T, rtol=1e-5, atol=1e-5)
+
+
+def test_reshape_of_a_row_slice_keeps_its_offset():
+    b = metile.GraphBuilder()
+    x = b.input("x", spec((5, 12)))
+    w = b.input("w", spec((4, 7)))
+    rows = b.reshape(b.slice(x, 0, 2, 4), (6, 4))  # rows 2 and 3: contiguous, offset 24
+    run, report = compiled(b, [b.matmul(rows, w)])
+    assert report["views"]["%3"] == "%x, offset 24, strides (4, 1)"
+    xv, wv = randn(5, 12), randn(4, 7)
+    (got,) = run(xv, wv)
+    np.testing.assert_allclose(got, xv[2:4].reshape(6, 4) @ wv, rtol=1e-5, atol=1e-5)
