@@ -8,10 +8,22 @@ Cases, each a GraphBuilder graph planned by plan_graph_fusion and compiled by pl
 - seed000: add + rms_norm with both results as outputs (seed 000's example, (1, 2048) f16,
   and (8192, 4096) f16), one two-output kernel; peer: torch eager;
 - attention: q @ k^T, scale, [causal mask], softmax, @ v at 4 x 32 x 4096 x 128 bf16, rewritten
-  to flash_attention (the transpose of k runs as its own kernel and is timed with it); peers:
+  to flash_attention (kt = transpose(k) is read in place through its strides); peers:
   torch SDPA (cuDNN / flash) and torch eager; TFLOP/s counts 4*B*H*L*S*D (half when causal);
 - swiglu: (silu(x @ w_gate) * (x @ w_up)) @ w_down, hidden 4096, intermediate 14336, bf16,
-  M = 1, 16, 2048; peers: torch eager and torch.compile.
+  M = 1, 16, 2048; peers: torch eager and torch.compile;
+- decoder: a Llama-style decoder block (RMSNorm, QKV, rotary, grouped-query causal attention,
+  output projection + residual, RMSNorm, SwiGLU MLP, residual) over T tokens, bf16, at
+  Llama 3.2 1B's sizes (hidden 2048, 32 heads, 8 KV heads, head dim 64, intermediate 8192) and
+  Llama 3 8B's (hidden 4096, 32 / 8 heads, head dim 128, intermediate 14336), T = 16 and 2048;
+  peers: the same block in torch (SDPA with repeated K/V heads) eager and torch.compile.
+
+With --no-views, transposes, reshapes and slices are copied by kernels of their own instead
+of being read in place through strides (plan.compile(views=False)), to compare the two.
+
+With --measured, each case also runs through plan.compile(dispatch="measured") (every region
+decided by metile.select against torch's unfused ops, 10% headroom) and the per-region
+decisions with their timings are recorded under "measured_dispatch".
 
 Every output is checked against the torch (or, on host, numpy) reference before anything is
 timed; a case that fails is recorded with its error and never timed. Times are CUDA-event
@@ -61,6 +73,50 @@ def swiglu_graph(m, hidden, inter, dtype):
     return b.build([b.matmul(h, wd)])
 
 
+DECODER_INPUTS = ("x", "attn_norm", "wq", "wk", "wv", "wo", "mlp_norm", "w_gate", "w_up",
+                  "w_down", "cos", "sin")
+
+
+def decoder_graph(tokens, hidden, heads, kv_heads, head_dim, inter, dtype, eps=1e-5):
+    group = heads // kv_heads
+    b = metile.GraphBuilder()
+    shapes = dict(x=(tokens, hidden), attn_norm=(hidden,), wq=(hidden, heads * head_dim),
+                  wk=(hidden, kv_heads * head_dim), wv=(hidden, kv_heads * head_dim),
+                  wo=(heads * head_dim, hidden), mlp_norm=(hidden,), w_gate=(hidden, inter),
+                  w_up=(hidden, inter), w_down=(inter, hidden), cos=(tokens, head_dim // 2),
+                  sin=(tokens, head_dim // 2))
+    a = {n: b.input(n, metile.TensorSpec(shapes[n], dtype)) for n in DECODER_INPUTS}
+
+    def heads_first(y, n, g):  # (T, n * g * D) -> (n, g, T, D), a view
+        y = b.reshape(y, (tokens, n, g, head_dim))
+        return b.transpose(b.transpose(y, 0, 1), 1, 2)
+
+    h = b.rms_norm(a["x"], a["attn_norm"], eps)
+    q = b.rotary(heads_first(b.matmul(h, a["wq"]), kv_heads, group), a["cos"], a["sin"])
+    k = b.rotary(heads_first(b.matmul(h, a["wk"]), kv_heads, 1), a["cos"], a["sin"])
+    v = heads_first(b.matmul(h, a["wv"]), kv_heads, 1)
+    scores = b.causal_mask(b.scale(b.matmul(q, b.transpose(k)), head_dim ** -0.5))
+    attn = b.transpose(b.transpose(b.matmul(b.softmax(scores), v), 1, 2), 0, 1)
+    attn = b.reshape(attn, (tokens, heads * head_dim))
+    h2 = b.add(a["x"], b.matmul(attn, a["wo"]))
+    n2 = b.rms_norm(h2, a["mlp_norm"], eps)
+    mlp = b.matmul(b.multiply(b.silu(b.matmul(n2, a["w_gate"])), b.matmul(n2, a["w_up"])),
+                   a["w_down"])
+    return b.build([b.add(h2, mlp)])
+
+
+def decoder_cases(quick, dt):
+    if quick:
+        dims = dict(tokens=13, hidden=128, heads=4, kv_heads=2, head_dim=32, inter=160)
+        yield "decoder", dims, decoder_graph(**dims, dtype=dt)
+        return
+    for hidden, head_dim, inter in ((2048, 64, 8192), (4096, 128, 14336)):
+        for tokens in (16, 2048):
+            dims = dict(tokens=tokens, hidden=hidden, heads=32, kv_heads=8, head_dim=head_dim,
+                        inter=inter)
+            yield "decoder", dims, decoder_graph(**dims, dtype=dt)
+
+
 def cases(quick, on_gpu):
     dt = "bf16" if on_gpu else "f32"
     if quick:
@@ -68,6 +124,7 @@ def cases(quick, on_gpu):
         yield "attention", dict(shape=(1, 2, 80, 32), causal=False), attention_graph((1, 2, 80, 32), False, dt)
         yield "attention", dict(shape=(1, 2, 80, 32), causal=True), attention_graph((1, 2, 80, 32), True, dt)
         yield "swiglu", dict(m=3, hidden=64, inter=96), swiglu_graph(3, 64, 96, dt)
+        yield from decoder_cases(True, dt)
         return
     for rows, cols in ((1, 2048), (8192, 4096)):
         yield "seed000", dict(rows=rows, cols=cols), seed_graph(rows, cols, "f16")
@@ -76,6 +133,7 @@ def cases(quick, on_gpu):
             (4, 32, 4096, 128), causal, "bf16")
     for m in (1, 16, 2048):
         yield "swiglu", dict(m=m, hidden=4096, inter=14336), swiglu_graph(m, 4096, 14336, "bf16")
+    yield from decoder_cases(False, "bf16")
 
 
 # ---- references and peers -------------------------------------------------------------------
@@ -104,6 +162,32 @@ def torch_peers(name, params, inputs):
             return (torch.softmax(s, -1) @ v,)
         return {"torch_sdpa": sdpa, "torch_eager": eager}
 
+    if name == "decoder":
+        heads, kv_heads, head_dim = params["heads"], params["kv_heads"], params["head_dim"]
+
+        def rms(x, w):
+            y = x.float()
+            return (y * torch.rsqrt(y.pow(2).mean(-1, keepdim=True) + 1e-5)).to(x.dtype) * w
+
+        def rope(x, cos, sin):
+            half = head_dim // 2
+            x1, x2 = x[..., :half], x[..., half:]
+            return torch.cat([x1 * cos - x2 * sin, x2 * cos + x1 * sin], -1)
+
+        def block(x, attn_norm, wq, wk, wv, wo, mlp_norm, w_gate, w_up, w_down, cos, sin):
+            t = x.shape[0]
+            h = rms(x, attn_norm)
+            q = rope((h @ wq).view(t, heads, head_dim).transpose(0, 1), cos, sin)
+            k = rope((h @ wk).view(t, kv_heads, head_dim).transpose(0, 1), cos, sin)
+            v = (h @ wv).view(t, kv_heads, head_dim).transpose(0, 1)
+            group = heads // kv_heads
+            k, v = k.repeat_interleave(group, 0), v.repeat_interleave(group, 0)
+            a = F.scaled_dot_product_attention(q, k, v, is_causal=True)
+            h2 = x + a.transpose(0, 1).reshape(t, -1) @ wo
+            n2 = rms(h2, mlp_norm)
+            return (h2 + (F.silu(n2 @ w_gate) * (n2 @ w_up)) @ w_down,)
+        return {"torch_eager": block, "torch_compile": torch.compile(block)}
+
     def mlp(x, w_gate, w_up, w_down):
         return ((F.silu(x @ w_gate) * (x @ w_up)) @ w_down,)
     return {"torch_eager": mlp, "torch_compile": torch.compile(mlp)}
@@ -120,8 +204,38 @@ def numpy_reference(name, params, inputs):
             s = np.where(np.tril(np.ones(s.shape[-2:], bool)), s, -np.inf)
         p = np.exp(s - s.max(-1, keepdims=True))
         return ((p / p.sum(-1, keepdims=True)) @ a["v"],)
+    if name == "decoder":
+        return (decoder_reference(a, params),)
     g = a["x"] @ a["w_gate"]
     return ((g / (1 + np.exp(-g)) * (a["x"] @ a["w_up"])) @ a["w_down"],)
+
+
+def decoder_reference(a, params, eps=1e-5):
+    """The block in float64 numpy, written as Llama's reference code is (repeat_kv)."""
+    heads, kv_heads, head_dim = params["heads"], params["kv_heads"], params["head_dim"]
+    tokens = a["x"].shape[0]
+
+    def rms(x, w):
+        return x / np.sqrt((x * x).mean(-1, keepdims=True) + eps) * w
+
+    def rope(x):
+        half = head_dim // 2
+        x1, x2 = x[..., :half], x[..., half:]
+        return np.concatenate([x1 * a["cos"] - x2 * a["sin"], x2 * a["cos"] + x1 * a["sin"]], -1)
+
+    h = rms(a["x"], a["attn_norm"])
+    q = rope((h @ a["wq"]).reshape(tokens, heads, head_dim).transpose(1, 0, 2))
+    k = rope((h @ a["wk"]).reshape(tokens, kv_heads, head_dim).transpose(1, 0, 2))
+    v = (h @ a["wv"]).reshape(tokens, kv_heads, head_dim).transpose(1, 0, 2)
+    k, v = (np.repeat(t, heads // kv_heads, axis=0) for t in (k, v))
+    s = q @ k.transpose(0, 2, 1) / np.sqrt(head_dim)
+    s = np.where(np.tril(np.ones((tokens, tokens), bool)), s, -np.inf)
+    p = np.exp(s - s.max(-1, keepdims=True))
+    attn = (p / p.sum(-1, keepdims=True)) @ v
+    h2 = a["x"] + attn.transpose(1, 0, 2).reshape(tokens, -1) @ a["wo"]
+    n2 = rms(h2, a["mlp_norm"])
+    g = n2 @ a["w_gate"]
+    return h2 + (g / (1 + np.exp(-g)) * (n2 @ a["w_up"])) @ a["w_down"]
 
 
 def make_inputs(graph_inputs, specs, on_gpu, seed):
@@ -131,6 +245,12 @@ def make_inputs(graph_inputs, specs, on_gpu, seed):
         scale = 1.0 if name in ("values", "residual", "weight", "q", "k", "v", "x") else \
             spec.shape[0] ** -0.5
         data = rng.standard_normal(spec.shape).astype(np.float32) * scale
+        if name in ("attn_norm", "mlp_norm"):
+            data = (1 + 0.1 * rng.standard_normal(spec.shape)).astype(np.float32)
+        if name in ("cos", "sin"):  # rotary tables, base 10000
+            tokens, half = spec.shape
+            angles = np.arange(tokens)[:, None] * 10000.0 ** (-np.arange(half) / half)
+            data = (np.cos(angles) if name == "cos" else np.sin(angles)).astype(np.float32)
         if on_gpu:
             import torch
             out[name] = torch.from_numpy(data).to("cuda", getattr(torch, {
@@ -165,13 +285,26 @@ def timed(fn, inputs, on_gpu):
     return (time.perf_counter() - t) * 1e3
 
 
-def run_case(name, params, graph, on_gpu, rounds):
+def measured_dispatch(plan, inputs, want, dtype):
+    """plan.compile(dispatch="measured") on the case's inputs: output checked, then the
+    decisions (winner, reason, gate, per-round timings) of every region."""
+    run = plan.compile(dispatch="measured")
+    try:
+        check(run(**inputs), want, dtype)
+    except Exception as e:
+        return {"failed": f"{type(e).__name__}: {e}"}
+    return [{"ops": r["ops"], "decision": {k: r["decision"].get(k) for k in (
+        "decision", "winner", "reason", "source", "persisted", "selector")}}
+        for r in json.loads(run.explain())["regions"]]
+
+
+def run_case(name, params, graph, on_gpu, rounds, measured=False, views=True):
     plan = metile.plan_graph_fusion(graph)
-    run = plan.compile()
+    run = plan.compile(views=views)
     inputs = make_inputs(run.input_names, run.compiled.input_specs, on_gpu, seed=len(name))
     dtype = run.compiled.output_specs[0].dtype
     record = {"case": name, **{k: list(v) if isinstance(v, tuple) else v for k, v in params.items()},
-              "dtype": dtype, "kernels": json.loads(run.explain())["kernels"]}
+              "dtype": dtype, "views": views, "kernels": json.loads(run.explain())["kernels"]}
     candidates = {"metile": run}
     if on_gpu:
         candidates.update(torch_peers(name, params, inputs))
@@ -193,6 +326,8 @@ def run_case(name, params, graph, on_gpu, rounds):
         for c in order:
             times[c].append(timed(candidates[c], inputs, on_gpu))
     record["times_ms"] = times
+    if measured:
+        record["measured_dispatch"] = measured_dispatch(plan, inputs, want, dtype)
     record["median_ms"] = {c: statistics.median(t) for c, t in times.items() if t}
     if name == "attention" and record["median_ms"]:
         b, h, length, d = params["shape"]
@@ -208,13 +343,22 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("out", help="path of the raw JSON results")
     parser.add_argument("--quick", action="store_true", help="small shapes (the host smoke check)")
+    parser.add_argument("--measured", action="store_true",
+                        help="also decide every region by measured dispatch (metile.select)")
+    parser.add_argument("--only", default="", help="comma-separated case names to run")
+    parser.add_argument("--no-views", action="store_true",
+                        help="copy every transpose/reshape/slice with its own kernel instead of "
+                             "reading it in place (plan.compile(views=False)), to compare")
     args = parser.parse_args()
     on_gpu = metile.device() == "cuda"
     rounds = 3 if args.quick else ROUNDS
     results = {"device": metile.device(), "rounds": rounds, "cases": []}
+    only = set(filter(None, args.only.split(",")))
     for name, params, graph in cases(args.quick, on_gpu):
+        if only and name not in only:
+            continue
         print(f"{name} {params} ...", file=sys.stderr, flush=True)
-        record = run_case(name, params, graph, on_gpu, rounds)
+        record = run_case(name, params, graph, on_gpu, rounds, args.measured, not args.no_views)
         results["cases"].append(record)
         print(json.dumps({k: record.get(k) for k in ("case", "failed", "median_ms", "tflops",
                                                       "speed_vs")}), flush=True)

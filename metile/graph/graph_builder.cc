@@ -37,7 +37,7 @@ int normalise_axis(OpKind kind, const TensorSpec& s, int axis) {
 
 GraphBuilder::GraphBuilder() : id_(next_builder_id++) {}
 
-std::string GraphBuilder::node_text(OpKind kind, std::initializer_list<Value> operands) const {
+std::string GraphBuilder::node_text(OpKind kind, const std::vector<Value>& operands) const {
   std::string s = "%" + std::to_string(graph_.values_.size()) + " = " + name_of(kind) + "(";
   bool first = true;
   for (Value v : operands) {
@@ -49,7 +49,7 @@ std::string GraphBuilder::node_text(OpKind kind, std::initializer_list<Value> op
 }
 
 template <typename Fn>
-Value GraphBuilder::named(OpKind kind, std::initializer_list<Value> operands, Fn&& add_op) {
+Value GraphBuilder::named(OpKind kind, const std::vector<Value>& operands, Fn&& add_op) {
   try {
     return add_op();
   } catch (const UserError& e) {
@@ -146,6 +146,14 @@ Value GraphBuilder::silu(Value x) {
   return named(OpKind::Silu, {x}, [&]() -> Value { return unary_float(OpKind::Silu, x); });
 }
 
+Value GraphBuilder::cast(Value x, DType dtype) {
+  return named(OpKind::Cast, {x}, [&]() -> Value {
+    TensorSpec s = graph_.values_[checked(x, "cast")].spec;
+    s.dtype = dtype;
+    return record(OpKind::Cast, {x}, s, {{"dtype", int64_t{static_cast<int>(dtype)}}});
+  });
+}
+
 Value GraphBuilder::causal_mask(Value x) {
   return named(OpKind::CausalMask, {x}, [&]() -> Value {
     const TensorSpec& s = graph_.values_[checked(x, "causal_mask")].spec;
@@ -238,13 +246,132 @@ Value GraphBuilder::matmul(Value a, Value b) {
   });
 }
 
-Value GraphBuilder::transpose(Value x) {
+Value GraphBuilder::transpose(Value x, int axis0, int axis1) {
   return named(OpKind::Transpose, {x}, [&]() -> Value {
     TensorSpec s = graph_.values_[checked(x, "transpose")].spec;
     if (s.rank() < 2)
       throw UserError("transpose: expects rank >= 2, got shape " + shape_str(s.shape));
-    std::swap(s.shape[s.rank() - 1], s.shape[s.rank() - 2]);
-    return record(OpKind::Transpose, {x}, s);
+    int64_t a = normalise_axis(OpKind::Transpose, s, axis0);
+    int64_t b = normalise_axis(OpKind::Transpose, s, axis1);
+    if (a == b)
+      throw UserError("transpose: axis0 and axis1 are both axis " + std::to_string(a) +
+                      " of shape " + shape_str(s.shape));
+    if (a > b) std::swap(a, b);
+    std::swap(s.shape[a], s.shape[b]);
+    std::map<std::string, AttrValue> attrs;
+    if (a != s.rank() - 2 || b != s.rank() - 1) attrs = {{"axis0", a}, {"axis1", b}};
+    return record(OpKind::Transpose, {x}, s, attrs);
+  });
+}
+
+Value GraphBuilder::reshape(Value x, const Shape& shape) {
+  return named(OpKind::Reshape, {x}, [&]() -> Value {
+    const TensorSpec& s = graph_.values_[checked(x, "reshape")].spec;
+    Shape out = shape;
+    int64_t known = 1;
+    int inferred = -1;
+    for (size_t i = 0; i < out.size(); ++i) {
+      if (out[i] == -1 && inferred < 0) {
+        inferred = static_cast<int>(i);
+      } else if (out[i] <= 0) {
+        throw UserError("reshape: dimensions of " + shape_str(shape) +
+                        " must be positive (one may be -1)");
+      } else {
+        known *= out[i];
+      }
+    }
+    if (inferred >= 0 && s.num_elements() % known == 0) out[inferred] = s.num_elements() / known;
+    TensorSpec result(out, s.dtype);
+    if (result.num_elements() != s.num_elements())
+      throw UserError("reshape: " + shape_str(s.shape) + " (" + std::to_string(s.num_elements()) +
+                      " elements) cannot become " + shape_str(shape));
+    std::map<std::string, AttrValue> attrs;
+    for (size_t i = 0; i < out.size(); ++i) attrs["d" + std::to_string(i)] = out[i];
+    return record(OpKind::Reshape, {x}, result, attrs);
+  });
+}
+
+Value GraphBuilder::slice(Value x, int axis, int64_t start, int64_t stop) {
+  return named(OpKind::Slice, {x}, [&]() -> Value {
+    TensorSpec s = graph_.values_[checked(x, "slice")].spec;
+    int64_t a = normalise_axis(OpKind::Slice, s, axis);
+    if (start < 0 || stop <= start || stop > s.shape[a])
+      throw UserError("slice: [" + std::to_string(start) + ":" + std::to_string(stop) +
+                      "] of axis " + std::to_string(a) + " of " + shape_str(s.shape) +
+                      " is empty or out of range");
+    s.shape[a] = stop - start;
+    return record(OpKind::Slice, {x}, s, {{"axis", a}, {"start", start}, {"stop", stop}});
+  });
+}
+
+Value GraphBuilder::concat(const std::vector<Value>& parts, int axis) {
+  return named(OpKind::Concat, parts, [&]() -> Value {
+    if (parts.size() < 2)
+      throw UserError("concat: needs at least two operands, got " + std::to_string(parts.size()));
+    TensorSpec s = graph_.values_[checked(parts[0], "concat")].spec;
+    int64_t a = normalise_axis(OpKind::Concat, s, axis);
+    for (size_t i = 1; i < parts.size(); ++i) {
+      const TensorSpec& p = graph_.values_[checked(parts[i], "concat")].spec;
+      Shape other = p.shape, first = s.shape;
+      bool same = p.rank() == s.rank();
+      if (same) other[a] = first[a] = 0;
+      if (!same || other != first || p.dtype != s.dtype)
+        throw UserError("concat: operand " + std::to_string(i) + " " + p.str() +
+                        " does not match operand 0 " + graph_.values_[parts[0].id].spec.str() +
+                        " but along axis " + std::to_string(a));
+      s.shape[a] += p.shape[a];
+    }
+    std::vector<Value> operands(parts.begin(), parts.end());
+    return record(OpKind::Concat, operands, s, {{"axis", a}});
+  });
+}
+
+Value GraphBuilder::rotary(Value x, Value cos, Value sin) {
+  return named(OpKind::Rotary, {x, cos, sin}, [&]() -> Value {
+    const TensorSpec& sx = graph_.values_[checked(x, "rotary")].spec;
+    const TensorSpec& sc = graph_.values_[checked(cos, "rotary")].spec;
+    const TensorSpec& ss = graph_.values_[checked(sin, "rotary")].spec;
+    require_float(OpKind::Rotary, sx);
+    if (sx.rank() < 2 || sx.shape.back() % 2 != 0)
+      throw UserError("rotary: x must be (..., T, D) with D even, got " + shape_str(sx.shape));
+    int64_t t = sx.shape[sx.rank() - 2], half = sx.shape.back() / 2;
+    TensorSpec want(Shape{t, half}, sx.dtype);
+    if (!(sc == want) || !(ss == want))
+      throw UserError("rotary: cos and sin must be " + want.str() + " for x " + sx.str() +
+                      ", got " + sc.str() + " and " + ss.str());
+    return record(OpKind::Rotary, {x, cos, sin}, sx);
+  });
+}
+
+Value GraphBuilder::embedding(Value table, Value ids) {
+  return named(OpKind::Embedding, {table, ids}, [&]() -> Value {
+    const TensorSpec& st = graph_.values_[checked(table, "embedding")].spec;
+    const TensorSpec& si = graph_.values_[checked(ids, "embedding")].spec;
+    if (st.rank() != 2 || !is_float(st.dtype))
+      throw UserError("embedding: table must be a 2-D float tensor (V, H), got " + st.str());
+    if (si.dtype != DType::i32) throw UserError("embedding: ids must be i32, got " + si.str());
+    Shape out = si.shape;
+    out.push_back(st.shape[1]);
+    return record(OpKind::Embedding, {table, ids}, TensorSpec(out, st.dtype));
+  });
+}
+
+Value GraphBuilder::cache_update(Value cache, Value update, Value position) {
+  return named(OpKind::CacheUpdate, {cache, update, position}, [&]() -> Value {
+    const TensorSpec& sc = graph_.values_[checked(cache, "cache_update")].spec;
+    const TensorSpec& su = graph_.values_[checked(update, "cache_update")].spec;
+    const TensorSpec& sp = graph_.values_[checked(position, "cache_update")].spec;
+    int r = sc.rank();
+    bool fits =
+        r >= 2 && su.rank() == r && su.dtype == sc.dtype && su.shape.back() == sc.shape.back() &&
+        su.shape[r - 2] <= sc.shape[r - 2] &&
+        Shape(su.shape.begin(), su.shape.end() - 2) == Shape(sc.shape.begin(), sc.shape.end() - 2);
+    if (!fits)
+      throw UserError("cache_update: new " + su.str() + " must be (..., T, D) with cache " +
+                      sc.str() + "'s batch dimensions, D and dtype, and T <= S");
+    if (!(sp == TensorSpec(Shape{1}, DType::i32)))
+      throw UserError("cache_update: position must be (1,) i32, got " + sp.str());
+    return record(OpKind::CacheUpdate, {cache, update, position}, sc);
   });
 }
 
@@ -263,12 +390,11 @@ Value GraphBuilder::flash_attention(Value q, Value kt, Value v, double scale, bo
     require_float(OpKind::FlashAttention, sq);
     int r = sq.rank();
     Shape batch(sq.shape.begin(), sq.shape.end() - 2);
-    if (Shape(sk.shape.begin(), sk.shape.end() - 2) != batch ||
-        Shape(sv.shape.begin(), sv.shape.end() - 2) != batch ||
-        sk.shape[r - 2] != sq.shape[r - 1] || sv.shape[r - 2] != sk.shape[r - 1])
+    if (!attention_batch_fits(sq, sk, sv) || sk.shape[r - 2] != sq.shape[r - 1] ||
+        sv.shape[r - 2] != sk.shape[r - 1])
       throw UserError(
-          "flash_attention: expects q (..., L, D), kt (..., D, S), v (..., S, E) with equal batch "
-          "dimensions, got " +
+          "flash_attention: expects q (..., L, D), kt (..., D, S), v (..., S, E) with the batch "
+          "dimensions of kt and v equal to q's or 1 (grouped-query heads), got " +
           shapes);
     if (certificate.obligations.size() != std::size(discovery::kObligations))
       throw UserError("flash_attention: the certificate of law '" + certificate.law +
@@ -315,8 +441,34 @@ Value GraphBuilder::copy_op(const Graph& source, const Op& op, const std::vector
       return mean(in[0], axis(), keepdims());
     case OpKind::Matmul:
       return matmul(in[0], in[1]);
+    case OpKind::Cast: {
+      int64_t code = op.int_attr("dtype");
+      if (code < 0 || code > static_cast<int64_t>(DType::i32))
+        throw UserError("cast: dtype code " + std::to_string(code) + " is not 0 (f16), 1 (bf16), " +
+                        "2 (f32) or 3 (i32)");
+      return cast(in[0], static_cast<DType>(code));
+    }
     case OpKind::Transpose:
+      if (op.attrs.count("axis0"))
+        return transpose(in[0], static_cast<int>(op.int_attr("axis0")),
+                         static_cast<int>(op.int_attr("axis1")));
       return transpose(in[0]);
+    case OpKind::Reshape: {
+      Shape shape;
+      while (op.attrs.count("d" + std::to_string(shape.size())))
+        shape.push_back(op.int_attr("d" + std::to_string(shape.size())));
+      return reshape(in[0], shape);
+    }
+    case OpKind::Slice:
+      return slice(in[0], axis(), op.int_attr("start"), op.int_attr("stop"));
+    case OpKind::Concat:
+      return concat(in, axis());
+    case OpKind::Rotary:
+      return rotary(in[0], in[1], in[2]);
+    case OpKind::Embedding:
+      return embedding(in[0], in[1]);
+    case OpKind::CacheUpdate:
+      return cache_update(in[0], in[1], in[2]);
     case OpKind::FlashAttention:
       return flash_attention(in[0], in[1], in[2], op.float_attr("scale"),
                              op.int_attr("causal") != 0,

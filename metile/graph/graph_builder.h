@@ -6,7 +6,6 @@
 #pragma once
 
 #include <cstdint>
-#include <initializer_list>
 #include <string>
 #include <vector>
 
@@ -35,6 +34,8 @@ class GraphBuilder {
   Value scale(Value x, double factor);
   Value exp(Value x);
   Value silu(Value x);
+  // x converted to `dtype` (floats round to nearest even; float to i32 truncates).
+  Value cast(Value x, DType dtype);
   // -inf above the diagonal of the last two axes (rank >= 2, floats).
   Value causal_mask(Value x);
 
@@ -47,8 +48,22 @@ class GraphBuilder {
 
   // a @ b over the last two axes (rank >= 2 both); leading axes broadcast.
   Value matmul(Value a, Value b);
-  // Swaps the last two axes (rank >= 2).
-  Value transpose(Value x);
+  // Swaps two axes (torch.transpose; rank >= 2; by default the last two).
+  Value transpose(Value x, int axis0 = -2, int axis1 = -1);
+  // The same elements, row-major, with `shape` (one dimension may be -1: inferred).
+  Value reshape(Value x, const Shape& shape);
+  // x[..., start:stop, ...] along `axis`; 0 <= start < stop <= the axis' size.
+  Value slice(Value x, int axis, int64_t start, int64_t stop);
+  // The operands (one dtype, equal shapes but along `axis`) joined along `axis`.
+  Value concat(const std::vector<Value>& parts, int axis);
+  // Rotary position embedding, half rotation: x (..., T, D) with D even, cos and sin (T, D/2)
+  // of x's dtype.
+  Value rotary(Value x, Value cos, Value sin);
+  // table[ids]: table (V, H) float, ids (...) i32; the result is (..., H).
+  Value embedding(Value table, Value ids);
+  // cache (..., S, D) with rows [p, p + T) replaced by new (..., T, D), p = position[0] (an
+  // i32 tensor of shape (1,), read at run time); a new tensor.
+  Value cache_update(Value cache, Value update, Value position);
 
   // softmax(scale * q @ kt [causal mask]) @ v as one node: q (..., L, D), kt (..., D, S),
   // v (..., S, E), equal batch dimensions, one float dtype. Made by discovery
@@ -71,10 +86,10 @@ class GraphBuilder {
  private:
   int checked(Value v, const char* op) const;
   // "%5 = add(%values, %residual)": the node an op being added would be, for its errors.
-  std::string node_text(OpKind kind, std::initializer_list<Value> operands) const;
+  std::string node_text(OpKind kind, const std::vector<Value>& operands) const;
   // add_op(), its UserError naming the node it was adding.
   template <typename Fn>
-  Value named(OpKind kind, std::initializer_list<Value> operands, Fn&& add_op);
+  Value named(OpKind kind, const std::vector<Value>& operands, Fn&& add_op);
   Value record(OpKind kind, std::vector<Value> operands, TensorSpec result,
                std::map<std::string, AttrValue> attrs = {});
   Value binary(OpKind kind, Value a, Value b);

@@ -1,11 +1,19 @@
 #include "metile/graph/graph_ir.h"
 
 #include <algorithm>
-#include <sstream>
+#include <charconv>
 
 #include "metile/support/errors.h"
 
 namespace metile::graph {
+
+bool attention_batch_fits(const TensorSpec& q, const TensorSpec& kt, const TensorSpec& v) {
+  int r = q.rank();
+  if (r < 2 || kt.rank() != r || v.rank() != r) return false;
+  for (int i = 0; i + 2 < r; ++i)
+    if (kt.shape[i] != v.shape[i] || (kt.shape[i] != q.shape[i] && kt.shape[i] != 1)) return false;
+  return true;
+}
 
 std::string_view op_kind_name(OpKind kind) {
   switch (kind) {
@@ -83,9 +91,10 @@ std::vector<int> Graph::producers(int op_id) const {
 namespace {
 std::string attr_text(const AttrValue& v) {
   if (std::holds_alternative<int64_t>(v)) return std::to_string(std::get<int64_t>(v));
-  std::ostringstream os;
-  os << std::get<double>(v);
-  return os.str();
+  // The shortest text that reads back as the same double, so text round-trips exactly.
+  char text[32];
+  auto end = std::to_chars(text, text + sizeof text, std::get<double>(v)).ptr;
+  return std::string(text, end);
 }
 }  // namespace
 

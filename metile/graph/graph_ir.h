@@ -55,6 +55,11 @@ struct ValueInfo {
   std::string ref() const { return "%" + name; }  // "%values", "%3"
 };
 
+// flash_attention's batch rule: q (..., L, D), kt (..., D, S) and v (..., S, E) of one rank,
+// kt and v of one batch shape whose every dimension is q's or 1 (grouped-query heads: q
+// (kv_heads, group, L, D) reads kt (kv_heads, 1, D, S)).
+bool attention_batch_fits(const TensorSpec& q, const TensorSpec& kt, const TensorSpec& v);
+
 class Graph {
  public:
   const std::vector<ValueInfo>& values() const { return values_; }

@@ -91,7 +91,22 @@ class GraphExecutable:
         return tuple(b.numpy() for b in out)
 
 
-def compile_plan(plan, device=""):
-    """``plan.compile(device="")``: every region lowered to kernels and compiled for the
-    device (empty: the default device), as a callable GraphExecutable."""
-    return GraphExecutable(plan._compile(device))
+def compile_plan(plan, device="", dispatch="fused", schedule="", views=True):
+    """``plan.compile(device="", dispatch="fused", schedule="", views=True)``: every region
+    lowered to kernels and compiled for the device (empty: the default device), as a callable
+    GraphExecutable. ``schedule`` sets the SwiGLU regions' schedule: "register-fused" or
+    "scratch-spilled" (gate result in threadgroup scratch, one accumulator); empty: the plan's.
+    ``views=False`` copies every transpose, reshape and slice with a kernel of its own instead
+    of reading it in place (to compare the two).
+    ``dispatch="measured"``: each region's fused kernels (both schedules for a SwiGLU region)
+    compete with the framework's unfused ops through metile.select (graph_dispatch.py), region
+    by region."""
+    if dispatch == "measured":
+        from .graph_dispatch import MeasuredGraph
+        if schedule or not views:
+            raise ValueError("plan.compile: schedule= and views= are for dispatch='fused'; "
+                             "dispatch='measured' measures both schedules")
+        return MeasuredGraph(plan, device)
+    if dispatch != "fused":
+        raise ValueError(f"plan.compile: dispatch must be 'fused' or 'measured', got {dispatch!r}")
+    return GraphExecutable(plan._compile(device, schedule, views))

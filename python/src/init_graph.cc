@@ -93,7 +93,27 @@ void bind_builder(nb::module_& m) {
       .def("max", &B::max, "x"_a, "axis"_a, "keepdims"_a = false, "Maximum along axis.")
       .def("mean", &B::mean, "x"_a, "axis"_a, "keepdims"_a = false, "Mean along axis.")
       .def("matmul", &B::matmul, "a"_a, "b"_a, "a @ b over the last two axes.")
-      .def("transpose", &B::transpose, "x"_a, "Swaps the last two axes.")
+      .def("transpose", &B::transpose, "x"_a, "axis0"_a = -2, "axis1"_a = -1,
+           "Swaps two axes (torch.transpose), by default the last two. A view when every "
+           "reader reads strides (matmul, flash_attention, rotary): no kernel.")
+      .def(
+          "cast",
+          [](B& b, V x, std::string_view dtype) { return b.cast(x, graph::parse_dtype(dtype)); },
+          "x"_a, "dtype"_a, "x converted to dtype (f16, bf16, f32, i32).")
+      .def("reshape", &B::reshape, "x"_a, "shape"_a,
+           "The elements row-major with shape (one dimension may be -1); a view of a "
+           "contiguous x.")
+      .def("slice", &B::slice, "x"_a, "axis"_a, "start"_a, "stop"_a,
+           "x[..., start:stop, ...] along axis; a view when its readers read strides.")
+      .def("concat", &B::concat, "parts"_a, "axis"_a, "The parts joined along axis.")
+      .def("rotary", &B::rotary, "x"_a, "cos"_a, "sin"_a,
+           "Rotary position embedding, half rotation (Llama's rotate_half): x (..., T, D), cos "
+           "and sin (T, D/2).")
+      .def("embedding", &B::embedding, "table"_a, "ids"_a,
+           "table[ids]: table (V, H), ids (...) i32 in [0, V).")
+      .def("cache_update", &B::cache_update, "cache"_a, "new"_a, "position"_a,
+           "cache (..., S, D) with rows [p, p + T) replaced by new (..., T, D); p = position[0], "
+           "an i32 tensor of shape (1,) read at run time. A new tensor (the cache is copied).")
       .def(
           "spec", [](const B& b, V v) { return b.spec(v); }, "value"_a, "The value's TensorSpec.")
       .def("build", &B::build, "outputs"_a,
@@ -149,15 +169,18 @@ void bind_plan(nb::module_& m) {
            "JSON: each region with its savings, and why every rejected alternative lost.")
       .def(
           "_compile",
-          [](const graph::FusionPlan& plan, const std::string& device) {
+          [](const graph::FusionPlan& plan, const std::string& device, const std::string& schedule,
+             bool views) {
             CompileOptions options;
             options.device = device;
             nb::gil_scoped_release release;
-            return graph::compile(plan, options);
+            return graph::compile(plan, options, {schedule, views});
           },
-          "device"_a = "",
+          "device"_a = "", "schedule"_a = "", "views"_a = true,
           "Lowers every region to kernels and compiles them for `device` (empty: the default "
-          "device); plan.compile() wraps the result as a callable.");
+          "device), SwiGLU regions with `schedule` ('register-fused' or 'scratch-spilled'; "
+          "empty: the plan's), transposes, reshapes and slices read in place unless views is "
+          "false; plan.compile() wraps the result as a callable.");
   m.def(
       "plan_graph_fusion",
       [](const graph::Graph& g, const std::string& target,

@@ -113,10 +113,11 @@ TEST(AttentionDiscovery, EscapingIntermediatesKeepTheGraph) {
 
 TEST(AttentionDiscovery, IncompatibleShapesKeepTheGraph) {
   Attention a;
-  a.kt_batch = 1;  // the score matmul broadcasts the keys over the batch
+  a.kt_batch = 1;  // the keys broadcast over the batch, the values do not
   EXPECT_EQ(rejection(plan_graph_fusion(a.build())),
-            "incompatible shapes: q (2, 128, 64), kt (1, 64, 128), v (2, 128, 64) must share "
-            "their batch dimensions (flash_attention does not broadcast)");
+            "incompatible shapes: q (2, 128, 64), kt (1, 64, 128), v (2, 128, 64) must have one "
+            "rank, and kt and v one batch shape whose every dimension is q's or 1 (grouped-query "
+            "heads)");
 }
 
 TEST(AttentionDiscovery, AnotherReductionAxisKeepsTheGraph) {

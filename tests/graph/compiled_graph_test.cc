@@ -100,5 +100,31 @@ TEST(CompiledGraph, InputsAreCheckedByName) {
             "graph input 'y' is not an input of the graph (inputs: x)");
 }
 
+// x @ transpose(w) for a linear layer's (N, K) weight: the transpose is a view (no kernel),
+// the matmul reads w through swapped strides; K, M and N ragged.
+TEST(CompiledGraph, TransposedOperandIsReadInPlace) {
+  const int64_t m = 5, k = 37, n = 70;
+  GraphBuilder b;
+  Value x = b.input("x", TensorSpec({m, k}, "f32"));
+  Value w = b.input("w", TensorSpec({n, k}, "f32"));
+  FusionPlan plan = plan_graph_fusion(b.build({b.matmul(x, b.transpose(w))}));
+  CompileOptions options;
+  options.device = "host";
+  auto run = compile(plan, options);
+  ASSERT_EQ(run->kernels().size(), 1u);
+  EXPECT_EQ(run->kernels()[0].lowered.form, "matmul");
+  ASSERT_EQ(run->views().views.size(), 1u);
+  EXPECT_EQ(run->views().views.begin()->second.str(plan.graph), "%w, offset 0, strides (1, 37)");
+  std::vector<float> xv = random_vector(m * k, 1), wv = random_vector(n * k, 2);
+  auto out = run->run({{"x", upload(xv, {m, k})}, {"w", upload(wv, {n, k})}});
+  std::vector<float> got = download(out[0]);
+  for (int64_t i = 0; i < m; ++i)
+    for (int64_t j = 0; j < n; ++j) {
+      double want = 0;
+      for (int64_t p = 0; p < k; ++p) want += double(xv[i * k + p]) * wv[j * k + p];
+      EXPECT_NEAR(got[i * n + j], want, 1e-4) << i << ", " << j;
+    }
+}
+
 }  // namespace
 }  // namespace metile::graph

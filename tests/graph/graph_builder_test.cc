@@ -141,5 +141,33 @@ TEST(GraphBuilder, BuildRejectsMisuse) {
   EXPECT_EQ(g.ops().size(), 2u);
 }
 
+TEST(GraphBuilder, TransformerOpsCheckTheirOperands) {
+  GraphBuilder b;
+  Value x = b.input("x", TensorSpec({4, 6}, "f32"));
+  Value ids = b.input("ids", TensorSpec({4}, "i32"));
+  Value half = b.input("half", TensorSpec({4, 3}, "f32"));
+  EXPECT_EQ(b.spec(b.reshape(x, {2, -1, 3})), TensorSpec({2, 4, 3}, "f32"));
+  EXPECT_EQ(b.spec(b.transpose(b.reshape(x, {4, 2, 3}), 0, 1)), TensorSpec({2, 4, 3}, "f32"));
+  EXPECT_EQ(b.spec(b.slice(x, -1, 1, 4)), TensorSpec({4, 3}, "f32"));
+  EXPECT_EQ(b.spec(b.concat({x, half}, 1)), TensorSpec({4, 9}, "f32"));
+  EXPECT_EQ(b.spec(b.rotary(x, half, half)), TensorSpec({4, 6}, "f32"));
+  EXPECT_EQ(b.spec(b.embedding(x, ids)), TensorSpec({4, 6}, "f32"));
+  EXPECT_EQ(b.spec(b.cast(x, DType::bf16)), TensorSpec({4, 6}, "bf16"));
+  EXPECT_EQ(error_of([&] {
+              b.reshape(x, {-1, -1});
+            }),
+            "reshape: dimensions of (-1, -1) must be positive (one may be -1)");
+  EXPECT_EQ(error_of([&] { b.slice(x, 0, 2, 2); }),
+            "slice: [2:2] of axis 0 of (4, 6) is empty or out of range");
+  EXPECT_EQ(error_of([&] { b.concat({x}, 0); }), "concat: needs at least two operands, got 1");
+  EXPECT_EQ(error_of([&] { b.rotary(half, half, half); }),
+            "rotary: x must be (..., T, D) with D even, got (4, 3)");
+  EXPECT_EQ(error_of([&] { b.embedding(ids, ids); }),
+            "embedding: table must be a 2-D float tensor (V, H), got (4,) i32");
+  EXPECT_EQ(error_of([&] { b.cache_update(x, half, ids); }),
+            "cache_update: new (4, 3) f32 must be (..., T, D) with cache (4, 6) f32's batch "
+            "dimensions, D and dtype, and T <= S");
+}
+
 }  // namespace
 }  // namespace metile::graph

@@ -70,14 +70,11 @@ std::optional<std::string> shape_mismatch(const Graph& g, const Chain& c) {
   const TensorSpec& q = g.spec(g.op(c.qk).inputs[0]);
   const TensorSpec& kt = g.spec(g.op(c.qk).inputs[1]);
   const TensorSpec& v = g.spec(g.op(c.pv).inputs[1]);
-  auto batch = [](const TensorSpec& s) { return Shape(s.shape.begin(), s.shape.end() - 2); };
-  if (q.rank() == kt.rank() && q.rank() == v.rank() && batch(q) == batch(kt) &&
-      batch(q) == batch(v))
-    return std::nullopt;
+  if (attention_batch_fits(q, kt, v)) return std::nullopt;
   return "incompatible shapes: q " + shape_str(q.shape) + ", kt " + shape_str(kt.shape) + ", v " +
          shape_str(v.shape) +
-         " must share their batch dimensions (flash_attention does not "
-         "broadcast)";
+         " must have one rank, and kt and v one batch shape whose every dimension is q's or 1 "
+         "(grouped-query heads)";
 }
 
 // The law must say what the chain computes: the softmax-weighted sum of the values.

@@ -15,8 +15,20 @@ int producer_of(const Graph& g, int value, OpKind kind) {
 
 struct Match {
   int gate = -1, up = -1, silu = -1, multiply = -1, down = -1;
+  int residual = -1;  // add(down, r) or add(r, down), r of down's shape and dtype: the epilogue
   std::string form;
 };
+
+// The residual epilogue (seed 000: one-row decode adds the transformer residual to the down
+// projection in the same kernel): the only reader of y, an add of y and a tensor of y's type.
+int residual_add(const Graph& g, int down) {
+  const ValueInfo& y = g.value(g.op(down).output);
+  if (g.is_output(y.id) || y.users.size() != 1) return -1;
+  const Op& add = g.op(y.users[0]);
+  if (add.kind != OpKind::Add || add.inputs[0] == add.inputs[1]) return -1;
+  int other = add.inputs[0] == y.id ? add.inputs[1] : add.inputs[0];
+  return g.spec(other) == y.spec ? add.id : -1;
+}
 
 std::optional<Match> match_at(const Graph& g, int multiply) {
   const Op& h = g.op(multiply);
@@ -36,6 +48,7 @@ std::optional<Match> match_at(const Graph& g, int multiply) {
       }
     }
     if (m.down < 0) return std::nullopt;
+    m.residual = residual_add(g, m.down);
     m.form = order == 0 ? "silu(gate) * up" : "up * silu(gate)";
     return m;
   }
@@ -106,6 +119,7 @@ RuleMatches ParallelEpilogueRule::match(const Graph& graph, const CostModel& cos
     std::optional<Match> m = match_at(graph, op.id);
     if (!m) continue;
     std::vector<int> ops{m->gate, m->up, m->silu, m->multiply, m->down};
+    if (m->residual >= 0) ops.push_back(m->residual);
     std::sort(ops.begin(), ops.end());
     auto reject = [&](const std::string& why) {
       result.rejected.push_back({m->down, ops, std::string(kName) + ": " + why});
@@ -141,9 +155,11 @@ RuleMatches ParallelEpilogueRule::match(const Graph& graph, const CostModel& cos
                {"silu", m->silu},
                {"multiply", m->multiply},
                {"down", m->down}};
+    if (m->residual >= 0) r.roles.push_back({"residual", m->residual});
     r.form = m->form;
     for (int o : {m->gate, m->up, m->silu, m->multiply})
       r.bytes_saved += 2 * graph.spec(graph.op(o).output).bytes();
+    if (m->residual >= 0) r.bytes_saved += 2 * graph.spec(graph.op(m->down).output).bytes();
     r.launches_saved = static_cast<int>(ops.size()) - 1;
     r.benefit_ns = r.launches_saved * cost.launch_ns() + cost.transfer_ns(r.bytes_saved) -
                    cost.pressure_ns(r.resources);

@@ -11,7 +11,9 @@
 //   register-fused  gate and up accumulators live together, x, Wg and Wu tiles staged;
 //   scratch-spilled the gate result waits in threadgroup memory while the up reduction
 //                   reuses its accumulator (fewer registers, more threadgroup memory).
-// The down projection reuses the staging and accumulators once h is formed on chip.
+// The down projection reuses the staging and accumulators once h is formed on chip. When y is
+// read only by an add of a tensor of y's type (the transformer residual, z = y + r), the add
+// joins the region as the down projection's epilogue (role "residual").
 #pragma once
 
 #include <optional>
@@ -28,12 +30,13 @@ namespace metile::graph {
 
 // A region a pattern rule proposes, with what lowering needs to know about it.
 struct RuleRegion {
-  std::string rule;                                // "parallel_epilogue"
-  int anchor = -1;                                 // the down projection
-  std::vector<int> ops;                            // ascending
-  std::vector<std::pair<std::string, int>> roles;  // {"gate", op}, {"up", op}, ...
-  std::string form;                                // "silu(gate) * up" or "up * silu(gate)"
-  std::string schedule;                            // "register-fused" or "scratch-spilled"
+  std::string rule;      // "parallel_epilogue"
+  int anchor = -1;       // the down projection
+  std::vector<int> ops;  // ascending
+  // {"gate", op}, {"up", op}, {"silu", op}, {"multiply", op}, {"down", op}[, {"residual", op}]
+  std::vector<std::pair<std::string, int>> roles;
+  std::string form;      // "silu(gate) * up" or "up * silu(gate)"
+  std::string schedule;  // "register-fused" or "scratch-spilled"
   OpResources resources;
   int64_t bytes_saved = 0;
   int launches_saved = 0;

@@ -19,8 +19,12 @@ std::string buffer_text(const runtime::Buffer& b) {
 }
 }  // namespace
 
-CompiledGraph::CompiledGraph(FusionPlan plan, std::vector<Kernel> kernels, runtime::Device& device)
-    : plan_(std::move(plan)), kernels_(std::move(kernels)), device_(device) {
+CompiledGraph::CompiledGraph(FusionPlan plan, ViewPlan views, std::vector<Kernel> kernels,
+                             runtime::Device& device)
+    : plan_(std::move(plan)),
+      views_(std::move(views)),
+      kernels_(std::move(kernels)),
+      device_(device) {
   plan_buffers();
 }
 
@@ -151,6 +155,10 @@ std::string CompiledGraph::explain() const {
   const Graph& g = plan_.graph;
   Json report;
   report["device"] = device_.name();
+  // This executor always runs the fused kernels; say so rather than imply a measurement.
+  report["dispatch"] =
+      "fused: every region runs its kernels, unmeasured (Python's "
+      "plan.compile(dispatch=\"measured\") decides each region against the framework)";
   report["plan"] = Json::parse(plan_.explain());
   Json& list = report["kernels"] = Json::array();
   for (const Kernel& k : kernels_) {
@@ -165,6 +173,8 @@ std::string CompiledGraph::explain() const {
                     {"grid", k.lowered.grid},
                     {"decision", k.lowered.decision}});
   }
+  Json& view_list = report["views"] = Json::object();
+  for (const auto& [v, view] : views_.views) view_list[g.value(v).ref()] = view.str(g);
   Json assignment = Json::object();
   int64_t bytes = 0;
   for (const auto& [v, slot] : slot_of_value_) assignment[g.value(v).ref()] = slot;
@@ -176,17 +186,19 @@ std::string CompiledGraph::explain() const {
   return report.dump(2);
 }
 
-std::shared_ptr<const CompiledGraph> compile(const FusionPlan& plan,
-                                             const CompileOptions& options) {
+std::shared_ptr<const CompiledGraph> compile(const FusionPlan& plan, const CompileOptions& options,
+                                             const GraphOptions& graph_options) {
   runtime::Device& device =
       options.device.empty() ? runtime::default_device() : runtime::get_device(options.device);
+  ViewPlan views = graph_options.views ? plan_views(plan.graph) : ViewPlan{};
   std::vector<CompiledGraph::Kernel> kernels;
   for (const FusedRegion& region : plan.regions)
-    for (RegionKernel& lowered : lower_region(plan, region)) {
+    for (RegionKernel& lowered :
+         lower_region(plan, views, region, graph_options.parallel_epilogue_schedule)) {
       auto compiled = metile::compile(lowered.kernel, options);
       kernels.push_back({std::move(lowered), std::move(compiled)});
     }
-  return std::make_shared<const CompiledGraph>(plan, std::move(kernels), device);
+  return std::make_shared<const CompiledGraph>(plan, std::move(views), std::move(kernels), device);
 }
 
 }  // namespace metile::graph

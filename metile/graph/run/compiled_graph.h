@@ -20,6 +20,7 @@
 #include "metile/compile.h"
 #include "metile/graph/fusion/fusion_plan.h"
 #include "metile/graph/run/region_kernel.h"
+#include "metile/graph/run/views.h"
 
 namespace metile::graph {
 
@@ -35,10 +36,12 @@ class CompiledGraph {
     std::shared_ptr<const metile::CompiledKernel> compiled;
   };
 
-  CompiledGraph(FusionPlan plan, std::vector<Kernel> kernels, runtime::Device& device);
+  CompiledGraph(FusionPlan plan, ViewPlan views, std::vector<Kernel> kernels,
+                runtime::Device& device);
 
   const FusionPlan& plan() const { return plan_; }
   const std::vector<Kernel>& kernels() const { return kernels_; }
+  const ViewPlan& views() const { return views_; }
   runtime::Device& device() const { return device_; }
   // The graph's inputs and outputs: names ("values"; "%4" for outputs) and types.
   std::vector<std::string> input_names() const;
@@ -55,7 +58,8 @@ class CompiledGraph {
            const std::vector<runtime::Buffer>& outputs, const GraphRunOptions& options = {}) const;
 
   // JSON: the plan's report, then every kernel (its region, ops, form, grid, how it was
-  // lowered) and the intermediate buffers (how many values, how many buffers after reuse).
+  // lowered), the views (values read in place through strides, no kernel) and the
+  // intermediate buffers (how many values, how many buffers after reuse).
   std::string explain() const;
 
  private:
@@ -63,15 +67,26 @@ class CompiledGraph {
   void check(const std::string& what, const TensorSpec& spec, const runtime::Buffer& b) const;
 
   FusionPlan plan_;
+  ViewPlan views_;
   std::vector<Kernel> kernels_;
   runtime::Device& device_;
   std::map<int, int> slot_of_value_;  // intermediate value id -> buffer slot
   std::vector<runtime::Buffer> slots_;
 };
 
+// How compile() lowers a plan.
+struct GraphOptions {
+  // The SwiGLU regions' schedule: "register-fused" or "scratch-spilled"; empty: the plan's.
+  std::string parallel_epilogue_schedule;
+  // false: every transpose, reshape and slice is copied by a kernel of its own instead of
+  // being read in place (views.h); to compare the two.
+  bool views = true;
+};
+
 // Lowers and compiles every region of `plan` for options.device (default: the default
 // device). UserError "not supported" for a region no emitter lowers.
 std::shared_ptr<const CompiledGraph> compile(const FusionPlan& plan,
-                                             const CompileOptions& options = {});
+                                             const CompileOptions& options = {},
+                                             const GraphOptions& graph_options = {});
 
 }  // namespace metile::graph

@@ -15,8 +15,8 @@ constexpr int64_t kBlockN = 64, kBlockK = 32, kMaxBlockM = 64, kMinBlockM = 16;
 
 class MatmulEmitter {
  public:
-  MatmulEmitter(const Graph& graph, Shape out, int64_t block_m)
-      : graph_(graph), out_(std::move(out)), block_m_(block_m) {
+  MatmulEmitter(const Graph& graph, KernelBuffers& buffers, Shape out, int64_t block_m, bool spill)
+      : graph_(graph), buffers_(buffers), out_(std::move(out)), block_m_(block_m), spill_(spill) {
     rank_ = out_.size();
     m_ = out_[rank_ - 2];
     n_ = out_[rank_ - 1];
@@ -24,10 +24,8 @@ class MatmulEmitter {
 
   void emit(KernelContext& k, const std::vector<int>& ops, const std::vector<int>& inputs,
             const std::vector<int>& outputs) {
-    for (int v : inputs)
-      pointers_[v] = k.buffer(param_name(graph_, v), storage_dtype(graph_.spec(v).dtype), "read");
-    for (int v : outputs)
-      pointers_[v] = k.buffer(param_name(graph_, v), storage_dtype(graph_.spec(v).dtype), "write");
+    for (int v : inputs) pointers_[v] = buffers_.read(k, v);
+    for (int v : outputs) pointers_[v] = buffers_.write(k, v);
     auto row_lanes = arange(0, block_m_);
     rows_ = program_id(0) * block_m_ + row_lanes;
     auto column_lanes = arange(0, kBlockN);
@@ -71,6 +69,38 @@ class MatmulEmitter {
     return offset;
   }
 
+  // The element offset of this program's batch entry in a matmul operand read through its
+  // view (batch axes broadcast: an axis of size 1 stays at 0).
+  Value view_batch_offset(int v) {
+    const Shape& shape = graph_.spec(v).shape;
+    View view = buffers_.view(v);
+    size_t pad = rank_ - shape.size();
+    int64_t inner = 1;
+    Value offset = batch_ * 0;
+    for (size_t k = rank_ - 2; k-- > 0;) {
+      if (k >= pad && shape[k - pad] != 1) {
+        auto q = batch_ / inner;
+        auto coordinate = q % out_[k];
+        offset = offset + coordinate * view.strides[k - pad];
+      }
+      inner *= out_[k];
+    }
+    return view.offset == 0 ? offset : offset + view.offset;
+  }
+
+  // A matmul operand's last two axes as a tensor descriptor: its view's strides (a transposed
+  // operand is read in place), or row-major when it is contiguous.
+  Tensor operand_tensor(int v, int64_t rows, int64_t columns) {
+    const Shape& shape = graph_.spec(v).shape;
+    View view = buffers_.view(v);
+    Value base = pointers_.at(v) + view_batch_offset(v);
+    std::vector<Operand> strides;
+    size_t r = shape.size();
+    if (view.strides[r - 1] != 1 || view.strides[r - 2] != shape[r - 1])
+      strides = {view.strides[r - 2], view.strides[r - 1]};
+    return tensor(base, {rows, columns}, strides, "read");
+  }
+
   // [BLOCK_M, BLOCK_N] offsets of this tile in a value of `shape` broadcast to the output.
   Value tile_offsets(const Shape& shape) {
     int64_t rows = shape.size() >= 2 ? shape[shape.size() - 2] : 1;
@@ -90,49 +120,70 @@ class MatmulEmitter {
     return values_[v] = loaded.to(compute_dtype(spec.dtype));
   }
 
-  // Every matmul of one inner size in one loop over K.
+  // Every matmul of one inner size in one loop over K; with spill_, one loop per matmul, each
+  // finished result but the last waiting in threadgroup scratch (one accumulator live).
   void accumulate(const std::vector<int>& ops) {
     std::map<int64_t, std::vector<int>> by_inner;
     for (int id : ops)
       if (graph_.op(id).kind == OpKind::Matmul)
         by_inner[graph_.spec(graph_.op(id).inputs[0]).shape.back()].push_back(id);
     for (const auto& [inner, matmuls] : by_inner) {
-      std::vector<Tensor> left, right;
-      std::vector<Value> init;
-      for (int id : matmuls) {
-        const Op& op = graph_.op(id);
-        Value a = pointers_.at(op.inputs[0]) + batch_offset(graph_.spec(op.inputs[0]).shape);
-        Value b = pointers_.at(op.inputs[1]) + batch_offset(graph_.spec(op.inputs[1]).shape);
-        left.push_back(tensor(a, {m_, inner}, {}, "read"));
-        right.push_back(tensor(b, {inner, n_}, {}, "read"));
-        init.push_back(zeros({block_m_, kBlockN}, f32));
+      if (!spill_ || matmuls.size() < 2) {
+        reduce(inner, matmuls);
+        continue;
       }
-      std::vector<Value> sums =
-          tile_range(0, inner, kBlockK, init, [&](Value start, std::vector<Value>& acc) {
-            auto ks = start + arange(0, kBlockK);
-            std::map<int, Value> a_tiles;  // one load per distinct left operand
-            for (size_t i = 0; i < matmuls.size(); ++i) {
-              int a_value = graph_.op(matmuls[i]).inputs[0];
-              if (!a_tiles.count(a_value)) a_tiles[a_value] = left[i].load({rows_.col(), ks.row()});
-              auto b_tile = right[i].load({ks.col(), columns_.row()});
-              acc[i] = dot(a_tiles[a_value], b_tile, acc[i]);
-            }
-          });
-      for (size_t i = 0; i < matmuls.size(); ++i) values_[graph_.op(matmuls[i]).output] = sums[i];
+      auto tile = arange(0, block_m_).col() * kBlockN + arange(0, kBlockN).row();
+      std::vector<Value> scratch;
+      for (size_t i = 0; i + 1 < matmuls.size(); ++i) {
+        reduce(inner, {matmuls[i]});
+        scratch.push_back(shared(block_m_ * kBlockN, f32));
+        store(scratch.back() + tile, values_.at(graph_.op(matmuls[i]).output));
+      }
+      barrier();
+      reduce(inner, {matmuls.back()});
+      for (size_t i = 0; i + 1 < matmuls.size(); ++i)
+        values_[graph_.op(matmuls[i]).output] = load(scratch[i] + tile);
     }
   }
 
+  // `matmuls` (one inner size) in one loop over K.
+  void reduce(int64_t inner, const std::vector<int>& matmuls) {
+    std::vector<Tensor> left, right;
+    std::vector<Value> init;
+    for (int id : matmuls) {
+      const Op& op = graph_.op(id);
+      left.push_back(operand_tensor(op.inputs[0], m_, inner));
+      right.push_back(operand_tensor(op.inputs[1], inner, n_));
+      init.push_back(zeros({block_m_, kBlockN}, f32));
+    }
+    std::vector<Value> sums =
+        tile_range(0, inner, kBlockK, init, [&](Value start, std::vector<Value>& acc) {
+          auto ks = start + arange(0, kBlockK);
+          std::map<int, Value> a_tiles;  // one load per distinct left operand
+          for (size_t i = 0; i < matmuls.size(); ++i) {
+            int a_value = graph_.op(matmuls[i]).inputs[0];
+            if (!a_tiles.count(a_value)) a_tiles[a_value] = left[i].load({rows_.col(), ks.row()});
+            auto b_tile = right[i].load({ks.col(), columns_.row()});
+            acc[i] = dot(a_tiles[a_value], b_tile, acc[i]);
+          }
+        });
+    for (size_t i = 0; i < matmuls.size(); ++i) values_[graph_.op(matmuls[i]).output] = sums[i];
+  }
+
   const Graph& graph_;
+  KernelBuffers& buffers_;
   Shape out_;
   size_t rank_ = 0;
   int64_t m_ = 0, n_ = 0, block_m_ = 0;
+  bool spill_ = false;
   std::map<int, Value> pointers_, values_;
   Value rows_, columns_, batch_, in_tile_;
 };
 }  // namespace
 
-RegionKernel matmul_kernel(const Graph& graph, const std::vector<int>& ops,
-                           const std::vector<int>& inputs, const std::vector<int>& outputs) {
+RegionKernel matmul_kernel(const Graph& graph, const ViewPlan& views, const std::vector<int>& ops,
+                           const std::vector<int>& inputs, const std::vector<int>& outputs,
+                           bool spill) {
   Shape out;
   for (int id : ops)
     if (graph.op(id).kind == OpKind::Matmul) out = graph.spec(graph.op(id).output).shape;
@@ -149,19 +200,27 @@ RegionKernel matmul_kernel(const Graph& graph, const std::vector<int>& ops,
 
   std::string name = "graph";
   for (int id : ops) name += "_" + std::string(graph.op(id).name());
+  KernelBuffers buffers(graph, views);
   auto body = [&](KernelContext& k) {
-    MatmulEmitter(graph, out, block_m).emit(k, ops, inputs, outputs);
+    MatmulEmitter(graph, buffers, out, block_m, spill).emit(k, ops, inputs, outputs);
   };
   RegionKernel rk;
   rk.form = "matmul";
   rk.kernel = trace(name, body);
   rk.grid = {cdiv(m, block_m), cdiv(n, kBlockN), batch};
-  rk.params = inputs;
-  rk.params.insert(rk.params.end(), outputs.begin(), outputs.end());
-  rk.writes = outputs;
+  rk.params = buffers.params();
+  rk.writes = buffers.writes();
   rk.op_ids = ops;
   rk.decision = "tiles of " + std::to_string(block_m) + " x " + std::to_string(kBlockN) + " over " +
                 shape_str(out) + ", K in steps of " + std::to_string(kBlockK);
+  if (spill)
+    rk.decision +=
+        "; scratch-spilled: one K loop per matmul, finished results wait in "
+        "threadgroup scratch";
+  for (int v : inputs)
+    if (views.is_view(v))
+      rk.decision +=
+          "; " + graph.value(v).ref() + " read in place as " + views.of(graph, v).str(graph);
   return rk;
 }
 

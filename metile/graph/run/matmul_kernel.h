@@ -7,11 +7,16 @@
 #include <vector>
 
 #include "metile/graph/run/region_kernel.h"
+#include "metile/graph/run/views.h"
 
 namespace metile::graph {
 
-// `ops`: matmuls of one output shape and elementwise ops of that shape, topological.
-RegionKernel matmul_kernel(const Graph& graph, const std::vector<int>& ops,
-                           const std::vector<int>& inputs, const std::vector<int>& outputs);
+// `ops`: matmuls of one output shape and elementwise ops of that shape, topological. A
+// matmul operand that is a view (views.h) is read through its strides. `spill`: the
+// low-register (scratch-spilled) schedule: matmuls of one inner size reduce one after another
+// with one accumulator, each finished result but the last waiting in threadgroup scratch.
+RegionKernel matmul_kernel(const Graph& graph, const ViewPlan& views, const std::vector<int>& ops,
+                           const std::vector<int>& inputs, const std::vector<int>& outputs,
+                           bool spill = false);
 
 }  // namespace metile::graph

@@ -54,6 +54,12 @@ Value emit_elementwise(const Op& op, const std::vector<Value>& in, const TilePos
       return exp(in[0]);
     case OpKind::Silu:
       return silu(in[0]);
+    case OpKind::Cast: {
+      // Rounded to the target dtype here, where the unfused graph rounds, then computed on.
+      auto target = static_cast<graph::DType>(op.int_attr("dtype"));
+      Value rounded = in[0].to(storage_dtype(target));
+      return rounded.to(compute_dtype(target));
+    }
     case OpKind::CausalMask: {
       auto keep = position.column <= position.row;
       return where(keep, in[0], -kInfinity);
@@ -65,6 +71,12 @@ Value emit_elementwise(const Op& op, const std::vector<Value>& in, const TilePos
     case OpKind::Mean:
     case OpKind::Matmul:
     case OpKind::Transpose:
+    case OpKind::Reshape:
+    case OpKind::Slice:
+    case OpKind::Concat:
+    case OpKind::Rotary:
+    case OpKind::Embedding:
+    case OpKind::CacheUpdate:
     case OpKind::FlashAttention:
       break;
   }
@@ -103,9 +115,16 @@ Value emit_row_op(const Op& op, const std::vector<Value>& in, const Value& in_ro
     case OpKind::Scale:
     case OpKind::Exp:
     case OpKind::Silu:
+    case OpKind::Cast:
     case OpKind::CausalMask:
     case OpKind::Matmul:
     case OpKind::Transpose:
+    case OpKind::Reshape:
+    case OpKind::Slice:
+    case OpKind::Concat:
+    case OpKind::Rotary:
+    case OpKind::Embedding:
+    case OpKind::CacheUpdate:
     case OpKind::FlashAttention:
       break;
   }

@@ -5,9 +5,14 @@
 #include <set>
 
 #include "metile/graph/run/attention_kernel.h"
+#include "metile/graph/run/copy_kernel.h"
+#include "metile/graph/run/gather_kernels.h"
 #include "metile/graph/run/matmul_kernel.h"
+#include "metile/graph/run/rotary_kernel.h"
 #include "metile/graph/run/row_kernel.h"
 #include "metile/graph/run/transpose_kernel.h"
+#include "metile/graph/run/views.h"
+#include "metile/support/errors.h"
 
 namespace metile::graph {
 
@@ -57,27 +62,86 @@ std::string param_name(const Graph& graph, int value) {
   return info.producer < 0 ? info.name : "v" + info.name;
 }
 
-std::vector<RegionKernel> lower_region(const FusionPlan& plan, const FusedRegion& region) {
+namespace {
+// The kernels of an Opaque op, which runs alone (fusion rule 1).
+std::vector<RegionKernel> opaque_kernels(const Graph& graph, const ViewPlan& views, int id) {
+  const Op& op = graph.op(id);
+  switch (op.kind) {
+    case OpKind::FlashAttention:
+      return {attention_kernel(graph, views, id)};
+    case OpKind::Transpose:
+      if (views.view_ops.count(id)) return {};
+      // The tiled transpose writes and reads rows; other axes, or a strided input, copy.
+      if (!op.attrs.count("axis0") && !views.is_view(op.inputs[0]))
+        return {transpose_kernel(graph, id)};
+      return copy_kernels(graph, views, id);
+    case OpKind::Reshape:
+    case OpKind::Slice:
+      if (views.view_ops.count(id)) return {};
+      return copy_kernels(graph, views, id);
+    case OpKind::Concat:
+      return copy_kernels(graph, views, id);
+    case OpKind::Rotary:
+      return {rotary_kernel(graph, views, id)};
+    case OpKind::Embedding:
+      return {embedding_kernel(graph, views, id)};
+    case OpKind::CacheUpdate:
+      return {cache_update_kernel(graph, views, id)};
+    case OpKind::Add:
+    case OpKind::Subtract:
+    case OpKind::Multiply:
+    case OpKind::Divide:
+    case OpKind::Scale:
+    case OpKind::Exp:
+    case OpKind::Silu:
+    case OpKind::Cast:
+    case OpKind::CausalMask:
+    case OpKind::RmsNorm:
+    case OpKind::Softmax:
+    case OpKind::Sum:
+    case OpKind::Max:
+    case OpKind::Mean:
+    case OpKind::Matmul:
+      break;
+  }
+  throw InternalError("opaque_kernels: " + op_label(graph, id) + " is not opaque");
+}
+}  // namespace
+
+std::vector<RegionKernel> lower_region(const FusionPlan& plan, const ViewPlan& views,
+                                       const FusedRegion& region, const std::string& schedule) {
   const Graph& graph = plan.graph;
   std::vector<RegionKernel> kernels;
-  bool has_matmul = false;
+  bool has_matmul = false, opaque = false;
   for (int id : region.op_ids) {
     OpKind kind = graph.op(id).kind;
-    if (kind == OpKind::FlashAttention) kernels.push_back(attention_kernel(graph, id));
-    if (kind == OpKind::Transpose) kernels.push_back(transpose_kernel(graph, id));
+    if (fusion_class(kind) == FusionClass::Opaque) {
+      opaque = true;
+      for (RegionKernel& k : opaque_kernels(graph, views, id)) kernels.push_back(std::move(k));
+    }
     has_matmul = has_matmul || kind == OpKind::Matmul;
   }
-  // Opaque ops (flash_attention, transpose) run alone (fusion rule 1).
-  if (kernels.empty() && has_matmul) {
+  if (!opaque && has_matmul) {
+    std::string chosen = schedule.empty() ? region.schedule : schedule;
+    if (!chosen.empty() && chosen != "register-fused" && chosen != "scratch-spilled")
+      throw UserError("graph executor: schedule '" + chosen +
+                      "' is neither 'register-fused' nor 'scratch-spilled'");
+    // The scratch-spilled schedule is the gate/up stage's, of a parallel_epilogue region.
+    bool spill = region.rule == "parallel_epilogue" && chosen == "scratch-spilled";
     std::vector<Stage> stages = matmul_stages(graph, region);
     for (size_t s = 0; s < stages.size(); ++s) {
-      kernels.push_back(matmul_kernel(graph, stages[s].ops, stages[s].inputs, stages[s].outputs));
+      kernels.push_back(matmul_kernel(graph, views, stages[s].ops, stages[s].inputs,
+                                      stages[s].outputs, spill && s == 0));
       if (stages.size() > 1)
         kernels.back().decision += "; stage " + std::to_string(s + 1) + " of " +
                                    std::to_string(stages.size()) +
                                    " (a matmul reads the previous stage's result)";
     }
-  } else if (kernels.empty()) {
+  } else if (!opaque) {
+    for (int v : region.inputs)
+      if (views.is_view(v))
+        throw InternalError("lower_region: the row region " + std::to_string(region.id) +
+                            " reads the view " + graph.value(v).ref());
     kernels.push_back(row_kernel(graph, region.op_ids, region.inputs, region.outputs));
   }
   for (RegionKernel& k : kernels) k.region = region.id;

@@ -13,10 +13,16 @@
 #include "metile/ir/ir.h"
 
 namespace metile::graph {
+struct ViewPlan;
+}
+
+namespace metile::graph {
 
 struct RegionKernel {
   int region = -1;
-  std::string form;      // "row", "matmul", "flash_attention", "transpose"
+  // "row", "matmul", "flash_attention", "transpose", "copy", "rotary", "embedding",
+  // "cache_update"
+  std::string form;
   std::string decision;  // how it was lowered, for explain(): "one row of 2048 per program"
   ir::Kernel kernel;
   std::array<int64_t, 3> grid{1, 1, 1};
@@ -27,8 +33,11 @@ struct RegionKernel {
 
 // The kernels of one region, in launch order: one, or several for a region whose matmul
 // consumes another matmul of the region (the SwiGLU block: gate/up with the epilogue, then
-// the down projection). UserError "not supported" for a region no emitter can lower.
-std::vector<RegionKernel> lower_region(const FusionPlan& plan, const FusedRegion& region);
+// the down projection); none for a view op that `views` makes a view. A parallel_epilogue
+// region follows `schedule` ("register-fused" or "scratch-spilled"; empty: the plan's choice,
+// region.schedule). UserError "not supported" for a region no emitter can lower.
+std::vector<RegionKernel> lower_region(const FusionPlan& plan, const ViewPlan& views,
+                                       const FusedRegion& region, const std::string& schedule = "");
 
 // A kernel parameter name for a graph value: the input's name, or "v3" for op results.
 std::string param_name(const Graph& graph, int value);
