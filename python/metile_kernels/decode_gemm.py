@@ -1,0 +1,467 @@
+"""Decode-shaped matmul (M = 1-16): output [M, N] = epilogue(x [M, K] @ weight [K, N]).
+
+At decode batch sizes a matmul is a read of the weights, so the kernels here are shaped to
+stream them at memory bandwidth on every SM rather than to feed the matrix units:
+
+- ``gemv``: one activation row and BLOCK_N output columns a program; each K step loads a
+  [BLOCK_K, BLOCK_N] weight tile (rows of BLOCK_N contiguous elements, which the compiler's
+  vector grouping turns into 16-byte loads), multiplies it elementwise in f32 by the row's
+  BLOCK_K activations and accumulates in a [BLOCK_K, BLOCK_N] f32 tile; the K axis is summed
+  across the threads (warp shuffles and one threadgroup exchange) once, at the end. Programs of
+  one column block and consecutive rows are neighbours in the grid, so they share the weights
+  in the cache.
+- ``split_k``: BLOCK_M (16) rows and BLOCK_N columns a program, ``metile.dot`` over one K chunk.
+
+Both split K over the grid's third axis so that every SM has work (N / BLOCK_N column blocks
+alone give 16-64 programs at N = 4096). A split's partial sums are reduced by one of:
+
+- ``"atomic"``: f32 ``atomic_add`` into a zeroed [M, N] workspace;
+- ``"two_pass"``: each split stores its [M, N] f32 slice of a [splits, M, N] workspace, and
+  the second pass sums the slices in a fixed order (deterministic).
+
+In both the bias, activation and residual are applied once, by ``finish``, to the reduced sum
+(never to a partial), which rounds once to the output dtype. With one split the first kernel
+applies the epilogue itself and there is no workspace and no second kernel.
+
+The epilogue is ``activation(acc + bias) + residual``: bias [N], activation one of
+``ACTIVATIONS``, residual [M, N]; each optional. x, weight, bias and residual share one dtype
+(f16, bf16 or f32), the output is x's dtype. Any shape is exact: loads read 0 past the edges of
+x and weight and stores never write past those of the output (ragged N and K included).
+
+``plan(rows, columns, inner, dtype)`` picks the strategy, the blocks and the split count and
+says why; ``decode_matmul`` runs a plan; ``candidates`` gives the strategies as metile.select
+candidates, so the guarded runtime measures them against the framework's matmul on the device
+(the GPU decides between atomics and two passes); ``linear`` is that selector.
+"""
+
+import metile
+
+DECODE_ROWS = 16  # up to this many rows the decode strategies apply
+ACTIVATIONS = (None, "relu", "silu", "gelu_tanh")
+REDUCTIONS = ("atomic", "two_pass")
+STRATEGIES = ("gemv", "split_k")
+_DTYPES = ("f16", "bf16", "f32")
+
+
+def _activate(value, ACTIVATION):
+    """ACTIVATION of an f32 tile (traced inside a kernel)."""
+    if ACTIVATION is None:
+        return value
+    if ACTIVATION == "relu":
+        return metile.maximum(value, 0.0)
+    if ACTIVATION == "silu":
+        return value / (1.0 + metile.exp(-value))
+    if ACTIVATION == "gelu_tanh":
+        inner = 0.7978845608028654 * (value + 0.044715 * value * value * value)
+        return 0.5 * value * (1.0 + metile.tanh(inner))
+    raise ValueError(f"decode_gemm: activation must be one of {ACTIVATIONS}, got {ACTIVATION!r}")
+
+
+def _epilogue(value, bias, residual, rows, columns, row, column, ACTIVATION):
+    """activation(value + bias) + residual in f32 at (row, column) (traced inside a kernel)."""
+    if bias is not None:
+        b = metile.tensor(bias, shape=(columns,), access="read")
+        value = value + b.load((column,)).to("f32")
+    value = _activate(value, ACTIVATION)
+    if residual is not None:
+        r = metile.tensor(residual, shape=(rows, columns), access="read")
+        value = value + r.load((row, column)).to("f32")
+    return value
+
+
+def _finish_or_reduce(total, bias, residual, output, partials, rows, columns, row, column, split,
+                      ACTIVATION, REDUCE):
+    """The end of a split: the epilogue and the store when there is one split (REDUCE None),
+    else the partial sum into the workspace (traced inside a kernel)."""
+    if REDUCE is None:
+        value = _epilogue(total, bias, residual, rows, columns, row, column, ACTIVATION)
+        c = metile.tensor(output, shape=(rows, columns), access="write")
+        c.store((row, column), value)
+    elif REDUCE == "atomic":
+        inside = (row < rows) & (column < columns)
+        metile.atomic_add(partials + row * columns + column, total, mask=inside)
+    elif REDUCE == "two_pass":
+        p = metile.tensor(partials, shape=(metile.num_programs(2) * rows, columns),
+                          access="write")
+        p.store((split * rows + row, column), total)
+    else:
+        raise ValueError(f"decode_gemm: REDUCE must be None or one of {REDUCTIONS}, got "
+                         f"{REDUCE!r}")
+
+
+@metile.kernel
+def gemv(x, weight, bias, residual, output, partials, rows, columns, inner, chunk,
+         ACTIVATION: metile.constexpr, REDUCE: metile.constexpr, BLOCK_N: metile.constexpr,
+         BLOCK_K: metile.constexpr):
+    """Grid (rows, cdiv(columns, BLOCK_N), splits): row program_id(0)'s BLOCK_N columns over
+    K chunk program_id(2) (``chunk`` elements, a multiple of BLOCK_K)."""
+    a = metile.tensor(x, shape=(rows, inner), access="read")
+    w = metile.tensor(weight, shape=(inner, columns), access="read")
+    row = metile.program_id(0)
+    column = metile.program_id(1) * BLOCK_N + metile.arange(0, BLOCK_N)
+    split = metile.program_id(2)
+    ks = metile.arange(0, BLOCK_K)
+    acc = metile.zeros((BLOCK_K, BLOCK_N), dtype="f32")
+    for k in metile.tile_range(split * chunk, split * chunk + chunk, BLOCK_K):
+        xk = a.load((row, k + ks)).to("f32")
+        acc += w.load(((k + ks)[:, None], column[None, :])).to("f32") * xk[:, None]
+    total = metile.sum(acc, axis=0)
+    _finish_or_reduce(total, bias, residual, output, partials, rows, columns, row, column, split,
+                      ACTIVATION, REDUCE)
+
+
+@metile.kernel
+def split_k(x, weight, bias, residual, output, partials, rows, columns, inner, chunk,
+            ACTIVATION: metile.constexpr, REDUCE: metile.constexpr, BLOCK_M: metile.constexpr,
+            BLOCK_N: metile.constexpr, BLOCK_K: metile.constexpr):
+    """Grid (cdiv(rows, BLOCK_M), cdiv(columns, BLOCK_N), splits): the [BLOCK_M, BLOCK_N] tile
+    of x @ weight over K chunk program_id(2), by ``metile.dot``."""
+    a = metile.tensor(x, shape=(rows, inner), access="read")
+    b = metile.tensor(weight, shape=(inner, columns), access="read")
+    row = metile.program_id(0) * BLOCK_M + metile.arange(0, BLOCK_M)
+    column = metile.program_id(1) * BLOCK_N + metile.arange(0, BLOCK_N)
+    split = metile.program_id(2)
+    ks = metile.arange(0, BLOCK_K)
+    acc = metile.zeros((BLOCK_M, BLOCK_N), dtype="f32")
+    for k in metile.tile_range(split * chunk, split * chunk + chunk, BLOCK_K):
+        acc = metile.dot(a.load((row[:, None], (k + ks)[None, :])),
+                         b.load(((k + ks)[:, None], column[None, :])), acc)
+    _finish_or_reduce(acc, bias, residual, output, partials, rows, columns, row[:, None],
+                      column[None, :], split, ACTIVATION, REDUCE)
+
+
+@metile.kernel
+def finish(partials, bias, residual, output, rows, columns, splits, ACTIVATION: metile.constexpr,
+           BLOCK: metile.constexpr):
+    """Grid (rows, cdiv(columns, BLOCK)): the sum of the ``splits`` [rows, columns] f32 slices of
+    ``partials`` in order, then the epilogue, rounded once to the output's dtype."""
+    p = metile.tensor(partials, shape=(splits * rows, columns), access="read")
+    row = metile.program_id(0)
+    column = metile.program_id(1) * BLOCK + metile.arange(0, BLOCK)
+    total = metile.zeros((BLOCK,), dtype="f32")
+    for split in metile.tile_range(0, splits, 1):
+        total += p.load((split * rows + row, column))
+    value = _epilogue(total, bias, residual, rows, columns, row, column, ACTIVATION)
+    c = metile.tensor(output, shape=(rows, columns), access="write")
+    c.store((row, column), value)
+
+
+def _processors():
+    """Programs that run at once, roughly: the GPU's SMs on the cuda device (132 on the H200),
+    else a small number (the host emulator's worker pool)."""
+    if metile.device() == "cuda":
+        import torch
+
+        return torch.cuda.get_device_properties(torch.cuda.current_device()).multi_processor_count
+    return 4
+
+
+def blocks(strategy, dtype):
+    """The (BLOCK_M, BLOCK_N, BLOCK_K) of ``strategy`` for the default device (BLOCK_M is 1 for
+    gemv: one row a program). On the cuda device gemv's K step reads BLOCK_N * BLOCK_K weights
+    as rows of 128 bytes (eight 16-byte vectors); split_k's tile is the smallest mma.sync
+    shape, 16 rows."""
+    wide = 64 if dtype in ("f16", "bf16") else 32  # 128 bytes of a weight row
+    if metile.device() == "cuda":
+        return (1, wide, 64) if strategy == "gemv" else (16, 64, 64)
+    return (1, 32, 32) if strategy == "gemv" else (16, 32, 16)
+
+
+def plan(rows, columns, inner, dtype, strategy=None, reduce=None, splits=None, block_n=None,
+         block_k=None):
+    """The decode plan for x [rows, inner] @ weight [inner, columns] of ``dtype``: a dict with
+    the strategy, reduction, blocks, split count and K chunk, and ``reason``, why. Unset choices
+    are made here: gemv for one or two rows (each row a program re-reads the weights, from the
+    cache for the second), split_k's dot for more (one read of the weights for all rows); the
+    splits fill every SM about four times over, and a split owns at least two K steps; the
+    reduction is two_pass unless asked (deterministic; metile.select measures atomic against
+    it on the device, ``candidates``)."""
+    if not 1 <= rows <= DECODE_ROWS:
+        raise ValueError(f"decode_gemm.plan: the decode strategies take 1 to {DECODE_ROWS} rows, "
+                         f"got {rows}; larger M is metile_kernels.gemm.matmul's")
+    if dtype not in _DTYPES:
+        raise ValueError(f"decode_gemm.plan: operands must be f16, bf16 or f32, got {dtype}")
+    if strategy not in (None,) + STRATEGIES:
+        raise ValueError(f"decode_gemm.plan: strategy must be one of {STRATEGIES}, got "
+                         f"{strategy!r}")
+    if reduce not in (None,) + REDUCTIONS:
+        raise ValueError(f"decode_gemm.plan: reduce must be one of {REDUCTIONS}, got {reduce!r}")
+    reasons = []
+    if strategy is None:
+        strategy = "gemv" if rows <= 2 else "split_k"
+        reasons.append(f"{strategy}: M = {rows} " + (
+            "<= 2, one row a program streams the weights with vector loads" if strategy == "gemv"
+            else "> 2, one dot over 16 rows reads the weights once for all of them"))
+    else:
+        reasons.append(f"{strategy}: asked")
+    block_m, default_n, default_k = blocks(strategy, dtype)
+    block_n, block_k = block_n or default_n, block_k or default_k
+    row_programs = rows if strategy == "gemv" else metile.cdiv(rows, block_m)
+    tiles = row_programs * metile.cdiv(columns, block_n)
+    steps = metile.cdiv(inner, block_k)
+    if splits is None:
+        wanted = metile.cdiv(4 * _processors(), tiles)
+        splits = max(1, min(wanted, steps // 2))
+        reasons.append(f"{tiles} output tiles for {_processors()} processors: K split {splits} "
+                       "ways" if splits > 1 else f"{tiles} output tiles fill the processors: "
+                       "K is not split")
+    elif splits < 1:
+        raise ValueError(f"decode_gemm.plan: splits must be >= 1, got {splits}")
+    chunk = metile.cdiv(steps, splits) * block_k
+    splits = metile.cdiv(inner, chunk)  # no split without K to read
+    if splits == 1:
+        reduce = None
+    elif reduce is None:
+        reduce = "two_pass"
+        reasons.append("partials reduced in a second pass (deterministic); metile.select "
+                       "measures atomics against it")
+    return {"strategy": strategy, "reduce": reduce, "BLOCK_M": block_m, "BLOCK_N": block_n,
+            "BLOCK_K": block_k, "splits": splits, "chunk": chunk, "rows": rows,
+            "columns": columns, "inner": inner, "dtype": dtype, "reason": "; ".join(reasons)}
+
+
+def _is_torch(value):
+    return type(value).__module__.split(".")[0] == "torch"
+
+
+def _workspace(like, shape, zero):
+    """An f32 array on ``like``'s device: zeros for the atomics, else uninitialised."""
+    if _is_torch(like):
+        import torch
+
+        make = torch.zeros if zero else torch.empty
+        return make(shape, dtype=torch.float32, device=like.device)
+    import numpy as np
+
+    return np.zeros(shape, np.float32)
+
+
+def _empty_output(x, rows, columns):
+    if _is_torch(x):
+        import torch
+
+        return torch.empty((rows, columns), dtype=x.dtype, device=x.device)
+    import numpy as np
+
+    return np.empty((rows, columns), dtype=np.asarray(x).dtype)
+
+
+def _shape_dtype(value, name):
+    from metile.buffer import describe
+
+    return tuple(value.shape), describe(value, name)[1]
+
+
+def check_operands(x, weight, bias=None, residual=None, activation=None):
+    """(M, N, K, dtype) of x [M, K] @ weight [K, N] after checking shapes and dtypes;
+    ValueError naming the operand and the rule otherwise."""
+    x_shape, dtype = _shape_dtype(x, "x")
+    w_shape, w_dtype = _shape_dtype(weight, "weight")
+    if len(x_shape) != 2 or len(w_shape) != 2:
+        raise ValueError(f"decode_matmul: x and weight must be 2-D, got shapes {x_shape} and "
+                         f"{w_shape}")
+    if x_shape[1] != w_shape[0]:
+        raise ValueError(f"decode_matmul: x [M, K] and weight [K, N] disagree on K: {x_shape} "
+                         f"and {w_shape}")
+    rows, inner, columns = x_shape[0], x_shape[1], w_shape[1]
+    operands = [("weight", w_dtype)]
+    if bias is not None:
+        b_shape, b_dtype = _shape_dtype(bias, "bias")
+        if b_shape != (columns,):
+            raise ValueError(f"decode_matmul: bias must have shape [N] = [{columns}], got "
+                             f"{b_shape}")
+        operands.append(("bias", b_dtype))
+    if residual is not None:
+        r_shape, r_dtype = _shape_dtype(residual, "residual")
+        if r_shape != (rows, columns):
+            raise ValueError(f"decode_matmul: residual must have shape [M, N] = [{rows}, "
+                             f"{columns}], got {r_shape}")
+        operands.append(("residual", r_dtype))
+    for name, other in operands:
+        if other != dtype:
+            raise ValueError(f"decode_matmul: {name} must have x's dtype {dtype}, got {other}")
+    if activation not in ACTIVATIONS:
+        raise ValueError(f"decode_matmul: activation must be one of {ACTIVATIONS}, got "
+                         f"{activation!r}")
+    return rows, columns, inner, dtype
+
+
+_FINISH_BLOCK = 256
+
+
+def _launches(p, x, weight, bias, residual, activation, output, partials):
+    """(kernel, grid, args, constexprs) of each launch of plan ``p``, in order."""
+    rows, columns, inner = p["rows"], p["columns"], p["inner"]
+    reduce, splits = p["reduce"], p["splits"]
+    common = dict(ACTIVATION=activation, REDUCE=reduce, BLOCK_N=p["BLOCK_N"],
+                  BLOCK_K=p["BLOCK_K"])
+    args = (x, weight, bias, residual, output, partials, rows, columns, inner, p["chunk"])
+    column_blocks = metile.cdiv(columns, p["BLOCK_N"])
+    if p["strategy"] == "gemv":
+        launches = [(gemv, (rows, column_blocks, splits), args, common)]
+    else:
+        launches = [(split_k, (metile.cdiv(rows, p["BLOCK_M"]), column_blocks, splits), args,
+                     dict(common, BLOCK_M=p["BLOCK_M"]))]
+    if reduce is not None:
+        slices = splits if reduce == "two_pass" else 1
+        launches.append((finish, (rows, metile.cdiv(columns, _FINISH_BLOCK)),
+                         (partials, bias, residual, output, rows, columns, slices),
+                         dict(ACTIVATION=activation, BLOCK=_FINISH_BLOCK)))
+    return launches
+
+
+def _partials(p, x):
+    if p["reduce"] is None:
+        return None
+    slices = p["splits"] if p["reduce"] == "two_pass" else 1
+    return _workspace(x, (slices, p["rows"], p["columns"]), zero=p["reduce"] == "atomic")
+
+
+def run_plan(p, x, weight, bias=None, residual=None, activation=None, out=None):
+    """Launches plan ``p`` (``plan``'s dict) and returns the output."""
+    output = _empty_output(x, p["rows"], p["columns"]) if out is None else out
+    partials = _partials(p, x)
+    for kernel, grid, args, constexprs in _launches(p, x, weight, bias, residual, activation,
+                                                    output, partials):
+        kernel[grid](*args, **constexprs)
+    return output
+
+
+class DecodeDispatch:
+    """Plan ``p``'s launches prepared once for fixed operands (``prepare``): calling it runs
+    them (zeroing the atomics' workspace first) and returns ``output``; ``explain()`` gives the
+    plan, why, and each launch's schedule plan."""
+
+    def __init__(self, p, x, weight, bias, residual, activation, output):
+        self.plan, self.output = p, output
+        self._partials = _partials(p, x)
+        self._dispatches = [
+            kernel[grid].prepare(*args, **constexprs)
+            for kernel, grid, args, constexprs in _launches(p, x, weight, bias, residual,
+                                                            activation, output, self._partials)]
+
+    def __call__(self):
+        if self.plan["reduce"] == "atomic":
+            if _is_torch(self._partials):
+                self._partials.zero_()
+            else:
+                self._partials.fill(0)
+        for dispatch in self._dispatches:
+            dispatch()
+        return self.output
+
+    def explain(self):
+        """The plan (strategy, reduction, blocks, splits and the reason) and, per launch, its
+        kernel's schedule plan, as a dict."""
+        return dict(self.plan, launches=[
+            {"kernel": d.kernel_name,
+             "schedule_plan": d.schedule_plan} for d in self._dispatches])
+
+
+def prepare(x, weight, bias=None, residual=None, activation=None, out=None, **choices):
+    """A DecodeDispatch of ``decode_matmul``'s launches for these operands (``plan``'s keyword
+    choices apply): the launch arguments are bound once, as kernel[grid].prepare does."""
+    rows, columns, inner, dtype = check_operands(x, weight, bias, residual, activation)
+    p = plan(rows, columns, inner, dtype, **choices)
+    output = _empty_output(x, rows, columns) if out is None else out
+    return DecodeDispatch(p, x, weight, bias, residual, activation, output)
+
+
+def decode_matmul(x, weight, bias=None, residual=None, activation=None, out=None, **choices):
+    """epilogue(x [M, K] @ weight [K, N]) for M = 1-16 by ``plan`` (its keyword choices:
+    strategy, reduce, splits, block_n, block_k): numpy arrays, or torch CUDA tensors on the
+    cuda device. The output has x's dtype unless ``out`` is given."""
+    rows, columns, inner, dtype = check_operands(x, weight, bias, residual, activation)
+    p = plan(rows, columns, inner, dtype, **choices)
+    return run_plan(p, x, weight, bias, residual, activation, out)
+
+
+def candidates(rows, columns, inner, dtype, activation=None):
+    """metile.select candidates for these operands, each taking (x, weight, bias, residual):
+    the plan's strategy with each reduction, and the other strategy with its planned one, so
+    the device measures gemv against split_k and atomics against two passes."""
+    chosen = plan(rows, columns, inner, dtype)
+    choices = []
+    for strategy in STRATEGIES:
+        p = plan(rows, columns, inner, dtype, strategy=strategy)
+        reductions = REDUCTIONS if p["reduce"] is not None else (None,)
+        if strategy != chosen["strategy"]:
+            reductions = reductions[:1] if p["reduce"] is None else ("atomic",)
+        for reduce in reductions:
+            choices.append(p if reduce is None else
+                           plan(rows, columns, inner, dtype, strategy=strategy, reduce=reduce))
+    result = []
+    for p in choices:
+        def run(x, weight, bias=None, residual=None, p=p):
+            return run_plan(p, x, weight, bias, residual, activation)
+
+        name = (f"decode_gemm.{p['strategy']}[{p['reduce'] or 'one split'}, splits={p['splits']}"
+                f", {p['BLOCK_M']}x{p['BLOCK_N']}x{p['BLOCK_K']}]")
+        result.append(metile.tune.Candidate(run, name))
+    return result
+
+
+def _native_matmul(activation):
+    """The framework's operation: torch on torch tensors, numpy (f32 math) otherwise."""
+
+    def native(x, weight, bias=None, residual=None):
+        if _is_torch(x):
+            import torch
+
+            value = torch.matmul(x, weight)
+            if bias is not None:
+                value = value + bias
+            value = {None: lambda v: v, "relu": torch.relu, "silu": torch.nn.functional.silu,
+                     "gelu_tanh": lambda v: torch.nn.functional.gelu(v, approximate="tanh")}[
+                activation](value)
+            return value if residual is None else value + residual
+        return reference(x, weight, bias, residual, activation)
+
+    return native
+
+
+def reference(x, weight, bias=None, residual=None, activation=None):
+    """numpy: activation(x @ weight + bias) + residual in f32, rounded once to x's dtype."""
+    import numpy as np
+
+    x = np.asarray(x)
+    value = x.astype(np.float32) @ np.asarray(weight).astype(np.float32)
+    if bias is not None:
+        value = value + np.asarray(bias).astype(np.float32)
+    if activation == "relu":
+        value = np.maximum(value, 0.0)
+    elif activation == "silu":
+        value = value / (1.0 + np.exp(-value))
+    elif activation == "gelu_tanh":
+        value = 0.5 * value * (1.0 + np.tanh(0.7978845608028654 *
+                                             (value + 0.044715 * value ** 3)))
+    if residual is not None:
+        value = value + np.asarray(residual).astype(np.float32)
+    return value.astype(x.dtype)
+
+
+_SELECTORS = {}
+
+
+def linear(x, weight, bias=None, residual=None, activation=None, persist=True):
+    """The guarded decode matmul: the first call for a shape gates every ``candidates`` entry
+    against the framework's matmul and runs the fastest correct one by measured headroom (or
+    the framework); ``linear.selector(activation).explain()`` says which and why."""
+    rows, columns, inner, dtype = check_operands(x, weight, bias, residual, activation)
+    key = (rows, columns, inner, dtype, activation, persist)
+    if key not in _SELECTORS:
+        _SELECTORS[key] = metile.select(
+            native=_native_matmul(activation),
+            candidates=candidates(rows, columns, inner, dtype, activation),
+            family=f"decode_matmul[{activation or 'none'}]", persist=persist)
+    return _SELECTORS[key](x, weight, bias, residual)
+
+
+def selector(rows, columns, inner, dtype, activation=None, persist=True):
+    """The metile.select object ``linear`` uses for these operands (its ``explain()``)."""
+    return _SELECTORS[(rows, columns, inner, dtype, activation, persist)]
+
+
+__all__ = ["gemv", "split_k", "finish", "plan", "run_plan", "prepare", "DecodeDispatch", "decode_matmul", "candidates",
+           "linear", "selector", "reference", "check_operands", "ACTIVATIONS", "REDUCTIONS",
+           "STRATEGIES", "DECODE_ROWS"]
