@@ -92,21 +92,26 @@ def _finish_or_reduce(total, bias, residual, output, partials, rows, columns, ro
 @metile.kernel
 def gemv(x, weight, bias, residual, output, partials, rows, columns, inner, chunk,
          ACTIVATION: metile.constexpr, REDUCE: metile.constexpr, BLOCK_N: metile.constexpr,
-         BLOCK_K: metile.constexpr):
+         UNROLL: metile.constexpr, EVEN_N: metile.constexpr):
     """Grid (rows, cdiv(columns, BLOCK_N), splits): row program_id(0)'s BLOCK_N columns over
-    K chunk program_id(2) (``chunk`` elements, a multiple of BLOCK_K)."""
-    a = metile.tensor(x, shape=(rows, inner), access="read")
-    w = metile.tensor(weight, shape=(inner, columns), access="read")
+    K chunk program_id(2) (``chunk`` rows, a multiple of UNROLL). Every tile is 1-D and no
+    value moves between threads, so the compiler gives each thread runs of adjacent columns
+    (docs/lowering.md, "Ownership") and reads each run of a weight row as one 16-byte vector;
+    a K step reads UNROLL rows, their loads independent of each other."""
     row = metile.program_id(0)
     column = metile.program_id(1) * BLOCK_N + metile.arange(0, BLOCK_N)
+    inside = None if EVEN_N else column < columns
     split = metile.program_id(2)
-    ks = metile.arange(0, BLOCK_K)
-    acc = metile.zeros((BLOCK_K, BLOCK_N), dtype="f32")
-    for k in metile.tile_range(split * chunk, split * chunk + chunk, BLOCK_K):
-        xk = a.load((row, k + ks)).to("f32")
-        acc += w.load(((k + ks)[:, None], column[None, :])).to("f32") * xk[:, None]
-    total = metile.sum(acc, axis=0)
-    _finish_or_reduce(total, bias, residual, output, partials, rows, columns, row, column, split,
+    acc = metile.zeros((BLOCK_N,), dtype="f32")
+    for k in metile.tile_range(split * chunk, split * chunk + chunk, UNROLL):
+        for j in metile.static_range(UNROLL):
+            # Past K the loads read row K - 1 and the activation counts as 0: no load has a
+            # mask that changes with K, so none waits behind a branch.
+            clamped = metile.minimum(k + j, inner - 1)
+            xk = metile.load(x + row * inner + clamped).to("f32")
+            w = metile.load(weight + clamped * columns + column, mask=inside)
+            acc += w.to("f32") * metile.where(k + j < inner, xk, 0.0)
+    _finish_or_reduce(acc, bias, residual, output, partials, rows, columns, row, column, split,
                       ACTIVATION, REDUCE)
 
 
@@ -157,14 +162,16 @@ def _processors():
 
 
 def blocks(strategy, dtype):
-    """The (BLOCK_M, BLOCK_N, BLOCK_K) of ``strategy`` for the default device (BLOCK_M is 1 for
-    gemv: one row a program). On the cuda device gemv's K step reads BLOCK_N * BLOCK_K weights
-    as rows of 128 bytes (eight 16-byte vectors); split_k's tile is the smallest mma.sync
-    shape, 16 rows."""
-    wide = 64 if dtype in ("f16", "bf16") else 32  # 128 bytes of a weight row
-    if metile.device() == "cuda":
-        return (1, wide, 64) if strategy == "gemv" else (16, 64, 64)
-    return (1, 32, 32) if strategy == "gemv" else (16, 32, 16)
+    """The blocks of ``strategy`` for operands of ``dtype`` on the default device, a dict:
+    BLOCK_M (1 for gemv: one row a program), BLOCK_N, BLOCK_K (K rows a step). gemv's BLOCK_N
+    columns are 64 threads' 16-byte vectors on the cuda device (512 16-bit or 256 f32
+    columns) and a step reads 8 weight rows; split_k's tile is 16 rows (mma.sync's) by 64
+    columns by 64. The host emulator's blocks are small (it runs every thread)."""
+    cuda = metile.device() == "cuda"
+    if strategy == "gemv":
+        return {"BLOCK_M": 1, "BLOCK_N": (512 if dtype != "f32" else 256) if cuda else 32,
+                "BLOCK_K": 8 if cuda else 4}
+    return {"BLOCK_M": 16, "BLOCK_N": 64 if cuda else 32, "BLOCK_K": 64 if cuda else 16}
 
 
 def plan(rows, columns, inner, dtype, strategy=None, reduce=None, splits=None, block_n=None,
@@ -194,8 +201,10 @@ def plan(rows, columns, inner, dtype, strategy=None, reduce=None, splits=None, b
             else "> 2, one dot over 16 rows reads the weights once for all of them"))
     else:
         reasons.append(f"{strategy}: asked")
-    block_m, default_n, default_k = blocks(strategy, dtype)
-    block_n, block_k = block_n or default_n, block_k or default_k
+    chosen = blocks(strategy, dtype)
+    chosen = dict(chosen, BLOCK_N=block_n or chosen["BLOCK_N"],
+                  BLOCK_K=block_k or chosen["BLOCK_K"])
+    block_m, block_n, block_k = chosen["BLOCK_M"], chosen["BLOCK_N"], chosen["BLOCK_K"]
     row_programs = rows if strategy == "gemv" else metile.cdiv(rows, block_m)
     tiles = row_programs * metile.cdiv(columns, block_n)
     steps = metile.cdiv(inner, block_k)
@@ -293,15 +302,15 @@ def _launches(p, x, weight, bias, residual, activation, output, partials):
     """(kernel, grid, args, constexprs) of each launch of plan ``p``, in order."""
     rows, columns, inner = p["rows"], p["columns"], p["inner"]
     reduce, splits = p["reduce"], p["splits"]
-    common = dict(ACTIVATION=activation, REDUCE=reduce, BLOCK_N=p["BLOCK_N"],
-                  BLOCK_K=p["BLOCK_K"])
+    common = dict(ACTIVATION=activation, REDUCE=reduce, BLOCK_N=p["BLOCK_N"])
     args = (x, weight, bias, residual, output, partials, rows, columns, inner, p["chunk"])
     column_blocks = metile.cdiv(columns, p["BLOCK_N"])
     if p["strategy"] == "gemv":
-        launches = [(gemv, (rows, column_blocks, splits), args, common)]
+        launches = [(gemv, (rows, column_blocks, splits), args,
+                     dict(common, UNROLL=p["BLOCK_K"], EVEN_N=columns % p["BLOCK_N"] == 0))]
     else:
         launches = [(split_k, (metile.cdiv(rows, p["BLOCK_M"]), column_blocks, splits), args,
-                     dict(common, BLOCK_M=p["BLOCK_M"]))]
+                     dict(common, BLOCK_M=p["BLOCK_M"], BLOCK_K=p["BLOCK_K"]))]
     if reduce is not None:
         slices = splits if reduce == "two_pass" else 1
         launches.append((finish, (rows, metile.cdiv(columns, _FINISH_BLOCK)),
