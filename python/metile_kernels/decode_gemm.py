@@ -3,13 +3,11 @@
 At decode batch sizes a matmul is a read of the weights, so the kernels here are shaped to
 stream them at memory bandwidth on every SM rather than to feed the matrix units:
 
-- ``gemv``: one activation row and BLOCK_N output columns a program; each K step loads a
-  [BLOCK_K, BLOCK_N] weight tile (rows of BLOCK_N contiguous elements, which the compiler's
-  vector grouping turns into 16-byte loads), multiplies it elementwise in f32 by the row's
-  BLOCK_K activations and accumulates in a [BLOCK_K, BLOCK_N] f32 tile; the K axis is summed
-  across the threads (warp shuffles and one threadgroup exchange) once, at the end. Programs of
-  one column block and consecutive rows are neighbours in the grid, so they share the weights
-  in the cache.
+- ``gemv``: up to four activation rows and BLOCK_N output columns a program, as 1-D tiles
+  only, so the compiler gives each thread runs of adjacent columns and reads each run of a
+  weight row as one 16-byte vector, used for every row; a K step reads UNROLL weight rows with
+  independent loads and each thread accumulates its own columns in f32 (no reduction across
+  threads).
 - ``split_k``: BLOCK_M (16) rows and BLOCK_N columns a program, ``metile.dot`` over one K chunk.
 
 Both split K over the grid's third axis so that every SM has work (N / BLOCK_N column blocks
@@ -25,8 +23,9 @@ applies the epilogue itself and there is no workspace and no second kernel.
 
 The epilogue is ``activation(acc + bias) + residual``: bias [N], activation one of
 ``ACTIVATIONS``, residual [M, N]; each optional. x, weight, bias and residual share one dtype
-(f16, bf16 or f32), the output is x's dtype. Any shape is exact: loads read 0 past the edges of
-x and weight and stores never write past those of the output (ragged N and K included).
+(f16, bf16 or f32), the output is x's dtype. Any shape is exact: elements past the edges of
+x and weight count as 0 and stores never write past those of the output (ragged N and K
+included).
 
 ``plan(rows, columns, inner, dtype)`` picks the strategy, the blocks and the split count and
 says why; ``decode_matmul`` runs a plan; ``candidates`` gives the strategies as metile.select
@@ -89,30 +88,49 @@ def _finish_or_reduce(total, bias, residual, output, partials, rows, columns, ro
                          f"{REDUCE!r}")
 
 
+def _activation_row(x, row, rows, inner, clamped, live):
+    """x[row, clamped] in f32, 0 where ``live`` is false (past K); the row is clamped into x
+    so that no load needs a mask (traced inside a kernel)."""
+    xk = metile.load(x + metile.minimum(row, rows - 1) * inner + clamped).to("f32")
+    return metile.where(live, xk, 0.0)
+
+
 @metile.kernel
 def gemv(x, weight, bias, residual, output, partials, rows, columns, inner, chunk,
          ACTIVATION: metile.constexpr, REDUCE: metile.constexpr, BLOCK_N: metile.constexpr,
-         UNROLL: metile.constexpr, EVEN_N: metile.constexpr):
-    """Grid (rows, cdiv(columns, BLOCK_N), splits): row program_id(0)'s BLOCK_N columns over
-    K chunk program_id(2) (``chunk`` rows, a multiple of UNROLL). Every tile is 1-D and no
-    value moves between threads, so the compiler gives each thread runs of adjacent columns
-    (docs/lowering.md, "Ownership") and reads each run of a weight row as one 16-byte vector;
-    a K step reads UNROLL rows, their loads independent of each other."""
-    row = metile.program_id(0)
+         UNROLL: metile.constexpr, ROWS: metile.constexpr, EVEN_N: metile.constexpr):
+    """Grid (cdiv(rows, ROWS), cdiv(columns, BLOCK_N), splits): ROWS (1, 2 or 4) activation
+    rows from program_id(0) * ROWS and BLOCK_N columns over K chunk program_id(2) (``chunk``
+    rows, a multiple of UNROLL). Every tile is 1-D and no value moves between threads, so the
+    compiler gives each thread runs of adjacent columns (docs/lowering.md, "Ownership") and
+    reads each run of a weight row as one 16-byte vector, once for the ROWS rows; a K step
+    reads UNROLL weight rows, their loads independent of each other."""
+    if ROWS not in (1, 2, 4):
+        raise ValueError(f"gemv: ROWS must be 1, 2 or 4, got {ROWS}")
+    first = metile.program_id(0) * ROWS
     column = metile.program_id(1) * BLOCK_N + metile.arange(0, BLOCK_N)
     inside = None if EVEN_N else column < columns
     split = metile.program_id(2)
-    acc = metile.zeros((BLOCK_N,), dtype="f32")
+    acc0 = metile.zeros((BLOCK_N,), dtype="f32")
+    acc1 = metile.zeros((BLOCK_N,), dtype="f32")
+    acc2 = metile.zeros((BLOCK_N,), dtype="f32")
+    acc3 = metile.zeros((BLOCK_N,), dtype="f32")
     for k in metile.tile_range(split * chunk, split * chunk + chunk, UNROLL):
         for j in metile.static_range(UNROLL):
             # Past K the loads read row K - 1 and the activation counts as 0: no load has a
             # mask that changes with K, so none waits behind a branch.
             clamped = metile.minimum(k + j, inner - 1)
-            xk = metile.load(x + row * inner + clamped).to("f32")
-            w = metile.load(weight + clamped * columns + column, mask=inside)
-            acc += w.to("f32") * metile.where(k + j < inner, xk, 0.0)
-    _finish_or_reduce(acc, bias, residual, output, partials, rows, columns, row, column, split,
-                      ACTIVATION, REDUCE)
+            live = k + j < inner
+            w = metile.load(weight + clamped * columns + column, mask=inside).to("f32")
+            acc0 += w * _activation_row(x, first, rows, inner, clamped, live)
+            if ROWS > 1:
+                acc1 += w * _activation_row(x, first + 1, rows, inner, clamped, live)
+            if ROWS > 2:
+                acc2 += w * _activation_row(x, first + 2, rows, inner, clamped, live)
+                acc3 += w * _activation_row(x, first + 3, rows, inner, clamped, live)
+    for r, acc in ((0, acc0), (1, acc1), (2, acc2), (3, acc3))[:ROWS]:
+        _finish_or_reduce(acc, bias, residual, output, partials, rows, columns, first + r,
+                          column, split, ACTIVATION, REDUCE)
 
 
 @metile.kernel
@@ -161,25 +179,27 @@ def _processors():
     return 4
 
 
-def blocks(strategy, dtype):
-    """The blocks of ``strategy`` for operands of ``dtype`` on the default device, a dict:
-    BLOCK_M (1 for gemv: one row a program), BLOCK_N, BLOCK_K (K rows a step). gemv's BLOCK_N
-    columns are 64 threads' 16-byte vectors on the cuda device (512 16-bit or 256 f32
-    columns) and a step reads 8 weight rows; split_k's tile is 16 rows (mma.sync's) by 64
-    columns by 64. The host emulator's blocks are small (it runs every thread)."""
+def blocks(strategy, dtype, rows):
+    """The blocks of ``strategy`` for ``rows`` rows of ``dtype`` on the default device, a dict:
+    BLOCK_M (gemv: rows a program, up to 4, sharing each weight load), BLOCK_N, BLOCK_K (K rows
+    a step). gemv's BLOCK_N columns are 64 threads' 16-byte vectors on the cuda device (512
+    16-bit or 256 f32 columns) and a step reads 8 weight rows; split_k's tile is 16 rows
+    (mma.sync's) by 64 columns by 64. The host emulator's blocks are small (it runs every
+    thread)."""
     cuda = metile.device() == "cuda"
     if strategy == "gemv":
-        return {"BLOCK_M": 1, "BLOCK_N": (512 if dtype != "f32" else 256) if cuda else 32,
+        return {"BLOCK_M": min(4, metile.next_power_of_2(rows)),
+                "BLOCK_N": (512 if dtype != "f32" else 256) if cuda else 32,
                 "BLOCK_K": 8 if cuda else 4}
     return {"BLOCK_M": 16, "BLOCK_N": 64 if cuda else 32, "BLOCK_K": 64 if cuda else 16}
 
 
-def plan(rows, columns, inner, dtype, strategy=None, reduce=None, splits=None, block_n=None,
-         block_k=None):
+def plan(rows, columns, inner, dtype, strategy=None, reduce=None, splits=None, block_m=None,
+         block_n=None, block_k=None):
     """The decode plan for x [rows, inner] @ weight [inner, columns] of ``dtype``: a dict with
     the strategy, reduction, blocks, split count and K chunk, and ``reason``, why. Unset choices
-    are made here: gemv for one or two rows (each row a program re-reads the weights, from the
-    cache for the second), split_k's dot for more (one read of the weights for all rows); the
+    are made here: gemv for up to four rows (one program reads a weight vector once for all of
+    them), split_k's dot for more (one read of the weights for 16 rows); the
     splits fill every SM about four times over, and a split owns at least two K steps; the
     reduction is two_pass unless asked (deterministic; metile.select measures atomic against
     it on the device, ``candidates``)."""
@@ -195,18 +215,21 @@ def plan(rows, columns, inner, dtype, strategy=None, reduce=None, splits=None, b
         raise ValueError(f"decode_gemm.plan: reduce must be one of {REDUCTIONS}, got {reduce!r}")
     reasons = []
     if strategy is None:
-        strategy = "gemv" if rows <= 2 else "split_k"
+        strategy = "gemv" if rows <= 4 else "split_k"
         reasons.append(f"{strategy}: M = {rows} " + (
-            "<= 2, one row a program streams the weights with vector loads" if strategy == "gemv"
-            else "> 2, one dot over 16 rows reads the weights once for all of them"))
+            "<= 4: the weights stream through 16-byte vector loads, each load used for every "
+            "row" if strategy == "gemv"
+            else "> 4: one dot over 16 rows reads the weights once for all of them"))
     else:
         reasons.append(f"{strategy}: asked")
-    chosen = blocks(strategy, dtype)
-    chosen = dict(chosen, BLOCK_N=block_n or chosen["BLOCK_N"],
-                  BLOCK_K=block_k or chosen["BLOCK_K"])
+    chosen = blocks(strategy, dtype, rows)
+    if block_m is not None and strategy == "gemv" and block_m not in (1, 2, 4):
+        raise ValueError(f"decode_gemm.plan: gemv's block_m (rows a program) must be 1, 2 or 4, "
+                         f"got {block_m}")
+    chosen = dict(chosen, BLOCK_M=block_m or chosen["BLOCK_M"],
+                  BLOCK_N=block_n or chosen["BLOCK_N"], BLOCK_K=block_k or chosen["BLOCK_K"])
     block_m, block_n, block_k = chosen["BLOCK_M"], chosen["BLOCK_N"], chosen["BLOCK_K"]
-    row_programs = rows if strategy == "gemv" else metile.cdiv(rows, block_m)
-    tiles = row_programs * metile.cdiv(columns, block_n)
+    tiles = metile.cdiv(rows, block_m) * metile.cdiv(columns, block_n)
     steps = metile.cdiv(inner, block_k)
     if splits is None:
         wanted = metile.cdiv(4 * _processors(), tiles)
@@ -306,8 +329,9 @@ def _launches(p, x, weight, bias, residual, activation, output, partials):
     args = (x, weight, bias, residual, output, partials, rows, columns, inner, p["chunk"])
     column_blocks = metile.cdiv(columns, p["BLOCK_N"])
     if p["strategy"] == "gemv":
-        launches = [(gemv, (rows, column_blocks, splits), args,
-                     dict(common, UNROLL=p["BLOCK_K"], EVEN_N=columns % p["BLOCK_N"] == 0))]
+        launches = [(gemv, (metile.cdiv(rows, p["BLOCK_M"]), column_blocks, splits), args,
+                     dict(common, UNROLL=p["BLOCK_K"], ROWS=p["BLOCK_M"],
+                          EVEN_N=columns % p["BLOCK_N"] == 0))]
     else:
         launches = [(split_k, (metile.cdiv(rows, p["BLOCK_M"]), column_blocks, splits), args,
                      dict(common, BLOCK_M=p["BLOCK_M"], BLOCK_K=p["BLOCK_K"]))]
@@ -378,7 +402,7 @@ def prepare(x, weight, bias=None, residual=None, activation=None, out=None, **ch
 
 def decode_matmul(x, weight, bias=None, residual=None, activation=None, out=None, **choices):
     """epilogue(x [M, K] @ weight [K, N]) for M = 1-16 by ``plan`` (its keyword choices:
-    strategy, reduce, splits, block_n, block_k): numpy arrays, or torch CUDA tensors on the
+    strategy, reduce, splits, block_m, block_n, block_k): numpy arrays, or torch CUDA tensors on the
     cuda device. The output has x's dtype unless ``out`` is given."""
     rows, columns, inner, dtype = check_operands(x, weight, bias, residual, activation)
     p = plan(rows, columns, inner, dtype, **choices)
