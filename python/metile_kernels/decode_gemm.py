@@ -78,11 +78,13 @@ def _finish_or_reduce(total, bias, residual, output, partials, rows, columns, ro
         c.store((row, column), value)
     elif REDUCE == "atomic":
         inside = (row < rows) & (column < columns)
-        metile.atomic_add(partials + row * columns + column, total, mask=inside)
+        # Relaxed: the sums are read by the next launch, which the kernel boundary orders.
+        metile.atomic_add(partials + row * columns + column, total, mask=inside, sem="relaxed")
     elif REDUCE == "two_pass":
-        p = metile.tensor(partials, shape=(metile.num_programs(2) * rows, columns),
+        # Bounded per slice: a tile's rows past M must not reach the next split's slice.
+        p = metile.tensor(partials, shape=(metile.num_programs(2), rows, columns),
                           access="write")
-        p.store((split * rows + row, column), total)
+        p.store((split, row, column), total)
     else:
         raise ValueError(f"decode_gemm: REDUCE must be None or one of {REDUCTIONS}, got "
                          f"{REDUCE!r}")
@@ -158,12 +160,12 @@ def finish(partials, bias, residual, output, rows, columns, splits, ACTIVATION: 
            BLOCK: metile.constexpr):
     """Grid (rows, cdiv(columns, BLOCK)): the sum of the ``splits`` [rows, columns] f32 slices of
     ``partials`` in order, then the epilogue, rounded once to the output's dtype."""
-    p = metile.tensor(partials, shape=(splits * rows, columns), access="read")
+    p = metile.tensor(partials, shape=(splits, rows, columns), access="read")
     row = metile.program_id(0)
     column = metile.program_id(1) * BLOCK + metile.arange(0, BLOCK)
     total = metile.zeros((BLOCK,), dtype="f32")
     for split in metile.tile_range(0, splits, 1):
-        total += p.load((split * rows + row, column))
+        total += p.load((split, row, column))
     value = _epilogue(total, bias, residual, rows, columns, row, column, ACTIVATION)
     c = metile.tensor(output, shape=(rows, columns), access="write")
     c.store((row, column), value)

@@ -66,9 +66,9 @@ def test_every_strategy_and_reduction_matches_numpy_on_ragged_shapes(strategy, r
 def test_the_issues_ragged_shape_4095_by_4097(strategy):
     rng = np.random.default_rng(2)
     x, w, _, _ = _operands(rng, 1 if strategy == "gemv" else 5, 4095, 4097, "bf16")
-    p = decode_gemm.plan(x.shape[0], 4095, 4097, "bf16", strategy=strategy)
-    assert p["splits"] > 1 and p["reduce"] == "two_pass"
-    out = decode_gemm.decode_matmul(x, w, strategy=strategy)
+    p = decode_gemm.plan(x.shape[0], 4095, 4097, "bf16", strategy=strategy, splits=3)
+    assert p["splits"] == 3 and p["reduce"] == "two_pass"
+    out = decode_gemm.decode_matmul(x, w, strategy=strategy, splits=3)
     _assert_close(out, _expected(x, w), "bf16")
 
 
@@ -98,6 +98,17 @@ def test_gemv_programs_of_one_two_or_four_rows_cover_ragged_m(block_m):
     _assert_close(out, _expected(x, w, b, r), "f32")
 
 
+@pytest.mark.parametrize("strategy", ["gemv", "split_k"])
+def test_two_pass_slices_keep_rows_past_m_out_of_the_next_split(strategy):
+    # A program's rows past M (gemv's fourth row of three, split_k's 16-row tile) are bounded
+    # by its own slice of the workspace: they once overwrote the next split's first rows.
+    rng = np.random.default_rng(8)
+    x, w, _, _ = _operands(rng, 3, 45, 97, "f32")
+    for _ in range(4):  # the programs run in parallel: a race shows in some orders only
+        out = decode_gemm.decode_matmul(x, w, strategy=strategy, reduce="two_pass", splits=4)
+        _assert_close(out, _expected(x, w), "f32")
+
+
 def test_bias_alone_and_residual_alone_in_16_bit():
     rng = np.random.default_rng(4)
     x, w, b, r = _operands(rng, 1, 64, 96, "f16", bias=True, residual=True)
@@ -107,10 +118,11 @@ def test_bias_alone_and_residual_alone_in_16_bit():
 
 
 def test_plan_picks_gemv_for_one_row_and_split_k_for_sixteen_and_says_why():
-    one = decode_gemm.plan(1, 4096, 4096, "bf16")
+    # 64 columns are one or two output tiles: too few for any device, so K is split.
+    one = decode_gemm.plan(1, 64, 4096, "bf16")
     assert one["strategy"] == "gemv" and "M = 1 <= 4" in one["reason"]
-    assert one["BLOCK_M"] == 1 and decode_gemm.plan(3, 4096, 4096, "bf16")["BLOCK_M"] == 4
-    sixteen = decode_gemm.plan(16, 4096, 4096, "bf16")
+    assert one["BLOCK_M"] == 1 and decode_gemm.plan(3, 64, 4096, "bf16")["BLOCK_M"] == 4
+    sixteen = decode_gemm.plan(16, 64, 4096, "bf16")
     assert sixteen["strategy"] == "split_k" and "reads the weights once" in sixteen["reason"]
     for p in (one, sixteen):
         assert p["splits"] > 1 and p["reduce"] == "two_pass"
@@ -119,6 +131,8 @@ def test_plan_picks_gemv_for_one_row_and_split_k_for_sixteen_and_says_why():
         assert (p["splits"] - 1) * p["chunk"] < 4096  # no split without K to read
     single = decode_gemm.plan(1, 4096, 64, "f32", splits=1)
     assert single["reduce"] is None and single["splits"] == 1
+    wide = decode_gemm.plan(16, 1 << 20, 64, "f32")  # the output tiles fill the device
+    assert wide["splits"] == 1 and "K is not split" in wide["reason"]
 
 
 def test_prepared_dispatch_explains_its_plan_and_launches():
