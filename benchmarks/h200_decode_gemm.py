@@ -2,7 +2,7 @@
 (metile_kernels.decode_gemm: gemv and split_k, their partial sums reduced by atomics or a
 second pass) against cuBLAS (torch.matmul), in one run (issue 32):
 
-    python benchmarks/h200_decode_gemm.py OUT.json [--quick] [--rounds N]
+    python benchmarks/h200_decode_gemm.py OUT.json [--quick] [--sweep] [--rounds N]
     python benchmarks/h200_decode_gemm.py OUT.json --quick --device host   # smoke check, no GPU
 
 Cases: M = 1, 2, 4, 8, 16 with (N, K) = 4096², 8192², the Llama MLP shapes (14336, 4096) and
@@ -47,6 +47,10 @@ VARIANTS = (("auto", {}),
             ("gemv_two_pass", {"strategy": "gemv", "reduce": "two_pass"}),
             ("split_k_atomic", {"strategy": "split_k", "reduce": "atomic"}),
             ("split_k_two_pass", {"strategy": "split_k", "reduce": "two_pass"}))
+# --sweep: gemv's split count halved and doubled and its K step halved and doubled, each
+# with the atomic reduction (labels; the choices are made from the case's auto plan).
+SWEEP = ("gemv_atomic_half_splits", "gemv_atomic_double_splits", "gemv_atomic_half_step",
+         "gemv_atomic_double_step")
 SHIELD_CYCLES = 2_000_000  # a 1 ms GPU sleep at 1.98 GHz while the host queues the calls
 COPY_BYTES = 2 << 30
 
@@ -94,7 +98,8 @@ def time_interleaved(torch, launches, rounds, inner):
     events = {name: [] for name in names}
     for r in range(rounds):
         for name in (names if r % 2 == 0 else names[::-1]):
-            torch.cuda._sleep(SHIELD_CYCLES)
+            if hasattr(torch.cuda, "_sleep"):  # private in torch: without it, no shield
+                torch.cuda._sleep(SHIELD_CYCLES)
             start = torch.cuda.Event(enable_timing=True)
             stop = torch.cuda.Event(enable_timing=True)
             start.record()
@@ -123,7 +128,22 @@ def copy_bandwidth(torch, rounds):
             "GBps": 2 * COPY_BYTES / (timed["median_ms"] * 1e-3) / 1e9}
 
 
-def cuda_case(torch, decode_gemm, metile, dtype, shape, rounds, l2_bytes):
+def variants(decode_gemm, dtype, shape, sweep):
+    """(label, plan choices) of every variant a case runs."""
+    chosen = list(VARIANTS)
+    if sweep:
+        m, n, k = shape
+        auto = decode_gemm.plan(m, n, k, dtype, strategy="gemv")
+        base = {"strategy": "gemv", "reduce": "atomic"}
+        chosen += [
+            (SWEEP[0], dict(base, splits=max(2, auto["splits"] // 2))),
+            (SWEEP[1], dict(base, splits=2 * auto["splits"])),
+            (SWEEP[2], dict(base, block_k=max(1, auto["BLOCK_K"] // 2))),
+            (SWEEP[3], dict(base, block_k=2 * auto["BLOCK_K"]))]
+    return chosen
+
+
+def cuda_case(torch, decode_gemm, metile, dtype, shape, rounds, l2_bytes, sweep):
     m, n, k = shape
     torch_dtype = {"bf16": torch.bfloat16, "f16": torch.float16}[dtype]
     weight_bytes = n * k * torch.tensor([], dtype=torch_dtype).element_size()
@@ -153,7 +173,7 @@ def cuda_case(torch, decode_gemm, metile, dtype, shape, rounds, l2_bytes):
                                                     out=cublas_out[i % copies])
     except Exception as e:  # recorded; the others go on
         result["failures"]["cublas"] = f"{type(e).__name__}: {e}"[:2000]
-    for name, choices in VARIANTS:
+    for name, choices in variants(decode_gemm, dtype, shape, sweep):
         try:
             dispatches = [decode_gemm.prepare(x, w, **choices) for w in weights]
             outputs[name] = dispatches[0]()
@@ -194,7 +214,7 @@ def cuda_case(torch, decode_gemm, metile, dtype, shape, rounds, l2_bytes):
 # The host device: numpy in and out, wall-clock; a smoke check of the script and the kernels.
 
 
-def host_case(decode_gemm, dtype, shape, rounds):
+def host_case(decode_gemm, dtype, shape, rounds, sweep):
     import ml_dtypes
 
     np_dtype = {"bf16": ml_dtypes.bfloat16, "f16": np.float16}[dtype]
@@ -205,7 +225,7 @@ def host_case(decode_gemm, dtype, shape, rounds):
     want = x.astype(np.float32) @ w.astype(np.float32)
     result = {"dtype": dtype, "shape": [m, n, k], "failures": {}, "errors": {}, "plans": {}}
     launches = {"numpy": lambda: x.astype(np.float32) @ w.astype(np.float32)}
-    for name, choices in VARIANTS:
+    for name, choices in variants(decode_gemm, dtype, shape, sweep):
         try:
             dispatch = decode_gemm.prepare(x, w, **choices)
             error = relative_error(dispatch(), want)
@@ -250,6 +270,8 @@ def main():
     parser.add_argument("out", help="the raw JSON results file to write")
     parser.add_argument("--quick", action="store_true", help="fewer cases and rounds")
     parser.add_argument("--rounds", type=int, default=None, help="timing rounds (ABBA)")
+    parser.add_argument("--sweep", action="store_true",
+                        help="also gemv with the split count and the K step halved and doubled")
     parser.add_argument("--device", choices=("cuda", "host"), default=None,
                         help="METILE_DEVICE for this run (host: a smoke check, no GPU)")
     args = parser.parse_args()
@@ -266,6 +288,7 @@ def main():
         import torch
     rounds = args.rounds or (4 if args.quick or host else 10)
     report = {"benchmark": "h200_decode_gemm", "issue": 32, "quick": args.quick,
+              "sweep": args.sweep,
               "rounds": rounds, "machine": machine_info(torch, metile), "cases": []}
     if not host:
         report["copy_bandwidth"] = copy_bandwidth(torch, rounds)
@@ -278,10 +301,11 @@ def main():
         print(f"[{index + 1}/{len(cases)}] {dtype} M N K = {shape} "
               f"({time.perf_counter() - started:.0f} s)", flush=True)
         if host:
-            result = host_case(decode_gemm, dtype, shape, rounds)
+            result = host_case(decode_gemm, dtype, shape, rounds, args.sweep)
             print(f"  errors {result['errors']}; failures {result['failures']}", flush=True)
         else:
-            result = cuda_case(torch, decode_gemm, metile, dtype, shape, rounds, l2_bytes)
+            result = cuda_case(torch, decode_gemm, metile, dtype, shape, rounds, l2_bytes,
+                               args.sweep)
             print(summary_line(result, copy_gbps), flush=True)
             if "select" in result:
                 print(f"  metile.select: {result['select']['winner']}", flush=True)

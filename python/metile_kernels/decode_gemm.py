@@ -497,6 +497,6 @@ def selector(rows, columns, inner, dtype, activation=None, persist=True):
     return _SELECTORS[(rows, columns, inner, dtype, activation, persist)]
 
 
-__all__ = ["gemv", "split_k", "finish", "plan", "run_plan", "prepare", "DecodeDispatch", "decode_matmul", "candidates",
-           "linear", "selector", "reference", "check_operands", "ACTIVATIONS", "REDUCTIONS",
-           "STRATEGIES", "DECODE_ROWS"]
+__all__ = ["gemv", "split_k", "finish", "plan", "run_plan", "prepare", "DecodeDispatch",
+           "decode_matmul", "candidates", "linear", "selector", "reference", "check_operands",
+           "ACTIVATIONS", "REDUCTIONS", "STRATEGIES", "DECODE_ROWS"]
