@@ -201,10 +201,11 @@ def plan(rows, columns, inner, dtype, strategy=None, reduce=None, splits=None, b
     """The decode plan for x [rows, inner] @ weight [inner, columns] of ``dtype``: a dict with
     the strategy, reduction, blocks, split count and K chunk, and ``reason``, why. Unset choices
     are made here: gemv for up to four rows (one program reads a weight vector once for all of
-    them), split_k's dot for more (one read of the weights for 16 rows); the
-    splits fill every SM about four times over, and a split owns at least two K steps; the
-    reduction is two_pass unless asked (deterministic; metile.select measures atomic against
-    it on the device, ``candidates``)."""
+    them), split_k's dot for more (one read of the weights for 16 rows); the splits give every
+    SM about eight gemv programs (of 64 threads, each with UNROLL 16-byte loads in flight) or
+    four split_k ones (256 threads), and a split owns at least two K steps; the reduction is
+    two_pass unless asked (deterministic; metile.select measures atomic against it on the
+    device, ``candidates``)."""
     if not 1 <= rows <= DECODE_ROWS:
         raise ValueError(f"decode_gemm.plan: the decode strategies take 1 to {DECODE_ROWS} rows, "
                          f"got {rows}; larger M is metile_kernels.gemm.matmul's")
@@ -234,7 +235,8 @@ def plan(rows, columns, inner, dtype, strategy=None, reduce=None, splits=None, b
     tiles = metile.cdiv(rows, block_m) * metile.cdiv(columns, block_n)
     steps = metile.cdiv(inner, block_k)
     if splits is None:
-        wanted = metile.cdiv(4 * _processors(), tiles)
+        per_processor = 8 if strategy == "gemv" else 4  # enough loads in flight to cover latency
+        wanted = metile.cdiv(per_processor * _processors(), tiles)
         splits = max(1, min(wanted, steps // 2))
         reasons.append(f"{tiles} output tiles for {_processors()} processors: K split {splits} "
                        "ways" if splits > 1 else f"{tiles} output tiles fill the processors: "
