@@ -13,7 +13,8 @@ stream them at memory bandwidth on every SM rather than to feed the matrix units
 Both split K over the grid's third axis so that every SM has work (N / BLOCK_N column blocks
 alone give 16-64 programs at N = 4096). A split's partial sums are reduced by one of:
 
-- ``"atomic"``: f32 ``atomic_add`` into a zeroed [M, N] workspace;
+- ``"atomic"``: f32 ``atomic_add`` into a zeroed [M, N] workspace, zeroed again by the second
+  pass once read;
 - ``"two_pass"``: each split stores its [M, N] f32 slice of a [splits, M, N] workspace, and
   the second pass sums the slices in a fixed order (deterministic).
 
@@ -157,15 +158,20 @@ def split_k(x, weight, bias, residual, output, partials, rows, columns, inner, c
 
 @metile.kernel
 def finish(partials, bias, residual, output, rows, columns, splits, ACTIVATION: metile.constexpr,
-           BLOCK: metile.constexpr):
+           BLOCK: metile.constexpr, ZERO: metile.constexpr = False):
     """Grid (rows, cdiv(columns, BLOCK)): the sum of the ``splits`` [rows, columns] f32 slices of
-    ``partials`` in order, then the epilogue, rounded once to the output's dtype."""
-    p = metile.tensor(partials, shape=(splits, rows, columns), access="read")
+    ``partials`` in order, then the epilogue, rounded once to the output's dtype. With ZERO
+    (the atomics' one slice) the slice is zeroed once read, ready for the next call's atomics:
+    no separate clearing launch."""
+    p = metile.tensor(partials, shape=(splits, rows, columns),
+                      access="read_write" if ZERO else "read")
     row = metile.program_id(0)
     column = metile.program_id(1) * BLOCK + metile.arange(0, BLOCK)
     total = metile.zeros((BLOCK,), dtype="f32")
     for split in metile.tile_range(0, splits, 1):
         total += p.load((split, row, column))
+    if ZERO:
+        p.store((0, row, column), metile.zeros((BLOCK,), dtype="f32"))
     value = _epilogue(total, bias, residual, rows, columns, row, column, ACTIVATION)
     c = metile.tensor(output, shape=(rows, columns), access="write")
     c.store((row, column), value)
@@ -343,7 +349,8 @@ def _launches(p, x, weight, bias, residual, activation, output, partials):
         slices = splits if reduce == "two_pass" else 1
         launches.append((finish, (rows, metile.cdiv(columns, _FINISH_BLOCK)),
                          (partials, bias, residual, output, rows, columns, slices),
-                         dict(ACTIVATION=activation, BLOCK=_FINISH_BLOCK)))
+                         dict(ACTIVATION=activation, BLOCK=_FINISH_BLOCK,
+                              ZERO=reduce == "atomic")))
     return launches
 
 
@@ -366,7 +373,7 @@ def run_plan(p, x, weight, bias=None, residual=None, activation=None, out=None):
 
 class DecodeDispatch:
     """Plan ``p``'s launches prepared once for fixed operands (``prepare``): calling it runs
-    them (zeroing the atomics' workspace first) and returns ``output``; ``explain()`` gives the
+    them and returns ``output``; ``explain()`` gives the
     plan, why, and each launch's schedule plan."""
 
     def __init__(self, p, x, weight, bias, residual, activation, output):
@@ -378,11 +385,7 @@ class DecodeDispatch:
                                                             activation, output, self._partials)]
 
     def __call__(self):
-        if self.plan["reduce"] == "atomic":
-            if _is_torch(self._partials):
-                self._partials.zero_()
-            else:
-                self._partials.fill(0)
+        # The atomics' workspace starts zeroed and finish zeroes it again after reading it.
         for dispatch in self._dispatches:
             dispatch()
         return self.output
