@@ -278,7 +278,8 @@ def _workspace(like, shape, zero):
     return np.zeros(shape, np.float32)
 
 
-def _empty_output(x, rows, columns):
+def empty_output(x, rows, columns):
+    """A [rows, columns] array of x's dtype: numpy, or torch on x's device."""
     if _is_torch(x):
         import torch
 
@@ -363,7 +364,7 @@ def _partials(p, x):
 
 def run_plan(p, x, weight, bias=None, residual=None, activation=None, out=None):
     """Launches plan ``p`` (``plan``'s dict) and returns the output."""
-    output = _empty_output(x, p["rows"], p["columns"]) if out is None else out
+    output = empty_output(x, p["rows"], p["columns"]) if out is None else out
     partials = _partials(p, x)
     for kernel, grid, args, constexprs in _launches(p, x, weight, bias, residual, activation,
                                                     output, partials):
@@ -403,7 +404,7 @@ def prepare(x, weight, bias=None, residual=None, activation=None, out=None, **ch
     choices apply): the launch arguments are bound once, as kernel[grid].prepare does."""
     rows, columns, inner, dtype = check_operands(x, weight, bias, residual, activation)
     p = plan(rows, columns, inner, dtype, **choices)
-    output = _empty_output(x, rows, columns) if out is None else out
+    output = empty_output(x, rows, columns) if out is None else out
     return DecodeDispatch(p, x, weight, bias, residual, activation, output)
 
 
@@ -504,4 +505,5 @@ def selector(rows, columns, inner, dtype, activation=None, persist=True):
 
 __all__ = ["gemv", "split_k", "finish", "plan", "run_plan", "prepare", "DecodeDispatch",
            "decode_matmul", "candidates", "linear", "selector", "reference", "check_operands",
+           "empty_output",
            "ACTIVATIONS", "REDUCTIONS", "STRATEGIES", "DECODE_ROWS"]

@@ -8,7 +8,7 @@ import ml_dtypes
 import numpy as np
 import pytest
 
-from metile_kernels import decode_gemm
+from metile_kernels import decode_gemm, gemm
 
 BF16 = ml_dtypes.bfloat16
 NUMPY = {"f16": np.float16, "bf16": BF16, "f32": np.float32}
@@ -179,3 +179,13 @@ def test_errors_name_the_operand_and_the_rule():
     with pytest.raises(ValueError, match="operands must be f16, bf16 or f32, got i32"):
         decode_gemm.plan(1, 64, 64, "i32")
 
+
+
+@pytest.mark.parametrize("rows", [1, 3, 16, 17, 40])
+def test_the_library_mm_takes_the_decode_path_up_to_sixteen_rows(rows):
+    rng = np.random.default_rng(9)
+    x, w, _, _ = _operands(rng, rows, 45, 37, "f32")
+    chosen = gemm.mm_plan(rows, 45, 37, "f32")
+    assert chosen["path"] == ("decode" if rows <= 16 else "tiled")
+    assert chosen["reason"].startswith(f"M = {rows} " + ("<=" if rows <= 16 else ">") + " 16")
+    _assert_close(gemm.mm(x, w), _expected(x, w), "f32")
