@@ -1,6 +1,6 @@
 """Decode-shaped matmul on an NVIDIA GPU (the H200): meTile's decode strategies
-(metile_kernels.decode_gemm: gemv and split_k, their partial sums reduced by atomics or a
-second pass) against cuBLAS (torch.matmul), in one run (issue 32):
+(metile_kernels.decode_gemm: gemv and split_k, their partial sums reduced by atomics, a
+second pass, or the split that finishes last) against cuBLAS (torch.matmul), in one run (issue 32):
 
     python benchmarks/h200_decode_gemm.py OUT.json [--quick] [--sweep] [--rounds N]
     python benchmarks/h200_decode_gemm.py OUT.json --quick --device host   # smoke check, no GPU
@@ -45,8 +45,10 @@ VARIANTS = (("auto", {}),
             ("gemv", {"strategy": "gemv", "splits": 1}),
             ("gemv_atomic", {"strategy": "gemv", "reduce": "atomic"}),
             ("gemv_two_pass", {"strategy": "gemv", "reduce": "two_pass"}),
+            ("gemv_last_split", {"strategy": "gemv", "reduce": "last_split"}),
             ("split_k_atomic", {"strategy": "split_k", "reduce": "atomic"}),
-            ("split_k_two_pass", {"strategy": "split_k", "reduce": "two_pass"}))
+            ("split_k_two_pass", {"strategy": "split_k", "reduce": "two_pass"}),
+            ("split_k_last_split", {"strategy": "split_k", "reduce": "last_split"}))
 # --sweep: gemv's split count halved and doubled and its K step halved and doubled, each
 # with the atomic reduction (labels; the choices are made from the case's auto plan).
 SWEEP = ("gemv_atomic_half_splits", "gemv_atomic_double_splits", "gemv_atomic_half_step",

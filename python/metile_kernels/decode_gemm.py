@@ -16,10 +16,12 @@ alone give 16-64 programs at N = 4096). A split's partial sums are reduced by on
 - ``"atomic"``: f32 ``atomic_add`` into a zeroed [M, N] workspace, zeroed again by the second
   pass once read;
 - ``"two_pass"``: each split stores its [M, N] f32 slice of a [splits, M, N] workspace, and
-  the second pass sums the slices in a fixed order (deterministic).
+  the second pass sums the slices in a fixed order (deterministic);
+- ``"last_split"``: one launch: each split stores its slice and takes a ticket per element;
+  the split that draws the last one sums the slices in order and applies the epilogue.
 
-In both the bias, activation and residual are applied once, by ``finish``, to the reduced sum
-(never to a partial), which rounds once to the output dtype. With one split the first kernel
+In each the bias, activation and residual are applied once, to the reduced sum (never to a
+partial), which rounds once to the output dtype. With one split the first kernel
 applies the epilogue itself and there is no workspace and no second kernel.
 
 The epilogue is ``activation(acc + bias) + residual``: bias [N], activation one of
@@ -38,7 +40,7 @@ import metile
 
 DECODE_ROWS = 16  # up to this many rows the decode strategies apply
 ACTIVATIONS = (None, "relu", "silu", "gelu_tanh")
-REDUCTIONS = ("atomic", "two_pass")
+REDUCTIONS = ("atomic", "two_pass", "last_split")
 STRATEGIES = ("gemv", "split_k")
 _DTYPES = ("f16", "bf16", "f32")
 
@@ -69,14 +71,18 @@ def _epilogue(value, bias, residual, rows, columns, row, column, ACTIVATION):
     return value
 
 
-def _finish_or_reduce(total, bias, residual, output, partials, rows, columns, row, column, split,
-                      ACTIVATION, REDUCE):
+def _finish_or_reduce(total, bias, residual, output, partials, counters, rows, columns, row,
+                      column, split, ACTIVATION, REDUCE):
     """The end of a split: the epilogue and the store when there is one split (REDUCE None),
-    else the partial sum into the workspace (traced inside a kernel)."""
+    else the partial sum into the workspace, and for last_split the reduction by the split
+    that stores last (traced inside a kernel)."""
     if REDUCE is None:
         value = _epilogue(total, bias, residual, rows, columns, row, column, ACTIVATION)
         c = metile.tensor(output, shape=(rows, columns), access="write")
         c.store((row, column), value)
+    elif REDUCE == "last_split":
+        _reduce_by_the_last_split(total, bias, residual, output, partials, counters, rows,
+                                  columns, row, column, split, ACTIVATION)
     elif REDUCE == "atomic":
         inside = (row < rows) & (column < columns)
         # Relaxed: the sums are read by the next launch, which the kernel boundary orders.
@@ -91,6 +97,29 @@ def _finish_or_reduce(total, bias, residual, output, partials, rows, columns, ro
                          f"{REDUCE!r}")
 
 
+@metile.kernel
+def _reduce_by_the_last_split(total, bias, residual, output, partials, counters, rows, columns,
+                              row, column, split, ACTIVATION):
+    """One launch, no second pass: each element's partial is stored in its split's slice, then
+    an acq_rel ticket on the element's counter tells the split that arrives last, which sums the
+    slices in order (the acquire makes the other splits' stores visible), applies the
+    epilogue, stores the output and resets the counter for the next call (traced inside a
+    kernel; a kernel itself so that its loop is traced). Each element is its own thread's: no
+    barrier is needed."""
+    splits = metile.num_programs(2)
+    inside = (row < rows) & (column < columns)
+    at = row * columns + column
+    metile.store(partials + split * rows * columns + at, total, mask=inside)
+    ticket = metile.atomic_add(counters + at, 1, mask=inside, sem="acq_rel")
+    last = inside & (ticket == splits - 1)
+    reduced = total * 0.0
+    for s in metile.tile_range(0, splits, 1):
+        reduced += metile.load(partials + s * rows * columns + at, mask=last, other=0.0)
+    value = _epilogue(reduced, bias, residual, rows, columns, row, column, ACTIVATION)
+    metile.store(output + at, value.to(output.dtype.element_ty), mask=last)
+    metile.store(counters + at, 0, mask=last)
+
+
 def _activation_row(x, row, rows, inner, clamped, live):
     """x[row, clamped] in f32, 0 where ``live`` is false (past K); the row is clamped into x
     so that no load needs a mask (traced inside a kernel)."""
@@ -99,7 +128,7 @@ def _activation_row(x, row, rows, inner, clamped, live):
 
 
 @metile.kernel
-def gemv(x, weight, bias, residual, output, partials, rows, columns, inner, chunk,
+def gemv(x, weight, bias, residual, output, partials, counters, rows, columns, inner, chunk,
          ACTIVATION: metile.constexpr, REDUCE: metile.constexpr, BLOCK_N: metile.constexpr,
          UNROLL: metile.constexpr, ROWS: metile.constexpr, EVEN_N: metile.constexpr):
     """Grid (cdiv(rows, ROWS), cdiv(columns, BLOCK_N), splits): ROWS (1, 2 or 4) activation
@@ -132,12 +161,12 @@ def gemv(x, weight, bias, residual, output, partials, rows, columns, inner, chun
                 acc2 += w * _activation_row(x, first + 2, rows, inner, clamped, live)
                 acc3 += w * _activation_row(x, first + 3, rows, inner, clamped, live)
     for r, acc in ((0, acc0), (1, acc1), (2, acc2), (3, acc3))[:ROWS]:
-        _finish_or_reduce(acc, bias, residual, output, partials, rows, columns, first + r,
-                          column, split, ACTIVATION, REDUCE)
+        _finish_or_reduce(acc, bias, residual, output, partials, counters, rows, columns,
+                          first + r, column, split, ACTIVATION, REDUCE)
 
 
 @metile.kernel
-def split_k(x, weight, bias, residual, output, partials, rows, columns, inner, chunk,
+def split_k(x, weight, bias, residual, output, partials, counters, rows, columns, inner, chunk,
             ACTIVATION: metile.constexpr, REDUCE: metile.constexpr, BLOCK_M: metile.constexpr,
             BLOCK_N: metile.constexpr, BLOCK_K: metile.constexpr):
     """Grid (cdiv(rows, BLOCK_M), cdiv(columns, BLOCK_N), splits): the [BLOCK_M, BLOCK_N] tile
@@ -152,8 +181,8 @@ def split_k(x, weight, bias, residual, output, partials, rows, columns, inner, c
     for k in metile.tile_range(split * chunk, split * chunk + chunk, BLOCK_K):
         acc = metile.dot(a.load((row[:, None], (k + ks)[None, :])),
                          b.load(((k + ks)[:, None], column[None, :])), acc)
-    _finish_or_reduce(acc, bias, residual, output, partials, rows, columns, row[:, None],
-                      column[None, :], split, ACTIVATION, REDUCE)
+    _finish_or_reduce(acc, bias, residual, output, partials, counters, rows, columns,
+                      row[:, None], column[None, :], split, ACTIVATION, REDUCE)
 
 
 @metile.kernel
@@ -266,16 +295,18 @@ def _is_torch(value):
     return type(value).__module__.split(".")[0] == "torch"
 
 
-def _workspace(like, shape, zero):
-    """An f32 array on ``like``'s device: zeros for the atomics, else uninitialised."""
+def _workspace(like, shape, zero, dtype="f32"):
+    """An f32 (or i32) array on ``like``'s device: zeros where the kernels accumulate into it
+    or count in it, else uninitialised."""
     if _is_torch(like):
         import torch
 
         make = torch.zeros if zero else torch.empty
-        return make(shape, dtype=torch.float32, device=like.device)
+        return make(shape, dtype=getattr(torch, {"f32": "float32", "i32": "int32"}[dtype]),
+                    device=like.device)
     import numpy as np
 
-    return np.zeros(shape, np.float32)
+    return np.zeros(shape, {"f32": np.float32, "i32": np.int32}[dtype])
 
 
 def empty_output(x, rows, columns):
@@ -332,12 +363,14 @@ def check_operands(x, weight, bias=None, residual=None, activation=None):
 _FINISH_BLOCK = 256
 
 
-def _launches(p, x, weight, bias, residual, activation, output, partials):
+def _launches(p, x, weight, bias, residual, activation, output, workspace):
     """(kernel, grid, args, constexprs) of each launch of plan ``p``, in order."""
     rows, columns, inner = p["rows"], p["columns"], p["inner"]
     reduce, splits = p["reduce"], p["splits"]
+    partials, counters = workspace
     common = dict(ACTIVATION=activation, REDUCE=reduce, BLOCK_N=p["BLOCK_N"])
-    args = (x, weight, bias, residual, output, partials, rows, columns, inner, p["chunk"])
+    args = (x, weight, bias, residual, output, partials, counters, rows, columns, inner,
+            p["chunk"])
     column_blocks = metile.cdiv(columns, p["BLOCK_N"])
     if p["strategy"] == "gemv":
         launches = [(gemv, (metile.cdiv(rows, p["BLOCK_M"]), column_blocks, splits), args,
@@ -346,7 +379,7 @@ def _launches(p, x, weight, bias, residual, activation, output, partials):
     else:
         launches = [(split_k, (metile.cdiv(rows, p["BLOCK_M"]), column_blocks, splits), args,
                      dict(common, BLOCK_M=p["BLOCK_M"], BLOCK_K=p["BLOCK_K"]))]
-    if reduce is not None:
+    if reduce in ("atomic", "two_pass"):
         slices = splits if reduce == "two_pass" else 1
         launches.append((finish, (rows, metile.cdiv(columns, _FINISH_BLOCK)),
                          (partials, bias, residual, output, rows, columns, slices),
@@ -355,19 +388,26 @@ def _launches(p, x, weight, bias, residual, activation, output, partials):
     return launches
 
 
-def _partials(p, x):
-    if p["reduce"] is None:
-        return None
-    slices = p["splits"] if p["reduce"] == "two_pass" else 1
-    return _workspace(x, (slices, p["rows"], p["columns"]), zero=p["reduce"] == "atomic")
+def _workspace_of(p, x):
+    """(partials, counters) of plan ``p``: the atomics' zeroed [1, M, N] sums, the partial
+    slices [splits, M, N] of two_pass and last_split, last_split's zeroed i32 [M, N] tickets;
+    None where the plan has none."""
+    reduce, shape = p["reduce"], (p["rows"], p["columns"])
+    if reduce is None:
+        return None, None
+    if reduce == "atomic":
+        return _workspace(x, (1,) + shape, zero=True), None
+    partials = _workspace(x, (p["splits"],) + shape, zero=False)
+    return partials, (_workspace(x, shape, zero=True, dtype="i32")
+                      if reduce == "last_split" else None)
 
 
 def run_plan(p, x, weight, bias=None, residual=None, activation=None, out=None):
     """Launches plan ``p`` (``plan``'s dict) and returns the output."""
     output = empty_output(x, p["rows"], p["columns"]) if out is None else out
-    partials = _partials(p, x)
+    workspace = _workspace_of(p, x)
     for kernel, grid, args, constexprs in _launches(p, x, weight, bias, residual, activation,
-                                                    output, partials):
+                                                    output, workspace):
         kernel[grid](*args, **constexprs)
     return output
 
@@ -379,14 +419,14 @@ class DecodeDispatch:
 
     def __init__(self, p, x, weight, bias, residual, activation, output):
         self.plan, self.output = p, output
-        self._partials = _partials(p, x)
+        self._workspace = _workspace_of(p, x)
         self._dispatches = [
             kernel[grid].prepare(*args, **constexprs)
             for kernel, grid, args, constexprs in _launches(p, x, weight, bias, residual,
-                                                            activation, output, self._partials)]
+                                                            activation, output, self._workspace)]
 
     def __call__(self):
-        # The atomics' workspace starts zeroed and finish zeroes it again after reading it.
+        # The atomics' sums and last_split's tickets start zeroed; the kernels zero them again.
         for dispatch in self._dispatches:
             dispatch()
         return self.output

@@ -48,8 +48,9 @@ def _assert_close(out, want, dtype):
     assert error <= TOLERANCE[dtype], f"max relative error {error:.3g}"
 
 
-VARIANTS = [("gemv", None), ("gemv", "atomic"), ("gemv", "two_pass"), ("split_k", None),
-            ("split_k", "atomic"), ("split_k", "two_pass")]
+VARIANTS = [("gemv", None), ("gemv", "atomic"), ("gemv", "two_pass"), ("gemv", "last_split"),
+            ("split_k", None), ("split_k", "atomic"), ("split_k", "two_pass"),
+            ("split_k", "last_split")]
 
 
 @pytest.mark.parametrize("strategy,reduce", VARIANTS)
@@ -98,14 +99,15 @@ def test_gemv_programs_of_one_two_or_four_rows_cover_ragged_m(block_m):
     _assert_close(out, _expected(x, w, b, r), "f32")
 
 
+@pytest.mark.parametrize("reduce", ["two_pass", "last_split"])
 @pytest.mark.parametrize("strategy", ["gemv", "split_k"])
-def test_two_pass_slices_keep_rows_past_m_out_of_the_next_split(strategy):
+def test_two_pass_slices_keep_rows_past_m_out_of_the_next_split(strategy, reduce):
     # A program's rows past M (gemv's fourth row of three, split_k's 16-row tile) are bounded
     # by its own slice of the workspace: they once overwrote the next split's first rows.
     rng = np.random.default_rng(8)
     x, w, _, _ = _operands(rng, 3, 45, 97, "f32")
     for _ in range(4):  # the programs run in parallel: a race shows in some orders only
-        out = decode_gemm.decode_matmul(x, w, strategy=strategy, reduce="two_pass", splits=4)
+        out = decode_gemm.decode_matmul(x, w, strategy=strategy, reduce=reduce, splits=4)
         _assert_close(out, _expected(x, w), "f32")
 
 
@@ -135,15 +137,18 @@ def test_plan_picks_gemv_for_one_row_and_split_k_for_sixteen_and_says_why():
     assert wide["splits"] == 1 and "K is not split" in wide["reason"]
 
 
-def test_prepared_dispatch_explains_its_plan_and_launches():
+@pytest.mark.parametrize("reduce,kernels", [("atomic", ["gemv", "finish"]),
+                                            ("two_pass", ["gemv", "finish"]),
+                                            ("last_split", ["gemv"])])
+def test_prepared_dispatch_explains_its_plan_and_launches(reduce, kernels):
     rng = np.random.default_rng(5)
     x, w, b, _ = _operands(rng, 1, 48, 80, "f32", bias=True)
-    dispatch = decode_gemm.prepare(x, w, bias=b, reduce="atomic", splits=2)
-    for _ in range(2):  # the atomics' workspace is zeroed again for every call
+    dispatch = decode_gemm.prepare(x, w, bias=b, reduce=reduce, splits=3)
+    for _ in range(3):  # the atomics' sums and last_split's tickets are zeroed after each call
         _assert_close(dispatch(), _expected(x, w, b), "f32")
     explained = dispatch.explain()
-    assert explained["strategy"] == "gemv" and explained["reduce"] == "atomic"
-    assert [launch["kernel"] for launch in explained["launches"]] == ["gemv", "finish"]
+    assert explained["strategy"] == "gemv" and explained["reduce"] == reduce
+    assert [launch["kernel"] for launch in explained["launches"]] == kernels
     assert all("backend" in launch["schedule_plan"] for launch in explained["launches"])
 
 
@@ -151,7 +156,7 @@ def test_candidates_enter_metile_select_and_the_winner_is_correct():
     rng = np.random.default_rng(6)
     x, w, _, _ = _operands(rng, 1, 40, 64, "f32")
     names = [c.name for c in decode_gemm.candidates(1, 40, 64, "f32")]
-    assert any("gemv[atomic" in n for n in names) and any("gemv[two_pass" in n for n in names)
+    assert all(any(f"gemv[{r}" in n for n in names) for r in decode_gemm.REDUCTIONS)
     assert any(n.startswith("decode_gemm.split_k") for n in names)
     out = decode_gemm.linear(x, w, persist=False)
     _assert_close(out, _expected(x, w), "f32")
