@@ -194,6 +194,10 @@ def check_operands(x, weight, bias=None, residual=None, activation=None):
     for name, other in operands:
         if other != dtype:
             raise ValueError(f"decode_matmul: {name} must have x's dtype {dtype}, got {other}")
+    for name, value in (("x", x), ("weight", weight), ("bias", bias), ("residual", residual)):
+        if _is_torch(value) and not value.is_contiguous():  # numpy views are staged contiguous
+            raise ValueError(f"decode_matmul: {name} must be contiguous (row-major); call "
+                             ".contiguous() first")
     if activation not in ACTIVATIONS:
         raise ValueError(f"decode_matmul: activation must be one of {ACTIVATIONS}, got "
                          f"{activation!r}")
