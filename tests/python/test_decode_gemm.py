@@ -194,3 +194,12 @@ def test_the_library_mm_takes_the_decode_path_up_to_sixteen_rows(rows):
     assert chosen["path"] == ("decode" if rows <= 16 else "tiled")
     assert chosen["reason"].startswith(f"M = {rows} " + ("<=" if rows <= 16 else ">") + " 16")
     _assert_close(gemm.mm(x, w), _expected(x, w), "f32")
+
+
+def test_a_transposed_numpy_weight_is_read_in_its_logical_order():
+    # torch's nn.Linear keeps weights [N, K]; a numpy view of its transpose is staged row-major.
+    rng = np.random.default_rng(10)
+    linear_weight = rng.standard_normal((36, 50)).astype(np.float32)  # [N, K]
+    x = rng.standard_normal((2, 50)).astype(np.float32)
+    out = decode_gemm.decode_matmul(x, linear_weight.T, splits=2, reduce="last_split")
+    _assert_close(out, _expected(x, linear_weight.T), "f32")
