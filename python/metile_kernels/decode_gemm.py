@@ -60,14 +60,14 @@ def blocks(strategy, dtype, rows):
     """The blocks of ``strategy`` for ``rows`` rows of ``dtype`` on the default device, a dict:
     BLOCK_M (gemv: rows a program, up to 4, sharing each weight load), BLOCK_N, BLOCK_K (K rows
     a step). gemv's BLOCK_N columns are 64 threads' 16-byte vectors on the cuda device (512
-    16-bit or 256 f32 columns) and a step reads 8 weight rows; split_k's tile is 16 rows
-    (mma.sync's) by 64 columns by 64. The host emulator's blocks are small (it runs every
-    thread)."""
+    16-bit or 256 f32 columns) and a step reads 16 weight rows (256 bytes in flight a
+    thread); split_k's tile is 16 rows (mma.sync's) by 64 columns by 64. The host emulator's
+    blocks are small (it runs every thread)."""
     cuda = metile.device() == "cuda"
     if strategy == "gemv":
         return {"BLOCK_M": min(4, metile.next_power_of_2(rows)),
                 "BLOCK_N": (512 if dtype != "f32" else 256) if cuda else 32,
-                "BLOCK_K": 8 if cuda else 4}
+                "BLOCK_K": 16 if cuda else 4}
     return {"BLOCK_M": 16, "BLOCK_N": 64 if cuda else 32, "BLOCK_K": 64 if cuda else 16}
 
 
@@ -77,7 +77,7 @@ def plan(rows, columns, inner, dtype, strategy=None, reduce=None, splits=None, b
     the strategy, reduction, blocks, split count and K chunk, and ``reason``, why. Unset choices
     are made here: gemv for up to four rows (one program reads a weight vector once for all of
     them), split_k's dot for more (one read of the weights for 16 rows); the splits give every
-    SM about eight gemv programs (of 64 threads, each with UNROLL 16-byte loads in flight) or
+    SM about four gemv programs (of 64 threads, each with UNROLL 16-byte loads in flight) or
     four split_k ones (256 threads), and a split owns at least two K steps; the reduction is
     two_pass unless asked (deterministic; metile.select measures atomic against it on the
     device, ``candidates``)."""
@@ -110,7 +110,7 @@ def plan(rows, columns, inner, dtype, strategy=None, reduce=None, splits=None, b
     tiles = metile.cdiv(rows, block_m) * metile.cdiv(columns, block_n)
     steps = metile.cdiv(inner, block_k)
     if splits is None:
-        per_processor = 8 if strategy == "gemv" else 4  # enough loads in flight to cover latency
+        per_processor = 4  # with UNROLL rows a step, enough loads in flight for the latency
         wanted = metile.cdiv(per_processor * _processors(), tiles)
         splits = max(1, min(wanted, steps // 2))
         reasons.append(f"{tiles} output tiles for {_processors()} processors: K split {splits} "
@@ -204,7 +204,7 @@ def check_operands(x, weight, bias=None, residual=None, activation=None):
     return rows, columns, inner, dtype
 
 
-_FINISH_BLOCK = 256
+_FINISH_BLOCK = 64  # columns a finish program: [SPLIT_STEP, 64] tiles, many programs
 
 
 def _launches(p, x, weight, bias, residual, activation, output, workspace):

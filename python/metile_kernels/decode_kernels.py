@@ -8,6 +8,8 @@ import metile
 
 ACTIVATIONS = (None, "relu", "silu", "gelu_tanh")
 REDUCTIONS = ("atomic", "two_pass", "last_split")
+TAIL_UNROLL = 8  # slices the last split reads at once
+SPLIT_STEP = 16  # slices finish reads at once
 
 
 def _activate(value, ACTIVATION):
@@ -78,8 +80,11 @@ def _reduce_by_the_last_split(total, bias, residual, output, partials, counters,
     ticket = metile.atomic_add(counters + at, 1, mask=inside, sem="acq_rel")
     last = inside & (ticket == splits - 1)
     reduced = total * 0.0
-    for s in metile.tile_range(0, splits, 1):
-        reduced += metile.load(partials + s * rows * columns + at, mask=last, other=0.0)
+    for s0 in metile.tile_range(0, splits, TAIL_UNROLL):
+        for j in metile.static_range(TAIL_UNROLL):  # loads in flight together: a short tail
+            s = s0 + j
+            reduced += metile.load(partials + s * rows * columns + at, mask=last & (s < splits),
+                                   other=0.0)
     value = _epilogue(reduced, bias, residual, rows, columns, row, column, ACTIVATION)
     metile.store(output + at, value.to(output.dtype.element_ty), mask=last)
     metile.store(counters + at, 0, mask=last)
@@ -154,16 +159,20 @@ def split_k(x, weight, bias, residual, output, partials, counters, rows, columns
 def finish(partials, bias, residual, output, rows, columns, splits, ACTIVATION: metile.constexpr,
            BLOCK: metile.constexpr, ZERO: metile.constexpr = False):
     """Grid (rows, cdiv(columns, BLOCK)): the sum of the ``splits`` [rows, columns] f32 slices of
-    ``partials`` in order, then the epilogue, rounded once to the output's dtype. With ZERO
-    (the atomics' one slice) the slice is zeroed once read, ready for the next call's atomics:
-    no separate clearing launch."""
+    ``partials`` (in a fixed order), then the epilogue, rounded once to the output's dtype.
+    With ZERO (the atomics' one slice) the slice is zeroed once read, ready for the next call's
+    atomics: no separate clearing launch."""
     p = metile.tensor(partials, shape=(splits, rows, columns),
                       access="read_write" if ZERO else "read")
     row = metile.program_id(0)
     column = metile.program_id(1) * BLOCK + metile.arange(0, BLOCK)
-    total = metile.zeros((BLOCK,), dtype="f32")
-    for split in metile.tile_range(0, splits, 1):
-        total += p.load((split, row, column))
+    steps = metile.arange(0, SPLIT_STEP)
+    # SPLIT_STEP slices a step, summed across threads once at the end: the loads of a step are
+    # in flight together, where one slice a step would wait for each in turn.
+    block = metile.zeros((SPLIT_STEP, BLOCK), dtype="f32")
+    for split in metile.tile_range(0, splits, SPLIT_STEP):
+        block += p.load(((split + steps)[:, None], row, column[None, :]))
+    total = metile.sum(block, axis=0)
     if ZERO:
         p.store((0, row, column), metile.zeros((BLOCK,), dtype="f32"))
     value = _epilogue(total, bias, residual, rows, columns, row, column, ACTIVATION)
