@@ -7,6 +7,8 @@ namespace metile::kernels {
 
 using namespace metile::dsl;
 
+constexpr int64_t kSplitStep = 16;  // slices split_sum reads at once
+
 ir::Kernel gemv(ir::DType input, ir::DType output, int64_t block_n, int64_t unroll) {
   check_storage_dtype("gemv", input);
   check_storage_dtype("gemv", output);
@@ -61,10 +63,18 @@ ir::Kernel split_sum(ir::DType output, int64_t block) {
 
     auto row = program_id(0);
     auto column = program_id(1) * BLOCK + arange(0, BLOCK);
+    auto columns_of_step = column.row();
+    auto steps = arange(0, kSplitStep);
     auto partial = tensor(slices, {splits, rows, columns}, {}, "read");
-    Value total = tile_range(0, splits, 1, zeros({BLOCK}, f32), [&](Value split, Value& sum) {
-      sum += partial.load({split, row, column});
-    });
+    // kSplitStep slices a step, summed across threads once at the end: a step's loads are in
+    // flight together, where one slice a step would wait for each in turn.
+    Value sums = tile_range(0, splits, kSplitStep, zeros({kSplitStep, BLOCK}, f32),
+                            [&](Value first, Value& sum) {
+                              auto split = first + steps;
+                              auto split_of_step = split.col();
+                              sum += partial.load({split_of_step, row, columns_of_step});
+                            });
+    auto total = sum_axis(sums, 0);
     auto c = tensor(out, {rows, columns}, {}, "write");
     c.store({row, column}, total.to(output));
   };

@@ -18,9 +18,10 @@ namespace metile::kernels {
 // split_sum adds. Inputs f16, bf16 or f32; products and sums in f32.
 ir::Kernel gemv(ir::DType input, ir::DType output, int64_t block_n = 512, int64_t unroll = 8);
 
-// The sum of `splits` f32 slices (splits x rows x columns, in order) rounded once to
-// `output`'s dtype: gemv's second pass. Params: slices (read), output (write, rows x columns),
-// rows, columns, splits (i32); constexpr BLOCK; grid = (rows, cdiv(columns, BLOCK)).
+// The sum of `splits` f32 slices (splits x rows x columns, 16 at a time across the threads: a
+// fixed order) rounded once to `output`'s dtype: gemv's second pass. Params: slices (read),
+// output (write, rows x columns), rows, columns, splits (i32); constexpr BLOCK; grid = (rows,
+// cdiv(columns, BLOCK)).
 ir::Kernel split_sum(ir::DType output, int64_t block = 256);
 
 }  // namespace metile::kernels
