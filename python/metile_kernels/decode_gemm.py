@@ -22,8 +22,8 @@ alone give 16-64 programs at N = 4096). A split's partial sums are reduced by on
   the split that draws the last one sums the slices in order and applies the epilogue.
 
 In each the bias, activation and residual are applied once, to the reduced sum (never to a
-partial), which rounds once to the output dtype. With one split the first kernel
-applies the epilogue itself and there is no workspace and no second kernel.
+partial), which rounds once to the output dtype. With one split the first kernel applies the
+epilogue itself and there is no workspace and no second kernel.
 
 The epilogue is ``activation(acc + bias) + residual``: bias [N], activation one of
 ``ACTIVATIONS``, residual [M, N]; each optional. x, weight, bias and residual share one dtype
@@ -34,7 +34,8 @@ included).
 ``plan(rows, columns, inner, dtype)`` picks the strategy, the blocks and the split count and
 says why; ``decode_matmul`` runs a plan; ``candidates`` gives the strategies as metile.select
 candidates, so the guarded runtime measures them against the framework's matmul on the device
-(the GPU decides between atomics and two passes); ``linear`` is that selector.
+(the GPU decides among the reductions and the strategies); ``linear`` is that selector;
+``prepare`` binds a plan's launches once (a DecodeDispatch).
 """
 
 import metile
