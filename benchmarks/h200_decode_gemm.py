@@ -2,7 +2,7 @@
 (metile_kernels.decode_gemm: gemv and split_k, their partial sums reduced by atomics, a
 second pass, or the split that finishes last) against cuBLAS (torch.matmul), in one run (issue 32):
 
-    python benchmarks/h200_decode_gemm.py OUT.json [--quick] [--sweep] [--rounds N]
+    python benchmarks/h200_decode_gemm.py OUT.json [--quick] [--sweep] [--dtype bf16] [--rounds N]
     python benchmarks/h200_decode_gemm.py OUT.json --quick --device host   # smoke check, no GPU
 
 Cases: M = 1, 2, 4, 8, 16 with (N, K) = 4096², 8192², the Llama MLP shapes (14336, 4096) and
@@ -57,11 +57,11 @@ SHIELD_CYCLES = 2_000_000  # a 1 ms GPU sleep at 1.98 GHz while the host queues 
 COPY_BYTES = 2 << 30
 
 
-def case_list(quick, host):
+def case_list(quick, host, dtypes=DTYPES):
     if host:
-        return [(dtype, shape) for dtype, shape in HOST_CASES]
+        return [(dtype, shape) for dtype, shape in HOST_CASES if dtype in dtypes]
     rows, shapes = (QUICK_ROWS, QUICK_SHAPES) if quick else (FULL_ROWS, FULL_SHAPES)
-    return [(dtype, (m, n, k)) for dtype in DTYPES for n, k in shapes for m in rows]
+    return [(dtype, (m, n, k)) for dtype in dtypes for n, k in shapes for m in rows]
 
 
 def relative_error(got, want):
@@ -272,6 +272,8 @@ def main():
     parser.add_argument("out", help="the raw JSON results file to write")
     parser.add_argument("--quick", action="store_true", help="fewer cases and rounds")
     parser.add_argument("--rounds", type=int, default=None, help="timing rounds (ABBA)")
+    parser.add_argument("--dtype", choices=DTYPES, action="append",
+                        help="only this dtype (repeatable; default: bf16 and f16)")
     parser.add_argument("--sweep", action="store_true",
                         help="also gemv with the split count and the K step halved and doubled")
     parser.add_argument("--device", choices=("cuda", "host"), default=None,
@@ -292,14 +294,14 @@ def main():
         torch.backends.cuda.matmul.allow_tf32 = False  # the f32 reference product stays IEEE
     rounds = args.rounds or (4 if args.quick or host else 10)
     report = {"benchmark": "h200_decode_gemm", "issue": 32, "quick": args.quick,
-              "sweep": args.sweep,
+              "sweep": args.sweep, "dtypes": list(args.dtype or DTYPES),
               "rounds": rounds, "machine": machine_info(torch, metile), "cases": []}
     if not host:
         report["copy_bandwidth"] = copy_bandwidth(torch, rounds)
         copy_gbps = report["copy_bandwidth"]["GBps"]
         print(f"copy bandwidth: {copy_gbps:.0f} GB/s", flush=True)
         l2_bytes = report["machine"].get("l2_bytes") or (60 << 20)
-    cases = case_list(args.quick, host)
+    cases = case_list(args.quick, host, tuple(args.dtype or DTYPES))
     started = time.perf_counter()
     for index, (dtype, shape) in enumerate(cases):
         print(f"[{index + 1}/{len(cases)}] {dtype} M N K = {shape} "
