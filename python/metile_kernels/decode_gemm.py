@@ -43,6 +43,9 @@ import metile
 from .decode_kernels import ACTIVATIONS, REDUCTIONS, finish, gemv, split_k
 
 DECODE_ROWS = 16  # up to this many rows the decode strategies apply
+# Most splits a plan gives two_pass and last_split, which read every slice of every element
+# (finish 16 at a time, the last split 8): more and that read is the kernel's tail.
+MAX_SLICES = 32
 STRATEGIES = ("gemv", "split_k")
 _DTYPES = ("f16", "bf16", "f32")
 
@@ -61,14 +64,14 @@ def blocks(strategy, dtype, rows):
     """The blocks of ``strategy`` for ``rows`` rows of ``dtype`` on the default device, a dict:
     BLOCK_M (gemv: rows a program, up to 4, sharing each weight load), BLOCK_N, BLOCK_K (K rows
     a step). gemv's BLOCK_N columns are 64 threads' 16-byte vectors on the cuda device (512
-    16-bit or 256 f32 columns) and a step reads 16 weight rows (256 bytes in flight a
-    thread); split_k's tile is 16 rows (mma.sync's) by 64 columns by 64. The host emulator's
-    blocks are small (it runs every thread)."""
+    16-bit or 256 f32 columns) and a step reads 8 weight rows; split_k's tile is 16 rows
+    (mma.sync's) by 64 columns by 64. The host emulator's blocks are small (it runs every
+    thread)."""
     cuda = metile.device() == "cuda"
     if strategy == "gemv":
         return {"BLOCK_M": min(4, metile.next_power_of_2(rows)),
                 "BLOCK_N": (512 if dtype != "f32" else 256) if cuda else 32,
-                "BLOCK_K": 16 if cuda else 4}
+                "BLOCK_K": 8 if cuda else 4}
     return {"BLOCK_M": 16, "BLOCK_N": 64 if cuda else 32, "BLOCK_K": 64 if cuda else 16}
 
 
@@ -78,10 +81,12 @@ def plan(rows, columns, inner, dtype, strategy=None, reduce=None, splits=None, b
     the strategy, reduction, blocks, split count and K chunk, and ``reason``, why. Unset choices
     are made here: gemv for up to four rows (one program reads a weight vector once for all of
     them), split_k's dot for more (one read of the weights for 16 rows); the splits give every
-    SM about four gemv programs (of 64 threads, each with UNROLL 16-byte loads in flight) or
-    four split_k ones (256 threads), and a split owns at least two K steps; the reduction is
-    two_pass unless asked (deterministic; metile.select measures atomic against it on the
-    device, ``candidates``)."""
+    SM about 16 gemv programs (of 64 threads: ptxas keeps only two or three of a thread's
+    16-byte loads in flight, so the latency is covered by resident warps) or four split_k ones
+    (256 threads, cp.async stages), and a split owns at least two K steps; the reduction is
+    atomic above MAX_SLICES splits and two_pass (deterministic) otherwise, and a plan asking
+    for two_pass or last_split gets at most MAX_SLICES splits (metile.select measures them
+    against each other on the device, ``candidates``)."""
     if not 1 <= rows <= DECODE_ROWS:
         raise ValueError(f"decode_gemm.plan: the decode strategies take 1 to {DECODE_ROWS} rows, "
                          f"got {rows}; larger M is metile_kernels.gemm.matmul's")
@@ -111,22 +116,33 @@ def plan(rows, columns, inner, dtype, strategy=None, reduce=None, splits=None, b
     tiles = metile.cdiv(rows, block_m) * metile.cdiv(columns, block_n)
     steps = metile.cdiv(inner, block_k)
     if splits is None:
-        per_processor = 4  # with UNROLL rows a step, enough loads in flight for the latency
+        # Enough resident warps to cover the memory latency (ptxas issues about three of a gemv
+        # thread's loads ahead of their use, whatever the unrolling).
+        per_processor = 16 if strategy == "gemv" else 4
         wanted = metile.cdiv(per_processor * _processors(), tiles)
         splits = max(1, min(wanted, steps // 2))
+        if reduce in ("two_pass", "last_split") and splits > MAX_SLICES:
+            splits = MAX_SLICES
+            reasons.append(f"{reduce} reads every slice: at most {MAX_SLICES} splits")
+        chunk = metile.cdiv(steps, splits) * block_k
+        splits = metile.cdiv(inner, chunk)  # no split without K to read
         reasons.append(f"{tiles} output tiles for {_processors()} processors: K split {splits} "
-                       "ways" if splits > 1 else f"{tiles} output tiles fill the processors: "
-                       "K is not split")
+                       f"ways of {chunk} rows" if splits > 1 else
+                       f"{tiles} output tiles fill the processors: K is not split")
     elif splits < 1:
         raise ValueError(f"decode_gemm.plan: splits must be >= 1, got {splits}")
     chunk = metile.cdiv(steps, splits) * block_k
     splits = metile.cdiv(inner, chunk)  # no split without K to read
     if splits == 1:
         reduce = None
+    elif reduce is None and splits > MAX_SLICES:
+        reduce = "atomic"
+        reasons.append(f"over {MAX_SLICES} splits: partials added by atomics (a second pass "
+                       "would read every slice); metile.select measures the others against it")
     elif reduce is None:
         reduce = "two_pass"
         reasons.append("partials reduced in a second pass (deterministic); metile.select "
-                       "measures atomics against it")
+                       "measures the others against it")
     return {"strategy": strategy, "reduce": reduce, "BLOCK_M": block_m, "BLOCK_N": block_n,
             "BLOCK_K": block_k, "splits": splits, "chunk": chunk, "rows": rows,
             "columns": columns, "inner": inner, "dtype": dtype, "reason": "; ".join(reasons)}

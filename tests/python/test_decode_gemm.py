@@ -127,12 +127,20 @@ def test_plan_picks_gemv_for_one_row_and_split_k_for_sixteen_and_says_why():
     sixteen = decode_gemm.plan(16, 64, 4096, "bf16")
     assert sixteen["strategy"] == "split_k" and "reads the weights once" in sixteen["reason"]
     for p in (one, sixteen):
-        assert p["splits"] > 1 and p["reduce"] == "two_pass"
+        many = p["splits"] > decode_gemm.MAX_SLICES
+        assert p["splits"] > 1 and p["reduce"] == ("atomic" if many else "two_pass")
         assert "K split" in p["reason"] and "metile.select" in p["reason"]
         assert p["chunk"] % p["BLOCK_K"] == 0 and p["splits"] * p["chunk"] >= 4096
         assert (p["splits"] - 1) * p["chunk"] < 4096  # no split without K to read
     single = decode_gemm.plan(1, 4096, 64, "f32", splits=1)
     assert single["reduce"] is None and single["splits"] == 1
+    deep = decode_gemm.plan(1, 32, 1 << 16, "f32")  # one output tile, a long K: many splits
+    assert deep["splits"] > decode_gemm.MAX_SLICES and deep["reduce"] == "atomic"
+    assert "over 32 splits: partials added by atomics" in deep["reason"]
+    for reduce in ("two_pass", "last_split"):  # they read every slice: a bounded count
+        bounded = decode_gemm.plan(1, 32, 1 << 16, "f32", reduce=reduce)
+        assert bounded["splits"] == decode_gemm.MAX_SLICES and bounded["reduce"] == reduce
+        assert f"{reduce} reads every slice: at most 32 splits" in bounded["reason"]
     wide = decode_gemm.plan(16, 1 << 20, 64, "f32")  # the output tiles fill the device
     assert wide["splits"] == 1 and "K is not split" in wide["reason"]
 
