@@ -2,6 +2,7 @@
 #pragma once
 
 #include "metile/kernels/gemm.h"
+#include "metile/kernels/gemv.h"
 #include "metile/kernels/rms_norm.h"
 #include "metile/kernels/row_sum.h"
 #include "metile/kernels/softmax.h"

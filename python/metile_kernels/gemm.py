@@ -14,6 +14,9 @@ row, column and K tails) and never write past those of output.
 ``matmul_leaky`` adds seed 002's pointwise epilogue, ``where(s > 0, s, 0.1 * s)`` of
 ``s = acc * alpha + beta`` with runtime scalars alpha and beta: ordinary tile operations on
 the accumulator before the store, so it is fused by construction (no intermediate tensor).
+
+``mm(left, right)`` is the entry point that picks the path: decode_gemm's strategies up to 16
+rows (a read of the weights, docs/decode_gemm.md), ``matmul`` above; ``mm_plan`` says why.
 """
 
 import metile
@@ -83,3 +86,39 @@ def matmul_leaky(left, right, output, rows, columns, inner, alpha, beta,
     activated = metile.where(scaled > 0, scaled, scaled * 0.1)
     c = metile.tensor(output, shape=(rows, columns), access="write")
     c.store((row[:, None], column[None, :]), activated)
+
+
+def mm_plan(rows, columns, inner, dtype):
+    """How ``mm`` computes a [rows, inner] @ [inner, columns] product of ``dtype``: a dict with
+    ``path`` ("decode" or "tiled"), ``reason`` and, for the decode path, decode_gemm.plan's
+    plan. Up to decode_gemm.DECODE_ROWS rows the product is a read of the weights and takes the
+    decode strategies (docs/decode_gemm.md); above, the tiled matmul with default_blocks."""
+    from . import decode_gemm
+
+    if rows <= decode_gemm.DECODE_ROWS:
+        p = decode_gemm.plan(rows, columns, inner, dtype)
+        return {"path": "decode", "plan": p,
+                "reason": f"M = {rows} <= {decode_gemm.DECODE_ROWS}: a read of the weights; "
+                          + p["reason"]}
+    blocks = default_blocks(dtype)
+    return {"path": "tiled", "blocks": blocks,
+            "reason": f"M = {rows} > {decode_gemm.DECODE_ROWS}: tiled matmul, "
+                      f"{blocks[0]} x {blocks[1]} x {blocks[2]} blocks"}
+
+
+def mm(left, right, out=None):
+    """left [M, K] @ right [K, N] (numpy arrays, or torch CUDA tensors on the cuda device), as
+    torch.mm: the output has left's dtype unless ``out`` is given. ``mm_plan`` says which path
+    and why."""
+    from . import decode_gemm
+
+    rows, columns, inner, dtype = decode_gemm.check_operands(left, right)
+    chosen = mm_plan(rows, columns, inner, dtype)
+    if chosen["path"] == "decode":
+        return decode_gemm.run_plan(chosen["plan"], left, right, out=out)
+    output = decode_gemm.empty_output(left, rows, columns) if out is None else out
+    block_m, block_n, block_k = chosen["blocks"]
+    matmul[grid(rows, columns, block_m, block_n)](left, right, output, rows, columns, inner,
+                                                  BLOCK_M=block_m, BLOCK_N=block_n,
+                                                  BLOCK_K=block_k)
+    return output

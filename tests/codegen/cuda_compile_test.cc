@@ -93,6 +93,24 @@ TEST(CudaCompile, GemmCompilesInEveryDtypeAndMathMode) {
     }
 }
 
+// The library's decode GEMV on sm90: each thread's run of a weight row is one 16-byte load in
+// every dtype (docs/decode_gemm.md), and its split sum compiles too.
+TEST(CudaCompile, TheDecodeGemvReadsWeightRunsAsSixteenByteLoads) {
+  PipelineOptions options;
+  options.target = &target::target_by_name("sm90");
+  for (ir::DType dtype : {ir::DType::f32, ir::DType::f16, ir::DType::bf16}) {
+    SCOPED_TRACE(std::string(ir::dtype_name(dtype)));
+    const PipelineResult r = compile_to_source(kernels::gemv(dtype, ir::DType::f32), options);
+    const std::string ptx = compile_to_ptx(r.emitted.source, r.emitted.abi.kernel_name);
+    expect_entry(ptx, r.emitted.abi.kernel_name);
+    const std::string width = dtype == ir::DType::f32 ? ".v4.f32" : ".v4.u32";
+    EXPECT_NE(ptx.find("ld.global" + width), std::string::npos) << ptx;
+    const PipelineResult sum = compile_to_source(kernels::split_sum(dtype), options);
+    expect_entry(compile_to_ptx(sum.emitted.source, sum.emitted.abi.kernel_name),
+                 sum.emitted.abi.kernel_name);
+  }
+}
+
 // The library GEMM on sm90 with 16-bit operands takes mma.sync's own m16n8k16: ldmatrix
 // operand loads from padded threadgroup rows and one mma per 16 x 8 x 16 product, none of the
 // 8x8 fragments' m16n8k8 (which wastes half of each instruction); f32 keeps the 8x8 path.
