@@ -231,12 +231,14 @@ class Verifier {
             "slot reuse"};
   }
 
-  // The if {pipeline = "prologue"} ops in the loop's block before it, in order.
+  // The if {pipeline = "prologue"} ops in the loop's block before it and after any earlier
+  // loop (whose prologue those before it are), in order.
   std::vector<const ir::Op*> guards_before(const ir::Op& loop) const {
     const Place& place = places_.at(&loop);
     std::vector<const ir::Op*> found;
     for (size_t i = 0; i < place.index; ++i) {
       const ir::Op& op = place.block->ops[i];
+      if (op.kind == OpKind::For) found.clear();
       if (op.kind == OpKind::If && op.has_attr("pipeline") && op.str_attr("pipeline") == "prologue")
         found.push_back(&op);
     }

@@ -82,11 +82,9 @@ TEST_P(GraphCudaSource, DecoderBlockKernelsCompileForTheH200) {
 INSTANTIATE_TEST_SUITE_P(Sizes, GraphCudaSource,
                          ::testing::Combine(::testing::Values(64, 128), ::testing::Values(16, 70)));
 
-// The SwiGLU region's low-register schedule for sm90: two pipelined K loops in one kernel.
-// Disabled: lower/verify_scratch rejects it today ("pipeline scratch %a [16384, 31744) overlaps
-// pipeline scratch %b [16384, 31744)", an internal error: the two sequential loops' staging is
-// given one range). The host runs this schedule (tests/python/test_graph_run.py).
-TEST(GraphCudaSourceScratch, DISABLED_ScratchSpilledSwigluCompilesForTheH200) {
+// The SwiGLU region's low-register schedule for sm90: two pipelined K loops in one kernel, whose
+// slots share one range, the second pinned after the first's drain (verify_scratch admits it).
+TEST(GraphCudaSourceScratch, ScratchSpilledSwigluCompilesForTheH200) {
   FusionPlan plan = plan_graph_fusion(decoder_block(70, 256, 4, 2, 64, 384));
   ViewPlan views = plan_views(plan.graph);
   PipelineOptions options;
