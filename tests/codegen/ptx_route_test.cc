@@ -10,6 +10,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <regex>
 #include <string>
 
 #include "metal_kernels.h"
@@ -125,6 +126,25 @@ TEST(PtxRoute, PtxasAcceptsTheLibraryKernels) {
         EXPECT_THAT(r.emitted.source, HasSubstr(".entry " + r.emitted.abi.kernel_name + "("));
         EXPECT_EQ(ptxas_errors(r.emitted.source, name), "");
       }
+}
+
+// A grouped access yields its vector out of an if (packed path, else the scalar tail): every
+// component moves, read from the packed load's registers. (The H100 run of the library
+// kernels at 282ae6e returned garbage when only the vector's name moved.)
+TEST(PtxRoute, AVectorThroughAnIfMovesEveryComponent) {
+  PipelineOptions options;
+  options.target = &sm90();
+  options.schedule = schedule::Schedule{};
+  options.schedule->route = schedule::Route::Ptx;
+  const std::string ptx =
+      compile_to_source(kernels::vector_add(ir::DType::f32, 1024), options).emitted.source;
+  std::smatch load;
+  ASSERT_TRUE(std::regex_search(ptx, load, std::regex(R"(ld\.global\.v4\.f32 \{(%v[0-9]+)_0, )")));
+  const std::string vector = load[1];
+  for (int e = 0; e < 4; ++e)
+    EXPECT_THAT(ptx, ::testing::ContainsRegex("mov\\.b32 %t[0-9]+, " + vector + "_" +
+                                              std::to_string(e) + ";"));
+  EXPECT_THAT(ptx, Not(HasSubstr(".reg .f32 " + vector + ";")));
 }
 
 TEST(PtxRoute, WhatItCannotRenderIsNotSupportedNamingIt) {

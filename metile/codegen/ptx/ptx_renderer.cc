@@ -468,8 +468,8 @@ class PtxWriter {
     const std::string s = memory_suffix(op, t);
     if (s.empty()) unsupported(op, "of " + std::string(ir::dtype_name(t)) + " values");
     const std::string guard = op.operands.size() == 3 ? "@" + in(op, 2) + " " : "";
-    line(guard + "st." + space(op.operands[0], op) + "." + s + " [" + in(op, 0) + "], " + in(op, 1) +
-         ";");
+    line(guard + "st." + space(op.operands[0], op) + "." + s + " [" + in(op, 0) + "], " +
+         in(op, 1) + ";");
   }
 
   // A vector access of `width` 32-bit elements: .v2/.v4 of f32, s32 or u32 (16 bytes at most).
@@ -485,8 +485,8 @@ class PtxWriter {
     const int64_t width = v.shape.at(0);
     std::string regs;
     for (int64_t e = 0; e < width; ++e) regs += (e ? ", " : "") + reg(op.results[0], int(e));
-    line("ld." + space(op.operands[0], op) + vector_suffix(op, v.dtype, width) + " {" + regs + "}, [" +
-         in(op, 0) + "];");
+    line("ld." + space(op.operands[0], op) + vector_suffix(op, v.dtype, width) + " {" + regs +
+         "}, [" + in(op, 0) + "];");
   }
 
   void packed_store(const ir::Op& op) {
@@ -535,22 +535,26 @@ class PtxWriter {
     line("mov." + bits + " " + reg(to) + ", " + reg(from) + ";");
   }
   // The region's yield operands into `targets`, through temporaries: a yield may name a value
-  // that another target holds (a swap).
+  // that another target holds (a swap). A vector moves component by component.
   void assign_yield(const ir::Block& region, const std::vector<ir::ValueId>& targets) {
     const ir::Op& yield = region.ops.back();
-    std::vector<std::string> temps;
+    struct Move {
+      std::string to, from, bits, temp;
+    };
+    std::vector<Move> moves;
     for (size_t i = 0; i < targets.size(); ++i) {
       const ir::Type& t = type(targets[i]);
       const std::string rt = t.is_pointer() ? ".u64" : std::string(ptx::register_type(t.dtype));
-      temps.push_back(temp(rt));
       const std::string bits = t.is_pointer() ? "b64" : std::string(ptx::bits_suffix(t.dtype));
-      line("mov." + bits + " " + temps.back() + ", " + reg(yield.operands[i]) + ";");
+      if (t.is_scalar() || t.is_pointer()) {
+        moves.push_back({reg(targets[i]), reg(yield.operands[i]), bits, temp(rt)});
+        continue;
+      }
+      for (int e = 0; e < static_cast<int>(t.shape.at(0)); ++e)
+        moves.push_back({reg(targets[i], e), reg(yield.operands[i], e), bits, temp(rt)});
     }
-    for (size_t i = 0; i < targets.size(); ++i) {
-      const ir::Type& t = type(targets[i]);
-      const std::string bits = t.is_pointer() ? "b64" : std::string(ptx::bits_suffix(t.dtype));
-      line("mov." + bits + " " + reg(targets[i]) + ", " + temps[i] + ";");
-    }
+    for (const Move& m : moves) line("mov." + m.bits + " " + m.temp + ", " + m.from + ";");
+    for (const Move& m : moves) line("mov." + m.bits + " " + m.to + ", " + m.temp + ";");
   }
 
   void emit_for(const ir::Op& op) {
