@@ -75,9 +75,22 @@ PassResult run_prefetch_dot_operands(Kernel k, PassContext& context) {
   else if (record.requested_stages == 1)
     record.reason = "num_stages=1: K loops keep one stage";
   if (!record.reason.empty()) return {std::move(k), false};
+  const lower::ThreadPlan lanes = lower::plan_threads(k, context.target);
+  // wgmma_staged copies its dots' b tiles a step ahead through shared memory itself (its
+  // prefetch ring); a tile carried in registers would hide the load it copies from.
+  if (context.target.matrix_facilities.has(target::MatrixFacility::Wgmma) &&
+      schedule::plan_schedule(k, context.target, lanes, context.schedule,
+                              context.async_gemm ? &*context.async_gemm : nullptr,
+                              context.tensor_backend_declined)
+              .strategy == schedule::MatrixStrategy::WgmmaStaged) {
+    record.reason =
+        "wgmma_staged copies the dots' b tiles one step ahead through shared memory (its "
+        "prefetch ring): no operand is carried in registers";
+    return {std::move(k), false};
+  }
   // Half of a thread's 255 registers for the accumulators and the prefetched tiles.
   constexpr int64_t kRegisterBudget = 128;
-  const int64_t threads = lower::plan_threads(k, context.target).threads_per_threadgroup;
+  const int64_t threads = lanes.threads_per_threadgroup;
   // Where copies are asynchronous, the canonical K loop is staged in shared memory instead.
   const bool staged = context.target.has_async_copy;
   transform::Prefetching done =

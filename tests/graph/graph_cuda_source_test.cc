@@ -8,6 +8,7 @@
 #include "metile/graph/graph_builder.h"
 #include "metile/graph/run/region_kernel.h"
 #include "metile/graph/run/views.h"
+#include "metile/ir/printer.h"
 #include "metile/pipeline.h"
 #include "metile/runtime/cuda/nvrtc.h"
 #include "metile/target/target.h"
@@ -62,6 +63,14 @@ TEST_P(GraphCudaSource, DecoderBlockKernelsCompileForTheH200) {
     for (RegionKernel& k : lower_region(plan, views, region)) {
       forms.push_back(k.form);
       PipelineResult result = compile_to_source(k.kernel, options);
+      // Prefill-length attention runs both dots on wgmma, its K/V tiles copied a step ahead
+      // (the prefetch ring's slots), k K-major.
+      if (k.form == "flash_attention" && tokens > 64) {
+        EXPECT_EQ(result.report.schedule_plan.strategy, schedule::MatrixStrategy::WgmmaStaged);
+        const std::string metal = ir::print(result.metal_ir);
+        EXPECT_NE(metal.find("scratch = \"prefetch\""), std::string::npos);
+        EXPECT_NE(metal.find("b_k_major = 1"), std::string::npos);
+      }
       if (!nvrtc) continue;
       std::string cubin =
           nvrtc->compile(result.emitted.source, result.report.kernel,

@@ -11,7 +11,10 @@ namespace metile::graph {
 using namespace metile::dsl;
 
 namespace {
-constexpr int64_t kBlockM = 64, kBlockN = 64, kMaxHeadDim = 256;
+// 128 query rows a program where the queries are that long: with 8 warps, a 64-row block per
+// warp group, so that sm90 runs both dots on wgmma (wgmma_staged, K/V prefetched); 64 rows for
+// short queries and packed grouped-query heads.
+constexpr int64_t kLongBlockM = 128, kShortBlockM = 64, kBlockN = 64, kMaxHeadDim = 256;
 constexpr float kLowest = -1e38f;
 }  // namespace
 
@@ -80,7 +83,8 @@ RegionKernel attention_kernel(const Graph& graph, const ViewPlan& views, int op_
   // Grouped-query heads with short queries (decode): the group's heads share one program,
   // their rows packed along M, so K and V are loaded once per group instead of per head.
   const int64_t pack =
-      r >= 3 && q.shape[r - 3] > 1 && kt.shape[r - 3] == 1 && L < kBlockM ? q.shape[r - 3] : 1;
+      r >= 3 && q.shape[r - 3] > 1 && kt.shape[r - 3] == 1 && L < kShortBlockM ? q.shape[r - 3] : 1;
+  const int64_t kBlockM = pack == 1 && L > kShortBlockM ? kLongBlockM : kShortBlockM;
   const int64_t rows_per_batch = pack * L;
 
   KernelBuffers buffers(graph, views);
