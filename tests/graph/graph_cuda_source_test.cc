@@ -60,7 +60,7 @@ TEST_P(GraphCudaSource, DecoderBlockKernelsCompileForTheH200) {
   const runtime::cuda::Nvrtc* nvrtc = runtime::cuda::Nvrtc::shared(&why);
   std::vector<std::string> forms;
   for (const FusedRegion& region : plan.regions)
-    for (RegionKernel& k : lower_region(plan, views, region)) {
+    for (RegionKernel& k : lower_region(plan, views, region, "", *options.target)) {
       forms.push_back(k.form);
       PipelineResult result = compile_to_source(k.kernel, options);
       // Prefill-length attention runs both dots on wgmma, its K/V tiles copied a step ahead

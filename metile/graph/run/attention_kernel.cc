@@ -11,9 +11,9 @@ namespace metile::graph {
 using namespace metile::dsl;
 
 namespace {
-// 128 query rows a program where the queries are that long: with 8 warps, a 64-row block per
-// warp group, so that sm90 runs both dots on wgmma (wgmma_staged, K/V prefetched); 64 rows for
-// short queries and packed grouped-query heads.
+// On a target with wgmma, 128 query rows a program where the queries are that long: with 8
+// warps, a 64-row block per warp group, so that both dots run on wgmma (wgmma_staged, K/V
+// prefetched); 64 rows elsewhere, for short queries and for packed grouped-query heads.
 constexpr int64_t kLongBlockM = 128, kShortBlockM = 64, kBlockN = 64, kMaxHeadDim = 256;
 constexpr float kLowest = -1e38f;
 }  // namespace
@@ -63,7 +63,8 @@ Value packed_offsets(const Graph& graph, const View& view, int value, const Shap
 }
 }  // namespace
 
-RegionKernel attention_kernel(const Graph& graph, const ViewPlan& views, int op_id) {
+RegionKernel attention_kernel(const Graph& graph, const ViewPlan& views, int op_id,
+                              const target::Target& target) {
   const Op& op = graph.op(op_id);
   const TensorSpec &q = graph.spec(op.inputs[0]), &kt = graph.spec(op.inputs[1]),
                    &v = graph.spec(op.inputs[2]);
@@ -84,7 +85,8 @@ RegionKernel attention_kernel(const Graph& graph, const ViewPlan& views, int op_
   // their rows packed along M, so K and V are loaded once per group instead of per head.
   const int64_t pack =
       r >= 3 && q.shape[r - 3] > 1 && kt.shape[r - 3] == 1 && L < kShortBlockM ? q.shape[r - 3] : 1;
-  const int64_t kBlockM = pack == 1 && L > kShortBlockM ? kLongBlockM : kShortBlockM;
+  const bool wgmma = target.matrix_facilities.has(target::MatrixFacility::Wgmma);
+  const int64_t kBlockM = wgmma && pack == 1 && L > kShortBlockM ? kLongBlockM : kShortBlockM;
   const int64_t rows_per_batch = pack * L;
 
   KernelBuffers buffers(graph, views);

@@ -15,6 +15,7 @@
 
 namespace metile::graph {
 
-RegionKernel attention_kernel(const Graph& graph, const ViewPlan& views, int op_id);
+RegionKernel attention_kernel(const Graph& graph, const ViewPlan& views, int op_id,
+                              const target::Target& target);
 
 }  // namespace metile::graph

@@ -193,8 +193,8 @@ std::shared_ptr<const CompiledGraph> compile(const FusionPlan& plan, const Compi
   ViewPlan views = graph_options.views ? plan_views(plan.graph) : ViewPlan{};
   std::vector<CompiledGraph::Kernel> kernels;
   for (const FusedRegion& region : plan.regions)
-    for (RegionKernel& lowered :
-         lower_region(plan, views, region, graph_options.parallel_epilogue_schedule)) {
+    for (RegionKernel& lowered : lower_region(
+             plan, views, region, graph_options.parallel_epilogue_schedule, device.target())) {
       auto compiled = metile::compile(lowered.kernel, options);
       kernels.push_back({std::move(lowered), std::move(compiled)});
     }

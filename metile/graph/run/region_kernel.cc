@@ -64,11 +64,12 @@ std::string param_name(const Graph& graph, int value) {
 
 namespace {
 // The kernels of an Opaque op, which runs alone (fusion rule 1).
-std::vector<RegionKernel> opaque_kernels(const Graph& graph, const ViewPlan& views, int id) {
+std::vector<RegionKernel> opaque_kernels(const Graph& graph, const ViewPlan& views, int id,
+                                         const target::Target& target) {
   const Op& op = graph.op(id);
   switch (op.kind) {
     case OpKind::FlashAttention:
-      return {attention_kernel(graph, views, id)};
+      return {attention_kernel(graph, views, id, target)};
     case OpKind::Transpose:
       if (views.view_ops.count(id)) return {};
       // The tiled transpose writes and reads rows; other axes, or a strided input, copy.
@@ -109,7 +110,8 @@ std::vector<RegionKernel> opaque_kernels(const Graph& graph, const ViewPlan& vie
 }  // namespace
 
 std::vector<RegionKernel> lower_region(const FusionPlan& plan, const ViewPlan& views,
-                                       const FusedRegion& region, const std::string& schedule) {
+                                       const FusedRegion& region, const std::string& schedule,
+                                       const target::Target& target) {
   const Graph& graph = plan.graph;
   std::vector<RegionKernel> kernels;
   bool has_matmul = false, opaque = false;
@@ -117,7 +119,8 @@ std::vector<RegionKernel> lower_region(const FusionPlan& plan, const ViewPlan& v
     OpKind kind = graph.op(id).kind;
     if (fusion_class(kind) == FusionClass::Opaque) {
       opaque = true;
-      for (RegionKernel& k : opaque_kernels(graph, views, id)) kernels.push_back(std::move(k));
+      for (RegionKernel& k : opaque_kernels(graph, views, id, target))
+        kernels.push_back(std::move(k));
     }
     has_matmul = has_matmul || kind == OpKind::Matmul;
   }

@@ -35,9 +35,11 @@ struct RegionKernel {
 // consumes another matmul of the region (the SwiGLU block: gate/up with the epilogue, then
 // the down projection); none for a view op that `views` makes a view. A parallel_epilogue
 // region follows `schedule` ("register-fused" or "scratch-spilled"; empty: the plan's choice,
-// region.schedule). UserError "not supported" for a region no emitter can lower.
+// region.schedule). Tile sizes suit `target`, the device's (attention takes 128 query rows on
+// a target with wgmma). UserError "not supported" for a region no emitter can lower.
 std::vector<RegionKernel> lower_region(const FusionPlan& plan, const ViewPlan& views,
-                                       const FusedRegion& region, const std::string& schedule = "");
+                                       const FusedRegion& region, const std::string& schedule = "",
+                                       const target::Target& target = target::default_target());
 
 // A kernel parameter name for a graph value: the input's name, or "v3" for op results.
 std::string param_name(const Graph& graph, int value);
