@@ -79,7 +79,8 @@ def plan(rows, columns, inner, dtype, strategy=None, reduce=None, splits=None, b
          block_n=None, block_k=None):
     """The decode plan for x [rows, inner] @ weight [inner, columns] of ``dtype``: a dict with
     the strategy, reduction, blocks, split count and K chunk, and ``reason``, why. Unset choices
-    are made here: gemv for up to four rows (one program reads a weight vector once for all of
+    are made here: on a GPU split_k for every M (measured faster than gemv at M = 1-4 on an
+    H100); elsewhere gemv for up to four rows (one program reads a weight vector once for all of
     them), split_k's dot for more (one read of the weights for 16 rows); the splits give every
     SM about 16 gemv programs (of 64 threads: ptxas keeps only two or three of a thread's
     16-byte loads in flight, so the latency is covered by resident warps) or four split_k ones
@@ -98,7 +99,13 @@ def plan(rows, columns, inner, dtype, strategy=None, reduce=None, splits=None, b
     if reduce not in (None,) + REDUCTIONS:
         raise ValueError(f"decode_gemm.plan: reduce must be one of {REDUCTIONS}, got {reduce!r}")
     reasons = []
-    if strategy is None:
+    if strategy is None and metile.device() == "cuda":
+        # Measured on an H100 (benchmarks/results/h100-decode-gemm-quick-6b72df4.json): split_k
+        # read the weights at 0.83-0.91 of cuBLAS's speed at M = 1-4, gemv at 0.20-0.39.
+        strategy = "split_k"
+        reasons.append(f"split_k: M = {rows} on a GPU: its dot with cp.async stages outran gemv at "
+                       "every M measured (H100: 0.83-0.91 of cuBLAS at M = 1-4 against 0.20-0.39)")
+    elif strategy is None:
         strategy = "gemv" if rows <= 4 else "split_k"
         reasons.append(f"{strategy}: M = {rows} " + (
             "<= 4: the weights stream through 16-byte vector loads, each load used for every "
