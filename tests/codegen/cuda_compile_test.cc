@@ -244,9 +244,9 @@ TEST(CudaCompile, AttentionsDotsRunOnWgmmaWithAFromRegisters) {
   EXPECT_NE(ptx.find("wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16"), std::string::npos);
   EXPECT_NE(ptx.find("}, {%r"), std::string::npos) << "a is not in registers";
   EXPECT_EQ(ptx.find("mma.sync"), std::string::npos);
-  EXPECT_FALSE(nvrtc_compile(r.emitted.source, r.emitted.abi.kernel_name,
-                             runtime::cuda::NvrtcOutput::Cubin)
-                   .empty());
+  EXPECT_FALSE(
+      nvrtc_compile(r.emitted.source, r.emitted.abi.kernel_name, runtime::cuda::NvrtcOutput::Cubin)
+          .empty());
 }
 
 // Triton's atomics become PTX atom with their sem and scope: add, max and min on i32/u32,
