@@ -34,6 +34,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import statistics
 import sys
 import time
@@ -41,6 +42,10 @@ import time
 import numpy as np
 
 import metile
+
+# The decoder block and its numpy reference, as the graph tests build them.
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tests", "python"))
+from llama_block import decoder_graph, decoder_reference  # noqa: E402
 
 ROUNDS, WARMUP = 20, 3
 
@@ -71,38 +76,6 @@ def swiglu_graph(m, hidden, inter, dtype):
     wd = b.input("w_down", metile.TensorSpec((inter, hidden), dtype))
     h = b.multiply(b.silu(b.matmul(x, wg)), b.matmul(x, wu))
     return b.build([b.matmul(h, wd)])
-
-
-DECODER_INPUTS = ("x", "attn_norm", "wq", "wk", "wv", "wo", "mlp_norm", "w_gate", "w_up",
-                  "w_down", "cos", "sin")
-
-
-def decoder_graph(tokens, hidden, heads, kv_heads, head_dim, inter, dtype, eps=1e-5):
-    group = heads // kv_heads
-    b = metile.GraphBuilder()
-    shapes = dict(x=(tokens, hidden), attn_norm=(hidden,), wq=(hidden, heads * head_dim),
-                  wk=(hidden, kv_heads * head_dim), wv=(hidden, kv_heads * head_dim),
-                  wo=(heads * head_dim, hidden), mlp_norm=(hidden,), w_gate=(hidden, inter),
-                  w_up=(hidden, inter), w_down=(inter, hidden), cos=(tokens, head_dim // 2),
-                  sin=(tokens, head_dim // 2))
-    a = {n: b.input(n, metile.TensorSpec(shapes[n], dtype)) for n in DECODER_INPUTS}
-
-    def heads_first(y, n, g):  # (T, n * g * D) -> (n, g, T, D), a view
-        y = b.reshape(y, (tokens, n, g, head_dim))
-        return b.transpose(b.transpose(y, 0, 1), 1, 2)
-
-    h = b.rms_norm(a["x"], a["attn_norm"], eps)
-    q = b.rotary(heads_first(b.matmul(h, a["wq"]), kv_heads, group), a["cos"], a["sin"])
-    k = b.rotary(heads_first(b.matmul(h, a["wk"]), kv_heads, 1), a["cos"], a["sin"])
-    v = heads_first(b.matmul(h, a["wv"]), kv_heads, 1)
-    scores = b.causal_mask(b.scale(b.matmul(q, b.transpose(k)), head_dim ** -0.5))
-    attn = b.transpose(b.transpose(b.matmul(b.softmax(scores), v), 1, 2), 0, 1)
-    attn = b.reshape(attn, (tokens, heads * head_dim))
-    h2 = b.add(a["x"], b.matmul(attn, a["wo"]))
-    n2 = b.rms_norm(h2, a["mlp_norm"], eps)
-    mlp = b.matmul(b.multiply(b.silu(b.matmul(n2, a["w_gate"])), b.matmul(n2, a["w_up"])),
-                   a["w_down"])
-    return b.build([b.add(h2, mlp)])
 
 
 def decoder_cases(quick, dt):
@@ -205,37 +178,9 @@ def numpy_reference(name, params, inputs):
         p = np.exp(s - s.max(-1, keepdims=True))
         return ((p / p.sum(-1, keepdims=True)) @ a["v"],)
     if name == "decoder":
-        return (decoder_reference(a, params),)
+        return (decoder_reference(a, params["heads"], params["kv_heads"], params["head_dim"]),)
     g = a["x"] @ a["w_gate"]
     return ((g / (1 + np.exp(-g)) * (a["x"] @ a["w_up"])) @ a["w_down"],)
-
-
-def decoder_reference(a, params, eps=1e-5):
-    """The block in float64 numpy, written as Llama's reference code is (repeat_kv)."""
-    heads, kv_heads, head_dim = params["heads"], params["kv_heads"], params["head_dim"]
-    tokens = a["x"].shape[0]
-
-    def rms(x, w):
-        return x / np.sqrt((x * x).mean(-1, keepdims=True) + eps) * w
-
-    def rope(x):
-        half = head_dim // 2
-        x1, x2 = x[..., :half], x[..., half:]
-        return np.concatenate([x1 * a["cos"] - x2 * a["sin"], x2 * a["cos"] + x1 * a["sin"]], -1)
-
-    h = rms(a["x"], a["attn_norm"])
-    q = rope((h @ a["wq"]).reshape(tokens, heads, head_dim).transpose(1, 0, 2))
-    k = rope((h @ a["wk"]).reshape(tokens, kv_heads, head_dim).transpose(1, 0, 2))
-    v = (h @ a["wv"]).reshape(tokens, kv_heads, head_dim).transpose(1, 0, 2)
-    k, v = (np.repeat(t, heads // kv_heads, axis=0) for t in (k, v))
-    s = q @ k.transpose(0, 2, 1) / np.sqrt(head_dim)
-    s = np.where(np.tril(np.ones((tokens, tokens), bool)), s, -np.inf)
-    p = np.exp(s - s.max(-1, keepdims=True))
-    attn = (p / p.sum(-1, keepdims=True)) @ v
-    h2 = a["x"] + attn.transpose(1, 0, 2).reshape(tokens, -1) @ a["wo"]
-    n2 = rms(h2, a["mlp_norm"])
-    g = n2 @ a["w_gate"]
-    return h2 + (g / (1 + np.exp(-g)) * (n2 @ a["w_up"])) @ a["w_down"]
 
 
 def make_inputs(graph_inputs, specs, on_gpu, seed):

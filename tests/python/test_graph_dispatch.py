@@ -98,7 +98,7 @@ def test_decoder_block_runs_by_measured_dispatch(tmp_path, monkeypatch):
     import sys
     from pathlib import Path
     sys.path.insert(0, str(Path(__file__).parent))
-    from test_graph_decoder import decoder_graph, decoder_inputs, decoder_reference
+    from llama_block import decoder_graph, decoder_inputs, decoder_reference
 
     monkeypatch.setenv("METILE_TUNE_CACHE", str(tmp_path))
     dims = dict(tokens=11, hidden=64, heads=4, kv_heads=2, head_dim=16, inter=96)
