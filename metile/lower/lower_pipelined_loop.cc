@@ -45,6 +45,7 @@
 #include "metile/lower/lower_dot_wgmma.h"
 #include "metile/lower/lowering_steps.h"
 #include "metile/lower/match_descriptor_gemm.h"
+#include "metile/lower/rematerialise.h"
 
 namespace metile::lower {
 
@@ -55,16 +56,7 @@ using schedule::SoftwarePipeline;
 
 // The body's ops that compute the dot's a and b, in program order.
 std::vector<const ir::Op*> copy_ops(const ir::Block& body, const ir::Op& dot) {
-  std::set<ir::ValueId> needed = {dot.operands[0], dot.operands[1]};
-  std::vector<const ir::Op*> copy;
-  for (auto it = body.ops.rbegin(); it != body.ops.rend(); ++it) {
-    bool produces = false;
-    for (ir::ValueId r : it->results) produces = produces || needed.count(r);
-    if (!produces) continue;
-    copy.insert(copy.begin(), &*it);
-    needed.insert(it->operands.begin(), it->operands.end());
-  }
-  return copy;
+  return block_slice(body, {dot.operands[0], dot.operands[1]});
 }
 
 std::string loop_name(const Lowering& l, const ir::Op& loop) {

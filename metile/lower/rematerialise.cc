@@ -1,5 +1,7 @@
 #include "metile/lower/rematerialise.h"
 
+#include <set>
+
 namespace metile::lower {
 
 std::map<ir::ValueId, const ir::Op*> definers_of(const ir::Kernel& k) {
@@ -8,6 +10,20 @@ std::map<ir::ValueId, const ir::Op*> definers_of(const ir::Kernel& k) {
     for (ir::ValueId r : op.results) definers[r] = &op;
   });
   return definers;
+}
+
+std::vector<const ir::Op*> block_slice(const ir::Block& block,
+                                       const std::vector<ir::ValueId>& values) {
+  std::set<ir::ValueId> needed(values.begin(), values.end());
+  std::vector<const ir::Op*> slice;
+  for (auto it = block.ops.rbegin(); it != block.ops.rend(); ++it) {
+    bool produces = false;
+    for (ir::ValueId r : it->results) produces = produces || needed.count(r);
+    if (!produces) continue;
+    slice.insert(slice.begin(), &*it);
+    needed.insert(it->operands.begin(), it->operands.end());
+  }
+  return slice;
 }
 
 bool Rematerialise::possible(ir::ValueId v) const {

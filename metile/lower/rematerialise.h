@@ -19,6 +19,12 @@ namespace metile::lower {
 // The Tile IR op that defines each value of k (Lowering::definers holds the kernel's).
 std::map<ir::ValueId, const ir::Op*> definers_of(const ir::Kernel& k);
 
+// The ops of `block` (its top level) that compute `values` there, with the ops they read from
+// the block, in program order: a loop body's slice that a copy lowers again at another step
+// (lower_pipelined_loop.cc, staged_prefetch.cc).
+std::vector<const ir::Op*> block_slice(const ir::Block& block,
+                                       const std::vector<ir::ValueId>& values);
+
 class Rematerialise {
  public:
   // `definers`: the Tile IR op that defines each value.

@@ -23,6 +23,7 @@
 #include <set>
 
 #include "metile/lower/lowering_steps.h"
+#include "metile/lower/rematerialise.h"
 
 namespace metile::lower {
 
@@ -31,28 +32,29 @@ namespace {
 const ir::Type kI32 = ir::Type::scalar(ir::DType::i32);
 const ir::Type kI1 = ir::Type::scalar(ir::DType::i1);
 
-// The body ops that compute `values` (within the body), in program order; empty when one of
-// them reads a carried value or is not a pure op (a load, a region, a barrier).
+// The body ops that compute `values` there, in program order; none when one of them reads a
+// carried value or is not a pure op (a load, a region, a barrier).
 std::optional<std::vector<const ir::Op*>> slice_of(const ir::Block& body,
-                                                   std::vector<ir::ValueId> values) {
-  std::set<ir::ValueId> needed(values.begin(), values.end());
+                                                   const std::vector<ir::ValueId>& values) {
   const std::set<ir::ValueId> carried(body.args.begin() + 1, body.args.end());
-  std::vector<const ir::Op*> slice;
-  for (auto it = body.ops.rbegin(); it != body.ops.rend(); ++it) {
-    bool produces = false;
-    for (ir::ValueId r : it->results) produces = produces || needed.count(r);
-    if (!produces) continue;
-    const ir::OpInfo& info = ir::op_info(it->kind);
-    if (!it->regions.empty() || info.has(ir::Trait::ReadsMemory) ||
+  const std::vector<const ir::Op*> slice = block_slice(body, values);
+  for (const ir::Op* op : slice) {
+    const ir::OpInfo& info = ir::op_info(op->kind);
+    if (!op->regions.empty() || info.has(ir::Trait::ReadsMemory) ||
         info.has(ir::Trait::WritesMemory) || info.has(ir::Trait::Convergent))
       return std::nullopt;
-    for (ir::ValueId v : it->operands) {
+    for (ir::ValueId v : op->operands)
       if (carried.count(v)) return std::nullopt;
-      needed.insert(v);
-    }
-    slice.insert(slice.begin(), &*it);
   }
   return slice;
+}
+
+// The slice lowered with the induction variable at step k.
+void lower_slice_at(Lowering& l, const StagedRing& ring, ir::ValueId k) {
+  l.bind(ring.loop->regions[0].args[0], LoweredValue({k}, false, true));
+  ir::Block slice;
+  for (const ir::Op* op : ring.slice) slice.ops.push_back(*op);
+  lower_block(l, slice);
 }
 
 ir::ValueId less(Lowering& l, ir::ValueId a, ir::ValueId b) {
@@ -81,10 +83,7 @@ void copy_step(Lowering& l, const StagedRing& ring, ir::ValueId k, ir::ValueId s
   save(induction);
   for (const ir::Op* op : ring.slice)
     for (ir::ValueId r : op->results) save(r);
-  l.bind(induction, LoweredValue({k}, false, true));
-  ir::Block slice;
-  for (const ir::Op* op : ring.slice) slice.ops.push_back(*op);
-  lower_block(l, slice);
+  lower_slice_at(l, ring, k);
   for (const StagedRing::Operand& o : ring.operands)
     copy_staged_operand(l, *o.dot, slot_buffer(l, o, slot));
   for (auto& [v, lowered] : saved) l.restore(v, std::move(lowered));
@@ -116,10 +115,7 @@ std::optional<StagedRing> start_staged_ring(Lowering& l, const ir::Op& loop, ir:
   if (!slice) return std::nullopt;
   ring.slice = *slice;
   // Lowered at the first step, the slice tells which loads its dots may copy.
-  l.bind(body.args[0], LoweredValue({start}, false, true));
-  ir::Block prologue;
-  for (const ir::Op* op : ring.slice) prologue.ops.push_back(*op);
-  lower_block(l, prologue);
+  lower_slice_at(l, ring, start);
   for (const ir::Op* dot : dots) {
     const StagedOperand b = staged_operand(l, *dot);
     if (!b.load) continue;
