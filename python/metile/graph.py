@@ -26,6 +26,19 @@ def _wrap_buffer(device_buffer, shape, dtype):
     return buffer
 
 
+def bind_inputs(input_names, args, kwargs):
+    """A compiled graph's call arguments by input name: positional ones in the graph's input
+    order, then keywords; TypeError for too many positional ones or a name given twice."""
+    if len(args) > len(input_names):
+        raise TypeError(f"the graph takes {len(input_names)} inputs "
+                        f"({', '.join(input_names)}), got {len(args)} positional")
+    bound = dict(zip(input_names, args))
+    for name, value in kwargs.items():
+        if name in bound:
+            raise TypeError(f"graph input '{name}' given twice")
+        bound[name] = value
+    return bound
+
 class GraphExecutable:
     """A compiled graph: call it with the graph inputs; ``explain()`` reports its kernels."""
 
@@ -43,19 +56,8 @@ class GraphExecutable:
         intermediate buffers and their reuse."""
         return self.compiled.explain()
 
-    def _bind(self, args, kwargs):
-        if len(args) > len(self.input_names):
-            raise TypeError(f"the graph takes {len(self.input_names)} inputs "
-                            f"({', '.join(self.input_names)}), got {len(args)} positional")
-        bound = dict(zip(self.input_names, args))
-        for name, value in kwargs.items():
-            if name in bound:
-                raise TypeError(f"graph input '{name}' given twice")
-            bound[name] = value
-        return bound
-
     def __call__(self, *args, **kwargs):
-        bound = self._bind(args, kwargs)
+        bound = bind_inputs(self.input_names, args, kwargs)
         device = self.compiled.device
         buffers, kind, stream = {}, None, 0
         for name, value in bound.items():

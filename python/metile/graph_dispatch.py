@@ -24,6 +24,7 @@ import numpy as np
 from . import _core, dtypes
 from .buffer import device as current_device
 from .errors import CompilationError, InternalCompilerError, NotSupportedError
+from .graph import bind_inputs
 from .tune import Candidate, select
 
 _VIEW_OPS = {"transpose", "reshape", "slice"}
@@ -347,14 +348,7 @@ class MeasuredGraph:
                    for r in self.regions if r["selected"])  # as fused, per region
 
     def __call__(self, *args, **kwargs):
-        if len(args) > len(self.input_names):
-            raise TypeError(f"the graph takes {len(self.input_names)} inputs "
-                            f"({', '.join(self.input_names)}), got {len(args)} positional")
-        bound = dict(zip(self.input_names, args))
-        for name, value in kwargs.items():
-            if name in bound:
-                raise TypeError(f"graph input '{name}' given twice")
-            bound[name] = value
+        bound = bind_inputs(self.input_names, args, kwargs)
         env = {}
         for name in bound:
             if name not in self.input_names:
