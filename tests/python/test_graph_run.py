@@ -169,6 +169,11 @@ def test_inputs_are_checked_by_name():
     with pytest.raises(metile.CompilationError,
                        match=r"graph input 'x': expected \(4, 8\) f32, .*dtype differs"):
         run(np.zeros((4, 8), np.float16))
+    x_in = np.zeros((4, 8), np.float32)
+    with pytest.raises(TypeError, match=r"the graph takes 1 inputs \(x\), got 2 positional"):
+        run(x_in, x_in)
+    with pytest.raises(TypeError, match=r"graph input 'x' given twice"):
+        run(x_in, x=x_in)
 
 
 def test_parse_graph_errors_name_the_node():
