@@ -42,25 +42,9 @@ std::string_view bits_suffix(ir::DType t) {
   return "";
 }
 
-std::string_view register_type(ir::DType t) {
-  switch (t) {
-    case ir::DType::f32:
-      return ".f32";
-    case ir::DType::i32:
-      return ".s32";
-    case ir::DType::u32:
-      return ".u32";
-    case ir::DType::i64:
-      return ".s64";
-    case ir::DType::i1:
-      return ".pred";
-    case ir::DType::f16:
-    case ir::DType::bf16:
-    case ir::DType::i8:
-    case ir::DType::u8:
-      return "";
-  }
-  return "";
+std::string register_type(ir::DType t) {
+  const std::string_view suffix = arithmetic_suffix(t);
+  return suffix.empty() ? std::string() : "." + std::string(suffix);
 }
 
 std::string ex2_approx(bool ftz) {

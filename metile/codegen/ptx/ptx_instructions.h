@@ -19,7 +19,7 @@ inline constexpr std::string_view kTarget = "sm_90";
 // Empty for a dtype the restricted subset does not hold (f16, bf16, i8, u8).
 std::string_view arithmetic_suffix(ir::DType t);
 std::string_view bits_suffix(ir::DType t);
-std::string_view register_type(ir::DType t);
+std::string register_type(ir::DType t);
 
 // ex2.approx of a float, flushing denormal results to zero when `ftz` (the fast variant of
 // exp and exp2; __expf's and Triton's exp scale by log2(e) first).

@@ -71,7 +71,7 @@ class PtxWriter {
   std::string reg(ir::ValueId v, int e = -1) {
     const ir::Type& t = kernel_.type(v);
     std::string name = "%v" + std::to_string(v) + (e >= 0 ? "_" + std::to_string(e) : "");
-    std::string type = t.is_pointer() ? ".u64" : std::string(ptx::register_type(t.dtype));
+    std::string type = t.is_pointer() ? ".u64" : ptx::register_type(t.dtype);
     if (type.empty())
       throw NotSupported("emit PTX: kernel '" + kernel_.name + "' holds a " +
                          std::string(ir::dtype_name(t.dtype)) +
@@ -517,7 +517,7 @@ class PtxWriter {
     const std::string combine = op.kind == OpKind::SimdSum   ? "add." + s
                                 : op.kind == OpKind::SimdMax ? "max." + s
                                                              : "min." + s;
-    const std::string d = out(op), other = temp(std::string(ptx::register_type(t)));
+    const std::string d = out(op), other = temp(ptx::register_type(t));
     line("mov." + std::string(ptx::bits_suffix(t)) + " " + d + ", " + in(op, 0) + ";");
     for (int offset = 16; offset > 0; offset /= 2) {
       line(ptx::shuffle("bfly") + " " + other + ", " + d + ", " + std::to_string(offset) + ", " +
@@ -544,7 +544,7 @@ class PtxWriter {
     std::vector<Move> moves;
     for (size_t i = 0; i < targets.size(); ++i) {
       const ir::Type& t = type(targets[i]);
-      const std::string rt = t.is_pointer() ? ".u64" : std::string(ptx::register_type(t.dtype));
+      const std::string rt = t.is_pointer() ? ".u64" : ptx::register_type(t.dtype);
       const std::string bits = t.is_pointer() ? "b64" : std::string(ptx::bits_suffix(t.dtype));
       if (t.is_scalar() || t.is_pointer()) {
         moves.push_back({reg(targets[i]), reg(yield.operands[i]), bits, temp(rt)});
