@@ -58,6 +58,7 @@ from .graph import GraphExecutable, compile_plan as _compile_plan  # noqa: E402
 from ._core import Certificate, LawRefuted, ReductionLaw  # noqa: E402
 from . import extra, math, tune  # noqa: E402
 from .tune import Config, autotune, select  # noqa: E402
+from .model import CompiledModel, compile_model as compile  # noqa: E402
 
 _FusionPlan.compile = _compile_plan  # plan.compile(): the graph as a callable
 tensor_descriptor = TensorDescriptor  # Triton's tl.tensor_descriptor (the type)
@@ -66,4 +67,4 @@ range = range_  # Triton's tl.range: a device loop (kept out of __all__: it shad
 del range_
 
 __all__ = sorted(name for name, value in globals().items() if not name.startswith("_")
-                 and name != "range" and (name == "dtypes" or not isinstance(value, _ModuleType)))
+                 and name not in ("range", "compile") and (name == "dtypes" or not isinstance(value, _ModuleType)))

@@ -52,7 +52,7 @@ def _outputs(value):
     return list(value) if isinstance(value, (tuple, list)) else [value]
 
 
-def _gate(native_outputs, outputs):
+def gate_outputs(native_outputs, outputs):
     """(passed, worst error, tolerance, reason, per-output records) of a candidate's outputs."""
     outputs = _outputs(outputs)
     if len(outputs) != len(native_outputs):
@@ -172,7 +172,7 @@ class Selected:
                 results.append(None)
                 continue
             self.stats.gates += 1
-            passed, error, tolerance, reason, records = _gate(native_outputs, result)
+            passed, error, tolerance, reason, records = gate_outputs(native_outputs, result)
             gates[c.name] = records
             rows.append((c.name, "ready" if passed else "gate_failed", "", True, passed, error,
                          tolerance, reason))

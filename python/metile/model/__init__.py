@@ -1,0 +1,6 @@
+"""metile.compile(model): whole models, MLX (mlx.nn.Module, mlx-lm) and torch (torch.nn.Module,
+Hugging Face transformers), under the guarded runtime (docs/models.md)."""
+
+from .compiled import CompiledModel, compile_model
+
+__all__ = ["CompiledModel", "compile_model"]
