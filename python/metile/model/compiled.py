@@ -91,11 +91,12 @@ class CompiledModel:
                                            time.perf_counter() - started - kernels)
         return result
 
-    def verify(self, prompt, steps=32):
+    def verify(self, prompt, steps=32, kl_limit=None):
         """Runs `prompt` (token ids) and `steps` greedy steps through the framework's model and
         the compiled one and compares their logits (verify.py). If the model fails, each
         region running meTile's kernels is tried alone; those that break the model go back to
-        the framework (named in explain()'s fallbacks), and the model is verified again."""
+        the framework (named in explain()'s fallbacks), and the model is verified again.
+        `kl_limit` replaces the KL bound of the activation dtype (verify.KL_LIMITS)."""
         started = time.perf_counter()
         with self.native():
             reference, tokens = verify.run_steps(self.front, self.model, prompt, steps)
@@ -103,7 +104,7 @@ class CompiledModel:
 
         def check():
             logits, _ = verify.run_steps(self.front, self.model, prompt, steps, tokens)
-            return verify.compare(reference, logits, tokens, dtype, steps)
+            return verify.compare(reference, logits, tokens, dtype, steps, kl_limit)
 
         result = check()
         if not result["passed"]:

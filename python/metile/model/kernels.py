@@ -39,6 +39,10 @@ class RegionKernels:
                 self.on_compile(label, seconds)
         return run
 
+    def _note(self, label):
+        if self.current is not None and label not in self.current.kernels:
+            self.current.kernels.append(label)
+
     def _run(self, op, params, inputs, body):
         """Runs the graph `body(builder, values) -> outputs` over the named `inputs` (a dict of
         arrays); its key is the op, the parameters and every input's shape and dtype."""
@@ -52,8 +56,7 @@ class RegionKernels:
             return b.build(list(body(b, values)))
 
         label = f"{op} " + " ".join(f"{n}{list(s)}:{d}" for n, (s, d) in specs.items())
-        if self.current is not None and label not in self.current.kernels:
-            self.current.kernels.append(label)
+        self._note(label)
         return self._graph(key, label, build)(**inputs)
 
     def rms_norm(self, x, weight, eps):
@@ -96,6 +99,25 @@ class RegionKernels:
         """table[ids] for ids of i32."""
         return self._run("embedding", (), {"table": table, "ids": ids},
                          lambda b, v: [b.embedding(v["table"], v["ids"])])[0]
+
+
+    def quantized_linear(self, x, wq, scales, biases, group_size, bits):
+        """x [M, K] @ dequantize(wq, scales, biases).T in MLX's affine layout
+        (metile_kernels.quantized_matmul)."""
+        from metile_kernels.quantized_matmul import quantized_linear
+
+        self._note(f"metile_kernels.quantized_linear x{list(x.shape)} w{list(wq.shape)} "
+                   f"bits={bits} group={group_size}")
+        return quantized_linear(x, wq, scales, biases, group_size=group_size, bits=bits)
+
+    def quantized_mlp(self, x, gate, up, down, group_size, bits):
+        """down(silu(gate(x)) * up(x)), each a (wq, scales, biases) triple
+        (metile_kernels.quantized_mlp)."""
+        from metile_kernels.quantized_mlp import quantized_swiglu_mlp
+
+        self._note(f"metile_kernels.quantized_swiglu_mlp x{list(x.shape)} "
+                   f"gate{list(gate[0].shape)} bits={bits} group={group_size}")
+        return quantized_swiglu_mlp(x, gate, up, down, group_size=group_size, bits=bits)
 
 
 def rope_tables(positions, dims, base, dtype):

@@ -127,23 +127,19 @@ def _candidate(kind, module, kernels, layers=None):
     if kind == "embedding":
         return lambda ids: from_numpy(kernels.embedding(to_numpy(module.weight),
                                                         to_numpy(ids.astype(mx.int32))))
-    from metile_kernels.quantized_matmul import quantized_linear
-    from metile_kernels.quantized_mlp import quantized_swiglu_mlp
-
     if kind == "quantized_linear":
         def qlinear(x):
             wq, scales, biases, group, bits, bias = _quantized(module)
-            y = from_numpy(quantized_linear(_rows(x), *(to_numpy(a) for a in (wq, scales, biases)),
-                                            group_size=group, bits=bits))
-            y = y.reshape(*x.shape[:-1], scales.shape[0])
+            y = kernels.quantized_linear(_rows(x), *(to_numpy(a) for a in (wq, scales, biases)),
+                                         group, bits)
+            y = from_numpy(y).reshape(*x.shape[:-1], scales.shape[0])
             return y if bias is None else y + bias
         return qlinear
 
     def qmlp(x):
         weights = [_quantized(layer) for layer in layers]
         triples = [tuple(to_numpy(a) for a in w[:3]) for w in weights]
-        group, bits = weights[0][3], weights[0][4]
-        y = quantized_swiglu_mlp(_rows(x), *triples, group_size=group, bits=bits)
+        y = kernels.quantized_mlp(_rows(x), *triples, weights[0][3], weights[0][4])
         return from_numpy(y).reshape(x.shape)
     return qmlp
 

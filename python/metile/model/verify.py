@@ -28,12 +28,12 @@ def run_steps(front, model, prompt, steps, tokens=None):
     return np.stack(rows), chosen
 
 
-def compare(reference, logits, reference_tokens, dtype, steps):
+def compare(reference, logits, reference_tokens, dtype, steps, kl_limit=None):
     p_log, q_log = _log_softmax(reference), _log_softmax(logits)
     kl = float(np.mean(np.sum(np.exp(p_log) * (p_log - q_log), -1)))
     agree = int(sum(int(np.argmax(row)) == token
                     for row, token in zip(logits[:steps], reference_tokens)))
-    limit = KL_LIMITS.get(dtype, KL_LIMITS["f16"])
+    limit = KL_LIMITS.get(dtype, KL_LIMITS["f16"]) if kl_limit is None else float(kl_limit)
     return {"max_abs_error": float(np.max(np.abs(reference - logits))), "kl": kl,
             "kl_limit": limit, "agreement": agree, "steps": steps,
             "passed": agree >= steps - 1 and kl <= limit}
