@@ -22,50 +22,51 @@ class RegionRunner:
         self.native, self.candidate = native, candidate
         self.selected = select(native, [Candidate(candidate, "metile")], family=family,
                                boundary=boundary, persist=persist)
-        self.forced = {}  # decide="generated": key -> decision
         self.decisions = {}  # key -> the decision's report, for explain()
         self.disabled = False  # the model's verification sent this region back to native
+        self.decided = {}  # shapes and dtypes -> the winner's callable: a decided call's path
 
     def __call__(self, *args):
         if self.decide == "native" or self.disabled:
             return self.native(*args)
+        key = tuple((tuple(a.shape), str(a.dtype)) if hasattr(a, "shape") else repr(a)
+                    for a in args)
+        winner = self.decided.get(key)
+        if winner is not None:
+            return winner(*args)
         if self.decide == "generated":
-            return self._forced(args)
+            return self._forced(args, key)
         result = self.selected(*args)
         report = self.selected.report
         self.decisions[report["key"]] = report
+        self.decided[key] = self.candidate if report["winner"] == "metile" else self.native
         return result
 
-    def _forced(self, args):
-        key = repr([describe(a) for a in args])
-        decision = self.forced.get(key)
-        if decision is None:
-            native_result = self.native(*args)
-            decision = {"family": self.family, "key": key, "source": "gated",
-                        "arguments": [describe(a) for a in args]}
-            try:
-                result = self.candidate(*args)
-            except (NotSupportedError, CompilationError, KernelFaultError) as e:
-                decision.update(decision="native", winner="native",
-                                reason=f"the candidate failed: {type(e).__name__}: {e}")
-                result = native_result
+    def _forced(self, args, key):
+        """decide="generated": the first call with these shapes gates the candidate."""
+        native_result = self.native(*args)
+        decision = {"family": self.family, "source": "gated",
+                    "arguments": [describe(a) for a in args]}
+        try:
+            result = self.candidate(*args)
+        except (NotSupportedError, CompilationError, KernelFaultError) as e:
+            decision.update(decision="native", winner="native",
+                            reason=f"the candidate failed: {type(e).__name__}: {e}")
+            result = native_result
+        else:
+            native_outputs = [host_values(v) for v in _outputs(native_result)]
+            passed, _, _, reason, records = gate_outputs(native_outputs, result)
+            decision.update(gate={"metile": records})
+            if passed:
+                decision.update(decision="generated", winner="metile",
+                                reason="decide='generated': passed its gate, not timed")
             else:
-                native_outputs = [host_values(v) for v in _outputs(native_result)]
-                passed, error, tolerance, reason, records = gate_outputs(native_outputs, result)
-                decision.update(gate={"metile": records})
-                if passed:
-                    decision.update(decision="generated", winner="metile",
-                                    reason="decide='generated': passed its gate, not timed")
-                else:
-                    decision.update(decision="native", winner="native",
-                                    reason=f"the candidate failed its gate: {reason}")
-                    result = native_result
-            self.forced[key] = decision
-            self.decisions[key] = decision
-            return result
-        if decision["winner"] == "metile":
-            return self.candidate(*args)
-        return self.native(*args)
+                decision.update(decision="native", winner="native",
+                                reason=f"the candidate failed its gate: {reason}")
+                result = native_result
+        self.decisions[repr(key)] = decision
+        self.decided[key] = self.candidate if decision["winner"] == "metile" else self.native
+        return result
 
     def generated_keys(self):
         return [k for k, d in self.decisions.items() if d.get("winner") == "metile"]

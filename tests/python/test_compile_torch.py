@@ -1,0 +1,65 @@
+"""metile.compile(model) on Hugging Face transformers models (Llama and Qwen3 configs with random
+weights): on the host target with CPU tensors, on the cuda device with CUDA tensors. Skipped
+where torch or transformers is not installed (CI installs neither; the GPU machine has both)."""
+
+import json
+
+import pytest
+
+import metile
+
+torch = pytest.importorskip("torch")
+transformers = pytest.importorskip("transformers")
+
+PROMPT = [1, 5, 9, 3, 7, 2, 11]
+
+
+def _device():
+    return "cuda" if metile.device() == "cuda" else "cpu"
+
+
+def _model(arch, dtype):
+    torch.manual_seed(0)
+    sizes = dict(hidden_size=64, intermediate_size=128, num_hidden_layers=2,
+                 num_attention_heads=4, num_key_value_heads=2, vocab_size=96,
+                 max_position_embeddings=256)
+    if arch == "qwen3":
+        model = transformers.Qwen3ForCausalLM(transformers.Qwen3Config(head_dim=16, **sizes))
+    else:
+        model = transformers.LlamaForCausalLM(transformers.LlamaConfig(**sizes))
+    return model.eval().to(device=_device(), dtype=dtype)
+
+
+@pytest.mark.parametrize("arch", ["llama", "qwen3"])
+@pytest.mark.parametrize("dtype", ["float32", "bfloat16"])
+def test_compiled_model_matches_torch(arch, dtype):
+    model = _model(arch, getattr(torch, dtype))
+    ids = torch.tensor([PROMPT], device=_device())
+    compiled = metile.compile(model, (ids,), decide="generated", persist=False, progress=False)
+    assert {"rms_norm", "linear", "swiglu_mlp", "embedding"} <= {r.kind for r in compiled.regions}
+    result = compiled.verify(PROMPT, steps=32)
+    assert result["passed"] and result["agreement"] >= 31, result
+    decisions = compiled.decisions()
+    assert decisions and all(d[2] == "metile" for d in decisions), decisions
+    report = json.loads(compiled.explain())
+    assert report["framework"] == "torch"
+    assert any(k["module"].endswith("Attention") and "attention core" in k["reason"]
+               for k in report["kept_in_framework"])
+
+
+def test_a_saved_checkpoint_loads_and_compiles(tmp_path):
+    model = _model("llama", torch.float32)
+    model.save_pretrained(tmp_path)
+    loaded = transformers.AutoModelForCausalLM.from_pretrained(tmp_path).eval().to(_device())
+    compiled = metile.compile(loaded, decide="generated", persist=False, progress=False)
+    assert compiled.verify(PROMPT, steps=4)["passed"]
+
+
+def test_measured_decisions_and_restore():
+    model = _model("llama", torch.float32)
+    compiled = metile.compile(model, (torch.tensor([PROMPT], device=_device()),),
+                              persist=False, progress=False)
+    assert compiled.verify(PROMPT, steps=4)["passed"]
+    assert {d[2] for d in compiled.decisions()} <= {"native", "metile"}
+    compiled.restore()
+    assert not any(hasattr(m, "_metile_region") for m in model.modules())
