@@ -139,6 +139,10 @@ def buffer_array(value):
     """The numpy array behind a caller-memory argument (ndarray or DLPack tensor), or None."""
     if isinstance(value, np.ndarray):
         return value
+    if type(value).__module__ == "mlx.core" and str(value.dtype) != "mlx.core.bfloat16":
+        # MLX's buffer protocol shares the array's memory writeably (DLPack's import is
+        # read-only): an MLX array can be a kernel's output, as a torch tensor is in Triton.
+        return np.asarray(value)
     if hasattr(value, "__dlpack__") and not isinstance(value, type):
         try:
             return np.from_dlpack(value)

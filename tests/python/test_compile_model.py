@@ -146,3 +146,21 @@ def test_bad_arguments_are_errors():
         metile.compile([1, 2])
     with pytest.raises(ValueError, match="decide must be one of measured, generated, native"):
         metile.compile(_llama(1), decide="fastest")
+
+
+def test_mlx_arrays_are_kernel_outputs_in_place():
+    @metile.kernel
+    def add(x, y, out, n, BLOCK: metile.constexpr):
+        offsets = metile.program_id(0) * BLOCK + metile.arange(0, BLOCK)
+        mask = offsets < n
+        metile.store(out + offsets, metile.load(x + offsets, mask) + metile.load(y + offsets, mask),
+                     mask)
+
+    x, y = mx.arange(100).astype(mx.float32), mx.ones((100,))
+    out = mx.zeros((100,))
+    add[(1,)](x, y, out, 100, BLOCK=128)
+    np.testing.assert_array_equal(np.array(out), np.arange(100) + 1.0)
+    # A transposed (not contiguous) MLX array: staged and copied back.
+    out_t = mx.zeros((10, 12)).T
+    add[(1,)](mx.ones((12, 10)), mx.ones((12, 10)) * 2, out_t, 120, BLOCK=128)
+    np.testing.assert_array_equal(np.array(out_t), np.full((12, 10), 3.0))
