@@ -12,6 +12,8 @@ torch = pytest.importorskip("torch")
 transformers = pytest.importorskip("transformers")
 
 PROMPT = [1, 5, 9, 3, 7, 2, 11]
+# 40 tokens, then 32 steps: the keys grow past 64, the attention region's padding bucket
+LONG_PROMPT = [(7 * i + 3) % 96 for i in range(40)]
 
 
 def _device():
@@ -36,15 +38,36 @@ def test_compiled_model_matches_torch(arch, dtype):
     model = _model(arch, getattr(torch, dtype))
     ids = torch.tensor([PROMPT], device=_device())
     compiled = metile.compile(model, (ids,), decide="generated", persist=False, progress=False)
-    assert {"rms_norm", "linear", "swiglu_mlp", "embedding"} <= {r.kind for r in compiled.regions}
-    result = compiled.verify(PROMPT, steps=32)
+    kinds = {r.kind for r in compiled.regions}
+    assert {"rms_norm", "linear", "swiglu_mlp", "embedding", "attention"} <= kinds
+    result = compiled.verify(LONG_PROMPT, steps=32)
     assert result["passed"] and result["agreement"] >= 31, result
     decisions = compiled.decisions()
     assert decisions and all(d[2] == "metile" for d in decisions), decisions
     report = json.loads(compiled.explain())
     assert report["framework"] == "torch"
-    assert any(k["module"].endswith("Attention") and "attention core" in k["reason"]
+    assert any(k["module"].endswith("Attention") and "KV cache update run in torch" in k["reason"]
                for k in report["kept_in_framework"])
+    attention = [r for r in report["regions"] if r["kind"] == "attention"]
+    assert attention and all(any(k.startswith("attention ") for k in r["kernels"])
+                             for r in attention)
+
+
+def test_attention_with_a_padding_mask_over_a_batch():
+    """Two prompts, the first left-padded: the region's additive mask and the key padding to a
+    multiple of 64 give sdpa's logits at every real position."""
+    model = _model("llama", torch.float32)
+    ids = torch.tensor([[0, 0, 0, 4, 8, 15], [16, 23, 42, 7, 9, 1]], device=_device())
+    mask = torch.tensor([[0, 0, 0, 1, 1, 1], [1] * 6], device=_device())
+    with torch.no_grad():
+        expected = model(input_ids=ids, attention_mask=mask).logits
+    compiled = metile.compile(model, decide="generated", persist=False, progress=False)
+    with torch.no_grad():
+        got = compiled(input_ids=ids, attention_mask=mask).logits
+    attention = [r for r in compiled.regions if r.kind == "attention"]
+    assert all(d["winner"] == "metile" for r in attention for d in r.runner.decisions.values())
+    torch.testing.assert_close(got[0, 3:], expected[0, 3:], rtol=1e-4, atol=1e-4)
+    torch.testing.assert_close(got[1], expected[1], rtol=1e-4, atol=1e-4)
 
 
 def test_a_saved_checkpoint_loads_and_compiles(tmp_path):

@@ -79,7 +79,7 @@ class CompiledModel:
     def restore(self):
         """Puts every region's module back as it was: the model is the framework's again."""
         for r in self.regions:
-            region_tools.uninstall(r)
+            (r.uninstall or region_tools.uninstall)(r)
 
     def warm(self, *args, **kwargs):
         """One call (deciding every region it reaches), timed into the compile's phases."""
@@ -188,7 +188,7 @@ def compile_model(model, example_inputs=None, *, decide="measured", persist=True
 
         region.runner = dispatch.RegionRunner(f"model.{region.kind}", region.boundary,
                                               region.native, labelled, decide, persist)
-        region_tools.install(region, front.CALL)
+        (region.install or region_tools.install)(region, front.CALL)
     compiled = CompiledModel(model, front, regions, kept, kernels, decide, show)
     compiled.phases["capture"] = time.perf_counter() - started
     show(f"{front.FRAMEWORK} {type(model).__name__}: {len(regions)} regions, "

@@ -29,8 +29,7 @@ class RegionRunner:
     def __call__(self, *args):
         if self.decide == "native" or self.disabled:
             return self.native(*args)
-        key = tuple((tuple(a.shape), str(a.dtype)) if hasattr(a, "shape") else repr(a)
-                    for a in args)
+        key = shape_key(args)
         winner = self.decided.get(key)
         if winner is not None:
             return winner(*args)
@@ -68,8 +67,19 @@ class RegionRunner:
         self.decided[key] = self.candidate if decision["winner"] == "metile" else self.native
         return result
 
+    def winner_for(self, args):
+        """The decided winner for arguments of these shapes (a callable), or None."""
+        if self.decide == "native" or self.disabled:
+            return self.native
+        return self.decided.get(shape_key(args))
+
     def generated_keys(self):
         return [k for k, d in self.decisions.items() if d.get("winner") == "metile"]
+
+
+def shape_key(args):
+    return tuple((tuple(a.shape), str(a.dtype)) if hasattr(a, "shape") else repr(a)
+                 for a in args)
 
 
 def _outputs(value):

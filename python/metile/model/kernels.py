@@ -101,6 +101,24 @@ class RegionKernels:
                          lambda b, v: [b.embedding(v["table"], v["ids"])])[0]
 
 
+    def attention(self, q, k, v, mask, scale, causal):
+        """softmax(scale * q @ k^T [+ mask] [causal]) @ v over the last two axes, for q
+        [N, G, L, D] and k, v [N, 1, S, D] (G query heads per key/value head), mask [N, 1, L, S]
+        additive or None."""
+        inputs = {"q": q, "k": k, "v": v}
+        if mask is not None:
+            inputs["mask"] = mask
+
+        def body(b, x):
+            scores = b.scale(b.matmul(x["q"], b.transpose(x["k"])), float(scale))
+            if causal:
+                scores = b.causal_mask(scores)
+            if mask is not None:
+                scores = b.add(scores, x["mask"])
+            return [b.matmul(b.softmax(scores), x["v"])]
+
+        return self._run("attention", (float(scale), bool(causal)), inputs, body)[0]
+
     def quantized_linear(self, x, wq, scales, biases, group_size, bits):
         """x [M, K] @ dequantize(wq, scales, biases).T in MLX's affine layout
         (metile_kernels.quantized_matmul)."""

@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 # graph or quantised-MLP boundaries).
 BOUNDARIES = {"rms_norm": "primitive", "linear": "primitive", "rotary": "primitive",
               "embedding": "primitive", "quantized_linear": "primitive",
-              "swiglu_mlp": "graph", "quantized_mlp": "quantized_mlp"}
+              "swiglu_mlp": "graph", "attention": "graph", "quantized_mlp": "quantized_mlp"}
 
 
 @dataclass
@@ -22,6 +22,8 @@ class Region:
     candidate: object = None  # meTile's: the same arguments, the same outputs
     runner: object = None  # dispatch.RegionRunner, set by the compiler
     kernels: list = field(default_factory=list)  # labels of the kernels it launched
+    install: object = None  # install(region, call_name) if not by swapping its class
+    uninstall: object = None
 
     @property
     def boundary(self):

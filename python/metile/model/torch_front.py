@@ -120,6 +120,18 @@ def _candidate(kind, module, kernels):
     return embedding
 
 
+def _attention_region(model, path, module, kernels):
+    from . import torch_attention
+
+    attention = torch_attention.AttentionRegion(module, kernels)
+    region = Region(path + ".attention", "attention", module, None, native=attention.native,
+                    candidate=attention.candidate,
+                    install=lambda r, _call: torch_attention.install(model, attention),
+                    uninstall=lambda r: torch_attention.uninstall(model, attention))
+    attention.region = region
+    return region
+
+
 def _call(module, runner, *args, **kwargs):
     if kwargs or len(args) != 1:
         return original_call(module, CALL)(*args, **kwargs)
@@ -140,10 +152,11 @@ def find_regions(model, kernels):
                                   candidate=_candidate(kind, module, kernels)))
             covered.append(path)
         elif all(hasattr(module, p) for p in ("q_proj", "k_proj", "v_proj", "o_proj")):
-            kept.append(Kept(path, name, "rotary embedding and the attention core (the "
-                             "attention function over the KV cache, and the cache update) run "
-                             "in torch: a region for attention with a KV cache is not built "
-                             "yet; its projections and norms are regions"))
+            if hasattr(model, "set_attn_implementation"):
+                regions.append(_attention_region(model, path, module, kernels))
+            kept.append(Kept(path, name, "the rotary embedding and the KV cache update run in "
+                             "torch (the attention core is a region, through transformers' "
+                             "attention interface; its projections and norms are regions)"))
         elif not any(True for _ in module.children()):
             if any(True for _ in module.parameters(recurse=False)) or "Rotary" in name:
                 kept.append(Kept(path, name, f"no meTile region for {name}"))
