@@ -15,6 +15,8 @@ pytest.importorskip("mlx_lm")
 from mlx_lm.models import llama, qwen3  # noqa: E402
 
 PROMPT = [1, 5, 9, 3, 7, 2, 11]  # 7 tokens: a ragged prefill
+# 40 tokens, then 32 steps: the keys grow past 64, the attention region's padding bucket
+LONG_PROMPT = [(7 * i + 3) % 96 for i in range(40)]
 
 
 def _llama(layers=2):
@@ -45,10 +47,11 @@ def test_compiled_model_matches_mlx(arch, quantized):
     compiled = metile.compile(model, (mx.array([PROMPT]),), decide="generated", persist=False,
                               progress=False)
     kinds = {r.kind for r in compiled.regions}
-    expected = {"rms_norm", "rotary"} | ({"quantized_linear", "quantized_mlp"} if quantized
-                                          else {"linear", "swiglu_mlp", "embedding"})
+    expected = {"rms_norm", "rotary", "attention"} | (
+        {"quantized_linear", "quantized_mlp"} if quantized
+        else {"linear", "swiglu_mlp", "embedding"})
     assert expected <= kinds
-    result = compiled.verify(PROMPT, steps=32)
+    result = compiled.verify(LONG_PROMPT, steps=32)
     assert result["passed"], result
     assert result["agreement"] >= 31
     # Every region ran meTile's kernel after passing its gate: the logits above are theirs.
@@ -120,12 +123,39 @@ def test_a_model_failing_verification_falls_back_and_names_the_regions():
 
 
 def test_restore_gives_back_the_mlx_model():
+    from metile.model import mlx_attention
+
     model = _model("llama", quantized=False)
     classes = {path: type(m) for path, m in model.named_modules()}
+    users = mlx_attention._ORIGINALS.get(llama.__name__, (None, 0))[1]
     compiled = metile.compile(model, decide="native", persist=False, progress=False)
     assert any(type(m) is not classes[p] for p, m in model.named_modules())
+    assert llama.scaled_dot_product_attention is mlx_attention.dispatch
+    # Each attention module holds the patch once; restore lets go of this model's.
+    assert mlx_attention._ORIGINALS[llama.__name__][1] == users + 2
     compiled.restore()
     assert all(type(m) is classes[p] for p, m in model.named_modules())
+    assert mlx_attention._ORIGINALS.get(llama.__name__, (None, 0))[1] == users
+
+
+def test_attention_with_an_array_mask_and_keys_before_the_queries():
+    """A second chunk of a prompt (keys before the queries: mlx-lm's "causal" mask aligned
+    bottom-right) and a decode step, through the attention region, against MLX."""
+    from mlx_lm.models.cache import make_prompt_cache
+
+    model = _model("llama", quantized=False)
+    first, second = mx.array([PROMPT]), mx.array([[4, 8, 15, 16]])
+    cache = make_prompt_cache(model)
+    model(first, cache=cache)
+    expected = np.array(model(second, cache=cache))
+    compiled = metile.compile(model, decide="generated", persist=False, progress=False)
+    cache = make_prompt_cache(model)
+    compiled(first, cache=cache)
+    got = np.array(compiled(second, cache=cache))
+    np.testing.assert_allclose(got, expected, rtol=1e-4, atol=1e-4)
+    attention = [r for r in compiled.regions if r.kind == "attention"]
+    winners = [d["winner"] for r in attention for d in r.runner.decisions.values()]
+    assert winners and set(winners) == {"metile"}
 
 
 def test_a_saved_checkpoint_loads_and_compiles(tmp_path):

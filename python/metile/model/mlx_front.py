@@ -144,6 +144,21 @@ def _candidate(kind, module, kernels, layers=None):
     return qmlp
 
 
+def _attention_region(path, module, kernels):
+    from . import mlx_attention
+
+    model_file = mlx_attention.model_file(module)
+    if model_file is None:
+        return None
+    state = mlx_attention.AttentionRegion(module, kernels, model_file)
+    region = Region(path + ".attention", "attention", module, mlx_attention.attention_call,
+                    native=state.native, candidate=state.candidate,
+                    install=mlx_attention.install, uninstall=mlx_attention.uninstall,
+                    state=state)
+    state.region = region
+    return region
+
+
 def _rope_call(module, runner, x, offset=0):
     mx = _mx()
     if not isinstance(offset, int):  # per-sequence offsets (a batch cache): the framework's
@@ -201,10 +216,14 @@ def find_regions(model, kernels):
         name = type(module).__name__
         children = [k for k, v in module.children().items() if v]
         if all(isinstance(module.get(p), dict) for p in ("q_proj", "k_proj", "v_proj", "o_proj")):
-            kept.append(Kept(path, name, "the attention core (scaled_dot_product_attention over "
-                             "the KV cache, and the cache update) runs in MLX: a region for "
-                             "attention with a KV cache is not built yet; its projections, norms "
-                             "and rotary are regions"))
+            region = _attention_region(path, module, kernels)
+            if region is not None:
+                regions.append(region)
+                kept.append(Kept(path, name, "the KV cache update runs in MLX (the attention "
+                                 "core is a region; the projections, norms and rotary too)"))
+            else:
+                kept.append(Kept(path, name, "the attention core runs in MLX: its model file "
+                                 "does not call mlx-lm's scaled_dot_product_attention"))
         elif isinstance(module, nn.RoPE):
             kept.append(Kept(path, name, _rope_reason(module)))
         elif not children:

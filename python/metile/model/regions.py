@@ -23,6 +23,7 @@ class Region:
     runner: object = None  # dispatch.RegionRunner, set by the compiler
     kernels: list = field(default_factory=list)  # labels of the kernels it launched
     install: object = None  # install(region, call_name) if not by swapping its class
+    state: object = None  # what a kind keeps between the module's call and the runner's
     uninstall: object = None
 
     @property

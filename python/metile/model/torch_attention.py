@@ -2,17 +2,14 @@
 attention implementation ("metile", transformers' AttentionInterface, with sdpa's masks), and
 an attention module compiled by metile.compile runs softmax(scale q k^T + mask) v as a graph
 (grouped-query heads broadcast, not repeated) beside torch's scaled_dot_product_attention,
-through the guarded runtime. Key/value lengths are padded up to a multiple of BUCKET (the
-padding masked out), so a decode loop compiles and decides once per BUCKET tokens, not per
-token."""
+through the guarded runtime, keys padded to a bucket of lengths (attention_shapes.py)."""
 
-import math
 from types import SimpleNamespace
 
 from ..errors import NotSupportedError
+from .attention_shapes import decision_shapes, grouped, padded_length
 
 NAME = "metile"
-BUCKET = 64
 
 
 def register():
@@ -73,10 +70,7 @@ class AttentionRegion:
         if heads % kv_heads:
             raise NotSupportedError(f"attention with {heads} query heads over {kv_heads} "
                                     "key/value heads")
-        group = heads // kv_heads
-        qg = q.reshape(b * kv_heads, group, length, dim)
-        kg = k.reshape(b * kv_heads, 1, padded, dim)
-        vg = v.reshape(b * kv_heads, 1, padded, dim)
+        qg, kg, vg, _ = grouped(q, k, v)
         mg = None
         if mask is not None:  # [B, 1, L, S] -> one copy per key/value head
             mg = mask.expand(b, kv_heads, length, padded).reshape(b * kv_heads, 1, length, padded)
@@ -127,18 +121,13 @@ def attention_forward(module, query, key, value, attention_mask, dropout=0.0, sc
     if causal:  # transformers' rule: a causal call attends to the first rows keys
         key, value = key[:, :, :rows], value[:, :, :rows]
     length = key.shape[2]
-    padded = length if causal else BUCKET * math.ceil(length / BUCKET)
+    padded = padded_length(length, causal)
     scale = scaling if scaling is not None else query.shape[-1] ** -0.5
     attention.call = SimpleNamespace(mask=attention_mask, causal=causal, length=length,
                                   scaling=scale)
     runner = attention.region.runner
     # A decided call goes to its winner without padding for the framework.
-    shapes = [query, SimpleNamespace(shape=key.shape[:2] + (padded,) + key.shape[3:],
-                                     dtype=key.dtype)]
-    shapes += [SimpleNamespace(shape=shapes[1].shape, dtype=value.dtype),
-               None if causal else SimpleNamespace(shape=(query.shape[0], 1, rows, padded),
-                                                   dtype=query.dtype)]
-    if runner.winner_for(shapes) is runner.native:
+    if runner.winner_for(decision_shapes(query, key, value, padded, causal)) is runner.native:
         return _sdpa(module, query, key, value, attention_mask, scaling=scale, is_causal=causal)
     return runner(*_padded_args(query, key, value, attention_mask, causal, padded)), None
 
