@@ -58,7 +58,7 @@ from .graph import GraphExecutable, compile_plan as _compile_plan  # noqa: E402
 from ._core import Certificate, LawRefuted, ReductionLaw  # noqa: E402
 from . import extra, math, tune  # noqa: E402
 from .tune import Config, autotune, select  # noqa: E402
-from .model import CompiledModel, compile_model as compile  # noqa: E402
+from .model import CompiledModel, compile_model as compile, torch_backend  # noqa: E402
 
 _FusionPlan.compile = _compile_plan  # plan.compile(): the graph as a callable
 tensor_descriptor = TensorDescriptor  # Triton's tl.tensor_descriptor (the type)

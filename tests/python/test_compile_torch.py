@@ -86,3 +86,31 @@ def test_measured_decisions_and_restore():
     assert {d[2] for d in compiled.decisions()} <= {"native", "metile"}
     compiled.restore()
     assert not any(hasattr(m, "_metile_region") for m in model.modules())
+
+
+def test_torch_compile_backend_runs_the_regions_of_dynamos_graph():
+    from metile.model import dynamo_backend as tb
+
+    model = _model("llama", torch.float32)
+    ids = torch.tensor([PROMPT], device=_device())
+    with torch.no_grad():
+        expected = model(input_ids=ids, use_cache=False).logits
+    torch._dynamo.reset()
+    compiled = torch.compile(model, backend=metile.torch_backend(decide="generated",
+                                                                persist=False))
+    with torch.no_grad():
+        got = compiled(input_ids=ids, use_cache=False).logits
+    torch.testing.assert_close(got, expected, rtol=1e-4, atol=1e-4)
+    kinds = {kind for _, kind, _ in tb.LAST}
+    assert {"embedding", "rms_norm", "linear", "swiglu_mlp"} <= kinds
+    paths = {path for path, _, _ in tb.LAST}
+    assert "model.layers.0.mlp" in paths and "lm_head" in paths
+    winners = {d["winner"] for _, _, r in tb.LAST for d in r.decisions.values()}
+    assert winners == {"metile"}
+    # The registered name: the same backend with measured decisions.
+    tb.register()
+    torch._dynamo.reset()
+    with torch.no_grad():
+        got = torch.compile(model, backend="metile")(input_ids=ids, use_cache=False).logits
+    torch.testing.assert_close(got, expected, rtol=1e-4, atol=1e-4)
+    torch._dynamo.reset()
