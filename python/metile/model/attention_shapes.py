@@ -6,6 +6,8 @@ call finds its winner before padding anything."""
 import math
 from types import SimpleNamespace
 
+from ..errors import NotSupportedError
+
 BUCKET = 64
 
 
@@ -24,12 +26,17 @@ def decision_shapes(query, key, value, padded, causal):
     return [query, kv, SimpleNamespace(shape=kv.shape, dtype=value.dtype), mask]
 
 
-def grouped(q, k, v):
-    """q [B, H, L, D], k and v [B, KV, S, D] as the graph takes them: [B KV, G, L, D] and
-    [B KV, 1, S, D] (G query heads per key/value head, broadcast, not repeated); torch tensors
-    or MLX arrays."""
+def grouped(q, k, v, mask, broadcast):
+    """q [B, H, L, D], k and v [B, KV, S, D] and mask [B, 1, L, S] (or None) as the graph takes
+    them: [B KV, G, L, D], [B KV, 1, S, D] and [B KV, 1, L, S] (G query heads per key/value
+    head, broadcast, not repeated); torch tensors or MLX arrays, `broadcast(array, shape)`
+    their library's broadcast."""
     b, heads, length, dim = q.shape
     kv_heads, keys = k.shape[1], k.shape[2]
-    group = heads // kv_heads
-    return (q.reshape(b * kv_heads, group, length, dim), k.reshape(b * kv_heads, 1, keys, dim),
-            v.reshape(b * kv_heads, 1, keys, dim), group)
+    if heads % kv_heads:
+        raise NotSupportedError(f"attention with {heads} query heads over {kv_heads} "
+                                "key/value heads")
+    if mask is not None:
+        mask = broadcast(mask, (b, kv_heads, length, keys)).reshape(b * kv_heads, 1, length, keys)
+    return (q.reshape(b * kv_heads, heads // kv_heads, length, dim),
+            k.reshape(b * kv_heads, 1, keys, dim), v.reshape(b * kv_heads, 1, keys, dim), mask)

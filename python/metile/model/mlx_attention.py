@@ -10,7 +10,6 @@ import sys
 
 import numpy as np
 
-from ..errors import NotSupportedError
 from .attention_shapes import decision_shapes, grouped, padded_length
 from . import regions
 from .regions import original_call
@@ -36,20 +35,11 @@ class AttentionRegion:
 
         from .mlx_front import from_numpy, to_numpy
 
-        b, heads, length, dim = q.shape
-        kv_heads, padded = k.shape[1], k.shape[2]
-        if heads % kv_heads:
-            raise NotSupportedError(f"attention with {heads} query heads over {kv_heads} "
-                                    "key/value heads")
-        qg, kg, vg, _ = grouped(q, k, v)
-        mg = None
-        if mask is not None:
-            mg = mx.broadcast_to(mask, (b, kv_heads, length, padded))
-            mg = mg.reshape(b * kv_heads, 1, length, padded)
+        qg, kg, vg, mg = grouped(q, k, v, mask, mx.broadcast_to)
         out = self.kernels.attention(*(to_numpy(t) for t in (qg, kg, vg)),
                                      None if mg is None else to_numpy(mg), self.call.scale,
                                      self.call.causal)
-        return from_numpy(out).reshape(b, heads, length, dim)
+        return from_numpy(out).reshape(q.shape)
 
 
 def _additive(mask, query, length, padded):

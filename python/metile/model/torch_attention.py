@@ -6,7 +6,6 @@ through the guarded runtime, keys padded to a bucket of lengths (attention_shape
 
 from types import SimpleNamespace
 
-from ..errors import NotSupportedError
 from .attention_shapes import decision_shapes, grouped, padded_length
 
 NAME = "metile"
@@ -65,19 +64,11 @@ class AttentionRegion:
         from .torch_front import from_kernel, to_kernel
 
         call = self.call
-        b, heads, length, dim = q.shape
-        kv_heads, padded = k.shape[1], k.shape[2]
-        if heads % kv_heads:
-            raise NotSupportedError(f"attention with {heads} query heads over {kv_heads} "
-                                    "key/value heads")
-        qg, kg, vg, _ = grouped(q, k, v)
-        mg = None
-        if mask is not None:  # [B, 1, L, S] -> one copy per key/value head
-            mg = mask.expand(b, kv_heads, length, padded).reshape(b * kv_heads, 1, length, padded)
+        qg, kg, vg, mg = grouped(q, k, v, mask, lambda m, shape: m.expand(*shape))
         out = self.kernels.attention(*(to_kernel(t) for t in (qg, kg, vg)),
                                      None if mg is None else to_kernel(mg), call.scaling,
                                      call.causal)
-        out = from_kernel(out).reshape(b, heads, length, dim)
+        out = from_kernel(out).reshape(q.shape)
         if mask is not None:  # a query that may see no key gives 0, as torch's sdpa does
             import torch
 
