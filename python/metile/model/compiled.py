@@ -62,7 +62,10 @@ class CompiledModel:
         return self.model(*args, **kwargs)
 
     def __getattr__(self, name):  # the model's own attributes (make_cache, layers, ...)
-        return getattr(self.__dict__["model"], name)
+        model = self.__dict__.get("model")
+        if model is None:
+            raise AttributeError(name)
+        return getattr(model, name)
 
     @contextlib.contextmanager
     def native(self):
