@@ -114,3 +114,49 @@ def test_torch_compile_backend_runs_the_regions_of_dynamos_graph():
         got = torch.compile(model, backend="metile")(input_ids=ids, use_cache=False).logits
     torch.testing.assert_close(got, expected, rtol=1e-4, atol=1e-4)
     torch._dynamo.reset()
+
+
+def _static_decode(model, cache, prompt, token):
+    """Prefill `prompt` into a StaticCache, then one decode step's logits for `token`."""
+    device = _device()
+    ids = torch.tensor([prompt], device=device)
+    kw = {"cache" if "cache" in __import__("inspect").signature(type(model).forward).parameters
+          else "past_key_values": cache}
+    with torch.no_grad():
+        model(input_ids=ids, use_cache=True, **kw)
+        step = torch.tensor([[token]], device=device)
+        return model(input_ids=step, use_cache=True, **kw).logits[0, -1]
+
+
+def test_a_static_cache_decode_step_and_its_cuda_graph_replay():
+    """Static shapes (transformers' StaticCache): the attention region's key length is the
+    cache's, so one decision and one kernel serve every step; on the cuda device the decided
+    step is captured in a CUDA graph and replayed."""
+    model = _model("llama", torch.float32)
+    make = lambda: transformers.StaticCache(config=model.config, max_cache_len=80)  # noqa: E731
+    expected = _static_decode(model, make(), PROMPT, 13)
+    compiled = metile.compile(model, decide="generated", persist=False, progress=False)
+    got = _static_decode(compiled.model, make(), PROMPT, 13)
+    torch.testing.assert_close(got, expected, rtol=1e-4, atol=1e-4)
+    attention = [r for r in compiled.regions if r.kind == "attention"]
+    assert all(d["winner"] == "metile" for r in attention for d in r.runner.decisions.values())
+    if _device() != "cuda":
+        return
+    cache = make()
+    _static_decode(model, cache, PROMPT, 13)  # warm: every shape decided before the capture
+    step = torch.tensor([[13]], device="cuda")
+    kw = {"past_key_values": cache, "use_cache": True}
+    graph = torch.cuda.CUDAGraph()
+    side = torch.cuda.Stream()
+    side.wait_stream(torch.cuda.current_stream())
+    with torch.cuda.stream(side), torch.no_grad():
+        model(input_ids=step, **kw)
+    torch.cuda.current_stream().wait_stream(side)
+    with torch.cuda.graph(graph), torch.no_grad():
+        captured = model(input_ids=step, **kw).logits[0, -1]
+    graph.replay()
+    torch.cuda.synchronize()
+    # The captured step is the third 13 after the prompt (one warm step, one on the side stream).
+    with compiled.native():
+        reference = _static_decode(model, make(), PROMPT + [13, 13], 13)
+    torch.testing.assert_close(captured, reference, rtol=1e-4, atol=1e-4)
