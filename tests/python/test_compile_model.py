@@ -123,19 +123,19 @@ def test_a_model_failing_verification_falls_back_and_names_the_regions():
 
 
 def test_restore_gives_back_the_mlx_model():
-    from metile.model import mlx_attention
+    from metile.model import file_patches, mlx_attention
 
     model = _model("llama", quantized=False)
     classes = {path: type(m) for path, m in model.named_modules()}
-    users = mlx_attention._ORIGINALS.get(llama.__name__, (None, 0))[1]
+    users = file_patches.users(llama.__name__, mlx_attention.NAME)
     compiled = metile.compile(model, decide="native", persist=False, progress=False)
     assert any(type(m) is not classes[p] for p, m in model.named_modules())
     assert llama.scaled_dot_product_attention is mlx_attention.dispatch
     # Each attention module holds the patch once; restore lets go of this model's.
-    assert mlx_attention._ORIGINALS[llama.__name__][1] == users + 2
+    assert file_patches.users(llama.__name__, mlx_attention.NAME) == users + 2
     compiled.restore()
     assert all(type(m) is classes[p] for p, m in model.named_modules())
-    assert mlx_attention._ORIGINALS.get(llama.__name__, (None, 0))[1] == users
+    assert file_patches.users(llama.__name__, mlx_attention.NAME) == users
 
 
 def test_attention_with_an_array_mask_and_keys_before_the_queries():

@@ -39,18 +39,19 @@ def test_compiled_model_matches_torch(arch, dtype):
     ids = torch.tensor([PROMPT], device=_device())
     compiled = metile.compile(model, (ids,), decide="generated", persist=False, progress=False)
     kinds = {r.kind for r in compiled.regions}
-    assert {"rms_norm", "linear", "swiglu_mlp", "embedding", "attention"} <= kinds
+    assert {"rms_norm", "linear", "swiglu_mlp", "embedding", "attention", "rotary"} <= kinds
     result = compiled.verify(LONG_PROMPT, steps=32)
     assert result["passed"] and result["agreement"] >= 31, result
     decisions = compiled.decisions()
     assert decisions and all(d[2] == "metile" for d in decisions), decisions
     report = json.loads(compiled.explain())
     assert report["framework"] == "torch"
-    assert any(k["module"].endswith("Attention") and "KV cache update run in torch" in k["reason"]
+    assert any(k["module"].endswith("Attention") and "KV cache update runs in torch" in k["reason"]
                for k in report["kept_in_framework"])
-    attention = [r for r in report["regions"] if r["kind"] == "attention"]
-    assert attention and all(any(k.startswith("attention ") for k in r["kernels"])
-                             for r in attention)
+    for kind in ("attention", "rotary"):
+        regions = [r for r in report["regions"] if r["kind"] == kind]
+        assert regions and all(any(k.startswith(kind + " ") for k in r["kernels"])
+                               for r in regions)
 
 
 def test_attention_with_a_padding_mask_over_a_batch():
@@ -79,6 +80,11 @@ def test_a_saved_checkpoint_loads_and_compiles(tmp_path):
 
 
 def test_measured_decisions_and_restore():
+    from transformers.models.llama import modeling_llama
+
+    from metile.model import file_patches
+
+    users = file_patches.users(modeling_llama.__name__, "apply_rotary_pos_emb")
     model = _model("llama", torch.float32)
     compiled = metile.compile(model, (torch.tensor([PROMPT], device=_device()),),
                               persist=False, progress=False)
@@ -86,6 +92,8 @@ def test_measured_decisions_and_restore():
     assert {d[2] for d in compiled.decisions()} <= {"native", "metile"}
     compiled.restore()
     assert not any(hasattr(m, "_metile_region") for m in model.modules())
+    assert file_patches.users(modeling_llama.__name__, "apply_rotary_pos_emb") == users
+    assert model.config._attn_implementation != "metile"
 
 
 def test_torch_compile_backend_runs_the_regions_of_dynamos_graph():

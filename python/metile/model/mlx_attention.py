@@ -11,11 +11,10 @@ import sys
 import numpy as np
 
 from .attention_shapes import decision_shapes, grouped, padded_length
-from . import regions
+from . import file_patches, regions
 from .regions import original_call
 
 _CURRENT = contextvars.ContextVar("metile_mlx_attention", default=None)
-_ORIGINALS = {}  # model file module name -> (mlx-lm's function, how many regions use it)
 NAME = "scaled_dot_product_attention"
 
 
@@ -72,9 +71,8 @@ def dispatch(queries, keys, values, cache, scale, mask, sinks=None):
     from types import SimpleNamespace
 
     attention = _CURRENT.get()
-    module_name = attention.model_file if attention is not None else None
-    original = _ORIGINALS[module_name][0] if module_name in _ORIGINALS else None
-    if attention is None or original is None or sinks is not None or hasattr(cache, "bits"):
+    original = None if attention is None else file_patches.original(attention.model_file, NAME)
+    if original is None or sinks is not None or hasattr(cache, "bits"):
         return _fallback(queries, keys, values, cache, scale, mask, sinks)
     rows, length = queries.shape[2], keys.shape[2]
     causal = isinstance(mask, str) and rows == length
@@ -122,25 +120,9 @@ def model_file(module):
 
 def install(region, call_name):
     regions.install(region, call_name)
-    patch(region.state.model_file)
+    file_patches.patch(region.state.model_file, NAME, dispatch)
 
 
 def uninstall(region):
     regions.uninstall(region)
-    unpatch(region.state.model_file)
-
-
-def patch(name):
-    file = sys.modules[name]
-    original, users = _ORIGINALS.get(name, (getattr(file, NAME), 0))
-    _ORIGINALS[name] = (original, users + 1)
-    setattr(file, NAME, dispatch)
-
-
-def unpatch(name):
-    original, users = _ORIGINALS[name]
-    if users > 1:
-        _ORIGINALS[name] = (original, users - 1)
-        return
-    setattr(sys.modules[name], NAME, original)
-    del _ORIGINALS[name]
+    file_patches.unpatch(region.state.model_file, NAME)

@@ -132,6 +132,20 @@ def _attention_region(model, path, module, kernels):
     return region
 
 
+def _rotary_region(path, module, kernels):
+    from . import torch_rotary
+
+    model_file = torch_rotary.model_file(module)
+    if model_file is None:
+        return None
+    state = torch_rotary.RotaryRegion(module, kernels, model_file)
+    region = Region(path + ".rotary", "rotary", module, torch_rotary.forward_call,
+                    native=state.native, candidate=state.candidate, install=torch_rotary.install,
+                    uninstall=torch_rotary.uninstall, state=state)
+    state.region = region
+    return region
+
+
 def _call(module, runner, *args, **kwargs):
     if kwargs or len(args) != 1:
         return original_call(module, CALL)(*args, **kwargs)
@@ -154,9 +168,12 @@ def find_regions(model, kernels):
         elif all(hasattr(module, p) for p in ("q_proj", "k_proj", "v_proj", "o_proj")):
             if hasattr(model, "set_attn_implementation"):
                 regions.append(_attention_region(model, path, module, kernels))
-            kept.append(Kept(path, name, "the rotary embedding and the KV cache update run in "
-                             "torch (the attention core is a region, through transformers' "
-                             "attention interface; its projections and norms are regions)"))
+            rotary = _rotary_region(path, module, kernels)
+            if rotary is not None:
+                regions.append(rotary)
+            kept.append(Kept(path, name, "the KV cache update runs in torch (the attention core "
+                             "is a region, through transformers' attention interface; the "
+                             "rotary embedding, projections and norms are regions)"))
         elif not any(True for _ in module.children()):
             if any(True for _ in module.parameters(recurse=False)) or "Rotary" in name:
                 kept.append(Kept(path, name, f"no meTile region for {name}"))
