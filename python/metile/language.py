@@ -434,8 +434,8 @@ def dot(input, other, acc=None, input_precision=None, allow_tf32=None,
         raise user_error(f"dot: out_dtype={out_dtype} is not supported: the result is f32, "
                          "or f16/bf16 rounded from it", user_location(), NotSupportedError)
     if max_num_imprecise_acc is not None:
-        raise user_error("dot: max_num_imprecise_acc applies to fp8 products, which meTile "
-                         "does not have", user_location(), NotSupportedError)
+        raise user_error("dot: max_num_imprecise_acc applies to fp8 products, which meTile's "
+                         "dot does not compute", user_location(), NotSupportedError)
     precision = _dot_precision(input_precision, allow_tf32)
     a, b = as_value(input, "dot"), as_value(other, "dot")
     for operand in (a, b):
@@ -444,6 +444,11 @@ def dot(input, other, acc=None, input_precision=None, allow_tf32=None,
                              "dot accumulating in i32 is not built): dot multiplies f16, bf16 or "
                              "f32; convert them first (.to(metile.float16))", user_location(),
                              NotSupportedError)
+        if not operand.pointer and (dtypes.is_fp8(operand.dtype) or operand.dtype == "f64"):
+            raise user_error(f"dot: {operand.dtype} operands are not supported (no fp8 or f64 "
+                             "matrix product is built, wgmma's fp8 forms included): dot "
+                             "multiplies f16, bf16 or f32; convert them first "
+                             "(.to(tl.float16))", user_location(), NotSupportedError)
     if a.type.kind != "matrix" and (len(a.shape) != 2 or len(b.shape) != 2):
         raise user_error(f"dot: input and other must be 2-D tiles, got shapes {a.shape} and "
                          f"{b.shape}", user_location())
