@@ -158,8 +158,11 @@ def unary(op, a, fast=False):
 
 
 def cast(a, dtype, fp_downcast_rounding=None, bitcast=False):
-    """``a`` converted to ``dtype`` (Triton's tl.cast; bitcasts and explicit rounding modes
-    are not supported)."""
+    """``a`` converted to ``dtype`` (Triton's tl.cast). Float conversions round to nearest
+    even, so ``fp_downcast_rounding="rtne"`` (Triton's spelling of it, common before fp8
+    downcasts) is accepted; bitcasts and ``"rtz"`` are not supported."""
+    if fp_downcast_rounding == "rtne":
+        fp_downcast_rounding = None
     if bitcast or fp_downcast_rounding is not None:
         from .errors import NotSupportedError
 

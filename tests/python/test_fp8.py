@@ -122,7 +122,7 @@ def _to_fp8(x_ptr, e4_ptr, e5_ptr, n, BLOCK: tl.constexpr):
     m = offs < n
     x = tl.load(x_ptr + offs, mask=m)
     tl.store(e4_ptr + offs, x.to(tl.float8e4nv), mask=m)
-    tl.store(e5_ptr + offs, x.to(tl.float8e5), mask=m)
+    tl.store(e5_ptr + offs, x.to(tl.float8e5, fp_downcast_rounding="rtne"), mask=m)
 
 
 @pytest.mark.parametrize("np_float", [np.float32, np.float16, ml_dtypes.bfloat16],
@@ -333,6 +333,17 @@ def test_bitwise_operations_on_fp8_are_an_error():
     with pytest.raises(metile.CompilationError,
                        match="and: bitwise operations need integer operands, got f8e5m2"):
         _bitwise_fp8[(1,)](np.zeros(1, E5M2), np.zeros(1, E5M2))
+
+
+@tl.jit
+def _round_toward_zero(x_ptr, out_ptr):
+    tl.store(out_ptr, tl.load(x_ptr).to(tl.float8e4nv, fp_downcast_rounding="rtz"))
+
+
+def test_rounding_toward_zero_is_not_supported():
+    with pytest.raises(metile.NotSupportedError,
+                       match="cast: fp_downcast_rounding='rtz' is not supported"):
+        _round_toward_zero[(1,)](np.zeros(1, np.float32), np.zeros(1, E4M3))
 
 
 # ---- torch tensors on the cuda device ------------------------------------------------------
