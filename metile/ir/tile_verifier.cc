@@ -260,9 +260,8 @@ class TileOpRules : OpRuleChecks {
     const Type& t = in(0);
     for (size_t i = 0; i < k; ++i) {
       const Type& x = in(i);
-      if (!x.is_tile() || x.pointer || x.dtype == DType::i1 || is_fp8(x.dtype) ||
-          x.shape.size() > 2)
-        return fail("the operands must be 1-D or 2-D tiles of numbers (not i1 or fp8)", {a(i)});
+      if (!x.is_tile() || x.pointer || x.dtype == DType::i1 || x.shape.size() > 2)
+        return fail("the operands must be 1-D or 2-D tiles of numbers", {a(i)});
       if (x.shape != t.shape) return fail("the operands must have one shape", {a(0), a(i)});
     }
     const int64_t axis = op_.int_attr("axis");

@@ -284,6 +284,34 @@ def test_reductions_sum_in_f32_and_keep_extrema(np_fp8, name, largest, rng):
     np.testing.assert_array_equal(rows.astype(np.float32), padded.reshape(32, 8).min(axis=1))
 
 
+@tl.jit
+def _larger(a, b):
+    return tl.maximum(a, b)
+
+
+@tl.jit
+def _combine_sort_split(x_ptr, best_ptr, sorted_ptr, even_ptr, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    x = tl.load(x_ptr + offs)
+    best = tl.reduce(x, 0, _larger)  # the combine_fn sees fp8 scalars, as in Triton
+    tl.static_assert(best.dtype == x.dtype)
+    tl.store(best_ptr, best)
+    tl.store(sorted_ptr + offs, tl.sort(x))
+    even, odd = tl.split(tl.reshape(x, (BLOCK // 2, 2)))
+    tl.store(even_ptr + tl.arange(0, BLOCK // 2), even)
+
+
+@pytest.mark.parametrize("np_fp8,name,largest", FORMATS, ids=IDS)
+def test_combine_functions_sort_and_split_move_fp8_values(np_fp8, name, largest, rng):
+    x = (rng.standard_normal(64) * 10).astype(np_fp8)
+    best, ordered, even = np.zeros(1, np_fp8), np.zeros(64, np_fp8), np.zeros(32, np_fp8)
+    _combine_sort_split[(1,)](x, best, ordered, even, BLOCK=64)
+    fx = x.astype(np.float32)
+    assert best.astype(np.float32)[0] == fx.max()
+    np.testing.assert_array_equal(ordered.astype(np.float32), np.sort(fx))
+    np.testing.assert_array_equal(even.astype(np.float32), fx[0::2])  # -0.0 may come back +0.0
+
+
 # ---- what is not built ----------------------------------------------------------------------
 
 @tl.jit
