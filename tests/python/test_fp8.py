@@ -328,16 +328,40 @@ def test_fp8_beside_an_integer_tile_is_an_error():
 
 
 @tl.jit
-def _dot_fp8(a_ptr, out_ptr):
+def _dot_fp8(a_ptr, b_ptr, out_ptr, M: tl.constexpr, N: tl.constexpr, K: tl.constexpr):
+    rows, cols, ks = tl.arange(0, M), tl.arange(0, N), tl.arange(0, K)
+    a = tl.load(a_ptr + rows[:, None] * K + ks[None, :])
+    b = tl.load(b_ptr + ks[:, None] * N + cols[None, :])
+    tl.store(out_ptr + rows[:, None] * N + cols[None, :],
+             tl.dot(a, b, max_num_imprecise_acc=32))
+
+
+@pytest.mark.parametrize("a_fp8,b_fp8", [(E4M3, E4M3), (E5M2, E5M2), (E4M3, E5M2)],
+                         ids=["e4m3", "e5m2", "mixed"])
+def test_dot_of_fp8_operands_accumulates_their_exact_products(a_fp8, b_fp8, rng):
+    m, n, k = 16, 32, 64
+    a = (rng.standard_normal((m, k)) * 4).astype(a_fp8)
+    b = (rng.standard_normal((k, n)) * 4).astype(b_fp8)
+    a[0, :4] = [448.0, -448.0, 2.0 ** -9, 0.0]  # the largest and the smallest values
+    out = np.zeros((m, n), np.float32)
+    _dot_fp8[(1,)](a, b, out, M=m, N=n, K=k)
+    want = a.astype(np.float64) @ b.astype(np.float64)
+    np.testing.assert_allclose(out, want, rtol=1e-5, atol=1e-5 * np.abs(want).max())
+
+
+@tl.jit
+def _dot_fp8_f16(a_ptr, b_ptr, out_ptr):
     offs = tl.arange(0, 16)
     a = tl.load(a_ptr + offs[:, None] * 16 + offs[None, :])
-    tl.store(out_ptr + offs[:, None] * 16 + offs[None, :], tl.dot(a, a))
+    b = tl.load(b_ptr + offs[:, None] * 16 + offs[None, :])
+    tl.store(out_ptr + offs[:, None] * 16 + offs[None, :], tl.dot(a, b))
 
 
-@pytest.mark.parametrize("np_fp8,name", [(E4M3, "f8e4m3"), (E5M2, "f8e5m2")], ids=IDS)
-def test_dot_of_fp8_is_not_supported(np_fp8, name):
-    with pytest.raises(metile.NotSupportedError, match=f"dot: {name} operands are not supported"):
-        _dot_fp8[(1,)](np.zeros((16, 16), np_fp8), np.zeros((16, 16), np.float32))
+def test_dot_of_fp8_and_another_dtype_is_an_error():
+    with pytest.raises(metile.CompilationError, match="dot: an fp8 operand multiplies an fp8 "
+                                                      "operand, as in Triton; got f8e4m3 and f16"):
+        _dot_fp8_f16[(1,)](np.zeros((16, 16), E4M3), np.zeros((16, 16), np.float16),
+                           np.zeros((16, 16), np.float32))
 
 
 @tl.jit
