@@ -14,7 +14,7 @@ Float8Format float8_format(DType t) {
   throw InternalError("float8_format of " + std::string(dtype_name(t)));
 }
 
-// The emitters' helpers (codegen/float8_helpers.cc) compute the same steps in the target's
+// The emitters' helpers (codegen/float8_dialect.cc) compute the same steps in the target's
 // language; tests compare both with ml_dtypes.
 uint8_t float8_encode(DType t, float x) {
   const Float8Format f = float8_format(t);

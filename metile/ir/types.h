@@ -23,7 +23,7 @@ namespace metile::ir {
 // Newer dtypes come last so the values of the older ones (cache keys, tables) stay as they
 // were. f8e4m3 is OCP e4m3fn (Triton's float8e4nv: no infinities, NaN = S.1111.111, max 448),
 // f8e5m2 is IEEE-like e5m2 (Triton's float8e5); both are held as their byte and only move,
-// convert and select: arithmetic on them is done in a wider float (docs/python.md, "fp8").
+// convert and select: arithmetic on them is done in a wider float (docs/python.md, "8-bit floats").
 enum class DType : uint8_t {
   f16,
   bf16,
