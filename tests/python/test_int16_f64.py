@@ -200,3 +200,21 @@ def test_f64_reductions(rng):
     np.testing.assert_allclose(out[0], x.sum(), rtol=1e-13)
     padded = np.concatenate([x, np.zeros(1024 - n)])
     np.testing.assert_array_equal(rows, padded.reshape(64, 16).max(axis=1))
+
+
+@tl.jit
+def _double_it(x_ptr, out_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    m = offs < n
+    tl.store(out_ptr + offs, tl.load(x_ptr + offs, mask=m) * 2, mask=m)
+
+
+@pytest.mark.skipif(metile.device() != "cuda", reason="torch CUDA tensors need the cuda device")
+@pytest.mark.parametrize("name", ["int16", "float64"])
+def test_torch_tensors_are_arguments(name):
+    torch = pytest.importorskip("torch")
+    dtype = getattr(torch, name)
+    x = (torch.randn(1000, device="cuda") * 1000).to(dtype)
+    out = torch.zeros(1000, device="cuda", dtype=dtype)
+    _double_it[(metile.cdiv(1000, 256),)](x, out, 1000, BLOCK=256)
+    assert torch.equal(out, x * 2)
