@@ -4,7 +4,7 @@ Two traced values of different dtypes meet in the computation type of Triton's
 ``computation_type_impl``: f64 wins over everything, then f32; f16 wins over bf16, fp8 and
 integers; bf16 stays bf16 only beside bf16 (else f32); ``/`` and ``%`` of f16 or bf16
 compute in f32; two fp8 values of one format stay in it (values.py computes them in f32 and
-rounds once), of the two formats meet in f16, and an fp8 value beside an integer is an error;
+rounds once), values of the two formats meet in f16, and fp8 beside an integer is an error;
 integers widen by C's usual arithmetic conversions without C's promotion of 8-bit operands
 to int (i8 + i8 stays i8 and wraps, u8 + i8 is u8, i8 + i32 is i32), and ``/``, ``//``,
 ``%`` of integers of different signedness are an error. A Python number does not widen a traced value of its
