@@ -351,12 +351,23 @@ void CEmitter::emit_print(const ir::Op& op) {
       case ir::DType::f32:
         args.push_back("float(" + value + ")");
         break;
+      case ir::DType::f64:
+        args.push_back("(double)(" + value + ")");
+        break;
+      // fp8 values are their bytes: a print shows the value.
+      case ir::DType::f8e4m3:
+      case ir::DType::f8e5m2:
+        args.push_back(dialect_.cast(ir::Type::scalar(type(op.operands[i]).dtype),
+                                     ir::Type::scalar(ir::DType::f32), value, prelude_));
+        break;
       case ir::DType::i1:
       case ir::DType::i8:
+      case ir::DType::i16:
       case ir::DType::i32:
         args.push_back("int(" + value + ")");
         break;
       case ir::DType::u8:
+      case ir::DType::u16:
       case ir::DType::u32:
         args.push_back("(unsigned)(" + value + ")");
         break;

@@ -116,7 +116,10 @@ std::string CDialect::convert(const std::string& to, const std::string& expr) co
 
 std::string CDialect::cast(const ir::Type& from, const ir::Type& to, const std::string& expr,
                            Prelude& prelude) const {
-  if (ir::is_float(from.dtype) && (to.dtype == ir::DType::i8 || to.dtype == ir::DType::u8))
+  if (ir::is_fp8(from.dtype) || ir::is_fp8(to.dtype)) return float8_cast(from, to, expr, prelude);
+  const bool narrow_integer = to.dtype == ir::DType::i8 || to.dtype == ir::DType::u8 ||
+                              to.dtype == ir::DType::i16 || to.dtype == ir::DType::u16;
+  if (ir::is_float(from.dtype) && narrow_integer)
     return saturating_byte_cast(from, to, expr, prelude);
   auto via = [&](ir::DType t) { return table_.cast_via_float[static_cast<int>(t)]; };
   const bool via_float = (via(from.dtype) || via(to.dtype)) && from.dtype != ir::DType::f32 &&
@@ -138,19 +141,22 @@ std::string CDialect::saturating_byte_cast(const ir::Type& from, const ir::Type&
                                            const std::string& expr, Prelude& prelude) const {
   if (!from.is_scalar())
     throw NotSupported("emit " + std::string(table_.language) + ": converting " + from.str() +
-                       " to " + to.str() + " (8-bit conversions of floats take scalars)");
+                       " to " + to.str() + " (8- and 16-bit conversions of floats take scalars)");
   const std::string T(scalar_type(to.dtype));
   const std::string fn =
       std::string(table_.helper_prefix) + "saturate_" + std::string(ir::dtype_name(to.dtype));
   const ir::IntegerRange r = ir::integer_range(to.dtype);
   const std::string lo = std::to_string(r.min), hi = std::to_string(r.max);
-  prelude.add(fn, to.dtype,
-              std::string(table_.body_qualifier) + " " + T + " " + fn +
-                  "(float x) {\n  if (x != x) return 0;\n  if (x <= " + lo + ".0f) return " + lo +
-                  ";\n  if (x >= " + hi + ".0f) return " + hi + ";\n  return static_cast<" + T +
-                  ">(static_cast<int>(x));\n}\n");
+  // An f64 source truncates as a double: through float it could round up to the next integer.
+  const bool wide = from.dtype == ir::DType::f64;
+  const std::string F = wide ? "double" : "float", suffix = wide ? ".0" : ".0f";
+  prelude.add(fn + (wide ? "_f64" : ""), to.dtype,
+              std::string(table_.body_qualifier) + " " + T + " " + fn + "(" + F +
+                  " x) {\n  if (x != x) return 0;\n  if (x <= " + lo + suffix + ") return " + lo +
+                  ";\n  if (x >= " + hi + suffix + ") return " + hi + ";\n  return static_cast<" +
+                  T + ">(static_cast<int>(x));\n}\n");
   const std::string value =
-      from.dtype == ir::DType::f32 ? expr : convert(float_type_name(from, *this), expr);
+      from.dtype == ir::DType::f32 || wide ? expr : convert(float_type_name(from, *this), expr);
   return fn + "(" + value + ")";
 }
 

@@ -134,6 +134,10 @@ struct DialectTable {
   // The unsigned integer a pointer converts to for an alignment test: "ulong".
   std::string_view pointer_integer_type;
   std::string_view helper_prefix;  // prefix of prelude helper names: "metile_"
+  // Reinterpreting a float's 32 bits as an unsigned int and back (the fp8 conversions):
+  // "as_type<uint>", "as_type<float>".
+  std::string_view float_as_bits;
+  std::string_view bits_as_float;
   // A statement that stops the kernel with a fault the runtime reports: "__trap();" on
   // CUDA; in MSL "__builtin_trap();", which the host emulator reports as a KernelFaultError.
   std::string_view trap_statement;
@@ -215,9 +219,12 @@ class CDialect {
                                  const std::string& assembly, const std::string& constraints,
                                  bool pure) const;
 
-  // cast's float -> i8/u8 conversion: the call of the dialect's saturating helper.
+  // cast's float -> i8/u8/i16/u16 conversion: the call of the dialect's saturating helper.
   std::string saturating_byte_cast(const ir::Type& from, const ir::Type& to,
                                    const std::string& expr, Prelude& prelude) const;
+  // cast's conversions to and from fp8 (float8_dialect.cc): through f32, by prelude helpers.
+  std::string float8_cast(const ir::Type& from, const ir::Type& to, const std::string& expr,
+                          Prelude& prelude) const;
 
   // Operators on scalars and vectors of type t: `op` is a C operator ("+", "<", "&&").
   virtual std::string infix(std::string_view op, const ir::Type& t, const std::string& a,

@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <limits>
 
+#include "metile/ir/float8.h"
 #include "metile/support/errors.h"
 
 namespace metile::codegen {
@@ -27,8 +28,14 @@ FloatFormat format_of(ir::DType t) {
       return {8, -133, 3.3895313892515355e38};
     case ir::DType::f32:
       return {24, -149, std::numeric_limits<float>::max()};
+    case ir::DType::f64:
+      return {53, -1074, std::numeric_limits<double>::max()};
+    case ir::DType::f8e4m3:
+    case ir::DType::f8e5m2:
     case ir::DType::i8:
     case ir::DType::u8:
+    case ir::DType::i16:
+    case ir::DType::u16:
     case ir::DType::i32:
     case ir::DType::u32:
     case ir::DType::i64:
@@ -71,6 +78,15 @@ std::string float_literal(float value) {
   return text + "f";
 }
 
+std::string double_literal(double value) {
+  METILE_ASSERT(std::isfinite(value), "NaN and infinities are the dialect's special_float");
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.17g", value);
+  std::string text = buf;
+  if (text.find_first_of(".e") == std::string::npos) text += ".0";
+  return text;
+}
+
 std::string constant_literal(const ir::Attr& value, ir::DType t, const CDialect& dialect) {
   if (ir::is_float(t)) {
     double v = 0;
@@ -81,6 +97,17 @@ std::string constant_literal(const ir::Attr& value, ir::DType t, const CDialect&
     else
       throw UserError("constant: the value of an " + std::string(ir::dtype_name(t)) +
                       " constant must be a number");
+    // An fp8 constant is its byte (the format's conversion, saturating as casts do).
+    if (ir::is_fp8(t))
+      return dialect.convert(std::string(dialect.scalar_type(t)),
+                             std::to_string(ir::float8_encode(t, static_cast<float>(v))));
+    if (t == ir::DType::f64) {
+      if (std::isnan(v)) return dialect.special_float(SpecialFloat::NaN, t);
+      if (std::isinf(v))
+        return dialect.special_float(
+            v > 0 ? SpecialFloat::Infinity : SpecialFloat::NegativeInfinity, t);
+      return double_literal(v);
+    }
     const float rounded = static_cast<float>(round_to_dtype(v, t));
     if (std::isnan(rounded)) return dialect.special_float(SpecialFloat::NaN, t);
     if (std::isinf(rounded))
@@ -99,9 +126,11 @@ std::string constant_literal(const ir::Attr& value, ir::DType t, const CDialect&
       return i ? "true" : "false";
     case ir::DType::u32:
       return std::to_string(static_cast<uint32_t>(i)) + "u";
-    // The int literal; declarations give it the 8-bit type.
+    // The int literal; declarations give it the 8- or 16-bit type.
     case ir::DType::i8:
     case ir::DType::u8:
+    case ir::DType::i16:
+    case ir::DType::u16:
       return std::to_string(i);
     case ir::DType::i32:
       // The most negative value has no positive literal to negate.
@@ -113,6 +142,9 @@ std::string constant_literal(const ir::Attr& value, ir::DType t, const CDialect&
     case ir::DType::f16:
     case ir::DType::bf16:
     case ir::DType::f32:
+    case ir::DType::f64:
+    case ir::DType::f8e4m3:
+    case ir::DType::f8e5m2:
       break;
   }
   throw InternalError("constant_literal: " + std::string(ir::dtype_name(t)) + " is a float");

@@ -15,6 +15,8 @@ double round_to_dtype(double value, ir::DType t);
 
 // A float literal for a finite f32 value: "1.5f", "2.0f", "1e-08f".
 std::string float_literal(float value);
+// A decimal literal that reads back as the same double (an f64 constant; no suffix).
+std::string double_literal(double value);
 
 // The literal of the constant op's value in the result dtype t: finite floats as above (f16
 // and bf16 wrapped in a conversion, e.g. "half(1.5f)"), NaN and infinities as the dialect's

@@ -38,6 +38,11 @@ std::string CDialect::matrix_type(const ir::Type& type) const {
     case ir::DType::i64:
     case ir::DType::i8:
     case ir::DType::u8:
+    case ir::DType::i16:
+    case ir::DType::u16:
+    case ir::DType::f64:
+    case ir::DType::f8e4m3:
+    case ir::DType::f8e5m2:
       break;
   }
   throw InternalError("emit " + std::string(table_.language) + ": a matrix fragment of " +

@@ -29,6 +29,11 @@ inline constexpr DType i64 = DType::i64;
 inline constexpr DType i1 = DType::i1;
 inline constexpr DType i8 = DType::i8;
 inline constexpr DType u8 = DType::u8;
+inline constexpr DType i16 = DType::i16;
+inline constexpr DType u16 = DType::u16;
+inline constexpr DType f64 = DType::f64;
+inline constexpr DType f8e4m3 = DType::f8e4m3;
+inline constexpr DType f8e5m2 = DType::f8e5m2;
 
 class Operand;
 

@@ -28,6 +28,14 @@ bool is_number(const Type& t) {
   return !t.pointer && !t.is_desc();
 }
 
+// fp8 values are bytes to move, convert and select; arithmetic on them is done in a wider
+// float, where the frontends put it (docs/python.md, "8-bit floats").
+std::string fp8_rule(const Type& t) {
+  return std::string(dtype_name(t.dtype)) +
+         " values are only loaded, stored, converted and selected; convert them to a wider "
+         "float (f16, bf16, f32) to compute";
+}
+
 // The per-op type rules both dialects share, for an op with valid operands and results.
 class CommonOpRules : OpRuleChecks {
  public:
@@ -149,6 +157,7 @@ class CommonOpRules : OpRuleChecks {
       return fail("operands and result must have one type", {a(0), a(1), r()});
     const Type& t = in(0);
     if (!is_number(t)) return fail("operands must be numbers (use ptr_add for pointers)", {a(0)});
+    if (is_fp8(t.dtype)) return fail(fp8_rule(t), {a(0), a(1)});
     bool bitwise = k == OpKind::And || k == OpKind::Or || k == OpKind::Xor;
     bool shift = k == OpKind::Shl || k == OpKind::Shr;
     if ((bitwise || shift) && is_float(t.dtype))
@@ -162,6 +171,7 @@ class CommonOpRules : OpRuleChecks {
   void unary() {
     if (in(0) != out()) return fail("operand and result must have one type", {a(0), r()});
     if (!is_number(in(0))) return fail("the operand must be a number", {a(0)});
+    if (is_fp8(in(0).dtype)) return fail(fp8_rule(in(0)), {a(0)});
     bool integer_ok = op_.kind == OpKind::Neg || op_.kind == OpKind::Abs;
     if (!is_float(in(0).dtype) && !(integer_ok && is_integer(in(0).dtype)))
       fail("needs a floating-point operand", {a(0)});
@@ -170,6 +180,7 @@ class CommonOpRules : OpRuleChecks {
   void cmp() {
     if (in(0) != in(1)) return fail("operands must have one type", {a(0), a(1)});
     if (!is_number(in(0))) return fail("operands must be numbers", {a(0), a(1)});
+    if (is_fp8(in(0).dtype)) return fail(fp8_rule(in(0)), {a(0), a(1)});
     if (out() != in(0).with_dtype(DType::i1))
       fail("the result must be i1 of the operand shape " + shape_text(in(0)), {a(0), r()});
   }
@@ -297,6 +308,9 @@ class CommonOpRules : OpRuleChecks {
     const Type& v = in(0);
     if (!is_number(v) || v.is_tile() || v.is_matrix())
       return fail("operates on per-thread scalars or vectors", {a(0)});
+    const bool combines =
+        op_.kind == OpKind::SimdSum || op_.kind == OpKind::SimdMax || op_.kind == OpKind::SimdMin;
+    if (combines && is_fp8(v.dtype)) return fail(fp8_rule(v), {a(0)});
     if (out() != v) fail("the result must have the operand's type", {a(0), r()});
     if (op_.operands.size() == 2 && !is_integer_scalar(in(1)))
       fail("the lane must be an integer scalar", {a(1)});

@@ -177,7 +177,7 @@ void check_matrix_mma(Checker& c, const Op& op) {
 void check_matrix_type(Checker& c, const Op* definer, ValueId v, bool native_mma_shapes) {
   const Type& t = c.type(v);
   if (!t.is_matrix()) return;
-  if (t.pointer || is_integer(t.dtype))
+  if (t.pointer || is_integer(t.dtype) || is_fp8(t.dtype) || t.dtype == DType::f64)
     return c.report(definer, "matrix fragments are of f16, bf16, f32 or i1", {v});
   if (t.shape == std::vector<int64_t>{8, 8}) return;
   if (!native_mma_shapes)

@@ -6,6 +6,8 @@
 #include <string>
 #include <utility>
 
+#include "metile/ir/float8.h"
+
 namespace metile::ir {
 
 int64_t wrap_integer(DType t, int64_t x) {
@@ -14,6 +16,10 @@ int64_t wrap_integer(DType t, int64_t x) {
       return static_cast<int8_t>(static_cast<uint8_t>(x));
     case DType::u8:
       return static_cast<uint8_t>(x);
+    case DType::i16:
+      return static_cast<int16_t>(static_cast<uint16_t>(x));
+    case DType::u16:
+      return static_cast<uint16_t>(x);
     case DType::i32:
       return static_cast<int32_t>(static_cast<uint32_t>(x));
     case DType::u32:
@@ -25,6 +31,9 @@ int64_t wrap_integer(DType t, int64_t x) {
     case DType::f16:
     case DType::bf16:
     case DType::f32:
+    case DType::f64:
+    case DType::f8e4m3:
+    case DType::f8e5m2:
       break;
   }
   throw InternalError("wrap_integer of the float dtype " + std::string(dtype_name(t)));
@@ -53,8 +62,17 @@ double round_float(DType t, double x) {
       return round_to_bits(x, 11, -14, 65504.0);
     case DType::bf16:
       return round_to_bits(x, 8, -126, 3.3895313892515355e38);
+    case DType::f64:
+      return x;
+    // Through f32, as the emitted conversions go (an f64 source rounds twice; the frontends
+    // reject converting f64 to fp8).
+    case DType::f8e4m3:
+    case DType::f8e5m2:
+      return float8_decode(t, float8_encode(t, static_cast<float>(x)));
     case DType::i8:
     case DType::u8:
+    case DType::i16:
+    case DType::u16:
     case DType::i32:
     case DType::u32:
     case DType::i64:
@@ -227,7 +245,7 @@ Evaluation cast(Operands x, DType to) {
   }
   if (is_float(to)) return exact(Scalar::of(to, a.f));
   if (to == DType::i1) return exact(Scalar::of(to, int64_t{a.f != 0}));
-  if (to == DType::i8 || to == DType::u8) {
+  if (to == DType::i8 || to == DType::u8 || to == DType::i16 || to == DType::u16) {
     // Saturating, NaN to 0 (docs/python.md, "8-bit integers"), as the emitters convert.
     if (std::isnan(a.f)) return exact(Scalar::of(to, int64_t{0}));
     const IntegerRange range = integer_range(to);

@@ -237,16 +237,16 @@ class TileOpRules : OpRuleChecks {
 
   void reduce() {
     const Type& t = in(0);
-    if (!t.is_tile() || t.pointer || t.dtype == DType::i1)
-      return fail("the operand must be a tile of numbers", {a(0)});
+    if (!t.is_tile() || t.pointer || t.dtype == DType::i1 || is_fp8(t.dtype))
+      return fail("the operand must be a tile of numbers (not i1 or fp8)", {a(0)});
     if (out() != Type::scalar(t.dtype))
       fail("the result must be a " + std::string(dtype_name(t.dtype)) + " scalar", {a(0), r()});
   }
 
   void reduce_axis() {
     const Type& t = in(0);
-    if (!t.is_tile() || t.pointer || t.dtype == DType::i1 || t.shape.size() != 2)
-      return fail("the operand must be a 2-D tile of numbers", {a(0)});
+    if (!t.is_tile() || t.pointer || t.dtype == DType::i1 || is_fp8(t.dtype) || t.shape.size() != 2)
+      return fail("the operand must be a 2-D tile of numbers (not i1 or fp8)", {a(0)});
     const int64_t axis = op_.int_attr("axis");
     if (axis != 0 && axis != 1) return fail("axis must be 0 or 1, got " + std::to_string(axis));
     const Type expected = Type::tile(t.dtype, std::vector<int64_t>(1, t.shape[1 - axis]));
@@ -313,8 +313,8 @@ class TileOpRules : OpRuleChecks {
 
   void scan() {
     const Type& t = in(0);
-    if (!t.is_tile() || t.pointer || t.dtype == DType::i1 || t.shape.size() > 2)
-      return fail("the operand must be a 1-D or 2-D tile of numbers", {a(0)});
+    if (!t.is_tile() || t.pointer || t.dtype == DType::i1 || is_fp8(t.dtype) || t.shape.size() > 2)
+      return fail("the operand must be a 1-D or 2-D tile of numbers (not i1 or fp8)", {a(0)});
     const int64_t axis = op_.int_attr("axis");
     if (axis < 0 || axis >= static_cast<int64_t>(t.shape.size()))
       return fail("axis " + std::to_string(axis) + " is out of range for " + t.str(), {a(0)});
@@ -393,7 +393,7 @@ std::string dot_rule_violation(const Type& a, const Type& b, const Type& acc,
                                const std::string& precision) {
   // Fragments (docs/fragments.md): 8x8 by 8x8 into an f32 fragment.
   if (a.is_matrix() || b.is_matrix()) {
-    if (a != b || !is_float(a.dtype))
+    if (a != b || !is_float(a.dtype) || is_fp8(a.dtype) || a.dtype == DType::f64)
       return "fragment operands a and b must be float fragments of one dtype, got " + a.str() +
              " and " + b.str() + "; cast one of them first";
     if (acc != Type::matrix(DType::f32))

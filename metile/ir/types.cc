@@ -15,9 +15,11 @@ struct DTypeInfo {
   int bytes;
 };
 constexpr DTypeInfo kDTypes[] = {
-    {DType::f16, "f16", 2}, {DType::bf16, "bf16", 2}, {DType::f32, "f32", 4},
-    {DType::i32, "i32", 4}, {DType::u32, "u32", 4},   {DType::i64, "i64", 8},
-    {DType::i1, "i1", 1},   {DType::i8, "i8", 1},     {DType::u8, "u8", 1},
+    {DType::f16, "f16", 2},       {DType::bf16, "bf16", 2},     {DType::f32, "f32", 4},
+    {DType::i32, "i32", 4},       {DType::u32, "u32", 4},       {DType::i64, "i64", 8},
+    {DType::i1, "i1", 1},         {DType::i8, "i8", 1},         {DType::u8, "u8", 1},
+    {DType::i16, "i16", 2},       {DType::u16, "u16", 2},       {DType::f64, "f64", 8},
+    {DType::f8e4m3, "f8e4m3", 1}, {DType::f8e5m2, "f8e5m2", 1},
 };
 static_assert(std::size(kDTypes) == kDTypeCount);
 }  // namespace
@@ -36,13 +38,17 @@ std::optional<DType> parse_dtype(std::string_view name) {
 }
 
 bool is_float(DType t) {
-  return t == DType::f16 || t == DType::bf16 || t == DType::f32;
+  return t == DType::f16 || t == DType::bf16 || t == DType::f32 || t == DType::f64 || is_fp8(t);
+}
+bool is_fp8(DType t) {
+  return t == DType::f8e4m3 || t == DType::f8e5m2;
 }
 bool is_integer(DType t) {
-  return t == DType::i8 || t == DType::u8 || t == DType::i32 || t == DType::u32 || t == DType::i64;
+  return t == DType::i8 || t == DType::u8 || t == DType::i16 || t == DType::u16 ||
+         t == DType::i32 || t == DType::u32 || t == DType::i64;
 }
 bool is_signed(DType t) {
-  return t == DType::i8 || t == DType::i32 || t == DType::i64;
+  return t == DType::i8 || t == DType::i16 || t == DType::i32 || t == DType::i64;
 }
 
 IntegerRange integer_range(DType t) {
@@ -53,6 +59,10 @@ IntegerRange integer_range(DType t) {
       return {INT8_MIN, INT8_MAX};
     case DType::u8:
       return {0, UINT8_MAX};
+    case DType::i16:
+      return {INT16_MIN, INT16_MAX};
+    case DType::u16:
+      return {0, UINT16_MAX};
     case DType::i32:
       return {INT32_MIN, INT32_MAX};
     case DType::u32:
@@ -62,6 +72,9 @@ IntegerRange integer_range(DType t) {
     case DType::f16:
     case DType::bf16:
     case DType::f32:
+    case DType::f64:
+    case DType::f8e4m3:
+    case DType::f8e5m2:
       break;
   }
   METILE_ASSERT(false, "integer_range of " + std::string(dtype_name(t)));

@@ -20,15 +20,34 @@
 
 namespace metile::ir {
 
-// i8 and u8 come last so the values of the older dtypes (cache keys, tables) stay as they were.
-enum class DType : uint8_t { f16, bf16, f32, i32, u32, i64, i1, i8, u8 };
-inline constexpr int kDTypeCount = 9;
+// Newer dtypes come last so the values of the older ones (cache keys, tables) stay as they
+// were. f8e4m3 is OCP e4m3fn (Triton's float8e4nv: no infinities, NaN = S.1111.111, max 448),
+// f8e5m2 is IEEE-like e5m2 (Triton's float8e5); both are held as their byte and only move,
+// convert and select: arithmetic on them is done in a wider float (docs/python.md, "8-bit floats").
+enum class DType : uint8_t {
+  f16,
+  bf16,
+  f32,
+  i32,
+  u32,
+  i64,
+  i1,
+  i8,
+  u8,
+  i16,
+  u16,
+  f64,
+  f8e4m3,
+  f8e5m2
+};
+inline constexpr int kDTypeCount = 14;
 
 std::string_view dtype_name(DType t);  // "f32"
 std::optional<DType> parse_dtype(std::string_view name);
 int dtype_bytes(DType t);  // i1 counts as 1
-bool is_float(DType t);
-bool is_integer(DType t);  // i8, u8, i32, u32, i64 (not i1)
+bool is_float(DType t);    // f16, bf16, f32, f64 and the fp8s
+bool is_fp8(DType t);      // f8e4m3, f8e5m2
+bool is_integer(DType t);  // i8, u8, i16, u16, i32, u32, i64 (not i1)
 bool is_signed(DType t);
 // The values an integer or i1 constant of dtype t may hold (i64: all of int64_t).
 struct IntegerRange {

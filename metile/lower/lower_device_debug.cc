@@ -15,6 +15,9 @@ std::string conversion(ir::DType t, bool hex) {
     case ir::DType::f16:
     case ir::DType::bf16:
     case ir::DType::f32:
+    case ir::DType::f64:
+    case ir::DType::f8e4m3:  // printed as the value (the emitter converts it to float)
+    case ir::DType::f8e5m2:
       return "%f";
     case ir::DType::i64:
       return hex ? "0x%016llx" : "%lli";
@@ -22,6 +25,10 @@ std::string conversion(ir::DType t, bool hex) {
       return hex ? "0x%08x" : "%u";
     case ir::DType::u8:
       return hex ? "0x%02x" : "%u";
+    case ir::DType::u16:
+      return hex ? "0x%04x" : "%u";
+    case ir::DType::i16:
+      return hex ? "0x%04hx" : "%i";
     case ir::DType::i8:
       return hex ? "0x%02hhx" : "%i";
     case ir::DType::i1:

@@ -5,6 +5,7 @@
 #include <limits>
 #include <string>
 
+#include "metile/ir/float8.h"
 #include "metile/support/errors.h"
 #include "metile/support/half_bfloat.h"
 
@@ -44,7 +45,11 @@ void bind_scalar(const codegen::KernelABI& abi, std::size_t i, const KernelArg& 
         },
         arg);
     const float f = static_cast<float>(value);
-    if (t == DType::f32)
+    if (t == DType::f64)
+      store(bound, value);
+    else if (ir::is_fp8(t))
+      store(bound, ir::float8_encode(t, f));
+    else if (t == DType::f32)
       store(bound, f);
     else if (t == DType::f16)
       store(bound, float_to_half_bits(f));
@@ -92,9 +97,20 @@ void bind_scalar(const codegen::KernelABI& abi, std::size_t i, const KernelArg& 
       require_range(0, std::numeric_limits<uint8_t>::max());
       store(bound, uint8_t(v));
       break;
+    case DType::i16:
+      require_range(std::numeric_limits<int16_t>::min(), std::numeric_limits<int16_t>::max());
+      store(bound, int16_t(v));
+      break;
+    case DType::u16:
+      require_range(0, std::numeric_limits<uint16_t>::max());
+      store(bound, uint16_t(v));
+      break;
     case DType::f16:
     case DType::bf16:
     case DType::f32:
+    case DType::f64:
+    case DType::f8e4m3:
+    case DType::f8e5m2:
       throw InternalError("integer argument bound as float dtype " +
                           std::string(ir::dtype_name(t)));
   }

@@ -41,6 +41,7 @@ Target sm90() {
   t.registers_per_core = 65536;
   t.max_grid = {INT32_MAX, 65535, 65535};
   t.supports_bf16 = true;
+  t.supports_f64 = true;
   t.matrix_facilities = {MatrixFacility::MmaSync, MatrixFacility::Wgmma};
   t.has_tma = true;
   t.has_mbarrier = true;
@@ -78,6 +79,8 @@ std::vector<Target> make_targets() {
   // tensor_ops backend's MSL runs here as it would on an M5.
   Target host = apple("host", 1, true, tensor_ops, 100);
   host.max_threadgroups_per_launch = int64_t{1} << 24;
+  // The emulator's CPU computes doubles, so f64 kernels run here though no Apple GPU runs them.
+  host.supports_f64 = true;
   ts.push_back(std::move(host));
   return ts;
 }

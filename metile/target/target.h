@@ -67,6 +67,8 @@ struct Target {
   int registers_per_thread = 128;         // 32-bit registers a thread may hold before spilling
   std::optional<int> registers_per_core;  // the register file of one core (SM), when published
   bool supports_bf16 = false;
+  // 64-bit floats: CUDA GPUs and the host emulator's CPU have them; Apple GPUs do not.
+  bool supports_f64 = false;
   MatrixFacilities matrix_facilities;
   // The asynchronous facilities a warp-specialised pipeline needs (sm90): TMA tiled copies from
   // tensor maps (cp.async.bulk.tensor), mbarrier phases with expected transaction bytes, and

@@ -29,6 +29,12 @@ constexpr DtypeRule kRules[] = {
     {"u32", 0, 1},
     {"i8", 0, 1},
     {"u8", 0, 1},
+    {"i16", 0, 1},
+    {"u16", 0, 1},
+    // One unit in the last place at the output's scale (2^-3, 2^-2): fp8 outputs are rounded
+    // once from a wider float, where the order of operations can move them by one step.
+    {"f8e4m3", 0.125, 0.015625},
+    {"f8e5m2", 0.25, 6.103515625e-05},
     {"i1", 0, 1},
 };
 
@@ -36,7 +42,8 @@ const DtypeRule& rule(std::string_view dtype) {
   for (const DtypeRule& r : kRules)
     if (r.dtype == dtype) return r;
   throw UserError("numerical gate: no tolerance for dtype '" + std::string(dtype) +
-                  "' (f64, f32, f16, bf16, i64, i32, u32, i8, u8 and i1 have one)");
+                  "' (f64, f32, f16, bf16, f8e4m3, f8e5m2, i64, i32, u32, i16, u16, i8, u8 "
+                  "and i1 have one)");
 }
 
 std::string number(double v) {

@@ -19,8 +19,8 @@ from . import dtypes
 from .block_pointers import (BlockPointer, TensorDescriptor, advance, load_tensor_descriptor,
                              make_block_ptr, make_tensor_descriptor, store_tensor_descriptor)
 from .buffer import Buffer, device
-from .dtypes import (bfloat16, dtype, float16, float32, int1, int8, int32, int64, pointer_type,
-                     uint8, uint32)
+from .dtypes import (bfloat16, dtype, float8e4nv, float8e5, float16, float32, float64, int1,
+                     int8, int16, int32, int64, pointer_type, uint8, uint16, uint32)
 from .elementwise import (ceil, clamp, erf, fdiv, floor, fma, log2, sigmoid, swizzle2d,
                           umulhi)
 from .errors import (CompilationError, InternalCompilerError, KernelFaultError,

@@ -184,8 +184,9 @@ def describe(value, name):
 
 _char_view = ctypes.c_char.from_buffer
 # numpy's own dtypes, whose arrays export a buffer (ml_dtypes' bfloat16 does not).
-_BUFFER_DTYPES = frozenset(np.dtype(t) for t in (np.bool_, np.int8, np.uint8, np.int32, np.uint32,
-                                                 np.int64, np.float16, np.float32))
+_BUFFER_DTYPES = frozenset(np.dtype(t) for t in (np.bool_, np.int8, np.uint8, np.int16, np.uint16,
+                                                 np.int32, np.uint32, np.int64, np.float16,
+                                                 np.float32, np.float64))
 
 
 def array_address(array):
@@ -212,11 +213,15 @@ class GpuArray:
 
 
 _TORCH_DTYPES = {"torch.float32": "f32", "torch.float16": "f16", "torch.bfloat16": "bf16",
-                 "torch.int8": "i8", "torch.uint8": "u8", "torch.int32": "i32",
+                 "torch.float64": "f64", "torch.float8_e4m3fn": "f8e4m3",
+                 "torch.float8_e5m2": "f8e5m2", "torch.int8": "i8", "torch.uint8": "u8",
+                 "torch.int16": "i16", "torch.uint16": "u16", "torch.int32": "i32",
                  "torch.uint32": "u32", "torch.int64": "i64", "torch.bool": "i1"}
 _DLPACK_GPU = (2, 13)  # kDLCUDA, kDLCUDAManaged
-_DLPACK_DTYPES = {(0, 8): "i8", (0, 32): "i32", (0, 64): "i64", (1, 8): "u8", (1, 32): "u32",
-                  (2, 16): "f16", (2, 32): "f32", (4, 16): "bf16", (6, 8): "i1"}
+# (type code, bits): 10 and 12 are DLPack 1.1's kDLFloat8_e4m3fn and kDLFloat8_e5m2.
+_DLPACK_DTYPES = {(0, 8): "i8", (0, 16): "i16", (0, 32): "i32", (0, 64): "i64", (1, 8): "u8",
+                  (1, 16): "u16", (1, 32): "u32", (2, 16): "f16", (2, 32): "f32", (2, 64): "f64",
+                  (4, 16): "bf16", (6, 8): "i1", (10, 8): "f8e4m3", (12, 8): "f8e5m2"}
 
 
 # Per Python type: whether it is torch's (a torch.Tensor or a subclass), asked once per type.

@@ -151,6 +151,8 @@ def take(x, axis, k):
     dtype = x.dtype
     if dtype == "i1":
         return take(cast(x, "i32"), axis, k) != 0
+    if dtypes.is_fp8(dtype):  # fp8 values do not add: picked in f32, exactly
+        return cast(take(cast(x, "f32"), axis, k), dtype)
     zero = full(x.shape, -0.0 if dtype in ("f16", "bf16", "f32") else 0, dtype)
     (picked,) = _select(_axis_index(x, axis) == k, (x,), (zero,))
     if len(x.shape) == 1:

@@ -426,24 +426,39 @@ def dot(input, other, acc=None, input_precision=None, allow_tf32=None,
     """``acc + input @ other`` for 2-D tiles ``input`` [M, K] and ``other`` [K, N] of one
     float dtype (f16, bf16, f32), accumulated in f32 (``acc`` [M, N], zeros when None).
     M, N, K are powers of two of at least 8. ``out_dtype`` f16 or bf16 rounds the f32 result
-    once at the end (``acc`` is then of that dtype too, as in Triton).
+    once at the end (``acc`` is then of that dtype too, as in Triton). Two fp8 operands (of
+    either format) multiply as f16, to which every fp8 value widens exactly: the products
+    and the f32 sums are those of an fp8 matrix product.
     ``input_precision="tf32"`` (or RELAXED_PRECISION=True) allows TF32 products for f32
     inputs; the default is exact f32."""
     out_dtype = dtypes.dtype_name(out_dtype)
     if out_dtype not in ("f32", "f16", "bf16"):
         raise user_error(f"dot: out_dtype={out_dtype} is not supported: the result is f32, "
                          "or f16/bf16 rounded from it", user_location(), NotSupportedError)
-    if max_num_imprecise_acc is not None:
-        raise user_error("dot: max_num_imprecise_acc applies to fp8 products, which meTile "
-                         "does not have", user_location(), NotSupportedError)
     precision = _dot_precision(input_precision, allow_tf32)
     a, b = as_value(input, "dot"), as_value(other, "dot")
+    fp8 = [not v.pointer and dtypes.is_fp8(v.dtype) for v in (a, b)]
+    if max_num_imprecise_acc is not None and not all(fp8):
+        raise user_error(f"dot: max_num_imprecise_acc applies to fp8 products; these operands "
+                         f"are {a.dtype} and {b.dtype}", user_location(), NotSupportedError)
+    if all(fp8):
+        # Exact widening; every product accumulates in f32, so max_num_imprecise_acc (which
+        # allows less) has nothing to relax.
+        a, b = cast(a, "f16"), cast(b, "f16")
+    elif any(fp8):
+        raise user_error(f"dot: an fp8 operand multiplies an fp8 operand, as in Triton; got "
+                         f"{a.dtype} and {b.dtype}: convert both to one dtype first",
+                         user_location())
     for operand in (a, b):
         if not operand.pointer and dtypes.is_integer(operand.dtype):
             raise user_error(f"dot: {operand.dtype} operands are not supported (Triton's integer "
                              "dot accumulating in i32 is not built): dot multiplies f16, bf16 or "
                              "f32; convert them first (.to(metile.float16))", user_location(),
                              NotSupportedError)
+        if not operand.pointer and operand.dtype == "f64":
+            raise user_error("dot: f64 operands are not supported (no double matrix product "
+                             "is built): dot multiplies fp8, f16, bf16 or f32; convert them "
+                             "first (.to(tl.float32))", user_location(), NotSupportedError)
     if a.type.kind != "matrix" and (len(a.shape) != 2 or len(b.shape) != 2):
         raise user_error(f"dot: input and other must be 2-D tiles, got shapes {a.shape} and "
                          f"{b.shape}", user_location())

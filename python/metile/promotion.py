@@ -1,8 +1,10 @@
 """Type promotion for binary operations, as in Triton (docs/python.md, "Type promotion").
 
 Two traced values of different dtypes meet in the computation type of Triton's
-``computation_type_impl``: f32 wins over everything; f16 wins over bf16 and integers; bf16
-stays bf16 only beside bf16 (else f32); ``/`` and ``%`` of f16 or bf16 compute in f32;
+``computation_type_impl``: f64 wins over everything, then f32; f16 wins over bf16, fp8 and
+integers; bf16 stays bf16 only beside bf16 (else f32); ``/`` and ``%`` of f16 or bf16
+compute in f32; two fp8 values of one format stay in it (values.py computes them in f32 and
+rounds once), values of the two formats meet in f16, and fp8 beside an integer is an error;
 integers widen by C's usual arithmetic conversions without C's promotion of 8-bit operands
 to int (i8 + i8 stays i8 and wraps, u8 + i8 is u8, i8 + i32 is i32), and ``/``, ``//``,
 ``%`` of integers of different signedness are an error. A Python number does not widen a traced value of its
@@ -12,8 +14,8 @@ i32, while ``i * 0.5`` is f32.
 
 from . import dtypes
 
-_INT_BITS = {"i1": 1, "i8": 8, "u8": 8, "i32": 32, "u32": 32, "i64": 64}
-_UNSIGNED = ("i1", "u8", "u32")  # Triton counts int1 among the unsigned types
+_INT_BITS = {"i1": 1, "i8": 8, "u8": 8, "i16": 16, "u16": 16, "i32": 32, "u32": 32, "i64": 64}
+_UNSIGNED = ("i1", "u8", "u16", "u32")  # Triton counts int1 among the unsigned types
 
 
 def kind(dtype):
@@ -46,12 +48,20 @@ def computation_type(a, b, div_or_mod=False):
     """The dtype two traced operands of dtypes ``a`` and ``b`` are computed in."""
     if a == b and not (div_or_mod and a in ("f16", "bf16")):
         return a
+    if "f64" in (a, b):
+        return "f64"
     if "f32" in (a, b):
         return "f32"
     if "f16" in (a, b):
         return "f32" if div_or_mod else "f16"
     if "bf16" in (a, b):
         return "bf16" if (a == b and not div_or_mod) else "f32"
+    if dtypes.is_fp8(a) and dtypes.is_fp8(b):
+        return "f16"  # two formats (one format returned above)
+    if dtypes.is_fp8(a) or dtypes.is_fp8(b):
+        raise PromotionError(
+            f"no computation type for {a} and {b} (Triton's 'unexpected type'): convert the "
+            "fp8 operand to a float dtype first (.to(tl.float32))")
     if div_or_mod and (a in _UNSIGNED) != (b in _UNSIGNED) and "i1" not in (a, b):
         raise PromotionError(
             f"cannot divide or take the remainder of {a} and {b}: they differ in signedness, "

@@ -10,20 +10,24 @@ tile over its axis, and a 2-D tile over either axis (Tile IR ``reduce_axis``, a 
 the other dimension, or with ``keep_dims`` the 2-D tile with 1 at ``axis``).
 """
 
+from . import dtypes
 from .errors import NotSupportedError, user_error
 from .frames import user_location
 from .values import Value, as_value, cast, compare, is_number, wrap
 
 _ELEMENTWISE = {"max": "maximum", "min": "minimum"}
 # As Triton's _pick_sum_dtype: sum adds integers narrower than 32 bits in 32 bits of their
-# signedness (i8 in i32, u8 in u32; booleans in i32, where Triton, counting int1 unsigned,
-# picks u32), and narrow floats in (and to) f32.
-_SUM_WIDENS = {"i1": "i32", "i8": "i32", "u8": "u32", "f16": "f32", "bf16": "f32"}
-# As in Triton, max and min of integers narrower than 32 bits compare (and return) i32.
-_MAX_MIN_WIDENS = {"i8": "i32", "u8": "i32"}
+# signedness (i8 and i16 in i32, u8 and u16 in u32; booleans in i32, where Triton, counting
+# int1 unsigned, picks u32), and floats narrower than 32 bits (f16, bf16, fp8) in (and to) f32.
+_SUM_WIDENS = {"i1": "i32", "i8": "i32", "u8": "u32", "i16": "i32", "u16": "u32", "f16": "f32",
+               "bf16": "f32", "f8e4m3": "f32", "f8e5m2": "f32"}
+# As in Triton, max and min of integers narrower than 32 bits compare (and return) i32. fp8
+# values compare in f32 (they are bytes to the target) and the result is theirs again.
+_MAX_MIN_WIDENS = {"i8": "i32", "u8": "i32", "i16": "i32", "u16": "i32"}
 # cumsum widens as sum does (Triton's cumsum picks the sum dtype); cumprod too, where
-# Triton's keeps 8 bits and wraps; floats keep their dtype.
-_SCAN_WIDENS = {"i1": "i32", "i8": "i32", "u8": "u32"}
+# Triton's keeps 8 bits and wraps; floats keep their dtype, but fp8 scans in f32.
+_SCAN_WIDENS = {"i1": "i32", "i8": "i32", "u8": "u32", "i16": "i32", "u16": "u32",
+                "f8e4m3": "f32", "f8e5m2": "f32"}
 
 
 def _fail(rule):
@@ -97,6 +101,8 @@ def _reduce(kind, x, axis, keep_dims, dtype=None):
         x = cast(x, dtype)
     elif x.dtype in widens:
         x = cast(x, widens[x.dtype])
+    elif dtypes.is_fp8(x.dtype):  # max or min: compared in f32, an fp8 value again
+        return cast(_reduce(kind, cast(x, "f32"), axis, keep_dims), x.dtype)
     if not _combines_all(x, axis):
         return _along(kind, x, axis, keep_dims)
     scalar = wrap(x.trace, x.trace.at().reduce(kind, x.id))
@@ -149,6 +155,8 @@ def _arg(kind, x, axis, tie_break_left, keep_dims):
     x = _tile(x, op)
     if x.dtype in _MAX_MIN_WIDENS:  # the same order and indices, compared as max compares
         x = cast(x, _MAX_MIN_WIDENS[x.dtype])
+    elif dtypes.is_fp8(x.dtype):
+        x = cast(x, "f32")
     axis = _axis(x, axis, op)
     if not _combines_all(x, axis):
         return _arg_along(kind, x, axis, tie_break_left, keep_dims)

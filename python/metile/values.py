@@ -103,9 +103,26 @@ def _as_dtype(x, dtype, op):
 _DIV_OR_MOD = ("div", "rem", "floordiv")
 
 
+_BITWISE = ("and", "or", "xor", "shl", "shr")
+
+
+def _fp8_operands(op, *values):
+    """fp8 operands in f32, where their arithmetic is computed (docs/python.md, "8-bit
+    floats"): an fp8 value is a byte the target cannot compute with."""
+    if op in _BITWISE:
+        raise user_error(f"{op}: bitwise operations need integer operands, got {values[0].dtype}",
+                         user_location())
+    return [cast(v, "f32") for v in values]
+
+
 def binary(op, a, b):
-    """An arithmetic or bitwise Tile IR op ('add', 'floordiv', 'max', ...) on two operands."""
+    """An arithmetic or bitwise Tile IR op ('add', 'floordiv', 'max', ...) on two operands.
+    Two fp8 operands of one format compute in f32 and round once to their format, as Triton's
+    result dtype is theirs."""
     a, b = as_values(a, b, op, op in _DIV_OR_MOD)
+    if dtypes.is_fp8(a.dtype):
+        wide_a, wide_b = _fp8_operands(op, a, b)
+        return cast(wrap(a.trace, a.trace.at().binary(op, wide_a.id, wide_b.id)), a.dtype)
     return wrap(a.trace, a.trace.at().binary(op, a.id, b.id))
 
 
@@ -127,17 +144,25 @@ def remainder(a, b):
 
 def compare(pred, a, b):
     a, b = as_values(a, b, "cmp")
+    if dtypes.is_fp8(a.dtype):  # every fp8 value is exact in f32
+        a, b = _fp8_operands("cmp", a, b)
     return wrap(a.trace, a.trace.at().cmp(pred, a.id, b.id))
 
 
 def unary(op, a, fast=False):
     a = as_value(a, op)
+    if dtypes.is_fp8(a.dtype):  # in f32, rounded once back to the fp8 format
+        (wide,) = _fp8_operands(op, a)
+        return cast(wrap(a.trace, a.trace.at().unary(op, wide.id, fast)), a.dtype)
     return wrap(a.trace, a.trace.at().unary(op, a.id, fast))
 
 
 def cast(a, dtype, fp_downcast_rounding=None, bitcast=False):
-    """``a`` converted to ``dtype`` (Triton's tl.cast; bitcasts and explicit rounding modes
-    are not supported)."""
+    """``a`` converted to ``dtype`` (Triton's tl.cast). Float conversions round to nearest
+    even, so ``fp_downcast_rounding="rtne"`` (Triton's spelling of it, common before fp8
+    downcasts) is accepted; bitcasts and ``"rtz"`` are not supported."""
+    if fp_downcast_rounding == "rtne":
+        fp_downcast_rounding = None
     if bitcast or fp_downcast_rounding is not None:
         from .errors import NotSupportedError
 
@@ -145,7 +170,14 @@ def cast(a, dtype, fp_downcast_rounding=None, bitcast=False):
         raise user_error(f"cast: {what} is not supported; conversions round to nearest (floats) "
                          "and truncate (float to integer)", user_location(), NotSupportedError)
     a = as_value(a, "cast")
-    return wrap(a.trace, a.trace.at().cast(a.id, dtypes.dtype_name(dtype)))
+    to = dtypes.dtype_name(dtype)
+    if "f64" in (a.dtype, to) and (dtypes.is_fp8(a.dtype) or dtypes.is_fp8(to)):
+        from .errors import NotSupportedError
+
+        raise user_error(f"cast: {a.dtype} to {to} is not supported (Triton converts fp8 to and "
+                         "from f32, f16 and bf16 only); convert through f32 (.to(tl.float32))",
+                         user_location(), NotSupportedError)
+    return wrap(a.trace, a.trace.at().cast(a.id, to))
 
 
 def ptr_add(ptr, offsets, op="ptr_add"):
@@ -386,7 +418,8 @@ class Value:
     def __invert__(self):
         # True, not 1, for a boolean: a Python int would promote it to i32 (Triton's ~ of an
         # i1 is an i1).
-        ones = True if self.dtype == "i1" else {"u32": 0xFFFFFFFF, "u8": 0xFF}.get(self.dtype, -1)
+        ones = True if self.dtype == "i1" else {"u32": 0xFFFFFFFF, "u16": 0xFFFF,
+                                                "u8": 0xFF}.get(self.dtype, -1)
         return binary("xor", self, ones)
 
     def __lt__(self, other):

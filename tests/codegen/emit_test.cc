@@ -140,6 +140,32 @@ TEST(EmitMsl, Bf16NeedsMsl31) {
   EXPECT_NO_THROW(emit(half_bfloat_kernel(), target::target_by_name("apple-m3")));
 }
 
+// A double kernel: MSL on Apple GPUs has no double, the host emulator's CPU and CUDA do.
+ir::Kernel f64_kernel() {
+  ir::Kernel k = metal_kernel("f64", 32, 0);
+  MetalBuilder b(k);
+  auto x = b.add_param("x", Type::ptr(DType::f64), "read_write");
+  auto p = b.ptr_add(x, b.thread_index());
+  b.store(p, b.unary(OpKind::Sqrt, b.op(OpKind::Mul, b.load(p), b.constant(0.1, DType::f64))));
+  return k;
+}
+
+TEST(EmitMsl, F64IsNotSupportedOnAppleGpus) {
+  const std::string message =
+      error_of<NotSupported>([] { emit(f64_kernel(), target::target_by_name("apple-m3")); });
+  EXPECT_NE(message.find("f64 (float64) is not available on Apple GPUs: MSL has no double "
+                         "(target apple-m3)"),
+            std::string::npos)
+      << message;
+  const std::string host = emit(f64_kernel(), target::target_by_name("host")).source;
+  EXPECT_NE(host.find("device double* x"), std::string::npos) << host;
+  // The constant keeps its double precision (no f suffix), the math its double function.
+  EXPECT_NE(host.find("0.10000000000000001"), std::string::npos) << host;
+  const std::string cuda = emit(f64_kernel(), target::target_by_name("sm90")).source;
+  EXPECT_NE(cuda.find("sqrt("), std::string::npos) << cuda;
+  EXPECT_EQ(cuda.find("sqrtf("), std::string::npos) << cuda;
+}
+
 // device_print and device_assert run on the host emulator; an Apple GPU has no such calls.
 TEST(EmitMsl, DebuggingOpsAreRejectedOnAppleGpus) {
   for (const char* op :

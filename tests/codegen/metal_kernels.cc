@@ -256,12 +256,44 @@ ir::Kernel bytes_kernel() {
   return k;
 }
 
+ir::Kernel float8_kernel() {
+  ir::Kernel k = metal_kernel("float8", 64, 0);
+  MetalBuilder b(k);
+  auto x = b.add_param("x", Type::ptr(DType::f32), "read");
+  auto h = b.add_param("h", Type::ptr(DType::f16), "read");
+  auto e5 = b.add_param("e5", Type::ptr(DType::f8e5m2), "read");
+  auto out = b.add_param("out", Type::ptr(DType::f8e4m3), "write");
+  auto wide = b.add_param("wide", Type::ptr(DType::f32), "write");
+  auto s = b.add_param("s", Type::ptr(DType::i16), "write");
+  auto n = b.add_param("n", Type::scalar(DType::i32));
+  auto tid = b.named(b.thread_index(), "tid");
+  auto in = b.named(b.cmp("lt", tid, n), "in");
+  auto v = b.named(b.load(b.ptr_add(e5, tid), in, b.constant(-1.5, DType::f8e5m2)), "v");
+  auto from_x = b.create1(OpKind::Cast, {b.load(b.ptr_add(x, tid))}, Type::scalar(DType::f8e4m3));
+  auto from_h = b.create1(OpKind::Cast, {b.load(b.ptr_add(h, tid))}, Type::scalar(DType::f8e4m3));
+  auto from_e5 = b.create1(OpKind::Cast, {v}, Type::scalar(DType::f8e4m3));
+  auto lane = b.create1(OpKind::SimdShuffleXor, {from_e5, b.i32(1)}, Type::scalar(DType::f8e4m3));
+  auto low = b.cmp("lt", tid, b.i32(32));
+  auto either = b.create1(OpKind::Select, {low, from_x, from_h}, Type::scalar(DType::f8e4m3));
+  auto odd = b.cmp("lt", tid, b.i32(16));
+  b.store(b.ptr_add(out, tid),
+          b.create1(OpKind::Select, {odd, lane, either}, Type::scalar(DType::f8e4m3)), in);
+  auto back = b.create1(OpKind::Cast, {v}, Type::scalar(DType::f32));
+  b.store(b.ptr_add(wide, tid), back, in);
+  auto saturated = b.create1(OpKind::Cast, {back}, Type::scalar(DType::i16));
+  auto sum = b.op(OpKind::Add, saturated,
+                  b.create1(OpKind::Constant, {}, Type::scalar(DType::i16), {{"value", 30000}}));
+  b.store(b.ptr_add(s, tid), sum, in);  // wraps in 16 bits
+  return k;
+}
+
 const std::vector<NamedKernel>& golden_kernels() {
   static const std::vector<NamedKernel> kernels = {
       {"vector_add", vector_add_kernel},   {"reduction", reduction_kernel},
       {"fibonacci", fibonacci_kernel},     {"if_results", if_results_kernel},
       {"half_bfloat", half_bfloat_kernel}, {"vec4", vec4_kernel},
       {"packed", packed_kernel},           {"bytes", bytes_kernel},
+      {"float8", float8_kernel},
   };
   return kernels;
 }

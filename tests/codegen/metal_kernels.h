@@ -56,6 +56,10 @@ ir::Kernel packed_kernel();
 // floordiv, min/max/abs, a shuffle and a SIMD sum (through int), and saturating float
 // conversions.
 ir::Kernel bytes_kernel();
+// fp8 and i16: an fp8 masked load with an fp8 `other`, conversions from f32, f16 and the
+// other fp8 format (the prelude's helpers), a shuffle and selects of the bytes, back to f32,
+// a saturating f32 -> i16 conversion and a 16-bit add that wraps.
+ir::Kernel float8_kernel();
 
 struct NamedKernel {
   std::string name;

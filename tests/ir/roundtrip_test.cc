@@ -123,6 +123,45 @@ TEST(RoundTrip, EightBitIntegers) {
   EXPECT_EQ(integer_range(DType::u8).max, 255);
 }
 
+// The fp8 formats, the 16-bit integers and f64 in every type form; an fp8 constant keeps the
+// number it was written with (its byte is the emitters' business).
+TEST(RoundTrip, Fp8SixteenBitAndDouble) {
+  const std::string text =
+      "tile.kernel @narrow(%x: ptr<f8e4m3> {access = \"read\"}, %y: ptr<f64> {access = "
+      "\"write\"}) {\n"
+      "  %0 = arange {end = 16, start = 0} : tile<16xi32>\n"
+      "  %1 = splat %x : tile<16xptr<f8e4m3>>\n"
+      "  %2 = ptr_add %1, %0 : tile<16xptr<f8e4m3>>\n"
+      "  %3 = constant {value = -1.5} : f8e4m3\n"
+      "  %4 = splat %3 : tile<16xf8e4m3>\n"
+      "  %5 = cmp %0, %0 {pred = \"eq\"} : tile<16xi1>\n"
+      "  %6 = load %2, %5, %4 : tile<16xf8e4m3>\n"
+      "  %7 = cast %6 : tile<16xf8e5m2>\n"
+      "  %8 = cast %7 : tile<16xf64>\n"
+      "  %9 = cast %0 : tile<16xi16>\n"
+      "  %10 = cast %9 : tile<16xu16>\n"
+      "  %11 = cast %10 : tile<16xf64>\n"
+      "  %12 = add %8, %11 : tile<16xf64>\n"
+      "  %13 = splat %y : tile<16xptr<f64>>\n"
+      "  %14 = ptr_add %13, %0 : tile<16xptr<f64>>\n"
+      "  store %14, %12\n"
+      "}\n";
+  const Kernel k = parse(text);
+  EXPECT_EQ(print(k), text);
+  expect_round_trip(k);
+  for (const char* type : {"f8e4m3", "f8e5m2", "i16", "u16", "f64", "ptr<f8e5m2>", "tile<4x8xi16>",
+                           "vec<4xu16>", "ptr<f64, threadgroup>"})
+    EXPECT_EQ(parse_type(type)->str(), type);
+  EXPECT_EQ(dtype_bytes(DType::f8e4m3), 1);
+  EXPECT_EQ(dtype_bytes(DType::i16), 2);
+  EXPECT_EQ(dtype_bytes(DType::f64), 8);
+  EXPECT_TRUE(is_float(DType::f8e5m2) && is_fp8(DType::f8e5m2) && !is_fp8(DType::f16));
+  EXPECT_TRUE(is_float(DType::f64) && !is_integer(DType::f64));
+  EXPECT_TRUE(is_integer(DType::i16) && is_signed(DType::i16) && !is_signed(DType::u16));
+  EXPECT_EQ(integer_range(DType::i16).min, -32768);
+  EXPECT_EQ(integer_range(DType::u16).max, 65535);
+}
+
 TEST(Printer, RegionsShowArgumentsAndElse) {
   const std::string text = print(samples::if_with_results());
   EXPECT_NE(text.find("%3, %4 = if %2 : f32, i32 {\n"), std::string::npos) << text;

@@ -284,6 +284,25 @@ TEST(ScalarEval, EightBitIntegersWrapInEightBits) {
   EXPECT_EQ(outcome2(OpKind::Div, DType::u8, 1, 0), Outcome::undefined);
 }
 
+// Constant folding computes what the emitted code computes: 16-bit integers wrap and
+// saturate from floats as the 8-bit ones do; an fp8 value is its format's rounding of the
+// f32 value (nearest even, saturating, NaN kept), f64 keeps a double.
+TEST(ScalarEval, SixteenBitFp8AndDoubleValues) {
+  EXPECT_EQ(int2(OpKind::Add, DType::i16, 32767, 1), -32768);
+  EXPECT_EQ(int2(OpKind::Mul, DType::u16, 256, 256), 0);
+  EXPECT_EQ(eval(OpKind::Cast, {fp(DType::f32, 1e6)}, DType::i16).value.i, 32767);
+  EXPECT_EQ(eval(OpKind::Cast, {fp(DType::f32, -5.5)}, DType::u16).value.i, 0);
+  EXPECT_EQ(eval(OpKind::Cast, {fp(DType::f32, NAN)}, DType::i16).value.i, 0);
+  EXPECT_EQ(fp(DType::f8e4m3, 1.0625).f, 1.0);  // a tie, to the even neighbour
+  EXPECT_EQ(fp(DType::f8e4m3, 1e6).f, 448.0);   // saturated
+  EXPECT_EQ(fp(DType::f8e5m2, INFINITY).f, 57344.0);
+  EXPECT_TRUE(std::isnan(fp(DType::f8e5m2, NAN).f));
+  EXPECT_EQ(eval(OpKind::Cast, {fp(DType::f32, 300.0)}, DType::f8e4m3).value.f, 288.0);
+  EXPECT_EQ(fp(DType::f64, 0.1).f, 0.1);
+  EXPECT_EQ(eval(OpKind::Cast, {in(DType::i64, (int64_t{1} << 53) + 1)}, DType::f64).value.f,
+            9007199254740992.0);
+}
+
 TEST(ScalarEval, EightBitComparisonsBitwiseShiftsMinMax) {
   EXPECT_TRUE(cmp("lt", in(DType::i8, -1), in(DType::i8, 1)));
   EXPECT_TRUE(cmp("gt", in(DType::u8, -1), in(DType::u8, 1)));  // -1 is u8 255

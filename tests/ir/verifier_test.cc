@@ -177,6 +177,30 @@ TEST(TileVerifier, EightBitIntegersDoNotMix) {
                      "tile<16xptr<i8>>)"}));
 }
 
+// fp8 values move, convert and select; arithmetic, comparisons and reductions need a wider
+// float (the frontends convert).
+TEST(TileVerifier, Fp8ValuesOnlyMoveConvertAndSelect) {
+  EXPECT_EQ(diagnostics("  %0 = constant {value = 1.5} : f8e4m3\n"
+                        "  %1 = add %0, %0 : f8e4m3\n"
+                        "  %2 = cmp %0, %0 {pred = \"lt\"} : i1\n"
+                        "  %3 = exp %0 : f8e4m3\n"
+                        "  %4 = cast %0 : f32\n"
+                        "  %5 = cast %4 : f8e5m2\n"
+                        "  %6 = select %2, %0, %0 : f8e4m3\n"
+                        "  %7 = splat %0 : tile<16xf8e4m3>\n"
+                        "  %8 = reduce %7 {kind = \"max\"} : f8e4m3\n"),
+            (Strings{"add: f8e4m3 values are only loaded, stored, converted and selected; "
+                     "convert them to a wider float (f16, bf16, f32) to compute (%0: f8e4m3, "
+                     "%0: f8e4m3)",
+                     "cmp: f8e4m3 values are only loaded, stored, converted and selected; "
+                     "convert them to a wider float (f16, bf16, f32) to compute (%0: f8e4m3, "
+                     "%0: f8e4m3)",
+                     "exp: f8e4m3 values are only loaded, stored, converted and selected; "
+                     "convert them to a wider float (f16, bf16, f32) to compute (%0: f8e4m3)",
+                     "reduce: the operand must be a tile of numbers (not i1 or fp8) (%7: "
+                     "tile<16xf8e4m3>)"}));
+}
+
 TEST(TileVerifier, TensorAccess) {
   EXPECT_EQ(diagnostics("  %0 = constant {value = 4} : i32\n"
                         "  %1 = make_tensor %x, %0, %0, %0, %0 {access = \"read\"} : desc<2xf32>\n"

@@ -184,8 +184,8 @@ def test_bad_launch_arguments():
         k[(1,)](X, BLOCKK=64)
     with pytest.raises(TypeError, match="missing argument 'BLOCK'"):
         k[(1,)](X)
-    with pytest.raises(TypeError, match="float64 has no meTile buffer dtype"):
-        k[(1,)](np.zeros(64), BLOCK=64)
+    with pytest.raises(TypeError, match="complex64 has no meTile buffer dtype"):
+        k[(1,)](np.zeros(64, np.complex64), BLOCK=64)
     with pytest.raises(TypeError, match=r"launch the kernel with k\[grid\]"):
         k(X, BLOCK=64)
 

@@ -384,3 +384,51 @@ def test_rms_scale(dtype, rng):
                     BLOCK_SIZE=metile.next_power_of_2(cols))
     want = f64(x) / np.sqrt((f64(x) ** 2).mean(axis=1, keepdims=True) + 1e-6)
     close(y_d, want, dtype)
+
+
+# --- vLLM / FlagGems: per-token fp8 quantisation and dequantisation --------------------------
+
+E4M3, E5M2 = ml_dtypes.float8_e4m3fn, ml_dtypes.float8_e5m2
+
+
+def fp8_bytes(x, fp8, largest):
+    """x (f32) rounded to the fp8 format, nearest even, as bytes (x is within the format)."""
+    assert np.all(np.abs(x) <= largest)
+    return x.astype(fp8).view(np.uint8)
+
+
+@pytest.mark.parametrize("fp8,largest", [(E4M3, 448.0), (E5M2, 57344.0)], ids=["e4m3", "e5m2"])
+@pytest.mark.parametrize("dtype,rows,cols", [(np.float32, 1, 1), (BF16, 5, 100),
+                                             (F16, 7, 257)], ids=["f32", "bf16", "f16"])
+def test_per_token_fp8_quant_and_dequant(fp8, largest, dtype, rows, cols, rng):
+    module = verbatim("fp8_quant")
+    x = (rng.standard_normal((rows, cols)) * 10.0 ** rng.integers(-3, 3, (rows, 1))).astype(dtype)
+    if rows > 1:
+        x[1] = 0  # an all-zero row takes eps as its absolute maximum
+    block = metile.next_power_of_2(cols)
+    eps = 1e-10
+    x_d, q_d, s_d = on_device(x, np.zeros((rows, cols), fp8), np.zeros(rows, np.float32))
+    module.per_token_quant_fp8_kernel[(rows,)](x_d, q_d, s_d, strides(x)[0], cols, cols, eps,
+                                               -largest, largest, BLOCK=block)
+    q, scales = to_numpy(q_d), to_numpy(s_d)
+    wide = x.astype(np.float32)
+    want_scales = np.maximum(np.abs(wide).max(axis=1), np.float32(eps)) / np.float32(largest)
+    np.testing.assert_array_equal(scales, want_scales.astype(np.float32))
+    scaled = np.clip(wide / want_scales[:, None], -largest, largest)
+    want_q = fp8_bytes(scaled, fp8, largest)
+    if metile.device() == "host":  # the same IEEE f32 operations, so the same bytes
+        np.testing.assert_array_equal(q.view(np.uint8), want_q)
+    else:  # a division may differ in its last f32 bit, moving a tie by one fp8 step
+        np.testing.assert_allclose(q.astype(np.float32), want_q.view(fp8).astype(np.float32),
+                                   rtol=2.0 ** -2, atol=2.0 ** -9)
+
+    out_d = on_device(np.full((rows, cols), np.nan, dtype))
+    module.dequant_fp8_kernel[(rows,)](on_device(q), s_d, out_d, cols, strides(x)[0], cols,
+                                       BLOCK=block)
+    want = (q.astype(np.float32) * scales[:, None]).astype(dtype)
+    np.testing.assert_array_equal(f64(to_numpy(out_d)), f64(want))
+    # and the round trip is within half an fp8 step (relative) of x, or of the smallest one
+    step = 2.0 ** -(3 if fp8 is E4M3 else 2)
+    np.testing.assert_allclose(f64(to_numpy(out_d)), f64(x),
+                               rtol=step / 2 + tolerance(dtype),
+                               atol=f64(want_scales).max() * 2.0 ** -9)

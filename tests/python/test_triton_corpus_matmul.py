@@ -98,6 +98,28 @@ def test_persistent_matmul(dtype, shape, num_sms, rng):
                                atol=tolerance(dtype))
 
 
+@pytest.mark.parametrize("fp8", [ml_dtypes.float8_e4m3fn, ml_dtypes.float8_e5m2],
+                         ids=["e4m3", "e5m2"])
+def test_persistent_matmul_in_fp8(fp8, rng):
+    # The tutorial's fp8 case: fp8 operands and an fp8 output (its float8e4nv branch; here
+    # `accumulator.to(c_ptr.dtype.element_ty)`), the dot accumulating in f32.
+    kernel = corpus("persistent_matmul").matmul_kernel_persistent
+    m, n, k = 40, 50, 37
+    a = rng.standard_normal((m, k)).astype(fp8)
+    b = rng.standard_normal((k, n)).astype(fp8)
+    c = np.zeros((m, n), fp8)
+    a_d, b_d, c_d = on_device(a, b, c)
+    grid = lambda META: (min(4, metile.cdiv(m, META["BLOCK_SIZE_M"])
+                             * metile.cdiv(n, META["BLOCK_SIZE_N"])),)
+    kernel[grid](a_d, b_d, c_d, m, n, k, *strides(a), *strides(b), *strides(c), BLOCK_SIZE_M=16,
+                 BLOCK_SIZE_N=32, BLOCK_SIZE_K=16, GROUP_SIZE_M=2, NUM_SMS=4)
+    want = (f64(a) @ f64(b)).astype(np.float32)
+    got = to_numpy(c_d)
+    # within one fp8 step of the exact product, the rounding of its f32 sum
+    step = 2.0 ** -3 if fp8 is ml_dtypes.float8_e4m3fn else 2.0 ** -2
+    np.testing.assert_allclose(f64(got), f64(want), rtol=step, atol=2.0 ** -6)
+
+
 @pytest.mark.parametrize("dtype", [np.float16, ml_dtypes.bfloat16, np.float32],
                          ids=["f16", "bf16", "f32"])
 def test_batched_matmul(dtype, rng):

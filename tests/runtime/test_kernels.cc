@@ -53,6 +53,15 @@ const char* msl_type(DType t) {
       return "char";
     case DType::u8:
       return "uchar";
+    case DType::i16:
+      return "short";
+    case DType::u16:
+      return "ushort";
+    case DType::f64:
+      return "double";
+    case DType::f8e4m3:
+    case DType::f8e5m2:
+      return "uchar";
   }
   return "?";
 }

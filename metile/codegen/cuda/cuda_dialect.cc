@@ -112,15 +112,18 @@ constexpr DialectTable kCuda{
     // NVRTC's built-ins (threadIdx, __shfl_sync, expf, ...) are all the source needs: no
     // include keeps the cold compile short.
     .header = "// CUDA C++ from meTile: NVRTC built-ins only, no includes.\n",
-    // f16, bf16, f32, i32, u32, i64, i1, i8, u8 (the order of ir::DType); the two narrow
-    // floats are the prelude's own types (declare_dtype). `char` may be unsigned: i8 is
-    // `signed char`.
+    // f16, bf16, f32, i32, u32, i64, i1, i8, u8, i16, u16, f64, f8e4m3, f8e5m2 (the order of
+    // ir::DType); the two 16-bit floats are the prelude's own types (declare_dtype), an fp8
+    // value is its byte. `char` may be unsigned: i8 is `signed char`.
     .scalar_types = {"metile_half", "metile_bfloat16", "float", "int", "unsigned int", "long long",
-                     "bool", "signed char", "unsigned char"},
+                     "bool", "signed char", "unsigned char", "short", "unsigned short", "double",
+                     "unsigned char", "unsigned char"},
     // Arithmetic on the narrow floats happens in float; so does their math.
-    .math_in_float = {true, true, false, false, false, false, false, false, false},
-    // The narrow floats convert to and from float only.
-    .cast_via_float = {true, true, false, false, false, false, false, false, false},
+    .math_in_float = {true, true, false, false, false, false, false, false, false, false, false,
+                      false, false, false},
+    // The narrow floats convert to and from float only (fp8: CDialect::cast).
+    .cast_via_float = {true, true, false, false, false, false, false, false, false, false, false,
+                       false, false, false},
     .device_space = "",
     .threadgroup_space = "",
     .body_qualifier = "static __device__ __forceinline__",
@@ -155,10 +158,12 @@ constexpr DialectTable kCuda{
     // warp with its own value.
     .collectives = {"metile_simd_sum", "metile_simd_max", "metile_simd_min", "__shfl_sync",
                     "__shfl_xor_sync", "__shfl_sync", "__shfl_down_sync"},
-    // The narrow floats travel through the shuffles as float, 8-bit integers as int; 64-bit
-    // and bool values are rejected, as in MSL.
+    // The narrow floats travel through the shuffles as float, 8- and 16-bit integers and fp8
+    // bytes as int, doubles as themselves (__shfl_sync has a double overload); i64 and bool
+    // values are rejected, as in MSL.
     .collective_routes = {Route::ViaFloat, Route::ViaFloat, Route::Direct, Route::Direct,
                           Route::Direct, Route::Unsupported, Route::Unsupported, Route::ViaInt,
+                          Route::ViaInt, Route::ViaInt, Route::ViaInt, Route::Direct, Route::ViaInt,
                           Route::ViaInt},
     .lane_type = "int",
     // Every lane of the warp takes part (the IR's collectives are convergent).
@@ -173,6 +178,8 @@ constexpr DialectTable kCuda{
     .vector_select = "",
     .pointer_integer_type = "unsigned long long",
     .helper_prefix = "metile_",
+    .float_as_bits = "__float_as_uint",
+    .bits_as_float = "__uint_as_float",
     .trap_statement = "__trap();",
     .matrix_lane_elements = 2,
     .reserved_words = kCudaReserved,
@@ -329,6 +336,12 @@ class CudaDialect final : public CDialect {
     const size_t i = static_cast<size_t>(fn);
     if (t == ir::DType::f32)
       return std::string(fast ? kFastFloatMath[i] : table().math_functions[i]);
+    // f64: the double functions, the float names without their f (fabsf -> fabs); CUDA has
+    // no fast double variants.
+    if (t == ir::DType::f64) {
+      const std::string_view name = table().math_functions[i];
+      return std::string(name.substr(0, name.size() - 1));
+    }
     if (fn == MathFn::Abs && t == ir::DType::i64) return "llabs";
     if (kIntegerMath[i].empty())
       throw InternalError("emit CUDA: math function " + std::to_string(i) + " on " +

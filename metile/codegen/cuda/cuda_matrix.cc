@@ -170,6 +170,11 @@ std::string mma(const std::string& result, const std::string& a, const std::stri
     case ir::DType::i1:
     case ir::DType::i8:
     case ir::DType::u8:
+    case ir::DType::i16:
+    case ir::DType::u16:
+    case ir::DType::f64:
+    case ir::DType::f8e4m3:
+    case ir::DType::f8e5m2:
       throw InternalError("emit CUDA: matrix_mma of " + std::string(ir::dtype_name(t)) +
                           " fragments (the verifier allows floats only)");
   }

@@ -81,6 +81,11 @@ std::string ptx_type(ir::DType t) {
     case ir::DType::i1:
     case ir::DType::i8:
     case ir::DType::u8:
+    case ir::DType::i16:
+    case ir::DType::u16:
+    case ir::DType::f64:
+    case ir::DType::f8e4m3:
+    case ir::DType::f8e5m2:
       break;
   }
   throw InternalError("emit CUDA: wgmma_mma of " + std::string(ir::dtype_name(t)) +

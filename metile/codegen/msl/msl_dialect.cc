@@ -16,13 +16,17 @@ constexpr std::string_view kMslReservedPrefixes[] = {"packed_"};
 constexpr DialectTable kMsl{
     .language = "MSL",
     .header = "#include <metal_stdlib>\nusing namespace metal;\n",
-    // f16, bf16, f32, i32, u32, i64, i1, i8, u8 (the order of ir::DType)
-    .scalar_types = {"half", "bfloat", "float", "int", "uint", "long", "bool", "char", "uchar"},
+    // f16, bf16, f32, i32, u32, i64, i1, i8, u8, i16, u16, f64, f8e4m3, f8e5m2 (the order of
+    // ir::DType). An fp8 value is its byte; only the host emulator has double (require_dtype).
+    .scalar_types = {"half", "bfloat", "float", "int", "uint", "long", "bool", "char", "uchar",
+                     "short", "ushort", "double", "uchar", "uchar"},
     // Metal's math library is float-first; half and bfloat go through float so that both
     // take the same (precise or fast) path.
-    .math_in_float = {true, true, false, false, false, false, false, false, false},
-    // bfloat converts only to and from float.
-    .cast_via_float = {false, true, false, false, false, false, false, false, false},
+    .math_in_float = {true, true, false, false, false, false, false, false, false, false, false,
+                      false, false, false},
+    // bfloat converts only to and from float (fp8 has its own conversions: CDialect::cast).
+    .cast_via_float = {false, true, false, false, false, false, false, false, false, false, false,
+                       false, false, false},
     .device_space = "device ",
     .threadgroup_space = "threadgroup ",
     .body_qualifier = "static inline",
@@ -51,9 +55,13 @@ constexpr DialectTable kMsl{
     .collectives = {"simd_sum", "simd_max", "simd_min", "simd_shuffle", "simd_shuffle_xor",
                     "simd_broadcast", "simd_shuffle_down"},
     // bfloat is not among the SIMD-group functions' types; 64-bit and bool values are not
-    // either. 8-bit values travel as int, whose sum wraps back to 8 bits as the dtype's does.
+    // either. 8- and 16-bit values travel as int, whose sum wraps back to their width as the
+    // dtype's does; fp8 bytes only move (the verifier keeps them from sums and extrema). f64
+    // reaches them only on the host emulator (require_dtype rejects it for Apple GPUs), whose
+    // SIMD-group functions take any type.
     .collective_routes = {Route::Direct, Route::ViaFloat, Route::Direct, Route::Direct,
                           Route::Direct, Route::Unsupported, Route::Unsupported, Route::ViaInt,
+                          Route::ViaInt, Route::ViaInt, Route::ViaInt, Route::Direct, Route::ViaInt,
                           Route::ViaInt},
     .lane_type = "ushort",
     .collective_members = "",
@@ -67,6 +75,8 @@ constexpr DialectTable kMsl{
     .vector_select = "select",
     .pointer_integer_type = "ulong",
     .helper_prefix = "metile_",
+    .float_as_bits = "as_type<uint>",
+    .bits_as_float = "as_type<float>",
     .trap_statement = "__builtin_trap();",
     .matrix_lane_elements = 2,
     .reserved_words = kMslReserved,
@@ -83,6 +93,13 @@ class MslDialect final : public CDialect {
       throw UserError("bf16 needs MSL 3.1 (target " + target.name + " has MSL " +
                       std::to_string(target.msl_version_major) + "." +
                       std::to_string(target.msl_version_minor) + ")");
+    if (t == ir::DType::f64 && !target.supports_f64)
+      throw NotSupported(
+          "f64 (float64) is not available on Apple GPUs: MSL has no double "
+          "(target " +
+          target.name +
+          "); the host emulator and the cuda device run f64 kernels, or convert "
+          "to f32");
   }
 };
 

@@ -2,6 +2,7 @@
 
 namespace metile::codegen::ptx {
 
+// "" for the dtypes the PTX route does not render (docs/ptx_route.md).
 std::string_view arithmetic_suffix(ir::DType t) {
   switch (t) {
     case ir::DType::f32:
@@ -18,6 +19,11 @@ std::string_view arithmetic_suffix(ir::DType t) {
     case ir::DType::bf16:
     case ir::DType::i8:
     case ir::DType::u8:
+    case ir::DType::i16:
+    case ir::DType::u16:
+    case ir::DType::f64:
+    case ir::DType::f8e4m3:
+    case ir::DType::f8e5m2:
       return "";
   }
   return "";
@@ -37,6 +43,11 @@ std::string_view bits_suffix(ir::DType t) {
     case ir::DType::bf16:
     case ir::DType::i8:
     case ir::DType::u8:
+    case ir::DType::i16:
+    case ir::DType::u16:
+    case ir::DType::f64:
+    case ir::DType::f8e4m3:
+    case ir::DType::f8e5m2:
       return "";
   }
   return "";

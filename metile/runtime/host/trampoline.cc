@@ -32,6 +32,16 @@ const char* cpp_type(ir::DType t) {
       return "char";  // MSL's char is signed; the host compiles with -fsigned-char
     case ir::DType::u8:
       return "unsigned char";
+    case ir::DType::i16:
+      return "short";
+    case ir::DType::u16:
+      return "unsigned short";
+    case ir::DType::f64:
+      return "double";
+    // An fp8 value is its byte (the MSL emitter's uchar).
+    case ir::DType::f8e4m3:
+    case ir::DType::f8e5m2:
+      return "unsigned char";
   }
   throw InternalError("unknown dtype in KernelABI");
 }

@@ -8,7 +8,8 @@ import numpy as np
 from ..buffer import Buffer
 
 _DTYPES = {"float16": "f16", "bfloat16": "bf16", "float32": "f32", "float64": "f64",
-           "int8": "i8", "uint8": "u8", "int32": "i32", "int64": "i64", "uint32": "u32",
+           "int8": "i8", "uint8": "u8", "int16": "i16", "uint16": "u16", "int32": "i32",
+           "int64": "i64", "uint32": "u32", "float8_e4m3fn": "f8e4m3", "float8_e5m2": "f8e5m2",
            "bool": "i1"}
 
 

@@ -54,6 +54,9 @@ def load(name, compiler):
 
 
 
+_FP8 = ("float8_e4m3fn", "float8_e5m2")  # the names torch and ml_dtypes share
+
+
 def on_device(*arrays):
     """The numpy arrays as a Triton user's caller holds them: torch CUDA tensors on the cuda
     device (used in place), the arrays themselves on the host target. One array or a list."""
@@ -66,6 +69,8 @@ def on_device(*arrays):
         x = np.ascontiguousarray(x)
         if x.dtype == ml_dtypes.bfloat16:
             t = torch.from_numpy(x.view(np.int16)).view(torch.bfloat16)
+        elif x.dtype.name in _FP8:
+            t = torch.from_numpy(x.view(np.uint8)).view(getattr(torch, x.dtype.name))
         else:
             t = torch.from_numpy(x)
         tensors.append(t.cuda())
@@ -80,4 +85,7 @@ def to_numpy(x):
     x = x.detach().cpu()
     if x.dtype == torch.bfloat16:
         return x.view(torch.int16).numpy().view(ml_dtypes.bfloat16)
+    name = str(x.dtype).split(".")[-1]
+    if name in _FP8:
+        return x.view(torch.uint8).numpy().view(getattr(ml_dtypes, name))
     return x.numpy()
