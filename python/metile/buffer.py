@@ -197,14 +197,33 @@ def array_address(array):
 
 class GpuArray:
     """GPU memory of another library, used in place: its address and length, meTile dtype
-    and shape, `stream()` (the owner's current CUstream handle, or None) and the object
-    that keeps the memory alive."""
+    and shape, `stream()` (the owner's current CUstream handle on its GPU, or None), the
+    object that keeps the memory alive, and `gpu`, the ordinal of the GPU that holds it
+    (torch's ``tensor.device.index``; None when the producer does not say, and the driver
+    tells from the address)."""
 
-    __slots__ = ("address", "nbytes", "dtype", "shape", "stream", "owner", "origin")
+    __slots__ = ("address", "nbytes", "dtype", "shape", "stream", "owner", "origin", "gpu")
 
-    def __init__(self, address, nbytes, dtype, shape, owner, origin, stream=None):
+    def __init__(self, address, nbytes, dtype, shape, owner, origin, stream=None, gpu=None):
         self.address, self.nbytes, self.dtype, self.shape = address, nbytes, dtype, shape
-        self.owner, self.origin, self.stream = owner, origin, stream
+        self.owner, self.origin, self.stream, self.gpu = owner, origin, stream, gpu
+
+
+def launch_gpu(kernel_name, placed):
+    """The GPU a launch runs on: the one that holds its GPU arguments, ``placed`` as (name,
+    GPU ordinal or None, bytes) (None when no argument says). An argument of no bytes goes
+    with any GPU. ValueError naming each argument and its GPU when they are on several."""
+    by_gpu = {}
+    for name, gpu, nbytes in placed:
+        if gpu is not None and nbytes:
+            by_gpu.setdefault(gpu, []).append(name)
+    if len(by_gpu) > 1:
+        where = "; ".join(f"{', '.join(map(repr, names))} on cuda:{gpu}"
+                          for gpu, names in sorted(by_gpu.items()))
+        raise ValueError(f"{kernel_name}: the GPU arguments are on different GPUs: {where}. A "
+                         "launch runs on one GPU, which must hold all of its arguments: move "
+                         "them to one device (tensor.to('cuda:N'))")
+    return next(iter(by_gpu), None)
 
 
 _TORCH_DTYPES = {"torch.float32": "f32", "torch.float16": "f16", "torch.bfloat16": "bf16",
@@ -243,12 +262,6 @@ def gpu_array(value, name="data"):
         if int(dlpack_device()[0]) in _DLPACK_GPU:
             return _from_dlpack(value, name)
     return None
-
-
-def _require_gpu0(index, name):
-    if index not in (None, 0):
-        raise ValueError(f"argument '{name}' is on GPU {index}; meTile runs on GPU 0 "
-                         "(choose the GPU with CUDA_VISIBLE_DEVICES)")
 
 
 def _require_c_contiguous(shape, strides, element_stride, protocol, name):
@@ -295,9 +308,8 @@ def _from_torch(tensor, name):
         raise ValueError(f"argument '{name}': a non-contiguous torch tensor; pass "
                          f"{name}.contiguous()")
     index = tensor.get_device()
-    _require_gpu0(index, name)
     return GpuArray(tensor.data_ptr(), tensor.numel() * tensor.element_size(), dtype,
-                    tuple(tensor.shape), tensor, "torch CUDA tensor", _torch_stream(index))
+                    tuple(tensor.shape), tensor, "torch CUDA tensor", _torch_stream(index), index)
 
 
 # __cuda_array_interface__ typestr -> (meTile dtype, element bytes), as they are met.
@@ -355,7 +367,6 @@ def _from_dlpack(value, name):
     get_pointer = ctypes.pythonapi.PyCapsule_GetPointer
     get_pointer.restype, get_pointer.argtypes = ctypes.c_void_p, [ctypes.py_object, ctypes.c_char_p]
     tensor = _DLTensor.from_address(get_pointer(capsule, b"dltensor"))
-    _require_gpu0(tensor.device.device_id, name)
     dtype = _DLPACK_DTYPES.get((tensor.dtype.code, tensor.dtype.bits))
     if dtype is None or tensor.dtype.lanes != 1:
         raise TypeError(f"argument '{name}': meTile has no dtype for DLPack type code "
@@ -367,4 +378,4 @@ def _from_dlpack(value, name):
     nbytes = int(np.prod(shape, dtype=np.int64)) * (tensor.dtype.bits // 8)
     # The capsule holds the producer's reference until it is collected with `owner`.
     return GpuArray(tensor.data + tensor.byte_offset, nbytes, dtype, shape, (value, capsule),
-                    "CUDA DLPack tensor")
+                    "CUDA DLPack tensor", gpu=int(tensor.device.device_id))
