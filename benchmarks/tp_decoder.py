@@ -33,7 +33,8 @@ import numpy as np
 
 import metile
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tests", "python"))
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tests",
+                                "python"))
 from llama_block import decoder_graph, decoder_inputs, decoder_reference  # noqa: E402
 
 ROUNDS, WARMUP = 20, 3

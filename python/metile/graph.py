@@ -82,10 +82,11 @@ class GraphExecutable:
             import torch
             # The inputs' GPU current: the outputs and the intermediates go there too.
             with torch.cuda.device(gpu):
-                outputs = [torch.empty(tuple(s.shape), dtype=getattr(torch, _TORCH_DTYPES[s.dtype]),
-                                       device="cuda") for s in specs]
-                wrapped = [_core.DeviceBuffer.wrap(device, t.data_ptr(), t.numel() * t.element_size(),
-                                                   s.dtype, list(s.shape))
+                outputs = [torch.empty(tuple(s.shape), device="cuda",
+                                       dtype=getattr(torch, _TORCH_DTYPES[s.dtype])) for s in specs]
+                wrapped = [_core.DeviceBuffer.wrap(device, t.data_ptr(),
+                                                   t.numel() * t.element_size(), s.dtype,
+                                                   list(s.shape))
                            for t, s in zip(outputs, specs)]
                 self.compiled.run(buffers, wrapped, stream=stream, wait=False)
             return tuple(outputs)

@@ -70,7 +70,8 @@ def test_synchronize_takes_a_device_or_one_of_its_gpus():
     assert _device_and_gpu("cuda:2") == ("cuda", 2)
     assert _device_and_gpu("cuda") == ("cuda", -1)
     assert _device_and_gpu("host") == ("host", -1)
-    assert _device_and_gpu(types.SimpleNamespace(type="cuda", index=1)) == ("cuda", 1)  # torch.device
+    # A torch.device, or anything with its type and index.
+    assert _device_and_gpu(types.SimpleNamespace(type="cuda", index=1)) == ("cuda", 1)
     assert _device_and_gpu(types.SimpleNamespace(type="cuda", index=None)) == ("cuda", -1)
     with pytest.raises(ValueError, match="'cuda:x' is not a device name"):
         _device_and_gpu("cuda:x")

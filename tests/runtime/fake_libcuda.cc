@@ -125,12 +125,23 @@ CUresult cuDeviceGetAttribute(int* value, int attribute, int device) {
   if (!valid_ordinal(device)) return kInvalidValue;
   const int capability = driver().capabilities[static_cast<std::size_t>(device)];
   switch (attribute) {
-    case 75: *value = capability / 10; break;          // compute capability major
-    case 76: *value = capability % 10; break;          // minor
-    case 16: *value = 132 - device; break;             // multiprocessors: differ per GPU
-    case 97: *value = 232448 - 1024 * device; break;   // opt-in shared memory per block
-    case 12: *value = 65536; break;                    // registers per block
-    default: return kInvalidValue;
+    case 75:  // compute capability major
+      *value = capability / 10;
+      break;
+    case 76:  // minor
+      *value = capability % 10;
+      break;
+    case 16:  // multiprocessors: they differ per GPU
+      *value = 132 - device;
+      break;
+    case 97:  // opt-in shared memory per block
+      *value = 232448 - 1024 * device;
+      break;
+    case 12:  // registers per block
+      *value = 65536;
+      break;
+    default:
+      return kInvalidValue;
   }
   return kSuccess;
 }

@@ -359,8 +359,9 @@ LaunchTiming CudaDevice::launch(const Module& module, const Grid& grid,
     params[i] = &addresses[i];
     placed.push_back({abi.params[i].name, storage->gpu().ordinal(), storage->size_bytes()});
   }
-  const Gpu& on =
-      placed.empty() ? current_gpu() : gpu(launch_gpu(kernel, placed, current_gpu().ordinal()));
+  // The buffers' GPU; the current one for a launch without (non-empty) buffers.
+  const int placed_on = launch_gpu(kernel, placed, -1);
+  const Gpu& on = placed_on < 0 ? current_gpu() : gpu(placed_on);
   const CUfunction function = cuda_module->function_on(on);
   // A warp-specialised sm90 kernel also takes its TMA tensor maps, and runs persistently.
   std::vector<TensorMap> maps = encode_tensor_maps(*api_, abi, bound, addresses);
