@@ -213,17 +213,18 @@ def launch_gpu(kernel_name, placed):
     """The GPU a launch runs on: the one that holds its GPU arguments, ``placed`` as (name,
     GPU ordinal or None, bytes) (None when no argument says). An argument of no bytes goes
     with any GPU. ValueError naming each argument and its GPU when they are on several."""
+    gpus = {gpu for _, gpu, nbytes in placed if gpu is not None and nbytes}
+    if len(gpus) <= 1:  # the common case, in one pass (a launch's own cost)
+        return next(iter(gpus), None)
     by_gpu = {}
     for name, gpu, nbytes in placed:
         if gpu is not None and nbytes:
             by_gpu.setdefault(gpu, []).append(name)
-    if len(by_gpu) > 1:
-        where = "; ".join(f"{', '.join(map(repr, names))} on cuda:{gpu}"
-                          for gpu, names in sorted(by_gpu.items()))
-        raise ValueError(f"{kernel_name}: the GPU arguments are on different GPUs: {where}. A "
-                         "launch runs on one GPU, which must hold all of its arguments: move "
-                         "them to one device (tensor.to('cuda:N'))")
-    return next(iter(by_gpu), None)
+    where = "; ".join(f"{', '.join(map(repr, names))} on cuda:{gpu}"
+                      for gpu, names in sorted(by_gpu.items()))
+    raise ValueError(f"{kernel_name}: the GPU arguments are on different GPUs: {where}. A "
+                     "launch runs on one GPU, which must hold all of its arguments: move "
+                     "them to one device (tensor.to('cuda:N'))")
 
 
 _TORCH_DTYPES = {"torch.float32": "f32", "torch.float16": "f16", "torch.bfloat16": "bf16",
