@@ -307,18 +307,23 @@ fs::path DiskCache::work_dir() const {
   return state_->fallback;
 }
 
-std::optional<fs::path> DiskCache::find_intact(std::string_view name, bool remove_damaged) const {
+std::optional<fs::path> DiskCache::find_intact(std::string_view name, bool remove_damaged,
+                                               Miss* miss) const {
+  Miss ignored;
+  if (!miss) miss = &ignored;
+  *miss = Miss::untrusted_folder;
   const std::optional<std::string> key = trusted_key(dir_);
   if (!key) return std::nullopt;
+  *miss = Miss::damaged;
   const fs::path entry = dir_ / name;
   std::string why;
   const std::optional<std::string> bytes = read_trusted_file(entry, &why);
   if (!bytes) {
-    if (!why.empty()) {
-      if (remove_damaged) {
-        warn_untrusted_cache(entry, why, "it is removed and the kernel compiled again");
-        remove(name);
-      }
+    if (why.empty()) {
+      *miss = Miss::missing;
+    } else if (remove_damaged) {
+      warn_untrusted_cache(entry, why, "it is removed and the kernel compiled again");
+      remove(name);
     }
     return std::nullopt;
   }
@@ -332,6 +337,7 @@ std::optional<fs::path> DiskCache::find_intact(std::string_view name, bool remov
     }
     return std::nullopt;
   }
+  *miss = Miss::none;
   return entry;
 }
 
@@ -363,17 +369,20 @@ fs::path lock_path(const fs::path& dir, std::string_view name) {
 }  // namespace
 
 std::optional<fs::path> DiskCache::find(std::string_view name) const {
-  if (auto entry = find_intact(name, /*remove_damaged=*/false)) return entry;
-  if (!trusted()) return std::nullopt;
+  Miss miss = Miss::none;
+  if (auto entry = find_intact(name, /*remove_damaged=*/false, &miss)) return entry;
+  if (miss != Miss::damaged) return std::nullopt;
   EntryLock lock(lock_path(dir_, name));
   return find_intact(name, /*remove_damaged=*/true);
 }
 
 bool DiskCache::read_or_build(std::string_view name, const Builder& build,
                               const Reader& read) const {
-  if (auto entry = find_intact(name, /*remove_damaged=*/false); entry && read(*entry)) return true;
+  Miss miss = Miss::none;
+  if (auto entry = find_intact(name, /*remove_damaged=*/false, &miss); entry && read(*entry))
+    return true;
   std::optional<EntryLock> lock;
-  if (trusted()) {
+  if (miss != Miss::untrusted_folder) {
     lock.emplace(lock_path(dir_, name));
     // Another process may have stored it while this one waited for the lock.
     if (auto entry = find_intact(name, /*remove_damaged=*/true)) {

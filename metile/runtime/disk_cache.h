@@ -79,11 +79,13 @@ class DiskCache {
 
  private:
   struct State;
-  // The entry's path when present, intact and trusted; a damaged or untrusted one is
-  // removed only with `remove_damaged` (by the holder of its lock: a reader without it
-  // never removes what a builder is storing).
-  std::optional<std::filesystem::path> find_intact(std::string_view name,
-                                                   bool remove_damaged) const;
+  // Why find_intact found no entry.
+  enum class Miss { none, untrusted_folder, missing, damaged };
+  // The entry's path when present, intact and trusted, else nullopt and `*miss` says why; a
+  // damaged or untrusted entry is removed only with `remove_damaged` (by the holder of its
+  // lock: a reader without it never removes what a builder is storing).
+  std::optional<std::filesystem::path> find_intact(std::string_view name, bool remove_damaged,
+                                                   Miss* miss = nullptr) const;
 
   std::filesystem::path dir_;
   std::shared_ptr<State> state_;
