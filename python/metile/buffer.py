@@ -260,8 +260,9 @@ def gpu_array(value, name="data"):
         return _from_cuda_array_interface(value, interface, name)
     dlpack_device = getattr(value, "__dlpack_device__", None)
     if callable(dlpack_device) and hasattr(value, "__dlpack__"):
-        if int(dlpack_device()[0]) in _DLPACK_GPU:
-            return _from_dlpack(value, name)
+        kind, gpu = dlpack_device()
+        if int(kind) in _DLPACK_GPU:
+            return _from_dlpack(value, name, int(gpu))
     return None
 
 
@@ -362,7 +363,7 @@ class _DLTensor(ctypes.Structure):  # the first member of DLManagedTensor
 _DLPACK_LEGACY_DEFAULT_STREAM = 1
 
 
-def _from_dlpack(value, name):
+def _from_dlpack(value, name, gpu):
     # The consumer names its stream, so the producer orders its pending work before it.
     capsule = value.__dlpack__(stream=_DLPACK_LEGACY_DEFAULT_STREAM)
     get_pointer = ctypes.pythonapi.PyCapsule_GetPointer
@@ -379,4 +380,4 @@ def _from_dlpack(value, name):
     nbytes = int(np.prod(shape, dtype=np.int64)) * (tensor.dtype.bits // 8)
     # The capsule holds the producer's reference until it is collected with `owner`.
     return GpuArray(tensor.data + tensor.byte_offset, nbytes, dtype, shape, (value, capsule),
-                    "CUDA DLPack tensor", gpu=int(tensor.device.device_id))
+                    "CUDA DLPack tensor", gpu=gpu)
