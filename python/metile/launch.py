@@ -115,11 +115,12 @@ class Dispatch(Reports):
             self._args.append(_core.BufferView(address, value.nbytes, dtype))
             self._keep.append(value)  # the memory must outlive the dispatch
         if on_gpu and in_host_memory:
-            gpus = "; ".join(f"{name!r} on cuda:{gpu}" if gpu is not None else
-                             f"{name!r} GPU memory" for name, gpu, _ in on_gpu)
+            places = ", ".join(f"{name!r} on " + (f"cuda:{gpu}" if gpu is not None else "a GPU")
+                               for name, gpu, _ in on_gpu)
             raise TypeError(f"{kernel.name}: arguments {', '.join(map(repr, in_host_memory))} "
-                            f"are host memory (numpy) and {gpus}: GPU memory; pass all of "
-                            "them on the GPU (or metile.Buffer)")
+                            f"are host memory (on the CPU) and "
+                            f"{', '.join(repr(name) for name, _, _ in on_gpu)} GPU memory "
+                            f"({places}); pass all of them on the GPU (or metile.Buffer)")
         # The GPU that holds the arguments runs the launch, on torch's current stream there.
         self.gpu = launch_gpu(kernel.name, on_gpu)
         # Only GPU memory the caller owns: the launch is queued and returns at once.

@@ -142,7 +142,8 @@ def test_tensors_on_two_gpus_are_an_error_naming_them():
     y = torch.ones(64, device="cuda:1")
     with pytest.raises(ValueError, match=r"'x', 'out' on cuda:0; 'y' on cuda:1"):
         add[(1,)](x, y, torch.empty_like(x), 64, BLOCK=64)
-    with pytest.raises(TypeError, match=r"'y' are host memory \(numpy\) and 'x' on cuda:1"):
+    with pytest.raises(TypeError, match=r"'y' are host memory \(on the CPU\) and 'x', 'out' GPU "
+                                        r"memory \('x' on cuda:1, 'out' on cuda:1\)"):
         add[(1,)](y, np.ones(64, np.float32), y, 64, BLOCK=64)
 
 
