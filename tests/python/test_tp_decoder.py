@@ -69,7 +69,7 @@ def test_torchrun_on_two_gpus_matches_the_one_gpu_block(tmp_path):
         pytest.skip("this torch has no NCCL")
     out = tmp_path / "tp.json"
     done = subprocess.run(
-        [sys.executable, "-m", "torch.distributed.run", "--nproc-per-node", "2",
+        [sys.executable, "-m", "torch.distributed.run", "--standalone", "--nproc-per-node", "2",
          os.path.join(BENCHMARKS, "tp_decoder.py"), "--quick", "--out", str(out)],
         capture_output=True, text=True, timeout=900)
     assert done.returncode == 0, done.stdout + done.stderr
