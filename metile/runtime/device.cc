@@ -18,4 +18,11 @@ Buffer Device::wrap(std::uintptr_t, std::size_t) {
   throw UserError("device '" + name() + "' cannot use memory it did not allocate");
 }
 
+void Device::synchronize_gpu(int index) {
+  if (index < 0 || index >= gpu_count())
+    throw UserError("device '" + name() + "' has " + std::to_string(gpu_count()) +
+                    " GPU(s); there is no GPU " + std::to_string(index));
+  synchronize();
+}
+
 }  // namespace metile::runtime

@@ -71,6 +71,12 @@ class Device {
   // Waits until every kernel launched on the device finished; a fault of one that did not
   // wait is raised here. A device whose launches always wait has nothing to do.
   virtual void synchronize() {}
+  // How many GPUs the device drives (cuda: every visible GPU, each with its own context,
+  // modules and limits); 1 for a device of one processor.
+  virtual int gpu_count() const { return 1; }
+  // Waits for the kernels launched on GPU `index` only (synchronize() waits for all);
+  // UserError for an index outside [0, gpu_count()).
+  virtual void synchronize_gpu(int index);
   // A buffer over `bytes` of this device's memory at `address` that the caller owns and
   // keeps alive (a torch tensor's storage): no copy, and the buffer never frees it.
   // UserError on a device that cannot address foreign memory.

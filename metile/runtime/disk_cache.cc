@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <signal.h>
 #include <stdlib.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -306,14 +307,21 @@ fs::path DiskCache::work_dir() const {
   return state_->fallback;
 }
 
-std::optional<fs::path> DiskCache::find(std::string_view name) const {
+std::optional<fs::path> DiskCache::find_intact(std::string_view name, bool remove_damaged,
+                                               Miss* miss) const {
+  Miss ignored;
+  if (!miss) miss = &ignored;
+  *miss = Miss::untrusted_folder;
   const std::optional<std::string> key = trusted_key(dir_);
   if (!key) return std::nullopt;
+  *miss = Miss::damaged;
   const fs::path entry = dir_ / name;
   std::string why;
   const std::optional<std::string> bytes = read_trusted_file(entry, &why);
   if (!bytes) {
-    if (!why.empty()) {
+    if (why.empty()) {
+      *miss = Miss::missing;
+    } else if (remove_damaged) {
       warn_untrusted_cache(entry, why, "it is removed and the kernel compiled again");
       remove(name);
     }
@@ -321,13 +329,76 @@ std::optional<fs::path> DiskCache::find(std::string_view name) const {
   }
   const fs::path sum_path = checksum_path(entry);
   const std::optional<std::string> sum = read_trusted_file(sum_path, &why);
-  if (!sum && !why.empty())
-    warn_untrusted_cache(sum_path, why, "its entry is removed and the kernel compiled again");
   if (!sum || !equal_in_constant_time(*sum, checksum_of(name, *bytes, *key))) {
-    remove(name);
+    if (remove_damaged) {
+      if (!sum && !why.empty())
+        warn_untrusted_cache(sum_path, why, "its entry is removed and the kernel compiled again");
+      remove(name);
+    }
     return std::nullopt;
   }
+  *miss = Miss::none;
   return entry;
+}
+
+namespace {
+// An exclusive flock of <dir>/<name>.lock while one process builds entry `name`; the
+// system releases it when the holder exits, however it exits. Without a lock file (a
+// read-only or odd filesystem) builders race, which costs compile time, not correctness:
+// entries are renamed into place whole.
+class EntryLock {
+ public:
+  explicit EntryLock(const fs::path& path)
+      : fd_(::open(path.c_str(), O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600)) {
+    while (fd_ >= 0 && ::flock(fd_, LOCK_EX) != 0 && errno == EINTR) {
+    }
+  }
+  ~EntryLock() {
+    if (fd_ >= 0) ::close(fd_);
+  }
+  EntryLock(const EntryLock&) = delete;
+  EntryLock& operator=(const EntryLock&) = delete;
+
+ private:
+  int fd_;
+};
+
+fs::path lock_path(const fs::path& dir, std::string_view name) {
+  return dir / (std::string(name) + ".lock");
+}
+}  // namespace
+
+std::optional<fs::path> DiskCache::find(std::string_view name) const {
+  Miss miss = Miss::none;
+  if (auto entry = find_intact(name, /*remove_damaged=*/false, &miss)) return entry;
+  if (miss != Miss::damaged) return std::nullopt;
+  EntryLock lock(lock_path(dir_, name));
+  return find_intact(name, /*remove_damaged=*/true);
+}
+
+bool DiskCache::read_or_build(std::string_view name, const Builder& build,
+                              const Reader& read) const {
+  Miss miss = Miss::none;
+  if (auto entry = find_intact(name, /*remove_damaged=*/false, &miss); entry && read(*entry))
+    return true;
+  std::optional<EntryLock> lock;
+  if (miss != Miss::untrusted_folder) {
+    lock.emplace(lock_path(dir_, name));
+    // Another process may have stored it while this one waited for the lock.
+    if (auto entry = find_intact(name, /*remove_damaged=*/true)) {
+      if (read(*entry)) return true;
+      remove(name);  // intact but refused: built again
+    }
+  }
+  const fs::path scratch = make_scratch_dir();
+  struct RemovedAtExit {
+    const fs::path& folder;
+    ~RemovedAtExit() {
+      std::error_code ignored;
+      fs::remove_all(folder, ignored);
+    }
+  } removed{scratch};
+  return read(store(name, build(scratch)));
 }
 
 fs::path DiskCache::store(std::string_view name, const fs::path& file) const {

@@ -18,9 +18,15 @@
 // "untrusted-cache" warning (metile/support/warnings.h) naming the path and the reason:
 // an untrusted entry is removed and rebuilt; with an untrusted folder nothing there is
 // read or written, and work_dir() is a private temporary folder of the process instead.
+//
+// Processes share a cache (the ranks of torchrun on one host compile the same kernels at
+// once): read_or_build lets one process build an entry while the others wait on the entry's
+// lock (<name>.lock, flock, released by the system when its holder dies, however it dies)
+// and then read what it stored. Entries are only removed or replaced under that lock.
 #pragma once
 
 #include <filesystem>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -46,7 +52,19 @@ class DiskCache {
   // temporary folder of this process (0700, removed when the last copy of this cache goes).
   std::filesystem::path work_dir() const;
 
-  // The entry's path when present, intact and trusted.
+  // Makes `file` in a private scratch folder it is given and returns its path.
+  using Builder = std::function<std::filesystem::path(const std::filesystem::path& scratch)>;
+  // Reads (or loads) the entry at a path; false for one it cannot use (another ABI).
+  using Reader = std::function<bool(const std::filesystem::path& entry)>;
+  // Reads entry `name` with `read`. When it is missing, damaged or refused, takes the
+  // entry's lock, looks again (another process may have stored it meanwhile), and otherwise
+  // builds it, stores it and reads what it stored. False only when `read` refuses the entry
+  // just built. In a cache that is not trusted, nothing is locked or stored: `read` gets
+  // the built file.
+  bool read_or_build(std::string_view name, const Builder& build, const Reader& read) const;
+
+  // The entry's path when present, intact and trusted. A damaged entry is removed (under
+  // its lock).
   std::optional<std::filesystem::path> find(std::string_view name) const;
   // Moves `file` into the cache as `name` and returns the entry's path; when dir() is not
   // trusted, `file` stays where it is and its own path is returned.
@@ -61,6 +79,14 @@ class DiskCache {
 
  private:
   struct State;
+  // Why find_intact found no entry.
+  enum class Miss { none, untrusted_folder, missing, damaged };
+  // The entry's path when present, intact and trusted, else nullopt and `*miss` says why; a
+  // damaged or untrusted entry is removed only with `remove_damaged` (by the holder of its
+  // lock: a reader without it never removes what a builder is storing).
+  std::optional<std::filesystem::path> find_intact(std::string_view name, bool remove_damaged,
+                                                   Miss* miss = nullptr) const;
+
   std::filesystem::path dir_;
   std::shared_ptr<State> state_;
 };

@@ -202,14 +202,34 @@ def array_address(array):
 
 class GpuArray:
     """GPU memory of another library, used in place: its address and length, meTile dtype
-    and shape, `stream()` (the owner's current CUstream handle, or None) and the object
-    that keeps the memory alive."""
+    and shape, `stream()` (the owner's current CUstream handle on its GPU, or None), the
+    object that keeps the memory alive, and `gpu`, the ordinal of the GPU that holds it
+    (torch's ``tensor.device.index``; None when the producer does not say, and the driver
+    tells from the address)."""
 
-    __slots__ = ("address", "nbytes", "dtype", "shape", "stream", "owner", "origin")
+    __slots__ = ("address", "nbytes", "dtype", "shape", "stream", "owner", "origin", "gpu")
 
-    def __init__(self, address, nbytes, dtype, shape, owner, origin, stream=None):
+    def __init__(self, address, nbytes, dtype, shape, owner, origin, stream=None, gpu=None):
         self.address, self.nbytes, self.dtype, self.shape = address, nbytes, dtype, shape
-        self.owner, self.origin, self.stream = owner, origin, stream
+        self.owner, self.origin, self.stream, self.gpu = owner, origin, stream, gpu
+
+
+def launch_gpu(kernel_name, placed):
+    """The GPU a launch runs on: the one that holds its GPU arguments, ``placed`` as (name,
+    GPU ordinal or None, bytes) (None when no argument says). An argument of no bytes goes
+    with any GPU. ValueError naming each argument and its GPU when they are on several."""
+    gpus = {gpu for _, gpu, nbytes in placed if gpu is not None and nbytes}
+    if len(gpus) <= 1:  # the common case, in one pass (a launch's own cost)
+        return next(iter(gpus), None)
+    by_gpu = {}
+    for name, gpu, nbytes in placed:
+        if gpu is not None and nbytes:
+            by_gpu.setdefault(gpu, []).append(name)
+    where = "; ".join(f"{', '.join(map(repr, names))} on cuda:{gpu}"
+                      for gpu, names in sorted(by_gpu.items()))
+    raise ValueError(f"{kernel_name}: the GPU arguments are on different GPUs: {where}. A "
+                     "launch runs on one GPU, which must hold all of its arguments: move "
+                     "them to one device (tensor.to('cuda:N'))")
 
 
 _TORCH_DTYPES = {"torch.float32": "f32", "torch.float16": "f16", "torch.bfloat16": "bf16",
@@ -249,15 +269,10 @@ def gpu_array(value, name="data"):
         return _from_cuda_array_interface(value, interface, name)
     dlpack_device = getattr(value, "__dlpack_device__", None)
     if callable(dlpack_device) and hasattr(value, "__dlpack__"):
-        if int(dlpack_device()[0]) in _DLPACK_GPU:
-            return _from_dlpack(value, name)
+        kind, gpu = dlpack_device()
+        if int(kind) in _DLPACK_GPU:
+            return _from_dlpack(value, name, int(gpu))
     return None
-
-
-def _require_gpu0(index, name):
-    if index not in (None, 0):
-        raise ValueError(f"argument '{name}' is on GPU {index}; meTile runs on GPU 0 "
-                         "(choose the GPU with CUDA_VISIBLE_DEVICES)")
 
 
 def _require_c_contiguous(shape, strides, element_stride, protocol, name):
@@ -304,9 +319,8 @@ def _from_torch(tensor, name):
         raise ValueError(f"argument '{name}': a non-contiguous torch tensor; pass "
                          f"{name}.contiguous()")
     index = tensor.get_device()
-    _require_gpu0(index, name)
     return GpuArray(tensor.data_ptr(), tensor.numel() * tensor.element_size(), dtype,
-                    tuple(tensor.shape), tensor, "torch CUDA tensor", _torch_stream(index))
+                    tuple(tensor.shape), tensor, "torch CUDA tensor", _torch_stream(index), index)
 
 
 # __cuda_array_interface__ typestr -> (meTile dtype, element bytes), as they are met.
@@ -358,13 +372,12 @@ class _DLTensor(ctypes.Structure):  # the first member of DLManagedTensor
 _DLPACK_LEGACY_DEFAULT_STREAM = 1
 
 
-def _from_dlpack(value, name):
+def _from_dlpack(value, name, gpu):
     # The consumer names its stream, so the producer orders its pending work before it.
     capsule = value.__dlpack__(stream=_DLPACK_LEGACY_DEFAULT_STREAM)
     get_pointer = ctypes.pythonapi.PyCapsule_GetPointer
     get_pointer.restype, get_pointer.argtypes = ctypes.c_void_p, [ctypes.py_object, ctypes.c_char_p]
     tensor = _DLTensor.from_address(get_pointer(capsule, b"dltensor"))
-    _require_gpu0(tensor.device.device_id, name)
     dtype = _DLPACK_DTYPES.get((tensor.dtype.code, tensor.dtype.bits))
     if dtype is None or tensor.dtype.lanes != 1:
         raise TypeError(f"argument '{name}': meTile has no dtype for DLPack type code "
@@ -376,4 +389,4 @@ def _from_dlpack(value, name):
     nbytes = int(np.prod(shape, dtype=np.int64)) * (tensor.dtype.bits // 8)
     # The capsule holds the producer's reference until it is collected with `owner`.
     return GpuArray(tensor.data + tensor.byte_offset, nbytes, dtype, shape, (value, capsule),
-                    "CUDA DLPack tensor")
+                    "CUDA DLPack tensor", gpu=gpu)

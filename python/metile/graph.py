@@ -59,7 +59,7 @@ class GraphExecutable:
     def __call__(self, *args, **kwargs):
         bound = bind_inputs(self.input_names, args, kwargs)
         device = self.compiled.device
-        buffers, kind, stream = {}, None, 0
+        buffers, kind, stream, gpu = {}, None, 0, None
         for name, value in bound.items():
             described = describe(value, name)
             if described[0] != "buffer":
@@ -72,6 +72,7 @@ class GraphExecutable:
                                                         list(arg.shape))
                 kind = "torch" if arg.origin.startswith("torch") else kind or "gpu"
                 stream = (arg.stream() if callable(arg.stream) else arg.stream) or stream
+                gpu = arg.gpu if gpu is None else gpu
             else:
                 array = np.ascontiguousarray(arg)
                 buffers[name] = Buffer.from_numpy(array).device_buffer
@@ -79,12 +80,15 @@ class GraphExecutable:
         specs = self.compiled.output_specs
         if kind == "torch":
             import torch
-            outputs = [torch.empty(tuple(s.shape), dtype=getattr(torch, _TORCH_DTYPES[s.dtype]),
-                                   device="cuda") for s in specs]
-            wrapped = [_core.DeviceBuffer.wrap(device, t.data_ptr(),
-                                               t.numel() * t.element_size(), s.dtype, list(s.shape))
-                       for t, s in zip(outputs, specs)]
-            self.compiled.run(buffers, wrapped, stream=stream, wait=False)
+            # The inputs' GPU current: the outputs and the intermediates go there too.
+            with torch.cuda.device(gpu):
+                outputs = [torch.empty(tuple(s.shape), device="cuda",
+                                       dtype=getattr(torch, _TORCH_DTYPES[s.dtype])) for s in specs]
+                wrapped = [_core.DeviceBuffer.wrap(device, t.data_ptr(),
+                                                   t.numel() * t.element_size(), s.dtype,
+                                                   list(s.shape))
+                           for t, s in zip(outputs, specs)]
+                self.compiled.run(buffers, wrapped, stream=stream, wait=False)
             return tuple(outputs)
         results = self.compiled.run(buffers)
         out = [_wrap_buffer(b, s.shape, s.dtype) for b, s in zip(results, specs)]

@@ -18,7 +18,7 @@ import copy
 import numpy as np
 
 from . import _core
-from .buffer import Buffer, GpuArray
+from .buffer import Buffer, GpuArray, launch_gpu
 from .reports import Reports
 
 
@@ -33,16 +33,20 @@ def _grid(grid, kernel, values):
     return tuple(int(g) for g in grid) + (1,) * (3 - len(grid))
 
 
-# GPU memory the caller owns, wrapped for launches: (device, address, bytes, dtype, shape) ->
-# _core.DeviceBuffer. A wrap only names memory (meTile never frees it), so one made for a
-# tensor serves every later launch of memory with the same address and layout, as a decode
-# loop's tensors have; the cache is emptied when it fills and at exit.
+# GPU memory the caller owns, wrapped for launches: (device, GPU, address, bytes, dtype,
+# shape) -> _core.DeviceBuffer. A wrap only names memory (meTile never frees it), so one made
+# for a tensor serves every later launch of memory with the same GPU, address and layout, as
+# a decode loop's tensors have; the cache is emptied when it fills and at exit. Memory whose
+# GPU its producer does not name is wrapped afresh: its address may be another GPU's later.
 _WRAPPED = {}
 _WRAPPED_LIMIT = 4096
 
 
 def _wrapped(device, gpu):
-    key = (device, gpu.address, gpu.nbytes, gpu.dtype, gpu.shape)
+    if gpu.gpu is None:
+        return _core.DeviceBuffer.wrap(device, gpu.address, gpu.nbytes, gpu.dtype,
+                                       list(gpu.shape))
+    key = (device, gpu.gpu, gpu.address, gpu.nbytes, gpu.dtype, gpu.shape)
     buffer = _WRAPPED.get(key)
     if buffer is None:
         if len(_WRAPPED) >= _WRAPPED_LIMIT:
@@ -80,7 +84,7 @@ class Dispatch(Reports):
         self._stream = None  # the GPU arguments' owner's current stream, read per launch
         device = specialisation.compiled.device
         owned_buffers = False
-        on_gpu, in_host_memory = [], []
+        on_gpu, in_host_memory = [], []  # (name, GPU ordinal or None, bytes); names
         for (name, kind, dtype, value, address), written in zip(runtime, specialisation.writes):
             if kind == "scalar":
                 self._args.append(float(value) if dtype == "f32" else int(value))
@@ -97,7 +101,7 @@ class Dispatch(Reports):
                 self._args.append(_wrapped(device, value))
                 self._keep.append(value.owner)
                 self._stream = self._stream or value.stream
-                on_gpu.append(name)
+                on_gpu.append((name, value.gpu, value.nbytes))
                 continue
             in_host_memory.append(name)
             if written and not value.flags.writeable:
@@ -111,9 +115,14 @@ class Dispatch(Reports):
             self._args.append(_core.BufferView(address, value.nbytes, dtype))
             self._keep.append(value)  # the memory must outlive the dispatch
         if on_gpu and in_host_memory:
+            places = ", ".join(f"{name!r} on " + (f"cuda:{gpu}" if gpu is not None else "a GPU")
+                               for name, gpu, _ in on_gpu)
             raise TypeError(f"{kernel.name}: arguments {', '.join(map(repr, in_host_memory))} "
-                            f"are host memory and {', '.join(map(repr, on_gpu))} GPU memory; "
-                            "pass all of them on the GPU (or metile.Buffer)")
+                            f"are host memory (on the CPU) and "
+                            f"{', '.join(repr(name) for name, _, _ in on_gpu)} GPU memory "
+                            f"({places}); pass all of them on the GPU (or metile.Buffer)")
+        # The GPU that holds the arguments runs the launch, on torch's current stream there.
+        self.gpu = launch_gpu(kernel.name, on_gpu)
         # Only GPU memory the caller owns: the launch is queued and returns at once.
         self.asynchronous = bool(on_gpu) and not owned_buffers
 
@@ -207,9 +216,30 @@ class BoundKernel:
         Dispatch(kernel, specialisation, _grid(self.grid, kernel, values), runtime)()
 
 
-def synchronize():
+def synchronize(device=None):
     """Waits until every kernel launched on the default device finished (cuCtxSynchronize
-    on the cuda device; nothing to wait for on the host device). A kernel fault of an
+    of every GPU meTile used on the cuda device; nothing to wait for on the host device),
+    or only those of one GPU: ``device`` an ordinal, ``"cuda:1"`` or a torch.device (a
+    device name, ``"cuda"`` or ``"host"``, waits for that device). A kernel fault of an
     asynchronous launch is raised here (or at the next launch or copy that waits) as a
     metile.KernelFaultError naming the last kernel launched."""
-    _core.synchronize()
+    name, gpu = _device_and_gpu(device)
+    _core.synchronize(name, gpu)
+
+
+def _device_and_gpu(device):
+    """(device name, GPU ordinal or -1 for all) of synchronize()'s ``device``."""
+    if device is None:
+        return "", -1
+    if isinstance(device, bool) or not isinstance(device, (int, str)):
+        kind, index = getattr(device, "type", None), getattr(device, "index", None)
+        if kind is None:  # not a torch.device either
+            raise TypeError(f"synchronize: device is an ordinal, a name such as 'cuda:1' or a "
+                            f"torch.device, not {type(device).__name__}")
+        return kind, -1 if index is None else int(index)
+    if isinstance(device, int):
+        return "cuda", device
+    name, _, index = device.partition(":")
+    if index and not index.isdigit():
+        raise ValueError(f"synchronize: '{device}' is not a device name ('cuda', 'cuda:1')")
+    return name, int(index) if index else -1

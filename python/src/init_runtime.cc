@@ -1,7 +1,8 @@
 // Devices for Python: DeviceBuffer is a runtime::Buffer, allocated on a device and filled
 // or read through host copies (metile.Buffer, python/metile/buffer.py, wraps it);
 // build_kernel() builds an emitted source with its ABI on a device into a BuiltKernel
-// (how a benchmark runs another meTile tree's source); synchronize() waits for a device.
+// (how a benchmark runs another meTile tree's source); synchronize() waits for a device or
+// one of its GPUs.
 #include <nanobind/nanobind.h>
 #include <nanobind/stl/array.h>
 #include <nanobind/stl/string.h>
@@ -106,15 +107,28 @@ void init_runtime(nb::module_& m) {
       "compile.");
   m.def(
       "synchronize",
-      [](const std::string& device) {
+      [](const std::string& device, int gpu) {
         runtime::Device& d =
             device.empty() ? runtime::default_device() : runtime::get_device(device);
         nb::gil_scoped_release release;
-        d.synchronize();
+        if (gpu < 0)
+          d.synchronize();
+        else
+          d.synchronize_gpu(gpu);
+      },
+      "device"_a = "", "gpu"_a = -1,
+      "Waits until every kernel launched on `device` (empty: the default device) finished, "
+      "or only those of its GPU `gpu` (an ordinal; -1: all of them); the fault of a launch "
+      "that did not wait is raised here.");
+  m.def(
+      "gpu_count",
+      [](const std::string& device) {
+        return (device.empty() ? runtime::default_device() : runtime::get_device(device))
+            .gpu_count();
       },
       "device"_a = "",
-      "Waits until every kernel launched on `device` (empty: the default device) finished; "
-      "the fault of a launch that did not wait is raised here.");
+      "How many GPUs `device` (empty: the default device) drives: the visible GPUs on cuda, "
+      "1 on host.");
   m.def(
       "default_device", [] { return runtime::default_device().name(); },
       "The name of the device kernels and buffers use unless told otherwise: METILE_DEVICE "

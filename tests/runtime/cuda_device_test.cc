@@ -176,7 +176,9 @@ TEST_F(CubinCacheDir, BuildsOnceThenHitsAndLeavesNoTemporaries) {
   EXPECT_EQ(builds, 1);
   std::vector<std::string> files;
   for (const auto& e : fs::directory_iterator(dir_)) files.push_back(e.path().filename());
-  EXPECT_THAT(files, ::testing::UnorderedElementsAre("k.cubin", "k.cubin.sum"));
+  // The entry, its checksum and its lock (which stays: removing it would let a process that
+  // opened it before lock a file no other process sees).
+  EXPECT_THAT(files, ::testing::UnorderedElementsAre("k.cubin", "k.cubin.sum", "k.cubin.lock"));
 }
 
 TEST_F(CubinCacheDir, ACorruptEntryIsRebuilt) {
@@ -443,6 +445,61 @@ TEST_F(OnTheGpu, TooMuchSharedMemoryIsAUserError) {
   codegen::KernelABI abi = scale_add_abi();
   abi.threadgroup_bytes = 1 << 20;
   EXPECT_THROW(gpu().compile(kScaleAdd, abi), UserError);
+}
+
+// -- on two GPUs -----------------------------------------------------------------------
+
+class OnTwoGpus : public OnTheGpu {
+ protected:
+  void SetUp() override {
+    OnTheGpu::SetUp();
+    if (IsSkipped()) return;
+    if (cuda_device().gpu_count() < 2)
+      GTEST_SKIP() << "needs a second GPU; the driver reports " << cuda_device().gpu_count();
+  }
+  // A buffer allocated with GPU `ordinal`'s context current (as torch.cuda.set_device
+  // leaves it); the thread's context is none again after.
+  Buffer on_gpu(int ordinal, int64_t n) {
+    const DriverApi& api = cuda_device().api();
+    EXPECT_EQ(api.cuCtxSetCurrent(cuda_device().gpu(ordinal).context()), CUDA_SUCCESS);
+    Buffer b = gpu().allocate(ir::DType::f32, {n});
+    EXPECT_EQ(api.cuCtxSetCurrent(nullptr), CUDA_SUCCESS);
+    return b;
+  }
+};
+
+TEST_F(OnTwoGpus, AKernelRunsOnTheSecondGpuWhereItsBuffersAre) {
+  std::shared_ptr<const Module> module = gpu().compile(kScaleAdd, scale_add_abi());
+  const int n = 1000;
+  std::vector<float> x(n), y(n, 1.0f);
+  for (int i = 0; i < n; ++i) x[i] = float(i);
+  Buffer dx = on_gpu(1, n), dy = on_gpu(1, n);
+  EXPECT_EQ(static_cast<const CudaBufferStorage&>(dx.storage()).gpu().ordinal(), 1);
+  dx.copy_from_host(x.data(), n * sizeof(float));
+  dy.copy_from_host(y.data(), n * sizeof(float));
+  const KernelArg args[] = {dx, dy, 2.0f, uint32_t(n)};
+  EXPECT_GT(gpu().launch(*module, {8, 1, 1}, args).elapsed_ms, 0.0);
+  dy.copy_to_host(y.data(), n * sizeof(float));
+  EXPECT_EQ(y[0], 1.0f);
+  EXPECT_EQ(y[999], 1999.0f);
+  // Wrapped memory of GPU 1 (a torch tensor's) is placed there by the driver.
+  const auto address = static_cast<const CudaBufferStorage&>(dy.storage()).address();
+  Buffer view = gpu().wrap(address, n * sizeof(float));
+  EXPECT_EQ(static_cast<const CudaBufferStorage&>(view.storage()).gpu().ordinal(), 1);
+  gpu().synchronize_gpu(1);
+}
+
+TEST_F(OnTwoGpus, BuffersOnTwoGpusAreAnErrorNamingThem) {
+  std::shared_ptr<const Module> module = gpu().compile(kScaleAdd, scale_add_abi());
+  Buffer dx = on_gpu(0, 128), dy = on_gpu(1, 128);
+  const KernelArg args[] = {dx, dy, 1.0f, uint32_t(128)};
+  try {
+    gpu().launch(*module, {1, 1, 1}, args);
+    FAIL() << "a launch over two GPUs ran";
+  } catch (const UserError& e) {
+    EXPECT_THAT(e.what(), HasSubstr("kernel 'scale_add' has buffer arguments on different GPUs: "
+                                    "'x' on cuda:0; 'y' on cuda:1"));
+  }
 }
 
 // Launches a kernel that stores through a wild pointer (waiting for it, or not and then

@@ -18,7 +18,7 @@ codegen::KernelABI abi(int threads, int64_t dynamic_shared) {
 
 std::string error_of(const codegen::KernelABI& a, const FunctionLimits& limits) {
   try {
-    check_function_limits(a, limits, 232448, "NVIDIA H200 (compute capability 9.0)");
+    check_function_limits(a, limits, 232448, 65536, "NVIDIA H200 (compute capability 9.0)");
   } catch (const OutOfResources& e) {
     return e.what();
   }
@@ -29,7 +29,8 @@ TEST(CudaFunctionLimits, ABlockTheCompiledCodeCannotRunIsOutOfResources) {
   EXPECT_EQ(error_of(abi(1024, 0), {1024, 0, 64}), "no error");
   EXPECT_EQ(error_of(abi(1024, 0), {768, 0, 80}),
             "out of resources: kernel 'k' runs 1024 threads per block, but compiled with 80 "
-            "registers per thread it may run at most 768 on NVIDIA H200 (compute capability 9.0)");
+            "registers per thread it may run at most 768 on NVIDIA H200 (compute capability 9.0), "
+            "whose blocks have 65536 registers");
 }
 
 TEST(CudaFunctionLimits, StaticAndDynamicSharedMemoryTogether) {

@@ -11,9 +11,11 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <string>
+#include <vector>
 
 #include "captured_warnings.h"
 #include "metile/runtime/disk_cache.h"
@@ -326,6 +328,63 @@ TEST_F(TrustedDiskCache, ProcessesRacingForTheSecretAgreeOnOne) {
     EXPECT_EQ(read_file(root_ / ("seen." + std::to_string(i))), secret()) << i;
   for (const auto& e : fs::directory_iterator(root_))
     EXPECT_THAT(e.path().filename().string(), ::testing::Not(HasSubstr(".tmp")));
+}
+
+// Processes that need the same entry at once (the ranks of torchrun compiling one kernel)
+// build it once: the others wait on the entry's lock and read what the first stored. Each
+// builder appends its pid to built.log and takes its time, so the others do come asking
+// while it builds; a damaged entry is rebuilt once, the same way.
+TEST_F(TrustedDiskCache, ProcessesRacingForOneEntryBuildItOnceAndAllReadIt) {
+  const std::string bytes = "the compiled kernel";
+  for (const bool damaged : {false, true}) {
+    if (damaged) write(dir_ / "k.so", "half a kern");  // fails its checksum
+    fs::remove(root_ / "built.log");
+    constexpr int kProcesses = 8;
+    int start[2];
+    ASSERT_EQ(::pipe(start), 0);
+    std::vector<pid_t> children;
+    for (int i = 0; i < kProcesses; ++i) {
+      const pid_t child = fork();
+      if (child == 0) {
+        ::close(start[1]);
+        char go;
+        if (::read(start[0], &go, 1) != 0) _exit(2);  // returns 0 once the parent closes it
+        const DiskCache cache(dir_);
+        std::string seen;
+        const bool read = cache.read_or_build(
+            "k.so",
+            [&](const fs::path& scratch) {
+              std::ofstream(root_ / "built.log", std::ios::app) << getpid() << "\n";
+              ::usleep(200 * 1000);
+              write_file_atomically(scratch / "k.so", bytes);
+              return scratch / "k.so";
+            },
+            [&](const fs::path& entry) {
+              seen = read_file(entry).value_or("");
+              return true;
+            });
+        _exit(read && seen == bytes ? 0 : 1);
+      }
+      ASSERT_GT(child, 0);
+      children.push_back(child);
+    }
+    ::close(start[0]);
+    ::close(start[1]);  // every child starts now
+    for (pid_t child : children) {
+      int status = 0;
+      waitpid(child, &status, 0);
+      EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << "damaged " << damaged;
+    }
+    std::ifstream log(root_ / "built.log");
+    int builds = 0;
+    for (std::string line; std::getline(log, line);) ++builds;
+    EXPECT_EQ(builds, 1) << "damaged " << damaged;
+    std::vector<std::string> names;
+    for (const auto& e : fs::directory_iterator(dir_)) names.push_back(e.path().filename());
+    std::sort(names.begin(), names.end());
+    EXPECT_THAT(names, ElementsAre("k.so", "k.so.lock", "k.so.sum"));
+    EXPECT_EQ(DiskCache(dir_).find("k.so"), dir_ / "k.so");
+  }
 }
 
 }  // namespace

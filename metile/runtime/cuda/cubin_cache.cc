@@ -1,5 +1,7 @@
 #include "metile/runtime/cuda/cubin_cache.h"
 
+#include <optional>
+
 #include "metile/support/errors.h"
 #include "metile/support/hash.h"
 
@@ -22,32 +24,34 @@ CubinCache& CubinCache::shared() {
 
 std::string CubinCache::get_or_build(const std::string& key,
                                      const std::function<std::string()>& build, bool* hit) const {
+  std::optional<std::string> cubin;
+  bool built = false;
+  const auto read = [&](const std::filesystem::path& entry) {
+    std::string why;
+    cubin = read_trusted_file(entry, &why);
+    return cubin.has_value();
+  };
+  // Built in a private scratch folder and moved into place atomically by the cache; ranks
+  // compiling the same kernel at once build it once (DiskCache::read_or_build).
+  const auto write = [&](const std::filesystem::path& scratch) {
+    built = true;
+    cubin = build();
+    write_file_atomically(scratch / key, *cubin);
+    return scratch / key;
+  };
   try {
-    if (const auto entry = cache_.find(key)) {
-      std::string why;
-      if (auto bytes = read_trusted_file(*entry, &why)) {
-        if (hit) *hit = true;
-        return *bytes;
-      }
-    }
+    cache_.read_or_build(key, write, read);
   } catch (const std::filesystem::filesystem_error&) {
-    // a cache folder that cannot be made: built, and not stored
-  }
-  if (hit) *hit = false;
-  std::string cubin = build();
-  std::error_code ignored;
-  // Written to a private scratch file first; store() moves it into place atomically (in a
-  // cache that is not trusted, nothing is stored). A cache that cannot be written only
-  // costs the next process a rebuild.
-  try {
-    const std::filesystem::path scratch = cache_.make_scratch_dir();
-    write_file_atomically(scratch / key, cubin);
-    cache_.store(key, scratch / key);
-    std::filesystem::remove_all(scratch, ignored);
-  } catch (const std::filesystem::filesystem_error&) {
+    // a cache folder that cannot be made or written: built here, not stored
   } catch (const UserError&) {
+    if (!cubin || !built) throw;  // NVRTC's error, not the cache's
   }
-  return cubin;
+  if (!cubin) {
+    cubin = build();
+    built = true;
+  }
+  if (hit) *hit = !built;
+  return *cubin;
 }
 
 }  // namespace metile::runtime::cuda

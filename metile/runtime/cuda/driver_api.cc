@@ -85,6 +85,9 @@ std::unique_ptr<DriverApi> DriverApi::load(const std::vector<std::string>& candi
   bind_symbol(lib, "cuDeviceGetAttribute", d->cuDeviceGetAttribute, missing);
   bind_symbol(lib, "cuDevicePrimaryCtxRetain", d->cuDevicePrimaryCtxRetain, missing);
   bind_symbol(lib, "cuCtxSetCurrent", d->cuCtxSetCurrent, missing);
+  bind_symbol(lib, "cuCtxGetCurrent", d->cuCtxGetCurrent, missing);
+  bind_symbol(lib, "cuCtxGetDevice", d->cuCtxGetDevice, missing);
+  bind_symbol(lib, "cuPointerGetAttribute", d->cuPointerGetAttribute, missing);
   bind_symbol(lib, "cuCtxSynchronize", d->cuCtxSynchronize, missing);
   bind_symbol(lib, "cuModuleLoadData", d->cuModuleLoadData, missing);
   bind_symbol(lib, "cuModuleUnload", d->cuModuleUnload, missing);

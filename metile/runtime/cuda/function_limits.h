@@ -19,9 +19,11 @@ struct FunctionLimits {
 };
 
 // OutOfResources naming the kernel, the block it needs and the limit: more threads than
-// max_threads_per_block, or static plus dynamic shared memory above `max_shared_bytes` (the
-// device's opt-in limit per block). `device` describes the GPU in the message.
+// max_threads_per_block (the message names the GPU's `max_registers_per_block`, the file
+// the threads' registers share), or static plus dynamic shared memory above
+// `max_shared_bytes` (the GPU's opt-in limit per block). `device` describes the GPU.
 void check_function_limits(const codegen::KernelABI& abi, const FunctionLimits& limits,
-                           int64_t max_shared_bytes, const std::string& device);
+                           int64_t max_shared_bytes, int max_registers_per_block,
+                           const std::string& device);
 
 }  // namespace metile::runtime::cuda

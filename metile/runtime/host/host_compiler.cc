@@ -297,55 +297,57 @@ std::shared_ptr<const HostModule> HostCompiler::load_or_build(const std::string&
                                                               const std::string& source,
                                                               const std::string& kernel_name) {
   const std::string name = key + ".so";
+  std::shared_ptr<const HostModule> module;
   std::string error;
-  if (auto cached = cache_.find(name)) {
-    if (auto module = HostModule::load(*cached, error)) {
-      std::lock_guard lock(mutex_);
-      ++stats_.disk_hits;
-      return module;
-    }
-    cache_.remove(name);  // intact but unloadable (e.g. another runtime ABI): rebuild
-  }
-
-  const fs::path scratch = cache_.make_scratch_dir();
-  const fs::path cc = scratch / (key + ".cc"), object = scratch / name;
-  write_file_atomically(cc, source);
-  const fs::path compiled = options_.race_check ? scratch / (key + ".o") : object;
-  std::vector<std::string> argv = options_.cxx;
-  argv.insert(argv.end(), compiler_flags().begin(), compiler_flags().end());
-  argv.insert(argv.end(), options_.extra_flags.begin(), options_.extra_flags.end());
-  if (options_.race_check)
-    argv.insert(argv.end(), race_check_flags().begin(), race_check_flags().end());
-  for (std::string arg : {std::string("-I"), (stdlib_dir() / "include").string(), std::string("-o"),
-                          compiled.string(), cc.string()})
-    argv.push_back(std::move(arg));
-  {
-    std::lock_guard lock(mutex_);
-    ++stats_.compiler_runs;
-  }
-  ProcessResult result = run_process(argv);
-  if (result.exit_code == 0 && options_.race_check) {
-    argv = options_.cxx;
-    for (std::string arg :
-         {std::string("-shared"), std::string("-o"), object.string(), compiled.string()})
+  bool built = false;
+  // An intact entry that does not load (another runtime ABI) is refused, and rebuilt.
+  const auto load = [&](const fs::path& entry) {
+    module = HostModule::load(entry, error);
+    return module != nullptr;
+  };
+  const auto build = [&](const fs::path& scratch) {
+    built = true;
+    const fs::path cc = scratch / (key + ".cc"), object = scratch / name;
+    write_file_atomically(cc, source);
+    const fs::path compiled = options_.race_check ? scratch / (key + ".o") : object;
+    std::vector<std::string> argv = options_.cxx;
+    argv.insert(argv.end(), compiler_flags().begin(), compiler_flags().end());
+    argv.insert(argv.end(), options_.extra_flags.begin(), options_.extra_flags.end());
+    if (options_.race_check)
+      argv.insert(argv.end(), race_check_flags().begin(), race_check_flags().end());
+    for (std::string arg : {std::string("-I"), (stdlib_dir() / "include").string(),
+                            std::string("-o"), compiled.string(), cc.string()})
       argv.push_back(std::move(arg));
-    result = run_process(argv);
+    {
+      std::lock_guard lock(mutex_);
+      ++stats_.compiler_runs;
+    }
+    ProcessResult result = run_process(argv);
+    if (result.exit_code == 0 && options_.race_check) {
+      argv = options_.cxx;
+      for (std::string arg :
+           {std::string("-shared"), std::string("-o"), object.string(), compiled.string()})
+        argv.push_back(std::move(arg));
+      result = run_process(argv);
+    }
+    if (result.exit_code != 0) {
+      const fs::path kept = cache_.work_dir() / "failed" / (key + ".cc");
+      make_private_dir(kept.parent_path());
+      fs::rename(cc, kept);
+      throw InternalError("the host C++ compiler rejected the MSL of kernel '" + kernel_name +
+                          "' (generated code must always compile); source kept at " +
+                          kept.string() + "\ncommand: " + join(argv) + "\n" + result.output);
+    }
+    return object;
+  };
+  // Processes that compile the same kernel at once (the ranks of torchrun) build it once:
+  // the others wait for the entry's lock and load what the first stored.
+  if (!cache_.read_or_build(name, build, load))
+    throw InternalError("cannot load the compiled kernel module: " + error);
+  if (!built) {
+    std::lock_guard lock(mutex_);
+    ++stats_.disk_hits;
   }
-  if (result.exit_code != 0) {
-    const fs::path kept = cache_.work_dir() / "failed" / (key + ".cc");
-    make_private_dir(kept.parent_path());
-    fs::rename(cc, kept);
-    fs::remove_all(scratch);
-    throw InternalError("the host C++ compiler rejected the MSL of kernel '" + kernel_name +
-                        "' (generated code must always compile); source kept at " + kept.string() +
-                        "\ncommand: " + join(argv) + "\n" + result.output);
-  }
-  // Stored, or (in a cache that is not trusted) left in the private scratch folder, which
-  // can go once the module is loaded.
-  const fs::path entry = cache_.store(name, object);
-  auto module = HostModule::load(entry, error);
-  fs::remove_all(scratch);
-  if (!module) throw InternalError("cannot load the compiled kernel module: " + error);
   return module;
 }
 
