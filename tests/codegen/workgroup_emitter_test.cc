@@ -74,5 +74,37 @@ TEST(WorkgroupEmitter, ABarrierInALoopWhoseBoundsDifferBetweenThreadsRunsOnFiber
   EXPECT_EQ(src.find("_workgroup("), std::string::npos) << src;
 }
 
+// `iterations` times: { scratch[tid] = tid; barrier; out[tid] += scratch[63 - tid]; barrier },
+// in straight-line code: two thread loops each.
+ir::Kernel barrier_chain(int iterations) {
+  ir::Kernel k = metal_kernel("barrier_chain", 64, 256);
+  MetalBuilder b(k);
+  auto out = b.add_param("out", Type::ptr(DType::i32), "read_write");
+  auto tid = b.named(b.thread_index(), "tid");
+  auto scratch =
+      b.create1(OpKind::ThreadgroupBuffer, {}, Type::ptr(DType::i32, ir::AddressSpace::Threadgroup),
+                {{"offset", int64_t{0}}, {"size", int64_t{64}}});
+  auto mine = b.ptr_add(out, tid);
+  for (int i = 0; i < iterations; ++i) {
+    b.store(b.ptr_add(scratch, tid), tid);
+    b.barrier("threadgroup", "threadgroup");
+    b.store(mine, b.op(OpKind::Add, b.load(mine),
+                       b.load(b.ptr_add(scratch, b.op(OpKind::Sub, b.i32(63), tid)))));
+    b.barrier("threadgroup", "threadgroup");
+  }
+  return k;
+}
+
+TEST(WorkgroupEmitter, AKernelOfManyThreadLoopsRunsOnFibers) {
+  EXPECT_NE(host_source(barrier_chain(128)).find("// meTile host execution: workgroup "),
+            std::string::npos);
+  const std::string src = host_source(barrier_chain(129));
+  EXPECT_NE(src.find("// meTile host execution: fibers (it would need 258 thread loops, more than "
+                     "the 256 the host compiler builds in reasonable time)\n"),
+            std::string::npos)
+      << src.substr(0, 2000);
+  EXPECT_EQ(src.find("_workgroup("), std::string::npos);
+}
+
 }  // namespace
 }  // namespace metile::codegen::testing

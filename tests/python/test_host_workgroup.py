@@ -147,3 +147,52 @@ def test_an_unknown_strategy_is_an_error_naming_the_choices(tmp_path):
                          capture_output=True, text=True, timeout=600)
     assert run.returncode != 0
     assert "METILE_HOST_EXECUTION is 'threads'; it must be auto, fibers or workgroup" in run.stderr
+
+
+CHAIN = '''
+import sys
+import numpy as np
+import metile
+
+
+@metile.kernel
+def chain(x, out, n, N_OPS: metile.constexpr):  # N_OPS reductions, each between barriers
+    i = metile.arange(0, 256)
+    acc = metile.load(x + i, mask=i < n, other=0.0)
+    for _ in range(N_OPS):
+        acc = acc - metile.sum(acc) * (1.0 / 256)
+    metile.store(out + i, acc, mask=i < n)
+
+
+x = np.random.default_rng(3).random(201, dtype=np.float32)
+out = np.zeros_like(x)
+chain[(1,)](x, out, x.size, N_OPS=int(sys.argv[2]))
+np.save(sys.argv[1], out)
+'''
+
+
+def test_a_kernel_of_many_thread_loops_runs_on_fibers(tmp_path):
+    # 150 reductions need about 450 thread loops, more than a work-group function is given
+    # (the host compiler's time per loop grows with their number; docs/host_emulator.md).
+    script = tmp_path / "chain.py"
+    script.write_text(CHAIN)
+    env = dict(os.environ, METILE_DEVICE="host", METILE_HOST_RACECHECK="0")
+    out = tmp_path / "out.npy"
+    run = subprocess.run([sys.executable, str(script), str(out), "150"], env=env,
+                         capture_output=True, text=True, timeout=600)
+    assert run.returncode == 0, run.stderr
+    acc = np.zeros(256, np.float32)
+    x = np.random.default_rng(3).random(201, dtype=np.float32)
+    acc[:201] = x
+    for _ in range(150):
+        acc = acc - acc.sum(dtype=np.float32) * np.float32(1.0 / 256)
+    np.testing.assert_allclose(np.load(out), acc[:201], rtol=1e-4, atol=1e-5)
+
+    env["METILE_HOST_EXECUTION"] = "workgroup"
+    run = subprocess.run([sys.executable, str(script), str(out), "150"], env=env,
+                         capture_output=True, text=True, timeout=600)
+    assert run.returncode != 0
+    assert "kernel 'chain' cannot run as a work-group function; it runs on fibers (it would " \
+        "need" in run.stderr, run.stderr
+    assert "thread loops, more than the 256 the host compiler builds in reasonable time)" \
+        in run.stderr, run.stderr

@@ -20,6 +20,10 @@ using K = ir::OpKind;
 constexpr unsigned kSimdWidth = 32;
 // Per-thread arrays live on the worker's stack (8 MiB); a kernel needing more runs on fibers.
 constexpr int64_t kMaxArrayBytes = int64_t{2} << 20;
+// The host compiler spends milliseconds on each thread loop, and more per loop the more loops
+// one function holds (a straight-line chain of 1,000 reductions: 75 s, against 4 s on
+// fibers; benchmarks/compile_scaling.py); a kernel needing more loops runs on fibers.
+constexpr int kMaxThreadLoops = 256;
 
 bool is_collective(const ir::Op& op) {
   return ir::op_info(op.kind).rule == ir::TypeRule::SimdCollective;
@@ -144,17 +148,24 @@ class WorkgroupEmitter : public CEmitter {
     report_thread_ = "0u";  // outside the thread loops every thread does the same
   }
 
-  // Plans storage; false when the per-thread arrays would not fit.
-  bool plan() {
+  // Plans storage; returns why the function would be too large to build, or "".
+  std::string plan() {
     segments_ = 0;
+    thread_loops_ = 0;
     plan_block(kernel_.body);
+    if (thread_loops_ > kMaxThreadLoops)
+      return "it would need " + std::to_string(thread_loops_) + " thread loops, more than the " +
+             std::to_string(kMaxThreadLoops) + " the host compiler builds in reasonable time";
     for (size_t v = 0; v < storage_.size(); ++v)
       if (storage_[v] == Storage::Local && escapes_.count(ir::ValueId(v)))
         storage_[v] = Storage::Array;
     int64_t bytes = 0;
     for (size_t v = 0; v < storage_.size(); ++v)
       if (storage_[v] == Storage::Array) bytes += threads_ * value_bytes(type(ir::ValueId(v)));
-    return bytes <= kMaxArrayBytes;
+    if (bytes > kMaxArrayBytes)
+      return "its per-thread values need more than " + std::to_string(kMaxArrayBytes >> 20) +
+             " MiB of arrays";
+    return "";
   }
 
   std::string statements() {
@@ -211,6 +222,7 @@ class WorkgroupEmitter : public CEmitter {
     for (const Step& step : steps_of(block, uniform_)) {
       const int segment = segments_++;
       if (!step.rendezvous) {
+        ++thread_loops_;  // one, or three where guards split it: counted as one
         bool after_a_write = false;
         for (const ir::Op* op : step.run) {
           if (hoistable(*op, after_a_write)) {
@@ -228,6 +240,7 @@ class WorkgroupEmitter : public CEmitter {
         continue;
       }
       const ir::Op& op = *step.rendezvous;
+      thread_loops_ += is_collective(op) || !op.regions.empty();  // lanes, or carried values
       for (ir::ValueId v : op.operands) use(v, segment);
       for (ir::ValueId r : op.results) define(r, segment, Storage::Array);
       if (op.kind == K::For)
@@ -568,6 +581,7 @@ class WorkgroupEmitter : public CEmitter {
   std::set<ir::ValueId> escapes_;
   std::map<int, std::set<ir::ValueId>> reads_;  // per segment: values of other segments
   int segments_ = 0;
+  int thread_loops_ = 0;  // the thread loops plan() counted
 };
 
 }  // namespace
@@ -578,9 +592,7 @@ WorkgroupFunction emit_workgroup_function(const ir::Kernel& metal, const CDialec
   std::vector<bool> uniform = lower::analyze_uniformity(metal);
   out.ineligible_because = ineligibility(metal, uniform);
   WorkgroupEmitter emitter(metal, dialect, target, abi, std::move(uniform));
-  if (out.ineligible_because.empty() && !emitter.plan())
-    out.ineligible_because = "its per-thread values need more than " +
-                             std::to_string(kMaxArrayBytes >> 20) + " MiB of arrays";
+  if (out.ineligible_because.empty()) out.ineligible_because = emitter.plan();
   if (!out.ineligible_because.empty()) {
     out.source = std::string(kHostExecutionMarker) + "fibers (" + out.ineligible_because + ")\n";
     return out;
