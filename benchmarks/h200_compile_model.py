@@ -41,8 +41,8 @@ def model_for(arch, layers, small, device):
                      num_attention_heads=4, num_key_value_heads=2, vocab_size=96)
     torch.manual_seed(0)
     if arch == "qwen3":
-        config = transformers.Qwen3Config(head_dim=sizes["hidden_size"] // sizes["num_attention_heads"],
-                                          **sizes)
+        head_dim = sizes["hidden_size"] // sizes["num_attention_heads"]
+        config = transformers.Qwen3Config(head_dim=head_dim, **sizes)
         model = transformers.Qwen3ForCausalLM(config)
     else:
         model = transformers.LlamaForCausalLM(transformers.LlamaConfig(**sizes))
@@ -116,7 +116,8 @@ def main():
     device = "cuda" if metile.device() == "cuda" else "cpu"
     model = model_for(a.arch, a.layers, a.small, device)
     vocab = model.config.vocab_size
-    prompt = torch.randint(0, vocab, (PREFILL,), generator=torch.Generator().manual_seed(1)).tolist()
+    generator = torch.Generator().manual_seed(1)
+    prompt = torch.randint(0, vocab, (PREFILL,), generator=generator).tolist()
     record = {"arch": a.arch, "layers": a.layers, "small": a.small, "device": device,
               "gpu": torch.cuda.get_device_name() if device == "cuda" else "host",
               "torch": torch.__version__, "transformers": transformers.__version__,

@@ -35,7 +35,8 @@ import metile
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tests",
                                 "python"))
-from llama_block import decoder_graph, decoder_inputs, decoder_reference  # noqa: E402
+from llama_block import (causal_attention, decoder_graph, decoder_inputs,  # noqa: E402
+                         decoder_reference)
 
 ROUNDS, WARMUP = 20, 3
 QUICK = dict(tokens=13, hidden=128, heads=4, kv_heads=2, head_dim=32, inter=160)
@@ -77,7 +78,6 @@ def shard(inputs, dims, rank, world):
 def attention_graph(tokens, hidden, heads, kv_heads, head_dim, dtype, eps=1e-5, **_):
     """RMSNorm, this rank's Q/K/V heads, rotary, causal attention and its rows of the output
     projection: the rank's partial sum of attn @ wo."""
-    group = heads // kv_heads
     b = metile.GraphBuilder()
 
     def inp(name, shape):
@@ -88,18 +88,9 @@ def attention_graph(tokens, hidden, heads, kv_heads, head_dim, dtype, eps=1e-5, 
     wv, wo = inp("wv", (hidden, kv_heads * head_dim)), inp("wo", (heads * head_dim, hidden))
     cos, sin = inp("cos", (tokens, head_dim // 2)), inp("sin", (tokens, head_dim // 2))
 
-    def heads_first(y, n, g):  # (T, n * g * D) -> (n, g, T, D), a view
-        y = b.reshape(y, (tokens, n, g, head_dim))
-        return b.transpose(b.transpose(y, 0, 1), 1, 2)
-
     h = b.rms_norm(x, attn_norm, eps)
-    q = b.rotary(heads_first(b.matmul(h, wq), kv_heads, group), cos, sin)
-    k = b.rotary(heads_first(b.matmul(h, wk), kv_heads, 1), cos, sin)
-    v = heads_first(b.matmul(h, wv), kv_heads, 1)
-    scores = b.causal_mask(b.scale(b.matmul(q, b.transpose(k)), head_dim ** -0.5))
-    attn = b.matmul(b.softmax(scores), v)                        # (kv, group, T, D)
-    attn = b.transpose(b.transpose(attn, 1, 2), 0, 1)            # (T, kv, group, D)
-    return b.build([b.matmul(b.reshape(attn, (tokens, heads * head_dim)), wo)])
+    attn = causal_attention(b, h, wq, wk, wv, cos, sin, tokens, heads, kv_heads, head_dim)
+    return b.build([b.matmul(attn, wo)])
 
 
 def mlp_graph(tokens, hidden, inter, dtype, eps=1e-5, **_):

@@ -10,7 +10,6 @@ import metile
 
 def decoder_graph(tokens, hidden, heads, kv_heads, head_dim, inter, dtype="f32", eps=1e-5):
     """The block as a GraphBuilder graph; inputs in the order decoder_inputs makes them."""
-    group = heads // kv_heads
     b = metile.GraphBuilder()
 
     def inp(name, shape):
@@ -29,22 +28,31 @@ def decoder_graph(tokens, hidden, heads, kv_heads, head_dim, inter, dtype="f32",
     cos = inp("cos", (tokens, head_dim // 2))
     sin = inp("sin", (tokens, head_dim // 2))
 
+    h = b.rms_norm(x, attn_norm, eps)
+    attn = causal_attention(b, h, wq, wk, wv, cos, sin, tokens, heads, kv_heads, head_dim)
+    h2 = b.add(x, b.matmul(attn, wo))
+    n2 = b.rms_norm(h2, mlp_norm, eps)
+    mlp = b.matmul(b.multiply(b.silu(b.matmul(n2, w_gate)), b.matmul(n2, w_up)), w_down)
+    return b.build([b.add(h2, mlp)])
+
+
+def causal_attention(b, h, wq, wk, wv, cos, sin, tokens, heads, kv_heads, head_dim):
+    """The block's attention on the normalised rows h: Q/K/V projections, rotary, grouped-query
+    causal attention, heads back to rows, (T, heads * head_dim), before the output projection
+    (also one rank's share of it in benchmarks/tp_decoder.py, with that rank's heads)."""
+    group = heads // kv_heads
+
     def heads_first(y, n, g):  # (T, n * g * D) -> (n, g, T, D), a view
         y = b.reshape(y, (tokens, n, g, head_dim))
         return b.transpose(b.transpose(y, 0, 1), 1, 2)
 
-    h = b.rms_norm(x, attn_norm, eps)
     q = b.rotary(heads_first(b.matmul(h, wq), kv_heads, group), cos, sin)
     k = b.rotary(heads_first(b.matmul(h, wk), kv_heads, 1), cos, sin)
     v = heads_first(b.matmul(h, wv), kv_heads, 1)
     scores = b.causal_mask(b.scale(b.matmul(q, b.transpose(k)), head_dim ** -0.5))
     attn = b.matmul(b.softmax(scores), v)                        # (kv, group, T, D)
     attn = b.transpose(b.transpose(attn, 1, 2), 0, 1)            # (T, kv, group, D)
-    attn = b.reshape(attn, (tokens, heads * head_dim))
-    h2 = b.add(x, b.matmul(attn, wo))
-    n2 = b.rms_norm(h2, mlp_norm, eps)
-    mlp = b.matmul(b.multiply(b.silu(b.matmul(n2, w_gate)), b.matmul(n2, w_up)), w_down)
-    return b.build([b.add(h2, mlp)])
+    return b.reshape(attn, (tokens, heads * head_dim))
 
 
 def rope_tables(tokens, head_dim, base=10000.0):

@@ -111,7 +111,8 @@ class CompiledModel:
 
         result = check()
         if not result["passed"]:
-            self.progress(f"model verification failed ({_summary(result)}): testing regions one by one")
+            self.progress(f"model verification failed ({_summary(result)}): testing regions "
+                          "one by one")
             generated = [r for r in self.regions if r.runner.generated_keys()]
             for r in generated:
                 r.runner.disabled = True

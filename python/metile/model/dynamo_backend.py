@@ -130,7 +130,8 @@ def _candidate(kind, nodes, inputs):
         by_name = {}
         for c in calls:
             weight = c.args[1]
-            role = next((r for r in ("gate_proj", "up_proj", "down_proj") if r in weight.name), None)
+            role = next((r for r in ("gate_proj", "up_proj", "down_proj") if r in weight.name),
+                        None)
             if role is None or weight not in index:
                 return None
             by_name[role] = index[weight]

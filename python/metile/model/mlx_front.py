@@ -5,7 +5,7 @@ and runs the model for verification (a prompt through a KV cache, then greedy st
 import numpy as np
 
 from .kernels import rope_tables
-from .regions import Kept, Region, original_call
+from .regions import Kept, Region, original_call, stateful_region
 
 CALL = "__call__"
 FRAMEWORK = "mlx"
@@ -74,7 +74,8 @@ def _quantized(module):
 def _mlp_projections(module):
     """gate_proj, up_proj, down_proj of a SwiGLU MLP, all plain or all quantised, no biases."""
     names = ("gate_proj", "up_proj", "down_proj")
-    if not all(isinstance(module.get(n), dict) for n in names) or "MLP" not in type(module).__name__:
+    if "MLP" not in type(module).__name__ or \
+            not all(isinstance(module.get(n), dict) for n in names):
         return None
     layers = [module[n] for n in names]
     if all(_linear_weights(layer) is not None and _linear_weights(layer)[1] is None
@@ -151,12 +152,8 @@ def _attention_region(path, module, kernels):
     if model_file is None:
         return None
     state = mlx_attention.AttentionRegion(module, kernels, model_file)
-    region = Region(path + ".attention", "attention", module, mlx_attention.attention_call,
-                    native=state.native, candidate=state.candidate,
-                    install=mlx_attention.install, uninstall=mlx_attention.uninstall,
-                    state=state)
-    state.region = region
-    return region
+    return stateful_region(path + ".attention", "attention", state, mlx_attention.attention_call,
+                           mlx_attention.install, mlx_attention.uninstall)
 
 
 def _rope_call(module, runner, x, offset=0):
@@ -210,7 +207,8 @@ def find_regions(model, kernels):
                 native = native_rope
             regions.append(Region(path or "<model>", kind, module,
                                   _rope_call if kind == "rotary" else _plain_call,
-                                  native=native, candidate=_candidate(kind, module, kernels, layers)))
+                                  native=native,
+                                  candidate=_candidate(kind, module, kernels, layers)))
             covered.append(path)
             continue
         name = type(module).__name__
@@ -231,7 +229,8 @@ def find_regions(model, kernels):
         elif path:
             kept.append(Kept(path, name, "its own operations between its submodules (residual "
                              "adds, reshapes, masks) run in MLX"))
-    return sorted(regions, key=lambda r: _natural(r.path)), sorted(kept, key=lambda k: _natural(k.path))
+    return (sorted(regions, key=lambda r: _natural(r.path)),
+            sorted(kept, key=lambda k: _natural(k.path)))
 
 
 def _natural(path):

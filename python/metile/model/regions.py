@@ -31,6 +31,15 @@ class Region:
         return BOUNDARIES[self.kind]
 
 
+def stateful_region(path, kind, state, call, install, uninstall):
+    """A region whose native and candidate sides are methods of `state` (the module's and the
+    current call's facts between the module's call and the runner's), told its Region."""
+    region = Region(path, kind, state.module, call, native=state.native,
+                    candidate=state.candidate, install=install, uninstall=uninstall, state=state)
+    state.region = region
+    return region
+
+
 @dataclass
 class Kept:
     """What stays in the framework, and why (explain() lists it)."""

@@ -103,7 +103,8 @@ def attention_forward(module, query, key, value, attention_mask, dropout=0.0, sc
     attention = getattr(module, "_metile_attention", None)
     unsupported = dropout or kwargs.get("softcap") is not None or \
         kwargs.get("sliding_window") is not None or kwargs.get("output_attentions")
-    if attention is None or unsupported or (attention_mask is not None and attention_mask.dim() != 4):
+    if attention is None or unsupported or \
+            (attention_mask is not None and attention_mask.dim() != 4):
         return _sdpa(module, query, key, value, attention_mask, dropout=dropout,
                      scaling=scaling, is_causal=is_causal, **kwargs)
     rows = query.shape[2]

@@ -8,7 +8,7 @@ import inspect
 
 import numpy as np
 
-from .regions import Kept, Region, original_call
+from .regions import Kept, Region, original_call, stateful_region
 
 CALL = "forward"
 FRAMEWORK = "torch"
@@ -124,12 +124,9 @@ def _attention_region(model, path, module, kernels):
     from . import torch_attention
 
     attention = torch_attention.AttentionRegion(module, kernels)
-    region = Region(path + ".attention", "attention", module, None, native=attention.native,
-                    candidate=attention.candidate,
-                    install=lambda r, _call: torch_attention.install(model, attention),
-                    uninstall=lambda r: torch_attention.uninstall(model, attention))
-    attention.region = region
-    return region
+    return stateful_region(path + ".attention", "attention", attention, None,
+                           lambda r, _call: torch_attention.install(model, attention),
+                           lambda r: torch_attention.uninstall(model, attention))
 
 
 def _rotary_region(path, module, kernels):
@@ -139,11 +136,8 @@ def _rotary_region(path, module, kernels):
     if model_file is None:
         return None
     state = torch_rotary.RotaryRegion(module, kernels, model_file)
-    region = Region(path + ".rotary", "rotary", module, torch_rotary.forward_call,
-                    native=state.native, candidate=state.candidate, install=torch_rotary.install,
-                    uninstall=torch_rotary.uninstall, state=state)
-    state.region = region
-    return region
+    return stateful_region(path + ".rotary", "rotary", state, torch_rotary.forward_call,
+                           torch_rotary.install, torch_rotary.uninstall)
 
 
 def _call(module, runner, *args, **kwargs):

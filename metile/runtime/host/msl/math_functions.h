@@ -307,15 +307,16 @@ vec<T, N, P> normalize(const vec<T, N, P>& a) {
 
 }  // namespace math_impl
 
-#define METILE_MATH_FUNCTIONS(X)                                                                   \
-  X(exp)                                                                                           \
-  X(exp2)                                                                                          \
-  X(exp10)                                                                                         \
-  X(log)                                                                                           \
-  X(log2) X(log10) X(sqrt) X(rsqrt) X(fabs) X(sin) X(cos) X(tan) X(asin) X(acos) X(atan) X(sinh)   \
-      X(cosh) X(tanh) X(floor) X(ceil) X(trunc) X(round) X(rint) X(fract) X(sign) X(saturate)      \
-          X(fmin) X(fmax) X(fmod) X(pow) X(powr) X(atan2) X(copysign) X(step) X(divide) X(fma)     \
-              X(mad) X(min) X(max) X(clamp) X(abs) X(mix) X(isnan) X(isinf) X(isfinite) X(signbit) \
+#define METILE_MATH_FUNCTIONS(X)                                                                 \
+  X(exp)                                                                                         \
+  X(exp2)                                                                                        \
+  X(exp10)                                                                                       \
+  X(log)                                                                                         \
+  X(log2)                                                                                        \
+  X(log10) X(sqrt) X(rsqrt) X(fabs) X(sin) X(cos) X(tan) X(asin) X(acos) X(atan) X(sinh) X(cosh) \
+      X(tanh) X(floor) X(ceil) X(trunc) X(round) X(rint) X(fract) X(sign) X(saturate) X(fmin)    \
+          X(fmax) X(fmod) X(pow) X(powr) X(atan2) X(copysign) X(step) X(divide) X(fma) X(mad)    \
+              X(min) X(max) X(clamp) X(abs) X(mix) X(isnan) X(isinf) X(isfinite) X(signbit)      \
                   X(select) X(dot) X(length) X(normalize)
 #define METILE_USING_MATH(name) using math_impl::name;
 METILE_MATH_FUNCTIONS(METILE_USING_MATH)
