@@ -423,11 +423,13 @@ def test_2d_reductions_of_int8(rng):
 def test_reductions_as_work_group_functions():
     """The tests race-check, which runs kernels on fibers; the default strategy, work-group
     functions, moves 8-bit values through SIMD loops of its own: the reductions again there,
-    in a child process without race checking."""
+    in a child process without race checking. Not the histogram: its [BLOCK, 256] comparison
+    needs more thread loops than a work-group function is built with (it runs on fibers,
+    tests/python/test_host_workgroup.py)."""
     env = dict(os.environ, METILE_HOST_RACECHECK="0", METILE_HOST_EXECUTION="workgroup")
     run = subprocess.run(
         [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", __file__, "-k",
-         "histogram or sums or cumsum or 2d_reductions or quantisation"],
+         "sums or cumsum or 2d_reductions or quantisation"],
         env=env, capture_output=True, text=True, timeout=600)
     assert run.returncode == 0, run.stdout[-3000:] + run.stderr[-3000:]
     assert " passed" in run.stdout
