@@ -189,3 +189,14 @@ def test_mlx_arrays_are_kernel_outputs_in_place():
     out_t = mx.zeros((10, 12)).T
     add[(1,)](mx.ones((12, 10)), mx.ones((12, 10)) * 2, out_t, 120, BLOCK=128)
     np.testing.assert_array_equal(np.array(out_t), np.full((12, 10), 3.0))
+
+
+def test_calls_a_region_cannot_take_are_counted_in_explain():
+    mx.random.seed(5)
+    layer = nn.Linear(16, 8)
+    x = mx.random.normal((3, 16))
+    compiled = metile.compile(layer, (x,), decide="generated", persist=False, progress=False)
+    np.testing.assert_allclose(np.array(layer(x=x)), np.array(x @ layer.weight.T + layer.bias),
+                               rtol=1e-5, atol=1e-5)
+    (region,) = compiled.report()["regions"]
+    assert region["calls_kept_in_framework"] == {"called with keyword arguments": 1}

@@ -140,6 +140,7 @@ class CompiledModel:
             regions.append({"region": r.path, "kind": r.kind, "boundary": r.boundary,
                             "module": type(r.module).__name__, "kernels": r.kernels,
                             "disabled_by_verification": r.runner.disabled,
+                            "calls_kept_in_framework": r.runner.kept_calls,
                             "decisions": decisions or "not called yet"})
         return {"framework": self.front.FRAMEWORK, "model": type(self.model).__name__,
                 "decide": self.decide, "regions": regions,

@@ -25,6 +25,7 @@ class RegionRunner:
         self.decisions = {}  # key -> the decision's report, for explain()
         self.disabled = False  # the model's verification sent this region back to native
         self.decided = {}  # shapes and dtypes -> the winner's callable: a decided call's path
+        self.kept_calls = {}  # reason -> calls the region left to the framework (explain())
 
     def __call__(self, *args):
         if self.decide == "native" or self.disabled:
@@ -66,6 +67,11 @@ class RegionRunner:
         self.decisions[repr(key)] = decision
         self.decided[key] = self.candidate if decision["winner"] == "metile" else self.native
         return result
+
+    def keep(self, reason):
+        """Records a call the region cannot take (its arguments are of another form) before the
+        caller runs the framework's own function: explain() counts them by reason."""
+        self.kept_calls[reason] = self.kept_calls.get(reason, 0) + 1
 
     def winner_for(self, args):
         """The decided winner for arguments of these shapes (a callable), or None."""

@@ -14,7 +14,8 @@ from .regions import BOUNDARIES
 
 NAME = "metile"
 _KERNELS = RegionKernels()
-LAST = []  # the regions of the most recent compile, for tests and explain
+LAST = []  # (path, kind, runner) of the regions of the most recent compile
+KEPT = []  # (path, kind, why) of the region modules it left as traced
 
 
 def torch_backend(decide="measured", persist=True):
@@ -89,11 +90,16 @@ def _linear_calls(nodes):
             n.target in (torch._C._nn.linear, torch.nn.functional.linear)]
 
 
+def _adds():
+    import torch
+
+    return (operator.add, "add", torch.add)
+
+
 def _eps(nodes):
     """The float added to the mean of squares (variance + eps) in an RMSNorm's nodes."""
     for n in nodes:
-        if n.op in ("call_function", "call_method") and n.target in (operator.add, "add",
-                                                                     __import__("torch").add):
+        if n.op in ("call_function", "call_method") and n.target in _adds():
             floats = [a for a in n.args if isinstance(a, float)]
             if floats:
                 return floats[0]
@@ -127,17 +133,13 @@ def _candidate(kind, nodes, inputs):
         calls = _linear_calls(nodes)
         if len(calls) != 3 or any(len(c.args) > 2 and c.args[2] is not None for c in calls):
             return None
-        by_name = {}
-        for c in calls:
-            weight = c.args[1]
-            role = next((r for r in ("gate_proj", "up_proj", "down_proj") if r in weight.name),
-                        None)
-            if role is None or weight not in index:
-                return None
-            by_name[role] = index[weight]
-        x = index.get(by_name and next(c for c in calls if "gate_proj" in c.args[1].name).args[0])
-        if len(by_name) != 3 or x is None:
+        roles = ("gate_proj", "up_proj", "down_proj")
+        by_role = {r: c for c in calls for r in roles if r in c.args[1].name}
+        if len(by_role) != 3 or not all(c.args[1] in index for c in by_role.values()) or \
+                by_role["gate_proj"].args[0] not in index:
             return None
+        by_name = {r: index[c.args[1]] for r, c in by_role.items()}
+        x = index[by_role["gate_proj"].args[0]]
 
         def mlp(*args):
             g, u, d = (to_kernel(args[by_name[r]]) for r in ("gate_proj", "up_proj", "down_proj"))
@@ -168,9 +170,14 @@ def _candidate(kind, nodes, inputs):
     return embedding
 
 
+def _path(dynamo_path):
+    """A module's path in the model, from dynamo's spelling of it."""
+    return dynamo_path.replace("L['args'][0].", "").replace("L['self'].", "")
+
+
 def backend(gm, example_inputs, decide="measured", persist=True):
     """torch.compile's backend: the graph with its regions through the guarded runtime."""
-    regions = []
+    regions, kept = [], []
     for (path, kind), nodes in _groups(gm.graph).items():
         members = set(nodes)
         inputs = []
@@ -181,6 +188,8 @@ def backend(gm, example_inputs, decide="measured", persist=True):
         outputs = [n for n in nodes if any(u not in members for u in n.users)]
         candidate = _candidate(kind, nodes, inputs) if len(outputs) == 1 else None
         if candidate is None:
+            kept.append((_path(path), kind, f"{len(outputs)} outputs" if len(outputs) != 1
+                         else "its nodes are not of the form the region's kernel takes"))
             continue
         native = _subgraph(gm, nodes, inputs, outputs[0])
         runner = RegionRunner(f"model.{kind}", BOUNDARIES[kind], native, candidate, decide,
@@ -194,9 +203,8 @@ def backend(gm, example_inputs, decide="measured", persist=True):
         outputs[0].replace_all_uses_with(call)
         for n in reversed(nodes):
             gm.graph.erase_node(n)
-        regions.append((path.replace("L['args'][0].", "").replace("L['self'].", ""), kind,
-                        runner))
+        regions.append((_path(path), kind, runner))
     gm.graph.lint()
     gm.recompile()
-    LAST[:] = regions
+    LAST[:], KEPT[:] = regions, kept
     return gm.forward

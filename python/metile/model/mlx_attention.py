@@ -72,7 +72,11 @@ def dispatch(queries, keys, values, cache, scale, mask, sinks=None):
 
     attention = _CURRENT.get()
     original = None if attention is None else file_patches.original(attention.model_file, NAME)
-    if original is None or sinks is not None or hasattr(cache, "bits"):
+    if original is None:
+        return _fallback(queries, keys, values, cache, scale, mask, sinks)
+    if sinks is not None or hasattr(cache, "bits"):
+        attention.region.runner.keep("attention sinks" if sinks is not None
+                                     else "a quantised KV cache")
         return _fallback(queries, keys, values, cache, scale, mask, sinks)
     rows, length = queries.shape[2], keys.shape[2]
     causal = isinstance(mask, str) and rows == length
@@ -84,6 +88,7 @@ def dispatch(queries, keys, values, cache, scale, mask, sinks=None):
         return original(queries, keys, values, cache, scale=scale, mask=mask)
     additive = None if causal else _additive(mask, queries, length, padded)
     if not causal and additive is None:
+        runner.keep("a per-head mask")
         return original(queries, keys, values, cache, scale=scale, mask=mask)
     if padded > length:
         pad = [(0, 0), (0, 0), (0, padded - length), (0, 0)]

@@ -158,13 +158,15 @@ def _attention_region(path, module, kernels):
 
 def _rope_call(module, runner, x, offset=0):
     mx = _mx()
-    if not isinstance(offset, int):  # per-sequence offsets (a batch cache): the framework's
+    if not isinstance(offset, int):
+        runner.keep("per-sequence offsets (a batch KV cache)")
         return original_call(module)(x, offset=offset)
     return runner(x, mx.array(offset, dtype=mx.int32))
 
 
 def _plain_call(module, runner, *args, **kwargs):
     if kwargs:
+        runner.keep("called with keyword arguments")
         return original_call(module)(*args, **kwargs)
     return runner(*args)
 

@@ -97,14 +97,24 @@ def _padded_args(query, key, value, mask, causal, padded):
     return query, key, value, additive
 
 
+def _unsupported(dropout, mask, kwargs):
+    """Why a call is not the region's (sdpa takes it), or an empty string."""
+    if dropout:
+        return "dropout"
+    for name in ("softcap", "sliding_window", "output_attentions"):
+        if kwargs.get(name):
+            return name
+    return "a mask that is not 4-D" if mask is not None and mask.dim() != 4 else ""
+
+
 def attention_forward(module, query, key, value, attention_mask, dropout=0.0, scaling=None,
                       is_causal=None, **kwargs):
     """transformers' attention interface: (output [B, L, H, D], None)."""
     attention = getattr(module, "_metile_attention", None)
-    unsupported = dropout or kwargs.get("softcap") is not None or \
-        kwargs.get("sliding_window") is not None or kwargs.get("output_attentions")
-    if attention is None or unsupported or \
-            (attention_mask is not None and attention_mask.dim() != 4):
+    unsupported = _unsupported(dropout, attention_mask, kwargs)
+    if attention is not None and unsupported:
+        attention.region.runner.keep(unsupported)
+    if attention is None or unsupported:
         return _sdpa(module, query, key, value, attention_mask, dropout=dropout,
                      scaling=scaling, is_causal=is_causal, **kwargs)
     rows = query.shape[2]

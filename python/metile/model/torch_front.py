@@ -142,6 +142,7 @@ def _rotary_region(path, module, kernels):
 
 def _call(module, runner, *args, **kwargs):
     if kwargs or len(args) != 1:
+        runner.keep("called with keyword arguments or more than one argument")
         return original_call(module, CALL)(*args, **kwargs)
     return runner(*args)
 

@@ -44,8 +44,11 @@ def dispatcher(file):
     def dispatch(q, k, cos, sin, *args, **kwargs):
         rotary = _CURRENT.get()
         standard = not args and not kwargs and cos.dim() == 3 and cos.shape[0] == 1
-        if rotary is None or rotary.model_file != file or not standard or \
-                q.shape[-1] != cos.shape[-1]:
+        if rotary is None or rotary.model_file != file:
+            return file_patches.original(file, NAME)(q, k, cos, sin, *args, **kwargs)
+        if not standard or q.shape[-1] != cos.shape[-1]:
+            rotary.region.runner.keep("tables of several batch rows of positions, or a partial "
+                                      "rotary dimension")
             return file_patches.original(file, NAME)(q, k, cos, sin, *args, **kwargs)
         return rotary.region.runner(q, k, cos, sin)
 
