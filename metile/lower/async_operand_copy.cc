@@ -45,6 +45,32 @@ ir::ValueId SlotLayout::offset(Lowering& l, ir::ValueId row, ir::ValueId column)
               emit(l, K::Or, emit_c(l, K::Shl, chunk, 3), emit_c(l, K::And, within, 7)));
 }
 
+int64_t SlotLayout::offset_of(int64_t row, int64_t column) const {
+  if (!swizzled) return row * row_stride + column;
+  const int64_t within = column & 63;
+  return (column >> 6) * rows * 64 + row * 64 + ((((within >> 3) ^ (row & 7)) << 3) | (within & 7));
+}
+
+namespace {
+
+// How far slot `slot`'s place lies from slot 0's, when that is the same in every thread: then a
+// run's place is the first run's plus a constant, which the CUDA compiler folds into the
+// copy's address (one address register per operand, not one per run).
+std::optional<int64_t> constant_place_delta(const ir::ThreadLayout& layout, int64_t columns,
+                                            const SlotLayout& place, int64_t slot) {
+  std::optional<int64_t> delta;
+  for (int64_t t = 0; t < layout.thread_count(); ++t) {
+    const int64_t first = layout.logical_index(t, 0), here = layout.logical_index(t, slot);
+    const int64_t d = place.offset_of(here / columns, here % columns) -
+                      place.offset_of(first / columns, first % columns);
+    if (delta && *delta != d) return std::nullopt;
+    delta = d;
+  }
+  return delta;
+}
+
+}  // namespace
+
 bool async_copyable(const Lowering& l, const ir::Op& load) {
   if (load.kind != ir::OpKind::Load) return false;
   const ir::Type& t = l.tile_type(load.results[0]);
@@ -60,11 +86,23 @@ void copy_operand_async(Lowering& l, const ir::Op& load, ir::ValueId slot,
                         const SlotLayout& place) {
   const bool masked = load.operands.size() == 3;
   const ir::Type ptr = l.metal.type(slot);
+  const ir::Type& tile = l.tile_type(load.results[0]);
+  const ir::ThreadLayout tile_layout = l.layout(tile);
+  ir::ValueId first_run = ir::kNoValue;  // the first run's first element's offset
   ir::ValueId run_start = ir::kNoValue;  // the run's first element's offset
+  int64_t element = 0;                   // the slot of the thread's element
   const bool runs = for_each_run_element(
       l, load,
       [&](ir::ValueId row, ir::ValueId column0, int64_t d, std::vector<ir::ValueId> operands) {
-        if (d == 0) run_start = place.offset(l, row, column0);
+        if (d == 0) {
+          const std::optional<int64_t> delta =
+              element == 0 ? std::nullopt
+                           : constant_place_delta(tile_layout, tile.shape[1], place, element);
+          run_start =
+              delta ? emit_c(l, ir::OpKind::Add, first_run, *delta) : place.offset(l, row, column0);
+          if (element == 0) first_run = run_start;
+        }
+        ++element;
         const ir::ValueId at = d == 0 ? run_start : emit_c(l, ir::OpKind::Add, run_start, d);
         copy(l, l.emit(ir::OpKind::PtrAdd, {slot, at}, ptr), operands[0],
              masked ? operands[1] : ir::kNoValue);

@@ -142,6 +142,13 @@ class PipelinedLoop {
     in_flight_ = wgmma_ && stages_ >= 3 ? 1 : 0;
     if (in_flight_ && fits(stages_ + 1)) ++stages_;  // Triton's prefetch distance (below)
     allocate();
+    // The warp group's index, broadcast from lane 0 so that the CUDA compiler knows it is one
+    // value per warp: the a descriptors built from it then stay in uniform registers.
+    if (wgmma_)
+      warp_group_ = l_.emit(
+          ir::OpKind::SimdBroadcast,
+          {l_.emit(ir::OpKind::Shr, {l_.thread_index(), l_.const_int(7)}, i32()), l_.const_int(0)},
+          i32());
 
     // Prologue: tiles 0 .. S-2 into slots 0 .. S-2, one copy group each.
     for (int s = 0; s + 1 < stages_; ++s) {
@@ -242,8 +249,8 @@ class PipelinedLoop {
     const Operand& b = operands_[1];
     const int64_t rows = a.layout.rows / groups(), n = b.layout.columns;
     const size_t registers = static_cast<size_t>(n / 2);
-    const ir::ValueId group = l_.emit(ir::OpKind::Shr, {l_.thread_index(), l_.const_int(7)}, i32());
-    const ir::ValueId first_row = l_.emit(ir::OpKind::Mul, {group, l_.const_int(rows * 64)}, i32());
+    const ir::ValueId first_row =
+        l_.emit(ir::OpKind::Mul, {warp_group_, l_.const_int(rows * 64)}, i32());
     const ir::ValueId a_group =
         l_.emit(ir::OpKind::PtrAdd, {a_slot, first_row}, l_.metal.type(a_slot));
     l_.emit_void(ir::OpKind::WgmmaFence, {});
@@ -418,6 +425,7 @@ class PipelinedLoop {
   const FragmentCarry carry_;
   const std::vector<const ir::Op*> copy_;
   const bool wgmma_;  // the plan's WgmmaPipelined: swizzled slots, wgmma, register accumulator
+  ir::ValueId warp_group_ = ir::kNoValue;  // thread index / 128, warp-uniform (wgmma only)
   // Some copy is an async_copy: commits and waits order them (where the target's copies are
   // synchronous, they are comments).
   bool async_ = false;

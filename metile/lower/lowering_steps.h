@@ -166,6 +166,8 @@ struct SlotLayout {
   bool swizzled = false;
   int64_t elements() const { return rows * (swizzled ? columns : row_stride); }
   ir::ValueId offset(Lowering& l, ir::ValueId row, ir::ValueId column) const;
+  // The same offset at compile time.
+  int64_t offset_of(int64_t row, int64_t column) const;
 };
 // The copy into the slot at `slot`.
 void copy_operand_async(Lowering& l, const ir::Op& load, ir::ValueId slot,

@@ -18,6 +18,17 @@ std::optional<int64_t> thread_value(const ir::Kernel& k,
   if (def && def->kind == ir::OpKind::ThreadIndex) result = t;
   if (def && def->kind == ir::OpKind::SimdLane) result = t % simd_width;
   if (def && def->kind == ir::OpKind::SimdGroup) result = t / simd_width;
+  // simd_broadcast(x, lane): x in the SIMD group's thread `lane` (its own memo: another
+  // thread's values).
+  if (def && def->kind == ir::OpKind::SimdBroadcast && integer) {
+    const std::optional<int64_t> lane =
+        thread_value(k, definer, simd_width, def->operands[1], t, memo);
+    if (lane && *lane >= 0 && *lane < simd_width) {
+      ThreadValueMemo source;
+      result = thread_value(k, definer, simd_width, def->operands[0], t - t % simd_width + *lane,
+                            source);
+    }
+  }
   if (def && def->kind == ir::OpKind::Constant && integer)
     result = std::get<int64_t>(def->attrs.at("value"));
   if (def && def->kind != ir::OpKind::Constant && ir::scalar_op(def->kind) && integer) {

@@ -1,7 +1,7 @@
 // The value of a Metal IR integer in one thread, where it is a compile-time function of the
 // thread: thread_index, simd_lane, simd_group, integer constants and the scalar integer ops
-// over them (evaluated exactly, as constant folding does). The scratch and software-pipeline
-// verifiers read addresses and masks per thread through it.
+// over them (evaluated exactly, as constant folding does), and simd_broadcast of such a value. The
+// scratch and software-pipeline verifiers read addresses and masks per thread through it.
 #pragma once
 
 #include <cstdint>
