@@ -4,6 +4,8 @@
 // (dot_operand_vectors.h) each thread's elements come in runs of consecutive columns whose
 // addresses are recomputed per element, so group_vector_accesses can pack a run into one copy
 // of up to 16 bytes; elsewhere each slot's lowered pointer and mask are copied as they are.
+#include <set>
+
 #include "metile/lower/affine_tile.h"
 #include "metile/lower/group_vector_accesses.h"
 #include "metile/lower/lowering_steps.h"
@@ -82,39 +84,138 @@ bool async_copyable(const Lowering& l, const ir::Op& load) {
           }));
 }
 
-void copy_operand_async(Lowering& l, const ir::Op& load, ir::ValueId slot,
-                        const SlotLayout& place) {
+namespace {
+
+// What one step along the last axis adds to the integer tile v: 0 for a value broadcast along
+// it (whatever computes it, a remainder included), the sum or scaled step through add, sub and
+// a multiplication by a constant; nullopt where it is not one constant step.
+std::optional<int64_t> column_step(const Lowering& l, ir::ValueId v) {
+  const ir::Type& t = l.tile_type(v);
+  if (!t.is_tile() || t.shape.back() == 1) return 0;
+  const auto it = l.definers.find(v);
+  if (it == l.definers.end()) return std::nullopt;
+  const ir::Op& op = *it->second;
+  using K = ir::OpKind;
+  const int64_t last = static_cast<int64_t>(t.shape.size()) - 1;
+  switch (op.kind) {
+    case K::Splat:
+      return 0;
+    case K::Arange:
+      return t.shape.size() == 1 ? std::optional<int64_t>(1) : std::nullopt;
+    case K::ExpandDims:
+      return op.int_attr("axis") == last ? std::optional<int64_t>(0)
+                                         : column_step(l, op.operands[0]);
+    case K::Broadcast:
+      return column_step(l, op.operands[0]);
+    case K::Add:
+    case K::Sub: {
+      const std::optional<int64_t> a = column_step(l, op.operands[0]);
+      const std::optional<int64_t> b = column_step(l, op.operands[1]);
+      if (!a || !b) return std::nullopt;
+      return op.kind == K::Add ? *a + *b : *a - *b;
+    }
+    case K::Mul: {
+      const Affine affine(l.definers, l.tile);
+      for (size_t i : {0, 1})
+        if (const std::optional<int64_t> c = affine.constant(op.operands[1 - i]))
+          if (const std::optional<int64_t> s = column_step(l, op.operands[i])) return *s * *c;
+      return std::nullopt;
+    }
+    default:
+      return std::nullopt;
+  }
+}
+
+}  // namespace
+
+std::optional<HoistedPointers> hoist_copy_pointers(Lowering& l, const ir::Op& load,
+                                                   const ir::Block& body) {
+  std::set<ir::ValueId> inside;
+  ir::walk(body, [&](const ir::Op& op) { inside.insert(op.results.begin(), op.results.end()); });
+  const auto definer = [&](ir::ValueId v) -> const ir::Op* {
+    const auto it = l.definers.find(v);
+    return it == l.definers.end() ? nullptr : it->second;
+  };
+  const ir::Op* tile = definer(load.operands[0]);
+  const ir::Op* splat =
+      tile && tile->kind == ir::OpKind::PtrAdd ? definer(tile->operands[0]) : nullptr;
+  const ir::Op* scalar =
+      splat && splat->kind == ir::OpKind::Splat ? definer(splat->operands[0]) : nullptr;
+  if (!scalar || scalar->kind != ir::OpKind::PtrAdd || inside.count(tile->operands[1]) ||
+      inside.count(scalar->operands[0]) ||
+      !Rematerialise(l, l.definers).possible(tile->operands[1]) ||
+      column_step(l, tile->operands[1]) != 1)  // a run's elements: its first's + 0, 1, ...
+    return std::nullopt;
+  HoistedPointers hoisted{scalar->operands[1], {}};
+  const ir::ValueId root = l.scalar(scalar->operands[0]);
+  Rematerialise remat(l, l.definers);
+  const bool runs = for_each_run(l, load, [&](ir::ValueId row, ir::ValueId column0, int64_t) {
+    hoisted.runs.push_back(l.emit(ir::OpKind::PtrAdd,
+                                  {root, remat.at(tile->operands[1], {row, column0})},
+                                  l.metal.type(root)));
+  });
+  if (!runs) return std::nullopt;
+  return hoisted;
+}
+
+void copy_operand_async(Lowering& l, const ir::Op& load, ir::ValueId slot, const SlotLayout& place,
+                        const HoistedPointers* hoisted) {
   const bool masked = load.operands.size() == 3;
   const ir::Type ptr = l.metal.type(slot);
   const ir::Type& tile = l.tile_type(load.results[0]);
   const ir::ThreadLayout tile_layout = l.layout(tile);
   ir::ValueId first_run = ir::kNoValue;  // the first run's first element's offset
+  int64_t element = 0;                   // the slot of the run's first element
+  // The run's first element's offset in the slot.
+  const auto run_place = [&](ir::ValueId row, ir::ValueId column0) {
+    const std::optional<int64_t> delta =
+        element == 0 ? std::nullopt
+                     : constant_place_delta(tile_layout, tile.shape[1], place, element);
+    const ir::ValueId at =
+        delta ? emit_c(l, ir::OpKind::Add, first_run, *delta) : place.offset(l, row, column0);
+    if (element == 0) first_run = at;
+    return at;
+  };
+  Rematerialise remat(l, l.definers);
+  if (hoisted && (!masked || remat.possible(load.operands[1]))) {
+    const ir::ValueId step = l.scalar(hoisted->step_offset);
+    size_t run_index = 0;
+    const bool runs = for_each_run(l, load, [&](ir::ValueId row, ir::ValueId column0, int64_t run) {
+      const ir::ValueId at = run_place(row, column0);
+      const ir::ValueId first = hoisted->runs.at(run_index++);
+      const ir::ValueId base = l.emit(ir::OpKind::PtrAdd, {first, step}, l.metal.type(first));
+      for (int64_t d = 0; d < run; ++d) {
+        const ir::ValueId column = d == 0 ? column0 : emit_c(l, ir::OpKind::Add, column0, d);
+        copy(l,
+             l.emit(ir::OpKind::PtrAdd, {slot, d == 0 ? at : emit_c(l, ir::OpKind::Add, at, d)},
+                    ptr),
+             l.emit(ir::OpKind::PtrAdd, {base, l.const_int(d)}, l.metal.type(first)),
+             masked ? remat.at(load.operands[1], {row, column}) : ir::kNoValue);
+      }
+      element += run;
+    });
+    METILE_ASSERT(runs && run_index == hoisted->runs.size(),
+                  "copy_operand_async: the hoisted pointers are not the load's runs");
+    return;
+  }
   ir::ValueId run_start = ir::kNoValue;  // the run's first element's offset
-  int64_t element = 0;                   // the slot of the thread's element
   const bool runs = for_each_run_element(
       l, load,
       [&](ir::ValueId row, ir::ValueId column0, int64_t d, std::vector<ir::ValueId> operands) {
-        if (d == 0) {
-          const std::optional<int64_t> delta =
-              element == 0 ? std::nullopt
-                           : constant_place_delta(tile_layout, tile.shape[1], place, element);
-          run_start =
-              delta ? emit_c(l, ir::OpKind::Add, first_run, *delta) : place.offset(l, row, column0);
-          if (element == 0) first_run = run_start;
-        }
+        if (d == 0) run_start = run_place(row, column0);
         ++element;
         const ir::ValueId at = d == 0 ? run_start : emit_c(l, ir::OpKind::Add, run_start, d);
         copy(l, l.emit(ir::OpKind::PtrAdd, {slot, at}, ptr), operands[0],
              masked ? operands[1] : ir::kNoValue);
       });
   if (runs) return;
-  const ir::Type& t = l.tile_type(load.results[0]);
   const ir::ThreadLayout layout = l.layout_of(load.operands[0]);
-  const int column_bits = log2_exact(t.shape[1]);
-  for (int64_t r = 0; r < l.slot_count(t); ++r) {
+  const int column_bits = log2_exact(tile.shape[1]);
+  for (int64_t r = 0; r < l.slot_count(tile); ++r) {
     const ir::ValueId index = l.logical_index(layout, r);
     const ir::ValueId row = l.emit(ir::OpKind::Shr, {index, l.const_int(column_bits)}, kI32);
-    const ir::ValueId column = l.emit(ir::OpKind::And, {index, l.const_int(t.shape[1] - 1)}, kI32);
+    const ir::ValueId column =
+        l.emit(ir::OpKind::And, {index, l.const_int(tile.shape[1] - 1)}, kI32);
     copy(l, l.emit(ir::OpKind::PtrAdd, {slot, place.offset(l, row, column)}, ptr),
          l.get(load.operands[0]).slots[r],
          masked ? l.get(load.operands[1]).slots[r] : ir::kNoValue);

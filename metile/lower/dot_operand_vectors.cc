@@ -71,7 +71,7 @@ void plan_dot_operand_vectors(const ir::Kernel& tile, ThreadPlan& plan, int64_t 
   if (!chosen.empty()) plan.operand_vector_run = run;
 }
 
-bool for_each_run_element(Lowering& l, const ir::Op& op, const RunElement& element) {
+bool for_each_run(Lowering& l, const ir::Op& op, const RunStart& start_run) {
   const schedule::SchedulePlan& s = l.schedule_plan;
   const ir::Type& t = l.tile_type(op.results[0]);
   if (l.plan.operand_vector_run == 0 || s.backend != schedule::Backend::Simdgroup || !t.is_tile() ||
@@ -94,9 +94,6 @@ bool for_each_run_element(Lowering& l, const ir::Op& op, const RunElement& eleme
       }
   });
   const bool operand = operands.count(op.results[0]) != 0;
-  Rematerialise remat(l, l.definers);
-  for (ir::ValueId v : op.operands)
-    if (!remat.possible(v)) return false;
   const ir::ThreadLayout layout = l.layout(t);
   if (!operand || layout.elements_per_thread() < run) return false;
   // Slot r holds logical index part + offset(r), where part has its low log2(run) bits clear
@@ -114,6 +111,17 @@ bool for_each_run_element(Lowering& l, const ir::Op& op, const RunElement& eleme
     const ir::ValueId start = l.emit(ir::OpKind::Add, {part, l.const_int(base)}, i32);
     const ir::ValueId row = l.emit(ir::OpKind::Shr, {start, l.const_int(column_bits)}, i32);
     const ir::ValueId column0 = l.emit(ir::OpKind::And, {start, l.const_int(t.shape[1] - 1)}, i32);
+    start_run(row, column0, run);
+  }
+  return true;
+}
+
+bool for_each_run_element(Lowering& l, const ir::Op& op, const RunElement& element) {
+  Rematerialise remat(l, l.definers);
+  for (ir::ValueId v : op.operands)
+    if (!remat.possible(v)) return false;
+  const ir::Type i32 = ir::Type::scalar(ir::DType::i32);
+  return for_each_run(l, op, [&](ir::ValueId row, ir::ValueId column0, int64_t run) {
     for (int64_t d = 0; d < run; ++d) {
       const ir::ValueId column =
           d == 0 ? column0 : l.emit(ir::OpKind::Add, {column0, l.const_int(d)}, i32);
@@ -121,8 +129,7 @@ bool for_each_run_element(Lowering& l, const ir::Op& op, const RunElement& eleme
       for (ir::ValueId v : op.operands) operands.push_back(remat.at(v, {row, column}));
       element(row, column0, d, operands);
     }
-  }
-  return true;
+  });
 }
 
 bool lower_vectorized_operand_load(Lowering& l, const ir::Op& op) {

@@ -150,6 +150,10 @@ class PipelinedLoop {
           {l_.emit(ir::OpKind::Shr, {l_.thread_index(), l_.const_int(7)}, i32()), l_.const_int(0)},
           i32());
 
+    // Each copied load's run addresses without the step's offset, once for every copy.
+    for (Operand& o : operands_)
+      if (o.load) o.hoisted = hoist_copy_pointers(l_, *o.load, body_);
+
     // Prologue: tiles 0 .. S-2 into slots 0 .. S-2, one copy group each.
     for (int s = 0; s + 1 < stages_; ++s) {
       const ir::ValueId k = s == 0 ? start : ahead(start, step, s);
@@ -214,7 +218,8 @@ class PipelinedLoop {
     std::string name;
     ir::ValueId value = ir::kNoValue;
     SlotLayout layout;
-    const ir::Op* load = nullptr;  // the tile load copied asynchronously, if it is one
+    const ir::Op* load = nullptr;            // the tile load copied asynchronously, if it is one
+    std::optional<HoistedPointers> hoisted;  // its addresses split, where they split
     ir::ValueId buffer = ir::kNoValue;
     int64_t slot_elements() const { return layout.elements(); }
   };
@@ -391,7 +396,7 @@ class PipelinedLoop {
     for (const Operand& o : operands_) {
       const ir::ValueId at = slot_of(o, slot);
       if (o.load)
-        copy_operand_async(l_, *o.load, at, o.layout);
+        copy_operand_async(l_, *o.load, at, o.layout, o.hoisted ? &*o.hoisted : nullptr);
       else
         publish_tile(l_, o.value, at, 0, o.layout.row_stride);
     }

@@ -149,6 +149,10 @@ bool lower_vectorized_operand_load(Lowering& l, const ir::Op& op);
 using RunElement = std::function<void(ir::ValueId row, ir::ValueId column0, int64_t d,
                                       std::vector<ir::ValueId> operands)>;
 bool for_each_run_element(Lowering& l, const ir::Op& op, const RunElement& element);
+// The runs alone: each run's row and first column, and its length, in slot order (the load's
+// operands are not checked: the caller rematerialises what it needs).
+using RunStart = std::function<void(ir::ValueId row, ir::ValueId column0, int64_t run)>;
+bool for_each_run(Lowering& l, const ir::Op& op, const RunStart& start);
 
 // async_operand_copy.cc: a software pipeline's copy of a dot operand that is a tile load
 // straight into its slot by async_copy ops, one per element (group_vector_accesses packs them
@@ -169,9 +173,22 @@ struct SlotLayout {
   // The same offset at compile time.
   int64_t offset_of(int64_t row, int64_t column) const;
 };
-// The copy into the slot at `slot`.
-void copy_operand_async(Lowering& l, const ir::Op& load, ir::ValueId slot,
-                        const SlotLayout& layout);
+// A copied load's addresses split as p_r + d(k): p_r, each run's first address without the
+// loop's step offset, computed once before the pipeline (the step offset's root pointer plus
+// the run's loop-invariant offsets), and d(k) the uniform step offset the copy adds, so that
+// a step adds one 64-bit offset per run instead of recomputing each address.
+struct HoistedPointers {
+  ir::ValueId step_offset = ir::kNoValue;  // d: a Tile IR scalar of the loop body
+  std::vector<ir::ValueId> runs;           // p_r: Metal IR pointers, one per run
+};
+// Such a split of `load` (a tile load of the loop body `body` that copy_operand_async copies):
+// its pointer is ptr_add(splat(ptr_add(q, d)), offsets) with q and the offset tile defined
+// before the loop; nullopt otherwise (each copy then recomputes its addresses).
+std::optional<HoistedPointers> hoist_copy_pointers(Lowering& l, const ir::Op& load,
+                                                   const ir::Block& body);
+// The copy into the slot at `slot` (its run addresses from `hoisted` where given).
+void copy_operand_async(Lowering& l, const ir::Op& load, ir::ValueId slot, const SlotLayout& layout,
+                        const HoistedPointers* hoisted = nullptr);
 // wgmma_staged's b operands that may be tile loads copied straight into their swizzled
 // scratch: the loads read by one dot alone, as b (each with its dot).
 std::map<const ir::Op*, const ir::Op*> staged_operand_candidates(const Lowering& l);
