@@ -92,17 +92,34 @@ INSTANTIATE_TEST_SUITE_P(Sizes, GraphCudaSource,
                          ::testing::Combine(::testing::Values(64, 128), ::testing::Values(16, 70)));
 
 // The SwiGLU region's low-register schedule for sm90: two pipelined K loops in one kernel, whose
-// slots share one range, the second pinned after the first's drain (verify_scratch admits it).
+// slots share one range, the second pinned after the first's drain (verify_scratch admits it),
+// on the host's tiles; on sm90's (wgmma) tiles, both dots on wgmma_staged, the gate result
+// waiting in scratch.
 TEST(GraphCudaSourceScratch, ScratchSpilledSwigluCompilesForTheH200) {
   FusionPlan plan = plan_graph_fusion(decoder_block(70, 256, 4, 2, 64, 384));
   ViewPlan views = plan_views(plan.graph);
   PipelineOptions options;
   options.target = &target::target_by_name("sm90");
+  const runtime::cuda::Nvrtc* nvrtc = runtime::cuda::Nvrtc::shared();
   for (const FusedRegion& region : plan.regions) {
     if (region.rule != "parallel_epilogue") continue;
-    std::vector<RegionKernel> kernels = lower_region(plan, views, region, "scratch-spilled");
-    ASSERT_EQ(kernels.size(), 2u);
-    EXPECT_NO_THROW(compile_to_source(kernels[0].kernel, options));
+    for (const target::Target* tiles : {&target::default_target(), options.target}) {
+      std::vector<RegionKernel> kernels =
+          lower_region(plan, views, region, "scratch-spilled", *tiles);
+      ASSERT_EQ(kernels.size(), 2u);
+      PipelineResult result = compile_to_source(kernels[0].kernel, options);
+      if (tiles == options.target) {
+        EXPECT_EQ(result.report.schedule_plan.strategy, schedule::MatrixStrategy::WgmmaStaged)
+            << result.report.schedule_plan.double_buffer_reason;
+      }
+      if (!nvrtc) continue;
+      std::string cubin =
+          nvrtc->compile(result.emitted.source, result.report.kernel,
+                         runtime::cuda::nvrtc_options("sm_90a"), runtime::cuda::NvrtcOutput::Cubin);
+      EXPECT_EQ(cubin.substr(0, 4),
+                "\x7f"
+                "ELF");
+    }
   }
 }
 
