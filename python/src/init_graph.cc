@@ -14,6 +14,7 @@
 #include "metile/graph/graph_builder.h"
 #include "metile/graph/graph_parser.h"
 #include "metile/graph/run/compiled_graph.h"
+#include "metile/runtime/devices.h"
 #include "metile/target/target.h"
 
 namespace nb = nanobind;
@@ -185,8 +186,9 @@ void bind_plan(nb::module_& m) {
       "plan_graph_fusion",
       [](const graph::Graph& g, const std::string& target,
          const std::optional<discovery::ReductionLaw>& attention_law, bool parallel_epilogue) {
-        const target::Target& t =
-            target == "default" ? target::default_target() : target::target_by_name(target);
+        // The default device's target: a graph is planned for where plan.compile() runs it.
+        const target::Target& t = target == "default" ? runtime::default_device().target()
+                                                      : target::target_by_name(target);
         graph::FusionOptions options;
         if (attention_law) options.discovery.attention_law = *attention_law;
         options.parallel_epilogue = parallel_epilogue;
@@ -195,7 +197,8 @@ void bind_plan(nb::module_& m) {
       },
       "graph"_a, "target"_a = "default", "attention_law"_a = nb::none(),
       "parallel_epilogue"_a = true,
-      "Chooses the kernels of a graph: certified rewrites first (attention_law licenses "
+      "Chooses the kernels of a graph for `target` (a target name; 'default': the default "
+      "device's, sm90 where a GPU runs): certified rewrites first (attention_law licenses "
       "flash_attention, weighted_softmax by default), then legal multi-output regions selected "
       "by exact min cuts, and the SwiGLU block by ParallelEpilogueRule unless turned off.");
 }
