@@ -112,9 +112,11 @@ void bind_builder(nb::module_& m) {
            "and sin (T, D/2).")
       .def("embedding", &B::embedding, "table"_a, "ids"_a,
            "table[ids]: table (V, H), ids (...) i32 in [0, V).")
-      .def("cache_update", &B::cache_update, "cache"_a, "new"_a, "position"_a,
+      .def("cache_update", &B::cache_update, "cache"_a, "new"_a, "position"_a, "in_place"_a = false,
            "cache (..., S, D) with rows [p, p + T) replaced by new (..., T, D); p = position[0], "
-           "an i32 tensor of shape (1,) read at run time. A new tensor (the cache is copied).")
+           "an i32 tensor of shape (1,) read at run time. A new tensor (the cache is copied); "
+           "with in_place=True the T rows are written into the cache input's own buffer, which "
+           "a run mutates, and the result is that buffer (no copy of the cache).")
       .def(
           "spec", [](const B& b, V v) { return b.spec(v); }, "value"_a, "The value's TensorSpec.")
       .def("build", &B::build, "outputs"_a,
@@ -209,6 +211,8 @@ void bind_executor(nb::module_& m) {
       .def_prop_ro("input_names", &CG::input_names, "The graph inputs' names, in order.")
       .def_prop_ro("input_specs", &CG::input_specs, "The graph inputs' TensorSpecs.")
       .def_prop_ro("output_specs", &CG::output_specs, "The graph outputs' TensorSpecs.")
+      .def_prop_ro("in_place_inputs", &CG::in_place_inputs,
+                   "The inputs a run writes: caches of in-place cache_update ops.")
       .def_prop_ro(
           "device", [](const CG& g) { return g.device().name(); }, "The device's name.")
       .def_prop_ro(
