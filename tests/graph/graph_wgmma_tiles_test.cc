@@ -94,6 +94,21 @@ TEST(GraphWgmmaTiles, MatmulWithAResidualEpilogueRunsOnWgmma) {
   EXPECT_TRUE(emits_wgmma(kernels[0]));
 }
 
+// A linear layer's x @ transpose(w): w is read in place through swapped strides (b's
+// contiguous axis is K) and the kernel still compiles on wgmma's tiles.
+TEST(GraphWgmmaTiles, TransposedWeightIsReadInPlaceOnWgmmaTiles) {
+  GraphBuilder b;
+  Value x = b.input("x", bf16({300, 200})), w = b.input("w", bf16({500, 200}));
+  std::vector<Lowered> kernels = lower_for_sm90(b.build({b.matmul(x, b.transpose(w))}));
+  ASSERT_EQ(kernels.size(), 1u);
+  EXPECT_NE(
+      kernels[0].region_kernel.decision.find("read in place as %w, offset 0, strides (1, 200)"),
+      std::string::npos)
+      << kernels[0].region_kernel.decision;
+  EXPECT_TRUE(emits_wgmma(kernels[0]))
+      << kernels[0].result.report.schedule_plan.double_buffer_reason;
+}
+
 Graph swiglu(int64_t tokens, int64_t hidden, int64_t inter) {
   GraphBuilder b;
   Value x = b.input("x", bf16({tokens, hidden}));
