@@ -356,7 +356,7 @@ Value GraphBuilder::embedding(Value table, Value ids) {
   });
 }
 
-Value GraphBuilder::cache_update(Value cache, Value update, Value position) {
+Value GraphBuilder::cache_update(Value cache, Value update, Value position, bool in_place) {
   return named(OpKind::CacheUpdate, {cache, update, position}, [&]() -> Value {
     const TensorSpec& sc = graph_.values_[checked(cache, "cache_update")].spec;
     const TensorSpec& su = graph_.values_[checked(update, "cache_update")].spec;
@@ -371,7 +371,14 @@ Value GraphBuilder::cache_update(Value cache, Value update, Value position) {
                       sc.str() + "'s batch dimensions, D and dtype, and T <= S");
     if (!(sp == TensorSpec(Shape{1}, DType::i32)))
       throw UserError("cache_update: position must be (1,) i32, got " + sp.str());
-    return record(OpKind::CacheUpdate, {cache, update, position}, sc);
+    if (!in_place) return record(OpKind::CacheUpdate, {cache, update, position}, sc);
+    const ValueInfo& written = graph_.values_[cache.id];
+    if (written.producer >= 0)
+      throw UserError(
+          "cache_update: in_place writes the cache where it lives, so the cache must "
+          "be a graph input; " +
+          written.ref() + " is an op's result");
+    return record(OpKind::CacheUpdate, {cache, update, position}, sc, {{"in_place", int64_t{1}}});
   });
 }
 
@@ -468,7 +475,8 @@ Value GraphBuilder::copy_op(const Graph& source, const Op& op, const std::vector
     case OpKind::Embedding:
       return embedding(in[0], in[1]);
     case OpKind::CacheUpdate:
-      return cache_update(in[0], in[1], in[2]);
+      return cache_update(in[0], in[1], in[2],
+                          op.attrs.count("in_place") && op.int_attr("in_place") != 0);
     case OpKind::FlashAttention:
       return flash_attention(in[0], in[1], in[2], op.float_attr("scale"),
                              op.int_attr("causal") != 0,

@@ -62,8 +62,12 @@ class GraphBuilder {
   // table[ids]: table (V, H) float, ids (...) i32; the result is (..., H).
   Value embedding(Value table, Value ids);
   // cache (..., S, D) with rows [p, p + T) replaced by new (..., T, D), p = position[0] (an
-  // i32 tensor of shape (1,), read at run time); a new tensor.
-  Value cache_update(Value cache, Value update, Value position);
+  // i32 tensor of shape (1,), read at run time); a new tensor. With in_place, the rows are
+  // written into the cache's own buffer (a graph input, which the run mutates) and the result
+  // is that buffer: no copy of the cache. UserError when the cache is not a graph input; the
+  // executor also requires that nothing else reads the cache and that the result is not a
+  // graph output.
+  Value cache_update(Value cache, Value update, Value position, bool in_place = false);
 
   // softmax(scale * q @ kt [causal mask]) @ v as one node: q (..., L, D), kt (..., D, S),
   // v (..., S, E), equal batch dimensions, one float dtype. Made by discovery

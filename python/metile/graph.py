@@ -7,7 +7,9 @@ Arguments are the graph inputs, by position (the order of ``builder.input`` call
 numpy arrays (copied to the device; numpy arrays come back), ``metile.Buffer`` (Buffers come
 back) or, on the cuda device, torch CUDA tensors (used in place; the outputs are new torch
 tensors and every kernel is queued on torch's current stream). A missing, unknown or
-mismatched input is a ``CompilationError`` naming it.
+mismatched input is a ``CompilationError`` naming it. A cache that an in-place
+``cache_update`` writes is updated where it lives: the Buffer or tensor itself, and a numpy
+array by copying the new contents back into it after the run.
 """
 
 import numpy as np
@@ -56,10 +58,25 @@ class GraphExecutable:
         intermediate buffers and their reuse."""
         return self.compiled.explain()
 
+    def _copy_back(self, host_arrays, buffers):
+        """The caches an in-place cache_update wrote, into the host arrays they came from
+        (Buffers and device tensors were written where they live)."""
+        specs = dict(zip(self.input_names, self.compiled.input_specs))
+        for name in self.compiled.in_place_inputs:
+            if name not in host_arrays:
+                continue
+            target = host_arrays[name]
+            if not isinstance(target, np.ndarray):
+                raise TypeError(f"graph input '{name}' is updated in place (cache_update with "
+                                f"in_place=True): pass a numpy array, a metile.Buffer or a torch "
+                                f"tensor, not {type(target).__name__}")
+            spec = specs[name]
+            np.copyto(target, _wrap_buffer(buffers[name], spec.shape, spec.dtype).numpy())
+
     def __call__(self, *args, **kwargs):
         bound = bind_inputs(self.input_names, args, kwargs)
         device = self.compiled.device
-        buffers, kind, stream, gpu = {}, None, 0, None
+        buffers, kind, stream, gpu, host_arrays = {}, None, 0, None, {}
         for name, value in bound.items():
             described = describe(value, name)
             if described[0] != "buffer":
@@ -76,6 +93,7 @@ class GraphExecutable:
             else:
                 array = np.ascontiguousarray(arg)
                 buffers[name] = Buffer.from_numpy(array).device_buffer
+                host_arrays[name] = value
                 kind = kind or "numpy"
         specs = self.compiled.output_specs
         if kind == "torch":
@@ -91,6 +109,7 @@ class GraphExecutable:
                 self.compiled.run(buffers, wrapped, stream=stream, wait=False)
             return tuple(outputs)
         results = self.compiled.run(buffers)
+        self._copy_back(host_arrays, buffers)
         out = [_wrap_buffer(b, s.shape, s.dtype) for b, s in zip(results, specs)]
         if kind == "buffer":
             return tuple(out)

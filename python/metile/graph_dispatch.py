@@ -318,6 +318,12 @@ class MeasuredGraph:
         self._specs = dict(specs)
         for op in ops:
             specs[op.result] = (op.shape, op.dtype)
+            if op.name == "cache_update" and op.attrs.get("in_place") == "1":
+                # Its region would be a graph of its own with the cache as an output.
+                raise NotSupportedError(
+                    f"plan.compile(dispatch='measured'): {op.result} = cache_update writes its "
+                    f"cache in place, which a region measured on its own cannot; use "
+                    f"dispatch='fused'")
         report = json.loads(plan.explain())
         self.regions = []
         for region in report["regions"]:

@@ -14,6 +14,7 @@
 #include "metile/graph/graph_builder.h"
 #include "metile/graph/graph_parser.h"
 #include "metile/graph/run/compiled_graph.h"
+#include "metile/runtime/devices.h"
 #include "metile/target/target.h"
 
 namespace nb = nanobind;
@@ -111,9 +112,11 @@ void bind_builder(nb::module_& m) {
            "and sin (T, D/2).")
       .def("embedding", &B::embedding, "table"_a, "ids"_a,
            "table[ids]: table (V, H), ids (...) i32 in [0, V).")
-      .def("cache_update", &B::cache_update, "cache"_a, "new"_a, "position"_a,
+      .def("cache_update", &B::cache_update, "cache"_a, "new"_a, "position"_a, "in_place"_a = false,
            "cache (..., S, D) with rows [p, p + T) replaced by new (..., T, D); p = position[0], "
-           "an i32 tensor of shape (1,) read at run time. A new tensor (the cache is copied).")
+           "an i32 tensor of shape (1,) read at run time. A new tensor (the cache is copied); "
+           "with in_place=True the T rows are written into the cache input's own buffer, which "
+           "a run mutates, and the result is that buffer (no copy of the cache).")
       .def(
           "spec", [](const B& b, V v) { return b.spec(v); }, "value"_a, "The value's TensorSpec.")
       .def("build", &B::build, "outputs"_a,
@@ -185,8 +188,9 @@ void bind_plan(nb::module_& m) {
       "plan_graph_fusion",
       [](const graph::Graph& g, const std::string& target,
          const std::optional<discovery::ReductionLaw>& attention_law, bool parallel_epilogue) {
-        const target::Target& t =
-            target == "default" ? target::default_target() : target::target_by_name(target);
+        // The default device's target: a graph is planned for where plan.compile() runs it.
+        const target::Target& t = target == "default" ? runtime::default_device().target()
+                                                      : target::target_by_name(target);
         graph::FusionOptions options;
         if (attention_law) options.discovery.attention_law = *attention_law;
         options.parallel_epilogue = parallel_epilogue;
@@ -195,7 +199,8 @@ void bind_plan(nb::module_& m) {
       },
       "graph"_a, "target"_a = "default", "attention_law"_a = nb::none(),
       "parallel_epilogue"_a = true,
-      "Chooses the kernels of a graph: certified rewrites first (attention_law licenses "
+      "Chooses the kernels of a graph for `target` (a target name; 'default': the default "
+      "device's, sm90 where a GPU runs): certified rewrites first (attention_law licenses "
       "flash_attention, weighted_softmax by default), then legal multi-output regions selected "
       "by exact min cuts, and the SwiGLU block by ParallelEpilogueRule unless turned off.");
 }
@@ -206,6 +211,8 @@ void bind_executor(nb::module_& m) {
       .def_prop_ro("input_names", &CG::input_names, "The graph inputs' names, in order.")
       .def_prop_ro("input_specs", &CG::input_specs, "The graph inputs' TensorSpecs.")
       .def_prop_ro("output_specs", &CG::output_specs, "The graph outputs' TensorSpecs.")
+      .def_prop_ro("in_place_inputs", &CG::in_place_inputs,
+                   "The inputs a run writes: caches of in-place cache_update ops.")
       .def_prop_ro(
           "device", [](const CG& g) { return g.device().name(); }, "The device's name.")
       .def_prop_ro(

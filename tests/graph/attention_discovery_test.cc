@@ -169,6 +169,26 @@ TEST(AttentionDiscovery, TheNodeMustFitTheTarget) {
   EXPECT_EQ(plan_graph_fusion(a.build(), target::target_by_name("sm90")).rewrites.size(), 1u);
 }
 
+// The threadgroup-memory estimate is what the kernel stages on the target (attention_tiles.h):
+// head dimension 128 in f16 takes one 128 x 64 K tile and one 64 x 128 V tile on the host
+// (32 KB, its limit) and a two-slot prefetch ring of both on sm90 (64 KB of 227); f32's bound
+// (twice its 64 KB of tiles) is beyond the host's 32 KB.
+TEST(AttentionDiscovery, HeadDim128FitsWhereTheKernelsTilesDo) {
+  Attention a;
+  a.head = 128;
+  a.causal = true;
+  EXPECT_EQ(plan_graph_fusion(a.build()).rewrites.size(), 1u);
+  EXPECT_EQ(plan_graph_fusion(a.build(), target::target_by_name("sm90")).rewrites.size(), 1u);
+  GraphBuilder b;
+  Value q = b.input("q", TensorSpec({2, 128, 128}, "f32"));
+  Value kt = b.input("kt", TensorSpec({2, 128, 128}, "f32"));
+  Value v = b.input("v", TensorSpec({2, 128, 128}, "f32"));
+  Graph f32 = b.build({b.matmul(b.softmax(b.scale(b.matmul(q, kt), 0.125)), v)});
+  EXPECT_EQ(rejection(plan_graph_fusion(f32)),
+            "resource limit: the flash_attention kernel needs 131072 threadgroup bytes > 32768");
+  EXPECT_EQ(plan_graph_fusion(f32, target::target_by_name("sm90")).rewrites.size(), 1u);
+}
+
 TEST(AttentionDiscovery, NonAttentionSoftmaxIsNotReported) {
   GraphBuilder b;
   Value x = b.input("x", TensorSpec({64, 64}, "f32"));

@@ -91,18 +91,69 @@ TEST_P(GraphCudaSource, DecoderBlockKernelsCompileForTheH200) {
 INSTANTIATE_TEST_SUITE_P(Sizes, GraphCudaSource,
                          ::testing::Combine(::testing::Values(64, 128), ::testing::Values(16, 70)));
 
+// Llama 3 8B's block (hidden 4096, 32 / 8 heads of 128, intermediate 14336) at T = 2048: the
+// planner's estimate of the attention kernel's threadgroup memory is what the kernel stages, so
+// head dimension 128 is rewritten to flash_attention on sm90 (a 64 KB prefetch ring of 227) and
+// on the host (one 32 KB K/V pair, its limit); on sm90 it runs on wgmma_staged.
+TEST(GraphCudaSourceHeadDim128, HiddenFourThousandBlockFusesItsAttention) {
+  Graph block = decoder_block(2048, 4096, 32, 8, 128, 14336);
+  EXPECT_EQ(plan_graph_fusion(block).rewrites.size(), 1u);
+  const target::Target& sm90 = target::target_by_name("sm90");
+  FusionPlan plan = plan_graph_fusion(block, sm90);
+  ASSERT_EQ(plan.rewrites.size(), 1u) << plan.explain();
+  ViewPlan views = plan_views(plan.graph);
+  PipelineOptions options;
+  options.target = &sm90;
+  int attention = 0;
+  for (const FusedRegion& region : plan.regions)
+    for (RegionKernel& k : lower_region(plan, views, region, "", sm90)) {
+      if (k.form != "flash_attention") continue;
+      ++attention;
+      PipelineResult result = compile_to_source(k.kernel, options);
+      EXPECT_EQ(result.report.schedule_plan.strategy, schedule::MatrixStrategy::WgmmaStaged);
+      EXPECT_EQ(result.report.threadgroup_bytes, 65536);
+      EXPECT_NE(result.emitted.source.find("wgmma.mma_async"), std::string::npos);
+      const runtime::cuda::Nvrtc* nvrtc = runtime::cuda::Nvrtc::shared();
+      if (!nvrtc) continue;
+      std::string cubin =
+          nvrtc->compile(result.emitted.source, result.report.kernel,
+                         runtime::cuda::nvrtc_options("sm_90a"), runtime::cuda::NvrtcOutput::Cubin);
+      EXPECT_EQ(cubin.substr(0, 4),
+                "\x7f"
+                "ELF");
+    }
+  EXPECT_EQ(attention, 1);
+}
+
 // The SwiGLU region's low-register schedule for sm90: two pipelined K loops in one kernel, whose
-// slots share one range, the second pinned after the first's drain (verify_scratch admits it).
+// slots share one range, the second pinned after the first's drain (verify_scratch admits it),
+// on the host's tiles; on sm90's (wgmma) tiles, both dots on wgmma_staged, the gate result
+// waiting in scratch.
 TEST(GraphCudaSourceScratch, ScratchSpilledSwigluCompilesForTheH200) {
   FusionPlan plan = plan_graph_fusion(decoder_block(70, 256, 4, 2, 64, 384));
   ViewPlan views = plan_views(plan.graph);
   PipelineOptions options;
   options.target = &target::target_by_name("sm90");
+  const runtime::cuda::Nvrtc* nvrtc = runtime::cuda::Nvrtc::shared();
   for (const FusedRegion& region : plan.regions) {
     if (region.rule != "parallel_epilogue") continue;
-    std::vector<RegionKernel> kernels = lower_region(plan, views, region, "scratch-spilled");
-    ASSERT_EQ(kernels.size(), 2u);
-    EXPECT_NO_THROW(compile_to_source(kernels[0].kernel, options));
+    for (const target::Target* tiles : {&target::default_target(), options.target}) {
+      std::vector<RegionKernel> kernels =
+          lower_region(plan, views, region, "scratch-spilled", *tiles);
+      ASSERT_EQ(kernels.size(), 2u);
+      PipelineResult result = compile_to_source(kernels[0].kernel, options);
+      if (tiles == options.target) {
+        EXPECT_EQ(result.report.schedule_plan.strategy, schedule::MatrixStrategy::WgmmaStaged)
+            << result.report.schedule_plan.double_buffer_reason;
+      }
+      if (!nvrtc) continue;
+      std::string cubin =
+          nvrtc->compile(result.emitted.source, result.report.kernel,
+                         runtime::cuda::nvrtc_options("sm_90a"), runtime::cuda::NvrtcOutput::Cubin);
+      EXPECT_EQ(cubin.substr(0, 4),
+                "\x7f"
+                "ELF");
+    }
   }
 }
 

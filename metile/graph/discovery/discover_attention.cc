@@ -114,6 +114,7 @@ DiscoveryResult discover_attention(const Graph& graph, const CostModel& cost,
     if (!chain) continue;
     bool causal = chain->mask >= 0;
     const TensorSpec& q = graph.spec(graph.op(chain->qk).inputs[0]);
+    const TensorSpec& kt = graph.spec(graph.op(chain->qk).inputs[1]);
     const TensorSpec& v = graph.spec(graph.op(chain->pv).inputs[1]);
     std::optional<std::string> why;
     if (taken[chain->qk])
@@ -133,7 +134,7 @@ DiscoveryResult discover_attention(const Graph& graph, const CostModel& cost,
       if (!proof.verified()) why = "failed obligation: " + proof.refutation->str();
     }
     if (!why)
-      if (auto over = cost.resource_violation(cost.flash_attention_resources(q, v)))
+      if (auto over = cost.resource_violation(cost.flash_attention_resources(q, kt, v)))
         why = "resource limit: the flash_attention kernel " + *over;
     if (why) {
       result.rejected.push_back({"flash_attention", labels(graph, chain->ops()), *why});

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "metile/graph/attention_tiles.h"
+
 namespace metile::graph {
 
 CostModel::CostModel(const target::Target& target)
@@ -21,7 +23,8 @@ OpResources CostModel::resources(const Graph& graph, int op_id) const {
       return {kElementwiseRegisters, 0};
     case FusionClass::Opaque:
       if (op.kind == OpKind::FlashAttention)
-        return flash_attention_resources(graph.spec(op.inputs[0]), graph.spec(op.inputs[2]));
+        return flash_attention_resources(graph.spec(op.inputs[0]), graph.spec(op.inputs[1]),
+                                         graph.spec(op.inputs[2]));
       return {kElementwiseRegisters, 0};
     case FusionClass::RowReduction: {
       // The row stays in registers (f32) because it is read again after the reduction; the
@@ -44,15 +47,16 @@ OpResources CostModel::resources(const Graph& graph, int op_id) const {
   return {};
 }
 
-// One query tile of kMatmulTileM rows: its f32 output accumulator and two row statistics
-// (maximum, normaliser) in registers; double-buffered key and value tiles of kMatmulTileN
-// rows in threadgroup memory.
-OpResources CostModel::flash_attention_resources(const TensorSpec& q, const TensorSpec& v) const {
-  int64_t head = q.shape.back(), value_head = v.shape.back();
+// Registers: one query tile of kMatmulTileM rows, its f32 output accumulator and two row
+// statistics (maximum, normaliser). Threadgroup memory: what the kernel allocates for the
+// target's tiles.
+OpResources CostModel::flash_attention_resources(const TensorSpec& q, const TensorSpec& kt,
+                                                 const TensorSpec& v) const {
+  int64_t value_head = v.shape.back();
   int accumulators =
       static_cast<int>((kMatmulTileM * value_head + kMatmulThreads - 1) / kMatmulThreads);
-  int64_t staging = int64_t{2} * kMatmulTileN * (head + value_head) * dtype_bytes(q.dtype);
-  return {accumulators + 2 + kMatmulOperandRegisters, staging};
+  const AttentionTiles tiles = attention_tiles(q, kt, v, target_);
+  return {accumulators + 2 + kMatmulOperandRegisters, tiles.threadgroup_bytes()};
 }
 
 int64_t CostModel::pressure_ns(const OpResources& r) const {

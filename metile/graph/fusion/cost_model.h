@@ -48,8 +48,11 @@ class CostModel {
   // One pass of `bytes` through device memory.
   int64_t transfer_ns(int64_t bytes) const;
   OpResources resources(const Graph& graph, int op) const;
-  // A flash_attention kernel over queries `q` (..., L, D) and values `v` (..., S, E).
-  OpResources flash_attention_resources(const TensorSpec& q, const TensorSpec& v) const;
+  // A flash_attention kernel over queries `q` (..., L, D), keys `kt` (..., D, S) and values
+  // `v` (..., S, E): its threadgroup memory is what the kernel allocates on the target for the
+  // tiles attention_tiles.h gives it (on sm90's wgmma_staged path, the K/V prefetch ring).
+  OpResources flash_attention_resources(const TensorSpec& q, const TensorSpec& kt,
+                                        const TensorSpec& v) const;
   int64_t pressure_ns(const OpResources& r) const;
   // Demand of a whole region: the base plus every op's share.
   OpResources region_resources(const Graph& graph, const std::vector<int>& ops) const;

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <optional>
 
+#include "metile/graph/attention_tiles.h"
 #include "metile/graph/run/op_emitters.h"
 #include "metile/support/errors.h"
 
@@ -11,10 +12,7 @@ namespace metile::graph {
 using namespace metile::dsl;
 
 namespace {
-// On a target with wgmma, 128 query rows a program where the queries are that long: with 8
-// warps, a 64-row block per warp group, so that both dots run on wgmma (wgmma_staged, K/V
-// prefetched); 64 rows elsewhere, for short queries and for packed grouped-query heads.
-constexpr int64_t kLongBlockM = 128, kShortBlockM = 64, kBlockN = 64, kMaxHeadDim = 256;
+constexpr int64_t kMaxHeadDim = 256;
 constexpr float kLowest = -1e38f;
 }  // namespace
 
@@ -76,21 +74,19 @@ RegionKernel attention_kernel(const Graph& graph, const ViewPlan& views, int op_
                     std::to_string(kMaxHeadDim) + " is not supported");
   int64_t batch = 1;
   for (size_t k = 0; k + 2 < r; ++k) batch *= q.shape[k];
-  const int64_t BD = next_power_of_2(D), BE = next_power_of_2(E);
+  // The tiles the planner's cost model estimated (attention_tiles.h).
+  const AttentionTiles tiles = attention_tiles(q, kt, v, target);
+  const int64_t BD = tiles.head_block, BE = tiles.value_block;
+  const int64_t kBlockM = tiles.block_m, kBlockN = tiles.block_n, pack = tiles.pack;
   const bool causal = op.int_attr("causal") != 0;
   const float scale = static_cast<float>(op.float_attr("scale"));
   const dsl::DType dtype = storage_dtype(q.dtype);
 
-  // Grouped-query heads with short queries (decode): the group's heads share one program,
-  // their rows packed along M, so K and V are loaded once per group instead of per head.
-  const int64_t pack =
-      r >= 3 && q.shape[r - 3] > 1 && kt.shape[r - 3] == 1 && L < kShortBlockM ? q.shape[r - 3] : 1;
-  const bool wgmma = target.matrix_facilities.has(target::MatrixFacility::Wgmma);
-  const int64_t kBlockM = wgmma && pack == 1 && L > kShortBlockM ? kLongBlockM : kShortBlockM;
   const int64_t rows_per_batch = pack * L;
 
   KernelBuffers buffers(graph, views);
   auto body = [&](KernelContext& k) {
+    k.set_num_threads(tiles.threads);
     Value b = program_id(1);
     if (pack > 1) b = b * pack;  // the group's first head
     auto tk = batch_tensor(graph, buffers, k, op.inputs[1], q.shape, b);
@@ -168,9 +164,8 @@ RegionKernel attention_kernel(const Graph& graph, const ViewPlan& views, int op_
   rk.params = buffers.params();
   rk.writes = buffers.writes();
   rk.op_ids = {op_id};
-  rk.decision = "online softmax, " + std::to_string(kBlockM) + " query rows per program, K/V in " +
-                "blocks of " + std::to_string(kBlockN) +
-                (causal ? ", blocks above the diagonal skipped" : "");
+  rk.decision =
+      "online softmax, " + tiles.str() + (causal ? ", blocks above the diagonal skipped" : "");
   if (pack > 1)
     rk.decision += "; the " + std::to_string(pack) + " query heads of a K/V head packed along M (" +
                    std::to_string(rows_per_batch) + " rows), K/V loaded once per group";

@@ -47,7 +47,8 @@ void CompiledGraph::plan_buffers() {
         ++it;
       }
     for (int v : kernels_[i].lowered.writes) {
-      if (g.is_output(v) || slot_of_value_.count(v)) continue;
+      // Outputs and inputs (an in-place cache_update writes its cache input) are the caller's.
+      if (g.is_output(v) || g.value(v).producer < 0 || slot_of_value_.count(v)) continue;
       int64_t bytes = g.spec(v).bytes();
       int best = -1;
       for (int s : free_slots)
@@ -75,6 +76,14 @@ std::vector<TensorSpec> CompiledGraph::input_specs() const {
   std::vector<TensorSpec> specs;
   for (int v : plan_.graph.inputs()) specs.push_back(plan_.graph.spec(v));
   return specs;
+}
+
+std::vector<std::string> CompiledGraph::in_place_inputs() const {
+  std::vector<std::string> names;
+  for (const Op& op : plan_.graph.ops())
+    if (op.kind == OpKind::CacheUpdate && op.attrs.count("in_place") && op.int_attr("in_place"))
+      names.push_back(plan_.graph.value(op.inputs[0]).name);
+  return names;
 }
 
 std::vector<TensorSpec> CompiledGraph::output_specs() const {
@@ -190,7 +199,7 @@ std::shared_ptr<const CompiledGraph> compile(const FusionPlan& plan, const Compi
                                              const GraphOptions& graph_options) {
   runtime::Device& device =
       options.device.empty() ? runtime::default_device() : runtime::get_device(options.device);
-  ViewPlan views = graph_options.views ? plan_views(plan.graph) : ViewPlan{};
+  ViewPlan views = plan_views(plan.graph, graph_options.views);
   std::vector<CompiledGraph::Kernel> kernels;
   for (const FusedRegion& region : plan.regions)
     for (RegionKernel& lowered : lower_region(

@@ -47,6 +47,8 @@ class CompiledGraph {
   std::vector<std::string> input_names() const;
   std::vector<TensorSpec> input_specs() const;
   std::vector<TensorSpec> output_specs() const;
+  // The inputs a run writes: caches an in-place cache_update updates where they live.
+  std::vector<std::string> in_place_inputs() const;
 
   // Runs the graph on `inputs` (by input name, buffers of this device) and returns the
   // outputs in the graph's order, newly allocated. UserError naming the input when one is

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "metile/graph/run/op_emitters.h"
+#include "metile/support/errors.h"
 
 namespace metile::graph {
 
@@ -55,11 +56,74 @@ RegionKernel embedding_kernel(const Graph& graph, const ViewPlan& views, int op_
   return rk;
 }
 
+namespace {
+// In place: program (r, j) writes columns block j of update row r into the cache's own buffer
+// at row position + r (per batch entry); the cache's other rows are not touched.
+RegionKernel cache_write_kernel(const Graph& graph, const ViewPlan& views, int op_id) {
+  const Op& op = graph.op(op_id);
+  const TensorSpec& cache = graph.spec(op.inputs[0]);
+  const TensorSpec& update = graph.spec(op.inputs[1]);
+  const size_t rank = cache.shape.size();
+  const int64_t s_size = cache.shape[rank - 2], t_size = update.shape[rank - 2],
+                d_size = cache.shape[rank - 1];
+  const int64_t rows = update.num_elements() / d_size;
+  const int64_t block = std::min(next_power_of_2(d_size), kMaxBlock);
+  KernelBuffers buffers(graph, views);
+  auto body = [&](KernelContext& k) {
+    auto update_ptr = buffers.read(k, op.inputs[1]);
+    auto position_ptr = buffers.read(k, op.inputs[2]);
+    auto cache_ptr = buffers.write(k, op.output);  // the cache input's buffer
+    View cv = buffers.view(op.output), uv = buffers.view(op.inputs[1]),
+         pv = buffers.view(op.inputs[2]);
+    auto r = program_id(0);
+    auto batch = r / t_size;
+    auto t = r % t_size;
+    auto position = load(position_ptr + pv.offset);
+    auto s = position + t;
+    auto lanes = arange(0, block);
+    auto columns = program_id(1) * block + lanes;
+    auto in_row = columns < d_size;
+    auto in_cache = s < s_size;
+    auto valid = in_row & in_cache;
+    std::vector<Value> index(rank);
+    int64_t inner = 1;
+    for (size_t a = rank - 2; a-- > 0;) {
+      Value q = inner == 1 ? Value(batch) : batch / inner;
+      index[a] = a == 0 ? q : q % cache.shape[a];
+      inner *= cache.shape[a];
+    }
+    index[rank - 1] = columns;
+    std::vector<Value> cache_index = index, update_index = index;
+    cache_index[rank - 2] = s;
+    update_index[rank - 2] = t;
+    auto row = load(update_ptr + view_offset(uv, update_index), valid);
+    store(cache_ptr + view_offset(cv, cache_index), row, valid);
+  };
+  RegionKernel rk;
+  rk.form = "cache_update";
+  rk.kernel = trace("graph_cache_write", body);
+  rk.grid = {rows, cdiv(d_size, block), 1};
+  rk.params = buffers.params();
+  rk.writes = buffers.writes();
+  rk.op_ids = {op_id};
+  rk.decision = "in place: the " + std::to_string(t_size) + " new rows written into " +
+                graph.value(op.inputs[0]).ref() + "'s buffer at [position, position + " +
+                std::to_string(t_size) + "), one row per program; the cache is not copied";
+  return rk;
+}
+}  // namespace
+
 // Program (r, j): columns block j of row r of the result, taken from the update when the
 // row lies in [position, position + T), else from the cache. Rows of the window past S are
 // not written (position + T <= S is the caller's contract, as for torch's index_copy_).
 RegionKernel cache_update_kernel(const Graph& graph, const ViewPlan& views, int op_id) {
   const Op& op = graph.op(op_id);
+  if (op.attrs.count("in_place") && op.int_attr("in_place")) {
+    if (!views.is_view(op.output))
+      throw InternalError("cache_update_kernel: the in-place " + op_label(graph, op_id) +
+                          " has no view of its cache");
+    return cache_write_kernel(graph, views, op_id);
+  }
   const TensorSpec& cache = graph.spec(op.inputs[0]);
   const TensorSpec& update = graph.spec(op.inputs[1]);
   const size_t rank = cache.shape.size();

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <map>
 
+#include "metile/graph/run/matmul_tiles.h"
 #include "metile/graph/run/op_emitters.h"
 #include "metile/support/errors.h"
 
@@ -11,12 +12,17 @@ namespace metile::graph {
 using namespace metile::dsl;
 
 namespace {
-constexpr int64_t kBlockN = 64, kBlockK = 32, kMaxBlockM = 64, kMinBlockM = 16;
-
 class MatmulEmitter {
  public:
-  MatmulEmitter(const Graph& graph, KernelBuffers& buffers, Shape out, int64_t block_m, bool spill)
-      : graph_(graph), buffers_(buffers), out_(std::move(out)), block_m_(block_m), spill_(spill) {
+  MatmulEmitter(const Graph& graph, KernelBuffers& buffers, Shape out, const MatmulTiles& tiles,
+                bool spill)
+      : graph_(graph),
+        buffers_(buffers),
+        out_(std::move(out)),
+        block_m_(tiles.block_m),
+        block_n_(tiles.block_n),
+        block_k_(tiles.block_k),
+        spill_(spill) {
     rank_ = out_.size();
     m_ = out_[rank_ - 2];
     n_ = out_[rank_ - 1];
@@ -28,8 +34,8 @@ class MatmulEmitter {
     for (int v : outputs) pointers_[v] = buffers_.write(k, v);
     auto row_lanes = arange(0, block_m_);
     rows_ = program_id(0) * block_m_ + row_lanes;
-    auto column_lanes = arange(0, kBlockN);
-    columns_ = program_id(1) * kBlockN + column_lanes;
+    auto column_lanes = arange(0, block_n_);
+    columns_ = program_id(1) * block_n_ + column_lanes;
     batch_ = program_id(2);
     auto row_in = rows_.col() < m_;
     auto column_in = columns_.row() < n_;
@@ -132,11 +138,11 @@ class MatmulEmitter {
         reduce(inner, matmuls);
         continue;
       }
-      auto tile = arange(0, block_m_).col() * kBlockN + arange(0, kBlockN).row();
+      auto tile = arange(0, block_m_).col() * block_n_ + arange(0, block_n_).row();
       std::vector<Value> scratch;
       for (size_t i = 0; i + 1 < matmuls.size(); ++i) {
         reduce(inner, {matmuls[i]});
-        scratch.push_back(shared(block_m_ * kBlockN, f32));
+        scratch.push_back(shared(block_m_ * block_n_, f32));
         store(scratch.back() + tile, values_.at(graph_.op(matmuls[i]).output));
       }
       barrier();
@@ -154,11 +160,11 @@ class MatmulEmitter {
       const Op& op = graph_.op(id);
       left.push_back(operand_tensor(op.inputs[0], m_, inner));
       right.push_back(operand_tensor(op.inputs[1], inner, n_));
-      init.push_back(zeros({block_m_, kBlockN}, f32));
+      init.push_back(zeros({block_m_, block_n_}, f32));
     }
     std::vector<Value> sums =
-        tile_range(0, inner, kBlockK, init, [&](Value start, std::vector<Value>& acc) {
-          auto ks = start + arange(0, kBlockK);
+        tile_range(0, inner, block_k_, init, [&](Value start, std::vector<Value>& acc) {
+          auto ks = start + arange(0, block_k_);
           std::map<int, Value> a_tiles;  // one load per distinct left operand
           for (size_t i = 0; i < matmuls.size(); ++i) {
             int a_value = graph_.op(matmuls[i]).inputs[0];
@@ -174,7 +180,7 @@ class MatmulEmitter {
   KernelBuffers& buffers_;
   Shape out_;
   size_t rank_ = 0;
-  int64_t m_ = 0, n_ = 0, block_m_ = 0;
+  int64_t m_ = 0, n_ = 0, block_m_ = 0, block_n_ = 0, block_k_ = 0;
   bool spill_ = false;
   std::map<int, Value> pointers_, values_;
   Value rows_, columns_, batch_, in_tile_;
@@ -183,7 +189,7 @@ class MatmulEmitter {
 
 RegionKernel matmul_kernel(const Graph& graph, const ViewPlan& views, const std::vector<int>& ops,
                            const std::vector<int>& inputs, const std::vector<int>& outputs,
-                           bool spill) {
+                           bool spill, const target::Target& target) {
   Shape out;
   for (int id : ops)
     if (graph.op(id).kind == OpKind::Matmul) out = graph.spec(graph.op(id).output).shape;
@@ -196,23 +202,23 @@ RegionKernel matmul_kernel(const Graph& graph, const ViewPlan& views, const std:
   size_t rank = out.size();
   int64_t m = out[rank - 2], n = out[rank - 1], batch = 1;
   for (size_t k = 0; k + 2 < rank; ++k) batch *= out[k];
-  int64_t block_m = std::clamp(next_power_of_2(m), kMinBlockM, kMaxBlockM);
+  const MatmulTiles tiles = choose_matmul_tiles(graph, ops, out, spill, target);
 
   std::string name = "graph";
   for (int id : ops) name += "_" + std::string(graph.op(id).name());
   KernelBuffers buffers(graph, views);
   auto body = [&](KernelContext& k) {
-    MatmulEmitter(graph, buffers, out, block_m, spill).emit(k, ops, inputs, outputs);
+    if (tiles.threads) k.set_num_threads(tiles.threads);
+    MatmulEmitter(graph, buffers, out, tiles, spill).emit(k, ops, inputs, outputs);
   };
   RegionKernel rk;
   rk.form = "matmul";
   rk.kernel = trace(name, body);
-  rk.grid = {cdiv(m, block_m), cdiv(n, kBlockN), batch};
+  rk.grid = {cdiv(m, tiles.block_m), cdiv(n, tiles.block_n), batch};
   rk.params = buffers.params();
   rk.writes = buffers.writes();
   rk.op_ids = ops;
-  rk.decision = "tiles of " + std::to_string(block_m) + " x " + std::to_string(kBlockN) + " over " +
-                shape_str(out) + ", K in steps of " + std::to_string(kBlockK);
+  rk.decision = tiles.decision;
   if (spill)
     rk.decision +=
         "; scratch-spilled: one K loop per matmul, finished results wait in "

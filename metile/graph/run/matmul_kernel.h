@@ -1,7 +1,8 @@
 // The tile form of a region with matmuls: one program per BLOCK_M x BLOCK_N tile of the
-// matmuls' common output (grid z walks the batch axes), every matmul of one inner size
-// accumulating in one loop over K (operands that are the same value are loaded once), then
-// the elementwise epilogue on the accumulators, then the stores.
+// matmuls' common output (grid z walks the batch axes; the tiles suit the target,
+// matmul_tiles.h), every matmul of one inner size accumulating in one loop over K (operands
+// that are the same value are loaded once), then the elementwise epilogue on the
+// accumulators, then the stores.
 #pragma once
 
 #include <vector>
@@ -17,6 +18,7 @@ namespace metile::graph {
 // with one accumulator, each finished result but the last waiting in threadgroup scratch.
 RegionKernel matmul_kernel(const Graph& graph, const ViewPlan& views, const std::vector<int>& ops,
                            const std::vector<int>& inputs, const std::vector<int>& outputs,
-                           bool spill = false);
+                           bool spill = false,
+                           const target::Target& target = target::default_target());
 
 }  // namespace metile::graph

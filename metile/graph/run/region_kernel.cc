@@ -134,7 +134,7 @@ std::vector<RegionKernel> lower_region(const FusionPlan& plan, const ViewPlan& v
     std::vector<Stage> stages = matmul_stages(graph, region);
     for (size_t s = 0; s < stages.size(); ++s) {
       kernels.push_back(matmul_kernel(graph, views, stages[s].ops, stages[s].inputs,
-                                      stages[s].outputs, spill && s == 0));
+                                      stages[s].outputs, spill && s == 0, target));
       if (stages.size() > 1)
         kernels.back().decision += "; stage " + std::to_string(s + 1) + " of " +
                                    std::to_string(stages.size()) +

@@ -110,8 +110,37 @@ void write_through(const Graph& graph, ViewPlan& plan) {
 }
 }  // namespace
 
-ViewPlan plan_views(const Graph& graph) {
+namespace {
+// An in-place cache_update's result is its cache's buffer (a graph input).
+void alias_in_place_updates(const Graph& graph, ViewPlan& plan) {
+  for (const Op& op : graph.ops()) {
+    if (op.kind != OpKind::CacheUpdate || !op.attrs.count("in_place") || !op.int_attr("in_place"))
+      continue;
+    const std::string what = "graph executor: the in-place " + op_label(graph, op.id);
+    const ValueInfo& cache = graph.value(op.inputs[0]);
+    for (int user : cache.users)
+      if (user != op.id)
+        throw UserError(what + " writes " + cache.ref() + " where it lives, but " +
+                        op_label(graph, user) +
+                        " reads it too (and would see the new rows); read the update's result "
+                        "instead, or drop in_place");
+    if (graph.is_output(op.output))
+      throw UserError(what + "'s result is a graph output; it is the buffer of " + cache.ref() +
+                      ", which the run updates: read that instead");
+    for (int user : graph.value(op.output).users)
+      if (!reads_strides(graph.op(user).kind))
+        throw UserError(what + "'s result (the buffer of " + cache.ref() + ") is read by " +
+                        op_label(graph, user) +
+                        ", which loads contiguous rows of its own buffers; not supported");
+    plan.views[op.output] = View::contiguous(cache.id, graph.spec(op.output).shape);
+  }
+}
+}  // namespace
+
+ViewPlan plan_views(const Graph& graph, bool views) {
   ViewPlan plan;
+  alias_in_place_updates(graph, plan);
+  if (!views) return plan;
   for (const Op& op : graph.ops()) {
     if (!is_view_kind(op.kind)) continue;
     View v = source_view(graph, plan, op.id);

@@ -41,7 +41,12 @@ struct ViewPlan {
   View of(const Graph& graph, int value) const;
 };
 
-ViewPlan plan_views(const Graph& graph);
+// With `views` false, no view op is a view (each is copied by a kernel of its own); an
+// in-place cache_update's result is a view of its cache's buffer either way (its rows are
+// written there, no copy of the cache). UserError naming the op when an in-place cache_update's
+// cache is read by another op (it would see the new rows), its result is a graph output, or a
+// reader of the result cannot read strides.
+ViewPlan plan_views(const Graph& graph, bool views = true);
 
 // The view a view op reads its input through to compute its result (the result's shape),
 // whether or not the op is a view: a transposed or sliced input view, or for a reshape the
