@@ -106,7 +106,8 @@ std::shared_ptr<const CompiledKernel> compile(ir::Kernel kernel, const CompileOp
   const target::Target& target = device.target();
   // The host emulator checks every access anyway: its kernels are the same either way.
   const bool bounds_checks =
-      options.bounds_checks.value_or(bounds_checks_requested()) && target.name != "host";
+      (options.bounds_checks ? *options.bounds_checks : bounds_checks_requested()) &&
+      target.name != "host";
   // Same device, Target, math mode, schedule, checks and Tile IR text: the same compiled kernel.
   const std::string key = device.name() + "\n" + target.name + "\n" +
                           std::string(math_mode_name(options.math)) + "\n" +

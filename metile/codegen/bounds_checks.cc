@@ -64,6 +64,8 @@ std::vector<CEmitter::Access> CEmitter::accesses_of(const ir::Op& op) const {
                ir::dtype_bytes(type(operands[0]).dtype) * int64_t(operands.size() - 1), true,
                ir::kNoValue}};
     case K::AsyncCopy:  // reads its source (a device pointer) where pred holds
+      // Recorded checks only: the host target's synchronous copy is still left to its guard pages.
+      if (!recorded_checks_) return {};
       return {{operands[1], "", ir::dtype_bytes(type(operands[1]).dtype) * op.int_attr("elements"),
                false, operands.size() == 3 ? operands[2] : ir::kNoValue}};
     case K::MatrixLoad:
