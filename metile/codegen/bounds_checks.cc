@@ -70,16 +70,24 @@ std::vector<CEmitter::Access> CEmitter::accesses_of(const ir::Op& op) const {
                false, operands.size() == 3 ? operands[2] : ir::kNoValue}};
     case K::MatrixLoad:
     case K::MatrixStore: {
-      // The four corners of the 8x8 window p[offset + r * stride + c] (or transposed): every
-      // element lies between two of them, whatever the stride's sign.
+      // The four corners of the window p[offset + r * stride + c] (or transposed) of the
+      // fragment's rows x columns: every element lies between two of them, whatever the
+      // stride's sign.
       const bool store = op.kind == K::MatrixStore;
       const ir::ValueId ptr = operands[store ? 1 : 0];
       const std::string offset = name(operands[store ? 2 : 1]),
                         stride = name(operands[store ? 3 : 2]);
+      const ir::Type& fragment = type(store ? operands[0] : op.results[0]);
+      const bool transpose = op.int_attr_or("transpose", 0) != 0;
+      const std::string along = std::to_string(
+                            (transpose ? fragment.shape.at(0) : fragment.shape.at(1)) - 1),
+                        across = std::to_string(
+                            (transpose ? fragment.shape.at(1) : fragment.shape.at(0)) - 1);
       const int64_t bytes = ir::dtype_bytes(type(ptr).dtype);
       std::vector<Access> corners;
-      for (const std::string& corner : {offset, offset + " + 7", offset + " + 7 * " + stride,
-                                        offset + " + 7 * " + stride + " + 7"})
+      for (const std::string& corner :
+           {offset, offset + " + " + along, offset + " + " + across + " * " + stride,
+            offset + " + " + across + " * " + stride + " + " + along})
         corners.push_back({ptr, corner, bytes, store, ir::kNoValue});
       return corners;
     }
