@@ -53,10 +53,11 @@ void expect_checked(const EmittedKernel& e, size_t buffers) {
   const std::string& s = e.source;
   EXPECT_TRUE(e.abi.bounds_checks);
   EXPECT_NE(s.find("struct metile_fault_record"), std::string::npos) << s;
-  for (size_t i = 0; i < e.abi.params.size(); ++i)
-    if (e.abi.params[i].kind == AbiParam::Kind::Buffer)
-      EXPECT_NE(s.find("unsigned long long metile_extent" + std::to_string(i)), std::string::npos)
-          << s;
+  for (size_t i = 0; i < e.abi.params.size(); ++i) {
+    if (e.abi.params[i].kind != AbiParam::Kind::Buffer) continue;
+    EXPECT_NE(s.find("unsigned long long metile_extent" + std::to_string(i)), std::string::npos)
+        << s;
+  }
   EXPECT_EQ(count(s, "metile_fault_record* metile_fault"), 2u) << "the entry's and the body's";
   EXPECT_GE(count(s, " = metile_in_bounds("), buffers) << s;
   EXPECT_EQ(count(s, " = metile_in_bounds("), count(s, "metile_out_of_bounds(metile_fault, ")) << s;
@@ -160,10 +161,11 @@ TEST(CudaBounds, EveryGemmPathIsCheckedAndCompiles) {
                                 : kernels::gemm(ir::DType::bf16, ir::DType::bf16);
     const PipelineResult r = compile_for_sm90(gemm, true, s);
     expect_checked(r.emitted, 1);
-    if (std::string(path) == "device staging")
+    if (std::string(path) == "device staging") {
       EXPECT_NE(r.emitted.source.find("_3 = metile_in_bounds("), std::string::npos)
           << "a matrix window's fourth corner\n"
           << r.emitted.source;
+    }
     expect_compiles(r.emitted);
   }
 }
@@ -221,7 +223,7 @@ KernelABI two_buffer_abi() {
   abi.params = {{"X", AbiParam::Kind::Buffer, ir::DType::f32, "read"},
                 {"start", AbiParam::Kind::Scalar, ir::DType::i32, ""},
                 {"out", AbiParam::Kind::Buffer, ir::DType::f32, "write"}};
-  abi.source_lines = {{41, SourceLocation{"probe.py", 12, 0}}};
+  abi.source_lines = {{41, SourceLocation{"probe.py", 12}}};
   abi.bounds_checks = true;
   return abi;
 }

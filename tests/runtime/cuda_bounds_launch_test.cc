@@ -41,7 +41,7 @@ codegen::KernelABI copy_abi(bool bounds_checks) {
   abi.threads_per_threadgroup = {128, 1, 1};
   abi.source_is_ptx = true;  // the fake driver loads any text
   abi.bounds_checks = bounds_checks;
-  abi.source_lines = {{7, SourceLocation{"probe.py", 12, 0}}};
+  abi.source_lines = {{7, SourceLocation{"probe.py", 12}}};
   return abi;
 }
 
