@@ -5,6 +5,7 @@
 // no GPU: the extents it passes, the fault record's decoding and the tensor-map check.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <cstring>
 #include <string>
@@ -90,11 +91,11 @@ TEST(CudaBounds, LibraryKernelsAreCheckedAndCompile) {
 // is the record's scratch where the check failed; the masked store's fault is recorded only
 // where its mask holds.
 TEST(CudaBounds, AFailedCheckRecordsAndRedirectsTheAccess) {
-  const ir::Kernel kernel = ir::parse(
+  ir::Kernel kernel = ir::parse(
       R"(tile.kernel @masked_copy(%x: ptr<f32> {access = "read"}, %out: ptr<f32> {access = "write"}, %n: i32) {
   %offs = arange {end = 64, start = 0} : tile<64xi32>
   %ns = splat %n : tile<64xi32>
-  %mask = cmp %offs, %ns {predicate = "lt"} : tile<64xi1>
+  %mask = cmp %offs, %ns {pred = "lt"} : tile<64xi1>
   %xs = splat %x : tile<64xptr<f32>>
   %px = ptr_add %xs, %offs : tile<64xptr<f32>>
   %zero = constant {value = 0.0} : f32
@@ -106,6 +107,8 @@ TEST(CudaBounds, AFailedCheckRecordsAndRedirectsTheAccess) {
 }
 )",
       "masked_copy.tir");
+  for (ir::Op& op : kernel.body.ops)
+    if (op.kind == ir::OpKind::Load) op.loc = SourceLocation{"probe.py", 5};
   const PipelineResult r = compile_for_sm90(kernel, true);
   const std::string& s = r.emitted.source;
   expect_checked(r.emitted, 2);
@@ -114,8 +117,11 @@ TEST(CudaBounds, AFailedCheckRecordsAndRedirectsTheAccess) {
   EXPECT_NE(s.find("(float*)(metile_fault->scratch)"), std::string::npos) << s;
   EXPECT_NE(s.find(", 4u, 0u, __LINE__);"), std::string::npos) << "a 4-byte read\n" << s;
   EXPECT_NE(s.find(", 4u, 1u, __LINE__);"), std::string::npos) << "a 4-byte write\n" << s;
-  // Every check line maps back to an op of the kernel (the runtime names its source line).
-  EXPECT_FALSE(r.emitted.abi.source_lines.empty());
+  // The read's check maps back to the load's line (the runtime names it in the fault).
+  const size_t check = s.find("metile_out_of_bounds(metile_fault, 0u");
+  ASSERT_NE(check, std::string::npos);
+  const int line = static_cast<int>(std::count(s.begin(), s.begin() + check, '\n')) + 1;
+  EXPECT_EQ(r.emitted.abi.source_of_line(line).line, 5);
   expect_compiles(r.emitted);
 }
 
@@ -241,7 +247,7 @@ TEST(CudaBoundsRuntime, AFaultRecordReadsAsTheHostEmulatorsReport) {
   record.block[0] = 3;
   const unsigned long long extents[] = {244, 244};
   const runtime::KernelFaultError e = runtime::cuda::bounds_fault(record, abi, extents);
-  EXPECT_EQ(std::string(e.what()),
+  EXPECT_EQ(e.rule(),
             "out-of-bounds access in kernel 'read_runtime' (threadgroup (3,0,0), thread 5): the "
             "access at byte offset 244 is past the end of buffer 2 ('out', 244 bytes) (a 4-byte "
             "write)");

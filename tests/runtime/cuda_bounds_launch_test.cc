@@ -106,9 +106,10 @@ TEST_F(BoundsLaunch, ARecordedFaultIsRaisedNamingKernelBufferOffsetAndLine) {
     cuda_device().launch(*module, {1, 3, 1}, args);
     FAIL() << "the recorded fault was not raised";
   } catch (const KernelFaultError& e) {
-    EXPECT_EQ(std::string(e.what()),
+    EXPECT_EQ(e.rule(),
               "out-of-bounds access in kernel 'copy' (threadgroup (0,2,0), thread 9): the access "
               "at byte offset 244 is past the end of buffer 0 ('src', 244 bytes) (a 4-byte read)");
+    EXPECT_EQ(std::string(e.what()).rfind("probe.py:12: out-of-bounds access", 0), 0u);
     EXPECT_EQ(e.where().file, "probe.py");
     EXPECT_EQ(e.where().line, 12);
     EXPECT_EQ(e.site().buffer, "src");
