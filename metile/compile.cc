@@ -7,6 +7,7 @@
 #include "metile/check_resources.h"
 #include "metile/ir/printer.h"
 #include "metile/runtime/devices.h"
+#include "metile/support/debug_dump.h"
 #include "metile/support/errors.h"
 
 namespace metile {
@@ -103,10 +104,15 @@ std::shared_ptr<const CompiledKernel> compile(ir::Kernel kernel, const CompileOp
   runtime::Device& device =
       options.device.empty() ? runtime::default_device() : runtime::get_device(options.device);
   const target::Target& target = device.target();
-  // Same device, Target, math mode, schedule and Tile IR text: the same compiled kernel.
-  const std::string key =
-      device.name() + "\n" + target.name + "\n" + std::string(math_mode_name(options.math)) + "\n" +
-      (options.schedule ? options.schedule->key() : "automatic") + "\n" + ir::print(kernel);
+  // The host emulator checks every access anyway: its kernels are the same either way.
+  const bool bounds_checks =
+      (options.bounds_checks ? *options.bounds_checks : bounds_checks_requested()) &&
+      target.name != "host";
+  // Same device, Target, math mode, schedule, checks and Tile IR text: the same compiled kernel.
+  const std::string key = device.name() + "\n" + target.name + "\n" +
+                          std::string(math_mode_name(options.math)) + "\n" +
+                          (options.schedule ? options.schedule->key() : "automatic") + "\n" +
+                          (bounds_checks ? "bounds\n" : "") + ir::print(kernel);
   static std::mutex mutex;
   static std::map<std::string, std::shared_ptr<const CompiledKernel>> cache;
   {
@@ -117,6 +123,7 @@ std::shared_ptr<const CompiledKernel> compile(ir::Kernel kernel, const CompileOp
   pipeline_options.math = options.math;
   pipeline_options.schedule = options.schedule;
   pipeline_options.target = &target;
+  pipeline_options.bounds_checks = bounds_checks;
   PipelineResult result = compile_to_source(std::move(kernel), pipeline_options);
   runtime::CompiledKernel device_kernel =
       runtime::build_kernel(device, result.emitted.source, result.emitted.abi);

@@ -48,6 +48,11 @@ struct CompileOptions {
   // The kernel's execution requirements (metile::Schedule); nullopt: every control
   // automatic. plan_schedule rejects a requirement it cannot meet.
   std::optional<Schedule> schedule;
+  // Recorded bounds checks (docs/reliability.md, "Out-of-bounds accesses"): every device access
+  // checked against its buffer's extent, the launch raising runtime::KernelFaultError for the
+  // first one outside. nullopt: METILE_DEBUG decides (`bounds` in its list). The host device
+  // checks every access in any case; NotSupported on an Apple GPU.
+  std::optional<bool> bounds_checks;
 };
 
 class CompiledKernel {

@@ -300,7 +300,8 @@ PassResult run_emit(Kernel k, PassContext& context, target::Language language,
                     const std::string& pass, const std::string& language_name) {
   if (context.target.language != language)
     throw UserError(pass + ": target " + context.target.name + " does not take " + language_name);
-  context.emitted = codegen::emit(k, context.target);
+  context.emitted = codegen::emit(k, context.target, codegen::RenderRoute::Source,
+                                  {.bounds_checks = context.bounds_checks});
   return {std::move(k), false};
 }
 
@@ -316,7 +317,8 @@ PassResult run_emit_cuda(Kernel k, PassContext& context) {
 PassResult run_emit_ptx(Kernel k, PassContext& context) {
   if (context.target.language != target::Language::CUDA)
     throw UserError("emit_ptx: target " + context.target.name + " does not take PTX");
-  context.emitted = codegen::emit(k, context.target, codegen::RenderRoute::Ptx);
+  context.emitted = codegen::emit(k, context.target, codegen::RenderRoute::Ptx,
+                                  {.bounds_checks = context.bounds_checks});
   return {std::move(k), false};
 }
 

@@ -39,6 +39,7 @@ struct PassContext {
   std::optional<schedule::AsyncGemm> async_gemm;  // set by match_async_gemm, read by plan_schedule
   std::optional<lower::ThreadPlan> thread_plan;   // set by plan_threads, read by lower_to_metal
   std::optional<schedule::Schedule> schedule;     // the caller's SCHEDULE (nullopt: omitted)
+  bool bounds_checks = false;                     // METILE_DEBUG=bounds: read by the emit passes
   std::optional<schedule::SchedulePlan> schedule_plan;  // set by plan_schedule
   // A descriptor GEMM's epilogue form_descriptor_matmul left for the SIMD-group path; read by
   // lower_to_metal, which lists it among its fused epilogues when it takes that path.

@@ -19,6 +19,8 @@ struct PipelineOptions {
   MathMode math = MathMode::Default;
   // The caller's SCHEDULE; nullopt: omitted (every control automatic).
   std::optional<schedule::Schedule> schedule;
+  // Recorded bounds checks in the emitted kernel (METILE_DEBUG=bounds; codegen::EmitOptions).
+  bool bounds_checks = false;
 };
 
 struct PipelineResult {

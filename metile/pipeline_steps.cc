@@ -17,6 +17,7 @@ PipelineSteps::PipelineSteps(const std::string& kernel_name, const target::Targe
                              const PipelineOptions& options)
     : context_(target, options.math), debug_(kernel_name) {
   context_.schedule = options.schedule;
+  context_.bounds_checks = options.bounds_checks;
   report_.kernel = kernel_name;
   report_.target = target.name;
 }

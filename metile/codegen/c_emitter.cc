@@ -63,7 +63,8 @@ std::set<ir::ValueId> read_only_pointers(const ir::Kernel& k) {
 
 }  // namespace
 
-CEmitter::CEmitter(const ir::Kernel& kernel, const CDialect& dialect, const target::Target& target)
+CEmitter::CEmitter(const ir::Kernel& kernel, const CDialect& dialect, const target::Target& target,
+                   const EmitOptions& options)
     : kernel_(kernel),
       dialect_(dialect),
       names_(kernel, dialect),
@@ -81,7 +82,10 @@ CEmitter::CEmitter(const ir::Kernel& kernel, const CDialect& dialect, const targ
     }
   }
   // The host emulator's metal_stdlib has the checks' helpers (msl/bounds.h).
-  if (target.name == "host" && &dialect == &msl_dialect()) enable_bounds_checks();
+  if (target.name == "host" && &dialect == &msl_dialect())
+    enable_bounds_checks();
+  else if (options.bounds_checks)
+    enable_recorded_bounds_checks(target);
 }
 
 std::string CEmitter::body() {
@@ -148,6 +152,7 @@ void CEmitter::emit_op(const ir::Op& op) {
   const ir::Op* parent = std::exchange(current_, &op);
   check_accesses(op);
   emit_op_lines(op);
+  end_redirects();
   current_ = parent;
 }
 

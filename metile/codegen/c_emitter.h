@@ -12,7 +12,9 @@
 
 #include "metile/codegen/dialect.h"
 #include "metile/codegen/kernel_abi.h"
+#include "metile/codegen/pointer_roots.h"
 #include "metile/codegen/prelude.h"
+#include "metile/codegen/renderer.h"
 #include "metile/codegen/value_names.h"
 #include "metile/ir/ir.h"
 #include "metile/target/target.h"
@@ -21,7 +23,8 @@ namespace metile::codegen {
 
 class CEmitter {
  public:
-  CEmitter(const ir::Kernel& kernel, const CDialect& dialect, const target::Target& target);
+  CEmitter(const ir::Kernel& kernel, const CDialect& dialect, const target::Target& target,
+           const EmitOptions& options = {});
 
   // The statements of the body function, indented for its braces.
   std::string body();
@@ -121,8 +124,9 @@ class CEmitter {
   std::string type_of(ir::ValueId v) const;
   [[noreturn]] void fail(const ir::Op& op, const std::string& rule) const;
 
-  // Bounds checks (bounds_checks.cc), emitted for the host target: before each device access,
-  // a compare of its bytes with the extent of every buffer its pointer may point into.
+  // Bounds checks (bounds_checks.cc), emitted for the host target, and recorded ones for
+  // METILE_DEBUG=bounds (EmitOptions::bounds_checks): before each device access, a compare of
+  // its bytes with the extent of every buffer its pointer may point into.
   struct Access {
     ir::ValueId ptr;
     std::string offset;  // elements past ptr ("" for none): a matrix window's corner
@@ -131,6 +135,8 @@ class CEmitter {
     ir::ValueId mask;  // kNoValue: unmasked
   };
   void enable_bounds_checks();
+  // NotSupported naming the target when the dialect has no recorded checks.
+  void enable_recorded_bounds_checks(const target::Target& target);
   bool bounds_checked() const { return bounds_checked_; }
   // `const ulong metile_extent<i> = ...;` for each buffer parameter i, at a function's top.
   void declare_extents();
@@ -138,7 +144,13 @@ class CEmitter {
   // The condition that access a lies inside its buffer; "" when it is not checked
   // (threadgroup memory, a pointer of unknown origin).
   std::string in_bounds(const Access& a) const;
+  // The address an access starts at: its pointer, plus a matrix corner's offset.
+  std::string checked_address(const Access& a) const;
   void check_accesses(const ir::Op& op);
+  // Recorded checks: records a failed access, and redirects op's pointer (name()) until
+  // end_redirects().
+  void record_failed_accesses(const ir::Op& op);
+  void end_redirects();
 
   const ir::Kernel& kernel_;
   const CDialect& dialect_;
@@ -155,7 +167,10 @@ class CEmitter {
   int lines_ = 0;                    // lines written so far
   std::vector<SourceLine> source_lines_;
   bool bounds_checked_ = false;
-  std::map<ir::ValueId, std::set<size_t>> pointer_roots_;
+  bool recorded_checks_ = false;
+  int recorded_checks_emitted_ = 0;      // numbers their locals
+  std::vector<ir::ValueId> redirected_;  // names the current op's recorded check replaced
+  PointerRoots pointer_roots_;
   std::set<const ir::Op*> proven_in_bounds_;  // accesses a check before the loop covered
   std::string report_thread_ = "~0u";         // the thread an out_of_bounds report names
 };

@@ -334,6 +334,10 @@ class CDialect {
   // the entry passes for it; InternalError by default.
   virtual std::string tensor_map_param(int64_t index, bool entry) const;
   virtual std::string tensor_map_argument(int64_t index) const;
+  // Recorded bounds checks (METILE_DEBUG=bounds, bounds_checks.cc): adds the helpers of
+  // codegen/cuda/cuda_bounds.h to the prelude; false (the default) for a language whose runtime
+  // reads no fault record.
+  virtual bool declare_recorded_bounds_checks(Prelude& prelude) const;
 
  private:
   const DialectTable& table_;

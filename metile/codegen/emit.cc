@@ -73,10 +73,20 @@ void check_debugging_ops(const ir::Kernel& kernel, const target::Target& target)
 
 }  // namespace
 
-EmittedKernel emit(const ir::Kernel& metal, const target::Target& target, RenderRoute route) {
+EmittedKernel emit(const ir::Kernel& metal, const target::Target& target, RenderRoute route,
+                   const EmitOptions& options) {
   check_debugging_ops(metal, target);
-  if (route == RenderRoute::Ptx) return ptx_renderer().render(metal, target);
-  EmittedKernel out = emit_in_dialect(metal, dialect_for(target), target);
+  if (route == RenderRoute::Ptx) {
+    if (options.bounds_checks)
+      throw NotSupported("METILE_DEBUG=bounds: kernel '" + metal.name +
+                         "' takes the PTX route (Schedule(route=\"ptx\")), which has no bounds "
+                         "checks; leave the route automatic to check its accesses");
+    return ptx_renderer().render(metal, target);
+  }
+  // The host emulator checks every access in any case.
+  EmitOptions source_options = options;
+  source_options.bounds_checks = options.bounds_checks && target.name != "host";
+  EmittedKernel out = emit_in_dialect(metal, dialect_for(target), target, source_options);
   // The host emulator also gets the kernel as a work-group function where it is eligible.
   if (target.name == "host") {
     WorkgroupFunction workgroup = emit_workgroup_function(metal, msl_dialect(), target, out.abi);
@@ -115,12 +125,17 @@ KernelABI check_renderable(const ir::Kernel& kernel, const target::Target& targe
 }
 
 EmittedKernel emit_in_dialect(const ir::Kernel& kernel, const CDialect& dialect,
-                              const target::Target& target) {
-  return CRenderer(dialect).render(kernel, target);
+                              const target::Target& target, const EmitOptions& options) {
+  return CRenderer(dialect).render(kernel, target, options);
+}
+
+EmittedKernel CRenderer::render(const ir::Kernel& kernel, const target::Target& target) const {
+  return render(kernel, target, EmitOptions{});
 }
 
 // The source layout every dialect shares: header, helpers, body function, entry wrapper.
-EmittedKernel CRenderer::render(const ir::Kernel& kernel, const target::Target& target) const {
+EmittedKernel CRenderer::render(const ir::Kernel& kernel, const target::Target& target,
+                                const EmitOptions& options) const {
   const CDialect& dialect = dialect_;
   const std::string language(dialect.table().language);
   if (kernel.dialect == ir::Dialect::Metal && !is_usable_identifier(kernel.name, dialect))
@@ -128,7 +143,8 @@ EmittedKernel CRenderer::render(const ir::Kernel& kernel, const target::Target& 
                     "' is not a usable identifier");
   EmittedKernel out;
   out.abi = check_renderable(kernel, target, language);
-  CEmitter emitter(kernel, dialect, target);
+  out.abi.bounds_checks = options.bounds_checks;
+  CEmitter emitter(kernel, dialect, target, options);
   const std::string body = emitter.body();
   const std::string prelude = emitter.prelude().text();
   out.source = std::string(dialect.table().header) + "\n" +

@@ -29,11 +29,11 @@ const CDialect& dialect_for(const target::Target& target);
 // work-group function or the reason it has none (host/workgroup_emitter.h). Throws UserError (or
 // NotSupported) naming the op on anything it cannot render; never drops an op silently.
 EmittedKernel emit(const ir::Kernel& metal, const target::Target& target,
-                   RenderRoute route = RenderRoute::Source);
+                   RenderRoute route = RenderRoute::Source, const EmitOptions& options = {});
 
 // The kernel in the words of `dialect`, checked against the limits of `target`: what emit
 // does once it has picked the dialect, open for dialects that no target names yet (tests).
 EmittedKernel emit_in_dialect(const ir::Kernel& metal, const CDialect& dialect,
-                              const target::Target& target);
+                              const target::Target& target, const EmitOptions& options = {});
 
 }  // namespace metile::codegen

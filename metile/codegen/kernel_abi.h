@@ -73,6 +73,10 @@ struct KernelABI {
   bool source_is_ptx = false;
   std::vector<AbiParam> params;
   std::vector<TensorMapParam> tensor_maps;  // hidden: built by the runtime, passed after params
+  // Recorded bounds checks (METILE_DEBUG=bounds on CUDA, codegen/cuda/cuda_bounds.h): hidden
+  // parameters after the tensor maps, each buffer parameter's extent in bytes (an unsigned
+  // 64-bit integer, in params order) and then a pointer to the launch's fault record.
+  bool bounds_checks = false;
   std::optional<PersistentTiles> persistent;
   std::array<int, 3> threads_per_threadgroup{1, 1, 1};
   int64_t threadgroup_bytes = 0;

@@ -133,4 +133,8 @@ std::string CDialect::tensor_map_argument(int64_t) const {
                       ": tensor map parameters are CUDA's alone");
 }
 
+bool CDialect::declare_recorded_bounds_checks(Prelude&) const {
+  return false;
+}
+
 }  // namespace metile::codegen

@@ -15,6 +15,15 @@ namespace metile::codegen {
 
 struct EmittedKernel;
 
+// What a caller may ask of a renderer beyond the kernel and target.
+struct EmitOptions {
+  // Recorded bounds checks (METILE_DEBUG=bounds, codegen/cuda/cuda_bounds.h): every device
+  // access checked against its buffer's extent, the first fault recorded for the runtime.
+  // NotSupported where the language has none (MSL for Apple GPUs, the PTX route); the host
+  // emulator checks every access whatever this says.
+  bool bounds_checks = false;
+};
+
 // What a renderer's text is, for the runtime that loads it: C-like source a compiler takes
 // (NVRTC, the Metal compiler, the host C++ compiler), or PTX the CUDA driver loads itself.
 enum class SourceKind { CSource, Ptx };
@@ -35,6 +44,8 @@ class CRenderer final : public Renderer {
   std::string_view language() const override { return dialect_.table().language; }
   SourceKind source_kind() const override { return SourceKind::CSource; }
   EmittedKernel render(const ir::Kernel& metal, const target::Target& target) const override;
+  EmittedKernel render(const ir::Kernel& metal, const target::Target& target,
+                       const EmitOptions& options) const;
   const CDialect& dialect() const { return dialect_; }
 
  private:

@@ -17,31 +17,49 @@ struct KindInfo {
   const char* extension;
 };
 constexpr KindInfo kKinds[] = {
-    {DumpKind::TileIR, "tile_ir", "tir"}, {DumpKind::MetalIR, "metal_ir", "mir"},
-    {DumpKind::MSL, "msl", "metal"},      {DumpKind::CUDA, "cuda", "cu"},
+    {DumpKind::TileIR, "tile_ir", "tir"},     {DumpKind::MetalIR, "metal_ir", "mir"},
+    {DumpKind::MSL, "msl", "metal"},          {DumpKind::CUDA, "cuda", "cu"},
     {DumpKind::Schedule, "schedule", "json"}, {DumpKind::Tune, "tune", "json"},
 };
 
-unsigned bit(DumpKind k) { return 1u << static_cast<unsigned>(k); }
+// The value that turns on a check instead of a dump.
+constexpr const char* kBounds = "bounds";
 
-unsigned parse_mask(const char* env) {
+unsigned bit(DumpKind k) {
+  return 1u << static_cast<unsigned>(k);
+}
+
+unsigned parse_mask(const char* env, bool* bounds = nullptr) {
   unsigned mask = 0;
   if (!env) return 0;
   std::stringstream ss(env);
   std::string item;
   while (std::getline(ss, item, ',')) {
     if (item.empty() || item == "0") continue;
-    if (item == "all" || item == "1") return ~0u;
+    if (item == kBounds) {
+      if (bounds) *bounds = true;
+      continue;
+    }
+    if (item == "all" || item == "1") {
+      mask = ~0u;
+      continue;
+    }
     bool known = false;
     for (const KindInfo& k : kKinds)
       if (item == k.name) mask |= bit(k.kind), known = true;
     if (!known)
       throw UserError("METILE_DEBUG: unknown value '" + item +
-                      "' (expected tile_ir, metal_ir, msl, cuda, schedule, tune or all)");
+                      "' (expected tile_ir, metal_ir, msl, cuda, schedule, tune, all or bounds)");
   }
   return mask;
 }
 }  // namespace
+
+bool bounds_checks_requested() {
+  bool bounds = false;
+  parse_mask(std::getenv("METILE_DEBUG"), &bounds);
+  return bounds;
+}
 
 DebugDump::DebugDump(std::string kernel_name) : kernel_name_(std::move(kernel_name)) {
   mask_ = parse_mask(std::getenv("METILE_DEBUG"));
@@ -49,7 +67,9 @@ DebugDump::DebugDump(std::string kernel_name) : kernel_name_(std::move(kernel_na
   dir_ = dir && *dir ? dir : "debug_output";
 }
 
-bool DebugDump::enabled(DumpKind kind) const { return (mask_ & bit(kind)) != 0; }
+bool DebugDump::enabled(DumpKind kind) const {
+  return (mask_ & bit(kind)) != 0;
+}
 
 void DebugDump::write(DumpKind kind, const std::string& step, const std::string& text) {
   if (!enabled(kind)) return;

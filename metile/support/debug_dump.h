@@ -1,5 +1,7 @@
 // METILE_DEBUG=tile_ir|metal_ir|msl|cuda|schedule|tune|all (comma-separated): writes the IR after
 // each named pipeline step under debug_output/<kernel>/ (DESIGN.md, "Pipeline").
+// METILE_DEBUG=bounds is a check, not a dump (so `all` leaves it off): kernels for CUDA check
+// every device access against its buffer's extent (docs/reliability.md).
 #pragma once
 
 #include <string>
@@ -9,6 +11,10 @@ namespace metile {
 // Tune: the guarded runtime's decisions, which python/metile/tune/report.py writes; known here
 // so that METILE_DEBUG=tune is a valid value for the compiler too.
 enum class DumpKind { TileIR, MetalIR, MSL, CUDA, Schedule, Tune };
+
+// Whether METILE_DEBUG names `bounds` (read at each call: a compile's options are resolved when
+// it starts). UserError for an unknown value, as DebugDump's.
+bool bounds_checks_requested();
 
 class DebugDump {
  public:

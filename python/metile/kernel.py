@@ -9,6 +9,7 @@ disk_cache). ``stats`` counts traces, compiles and cache hits.
 import atexit
 import functools
 import inspect
+import os
 import weakref
 from dataclasses import dataclass
 
@@ -216,7 +217,8 @@ class KernelFunction:
         self._heuristics = {}  # parameter -> fn(named arguments), in order (heuristics())
         self._rewritten = None
         self._fingerprint = _MISSING
-        self._cache = {}  # (signature, math mode, Schedule or None) -> Specialisation
+        # (signature, math mode, Schedule or None, bounds checks) -> Specialisation
+        self._cache = {}
         self._traced = {}  # signature -> traced Tile IR (shared by the math modes)
         self.stats = CacheStats()
         _LIVE_KERNELS.add(self)
@@ -492,7 +494,8 @@ class KernelFunction:
             math, schedule = _math_mode(options), _schedule(options)
         else:
             math, schedule = "default", None
-        key = (signature, math, schedule)
+        bounds = bounds_checks_requested()
+        key = (signature, math, schedule, bounds)
         found = self._cache.get(key)
         if found is not None:
             self.stats.hits += 1
@@ -501,7 +504,7 @@ class KernelFunction:
         self.stats.compiles += 1
         try:
             compiled = _core.compile(tile_ir, _core.default_device(), math,
-                                     schedule._checked if schedule else None)
+                                     schedule._checked if schedule else None, bounds)
         except CompilationError as e:
             warps = options.get("num_warps")
             if warps is None or "num_threads =" not in str(e):
@@ -512,6 +515,14 @@ class KernelFunction:
         found = Specialisation(tile_ir, compiled, writes)
         self._cache[key] = found
         return found, runtime
+
+
+def bounds_checks_requested():
+    """Whether METILE_DEBUG names ``bounds``: kernels compiled for CUDA then check every device
+    access against its buffer's extent (docs/reliability.md). Read at each launch, so that a
+    bounds-checked build and a normal one are separate specialisations."""
+    value = os.environ.get("METILE_DEBUG")
+    return bool(value) and "bounds" in value.split(",")
 
 
 def heuristics(values):

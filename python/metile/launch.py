@@ -42,18 +42,29 @@ _WRAPPED = {}
 _WRAPPED_LIMIT = 4096
 
 
-def _wrapped(device, gpu):
+def _wrapped(device, gpu, nbytes):
     if gpu.gpu is None:
-        return _core.DeviceBuffer.wrap(device, gpu.address, gpu.nbytes, gpu.dtype,
-                                       list(gpu.shape))
-    key = (device, gpu.gpu, gpu.address, gpu.nbytes, gpu.dtype, gpu.shape)
+        return _core.DeviceBuffer.wrap(device, gpu.address, nbytes, gpu.dtype, list(gpu.shape))
+    key = (device, gpu.gpu, gpu.address, nbytes, gpu.dtype, gpu.shape)
     buffer = _WRAPPED.get(key)
     if buffer is None:
         if len(_WRAPPED) >= _WRAPPED_LIMIT:
             _WRAPPED.clear()
-        buffer = _WRAPPED[key] = _core.DeviceBuffer.wrap(device, gpu.address, gpu.nbytes,
-                                                         gpu.dtype, list(gpu.shape))
+        buffer = _WRAPPED[key] = _core.DeviceBuffer.wrap(device, gpu.address, nbytes, gpu.dtype,
+                                                         list(gpu.shape))
     return buffer
+
+
+def storage_extent(gpu):
+    """The bytes a bounds-checked kernel (METILE_DEBUG=bounds) may touch from a GPU argument's
+    address: to the end of its storage for a torch tensor (a view's neighbours in the same
+    storage are the caller's memory, as compute-sanitizer sees them), its own bytes for
+    memory whose producer does not say where its allocation ends."""
+    owner = gpu.owner
+    storage = getattr(owner, "untyped_storage", None)
+    if storage is None or not gpu.nbytes:
+        return gpu.nbytes
+    return storage().nbytes() - owner.storage_offset() * owner.element_size()
 
 
 atexit.register(_WRAPPED.clear)
@@ -83,6 +94,7 @@ class Dispatch(Reports):
         self._args, self._staged, self._keep = [], [], []
         self._stream = None  # the GPU arguments' owner's current stream, read per launch
         device = specialisation.compiled.device
+        bounds_checks = specialisation.compiled.bounds_checks  # extents to storage ends
         owned_buffers = False
         on_gpu, in_host_memory = [], []  # (name, GPU ordinal or None, bytes); names
         for (name, kind, dtype, value, address), written in zip(runtime, specialisation.writes):
@@ -98,7 +110,8 @@ class Dispatch(Reports):
                     raise TypeError(f"{kernel.name}: argument '{name}' is GPU memory (a "
                                     f"{value.origin}), but the kernel runs on the {device} "
                                     f"device (metile.device() == '{device}')")
-                self._args.append(_wrapped(device, value))
+                nbytes = storage_extent(value) if bounds_checks else value.nbytes
+                self._args.append(_wrapped(device, value, nbytes))
                 self._keep.append(value.owner)
                 self._stream = self._stream or value.stream
                 on_gpu.append((name, value.gpu, value.nbytes))

@@ -122,6 +122,10 @@ void init_compile(nb::module_& m) {
       .def_prop_ro(
           "device", [](const CompiledHandle& h) { return h.kernel->device().name(); },
           "The name of the device it was compiled for.")
+      .def_prop_ro(
+          "bounds_checks", [](const CompiledHandle& h) { return h.kernel->abi().bounds_checks; },
+          "Whether the kernel records out-of-bounds accesses for its launch to raise "
+          "(METILE_DEBUG=bounds on CUDA); its buffers' extents are hidden arguments.")
       .def(
           "launch",
           [](const CompiledHandle& h, std::array<int64_t, 3> grid, const nb::list& args,
@@ -132,11 +136,12 @@ void init_compile(nb::module_& m) {
   m.def(
       "compile",
       [](const ir::Kernel& kernel, const std::string& device, const std::string& math,
-         std::optional<schedule::Schedule> schedule) {
+         std::optional<schedule::Schedule> schedule, std::optional<bool> bounds_checks) {
         CompileOptions options;
         options.device = device;
         options.math = math_from_name(math);
         options.schedule = schedule;
+        options.bounds_checks = bounds_checks;
         ir::Kernel copy = kernel;
         CompiledHandle handle;
         {
@@ -147,10 +152,13 @@ void init_compile(nb::module_& m) {
         return handle;
       },
       "kernel"_a, "device"_a = "", "math"_a = "default", "schedule"_a = nb::none(),
+      "bounds_checks"_a = nb::none(),
       "Compiles a Tile IR kernel for a device (empty: the default device), emitting for the "
       "device's target; compiled code is cached in process and on disk. "
       "math: default, strict (STRICT_MATH) or relaxed (RELAXED_PRECISION). "
-      "schedule: the SCHEDULE's requirements (a Schedule), None for every control automatic.");
+      "schedule: the SCHEDULE's requirements (a Schedule), None for every control automatic. "
+      "bounds_checks: every device access checked against its buffer's extent (CUDA; the host "
+      "checks always), None for METILE_DEBUG's choice (`bounds` in its list).");
 }
 
 }  // namespace metile::python

@@ -32,6 +32,7 @@ nb::dict abi_dict(const codegen::KernelABI& abi) {
                      abi.threads_per_threadgroup[2]);
   d["threadgroup_bytes"] = abi.threadgroup_bytes;
   d["grid_rule"] = abi.grid_rule;
+  d["bounds_checks"] = abi.bounds_checks;
   const auto extent = [](const codegen::AbiExtent& e) {
     nb::dict x;
     x["param"] = e.param;
@@ -134,6 +135,8 @@ codegen::KernelABI abi_from_dict(const nb::dict& d) {
       abi.tensor_maps.push_back({field<int>(m, "buffer", where), extent(m, "outer", where),
                                  extent(m, "inner", where), field<int64_t>(m, "box_outer", where),
                                  field<int64_t>(m, "box_inner", where)});
+  // Recorded bounds checks (METILE_DEBUG=bounds); an ABI exported before them has none.
+  if (d.contains("bounds_checks")) abi.bounds_checks = field<bool>(d, "bounds_checks", "the ABI");
   if (d.contains("persistent") && !d["persistent"].is_none()) {
     const nb::dict p = field<nb::dict>(d, "persistent", "the ABI");
     const std::string where = "the ABI's persistent";

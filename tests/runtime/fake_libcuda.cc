@@ -196,16 +196,26 @@ CUresult cuFuncGetAttribute(int* value, int attribute, Function*) {
   *value = attribute == 0 ? 1024 : attribute == 4 ? 32 : 0;  // threads, registers; no static shared
   return kSuccess;
 }
+// Called with each launch's kernel parameters, so that a test can read what the launch passed
+// and write what a kernel would (fake_cuda_on_launch).
+using LaunchHook = void (*)(void** params);
+static LaunchHook launch_hook = nullptr;
+
 CUresult cuLaunchKernel(Function* function, unsigned, unsigned, unsigned, unsigned, unsigned,
-                        unsigned, unsigned, void* stream, void**, void**) {
-  std::lock_guard lock(driver().mutex);
-  // The real driver refuses a function of another context than the current one.
-  if (current != function->module->context) {
-    ++driver().wrong_context_calls;
-    return kInvalidHandle;
+                        unsigned, unsigned, void* stream, void** params, void**) {
+  LaunchHook hook = nullptr;
+  {
+    std::lock_guard lock(driver().mutex);
+    // The real driver refuses a function of another context than the current one.
+    if (current != function->module->context) {
+      ++driver().wrong_context_calls;
+      return kInvalidHandle;
+    }
+    ++driver().launches[static_cast<std::size_t>(current->ordinal)];
+    driver().launch_streams.push_back(reinterpret_cast<unsigned long long>(stream));
+    hook = launch_hook;
   }
-  ++driver().launches[static_cast<std::size_t>(current->ordinal)];
-  driver().launch_streams.push_back(reinterpret_cast<unsigned long long>(stream));
+  if (hook) hook(params);
   return kSuccess;
 }
 CUresult cuMemAlloc_v2(unsigned long long* address, std::size_t bytes) {
@@ -288,5 +298,10 @@ void fake_cuda_make_current(int ordinal) {
 }
 int fake_cuda_current() {
   return current ? current->ordinal : -1;
+}
+// Runs `hook` (nullptr: nothing) at every later launch, with its kernel parameters.
+void fake_cuda_on_launch(LaunchHook hook) {
+  std::lock_guard lock(driver().mutex);
+  launch_hook = hook;
 }
 }

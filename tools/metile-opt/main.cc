@@ -13,6 +13,7 @@
 #include "metile/ir/printer.h"
 #include "metile/ir/verifier.h"
 #include "metile/pass_registry.h"
+#include "metile/support/debug_dump.h"
 #include "metile/target/target.h"
 
 namespace {
@@ -39,6 +40,7 @@ const char kUsage[] =
     "  --list-passes   list the passes, in pipeline order, and exit\n"
     "  --help          show this message\n"
     "\n"
+    "METILE_DEBUG=bounds makes emit_cuda write the recorded bounds checks (docs/cuda.md).\n"
     "Exit status: 0 ok, 1 invalid input, 2 bad usage, 3 compiler bug.\n";
 
 void list_passes() {
@@ -163,6 +165,7 @@ int run(const Options& o) {
                                              ? metile::target::default_target()
                                              : metile::target::target_by_name(o.target);
   metile::PassContext context(target, *math_mode(o.math));
+  context.bounds_checks = metile::bounds_checks_requested();  // emit_cuda's recorded checks
   for (const std::string& name : o.passes) {
     kernel = find_pass(name).run(std::move(kernel), context).kernel;
     metile::ir::verify_or_throw(kernel, name);

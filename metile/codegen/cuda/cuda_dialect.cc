@@ -3,6 +3,7 @@
 #include <cctype>
 
 #include "metile/codegen/c_types.h"
+#include "metile/codegen/cuda/cuda_bounds.h"
 #include "metile/codegen/cuda/cuda_matrix.h"
 #include "metile/codegen/cuda/cuda_mma_fragments.h"
 #include "metile/codegen/cuda/cuda_wgmma.h"
@@ -558,6 +559,10 @@ class CudaDialect final : public CDialect {
   }
   std::string tensor_map_argument(int64_t index) const override {
     return "&" + cuda_wgmma::tensor_map_name(index);
+  }
+  bool declare_recorded_bounds_checks(Prelude& prelude) const override {
+    cuda_bounds::declare(prelude);
+    return true;
   }
 
  private:

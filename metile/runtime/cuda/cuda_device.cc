@@ -1,8 +1,10 @@
 #include "metile/runtime/cuda/cuda_device.h"
 
 #include <array>
+#include <optional>
 #include <vector>
 
+#include "metile/runtime/cuda/bounds_launch.h"
 #include "metile/runtime/cuda/cubin_cache.h"
 #include "metile/runtime/cuda/launch_gpu.h"
 #include "metile/runtime/cuda/nvrtc.h"
@@ -366,10 +368,19 @@ LaunchTiming CudaDevice::launch(const Module& module, const Grid& grid,
   // A warp-specialised sm90 kernel also takes its TMA tensor maps, and runs persistently.
   std::vector<TensorMap> maps = encode_tensor_maps(*api_, abi, bound, addresses);
   for (TensorMap& m : maps) params.push_back(m.bytes.data());
+  // METILE_DEBUG=bounds: the buffers' extents, then the fault record (bounds_launch.h).
+  std::vector<unsigned long long> extents;
+  if (abi.bounds_checks) {
+    extents = buffer_extents(abi, bound);
+    check_tensor_maps_fit(abi, bound, extents);
+    for (unsigned long long& e : extents) params.push_back(&e);
+  }
   std::array<unsigned, 3> blocks = {grid.x, grid.y, grid.z};
   if (abi.persistent) blocks = persistent_grid(abi, bound, blocks, on.limits().multiprocessors);
   if (blocks[0] == 0) return {};  // no tile to compute
   ScopedContext current(on);
+  std::optional<FaultRecordMemory> record;
+  if (abi.bounds_checks) params.push_back(record.emplace(on).argument());
   const auto stream = reinterpret_cast<CUstream>(options.stream);
   const auto& block = abi.threads_per_threadgroup;
   auto queue_kernel = [&] {
@@ -380,7 +391,8 @@ LaunchTiming CudaDevice::launch(const Module& module, const Grid& grid,
              "cuLaunchKernel", kernel);
     on.launched(kernel);
   };
-  if (!options.wait) {
+  // A bounds-checked launch always waits: its fault record is read after the kernel.
+  if (!options.wait && !record) {
     // Queued on the caller's stream, ordered with its other work; nothing waits here.
     queue_kernel();
     return {};
@@ -394,6 +406,10 @@ LaunchTiming CudaDevice::launch(const Module& module, const Grid& grid,
   float elapsed_ms = 0;
   on.check(api_->cuEventElapsedTime(&elapsed_ms, events.start, events.stop), "cuEventElapsedTime",
            kernel);
+  if (record) {
+    const codegen::cuda_bounds::FaultRecord fault = record->read(kernel);
+    if (fault.state != codegen::cuda_bounds::kNoFault) throw bounds_fault(fault, abi, extents);
+  }
   return {static_cast<double>(elapsed_ms)};
 }
 
