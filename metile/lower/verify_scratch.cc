@@ -134,6 +134,10 @@ class Verifier {
           continue;
         // Two loops' slots, one after the other (the second pinned after the first's drain).
         if (pinned(a.kind) && pinned(b.kind) && apart(v, w) && apart(w, v)) continue;
+        // Register reductions' slots, reused two reductions later.
+        if (a.kind == "private_reduction" && b.kind == "private_reduction" &&
+            (released_before(v, w) || released_before(w, v)))
+          continue;
         if (b.kind.empty() || a.kind == "private_reduction" || b.kind == "private_reduction" ||
             pinned(a.kind) || pinned(b.kind) || a.kind == "simdgroup" || b.kind == "simdgroup")
           fail(a.kind + " scratch " + name(v) + " [" + std::to_string(a.begin) + ", " +
@@ -168,6 +172,17 @@ class Verifier {
         return false;
     }
     return true;
+  }
+
+  // Every access of `first` precedes every access of `then`, with a threadgroup barrier between
+  // the last of the one and the first of the other.
+  bool released_before(ValueId first, ValueId then) const {
+    const auto f = events_.find(first), t = events_.find(then);
+    if (f == events_.end() || t == events_.end()) return true;
+    int64_t last = 0, next = INT64_MAX;
+    for (const Event& e : f->second) last = std::max(last, order_.at(e.op));
+    for (const Event& e : t->second) next = std::min(next, order_.at(e.op));
+    return last < next && barrier_between(last, next);
   }
 
   // Where an access stops being live: after the outermost loop around it, else after itself.
