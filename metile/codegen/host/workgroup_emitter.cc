@@ -40,10 +40,15 @@ WorkgroupEmitter::WorkgroupEmitter(const ir::Kernel& k, const CDialect& d, const
 std::string WorkgroupEmitter::plan() {
   segments_ = 0;
   thread_loops_ = 0;
+  thread_loop_ops_ = 0;
   plan_block(kernel_.body);
   if (thread_loops_ > kMaxThreadLoops)
     return "it would need " + std::to_string(thread_loops_) + " thread loops, more than the " +
            std::to_string(kMaxThreadLoops) + " the host compiler builds in reasonable time";
+  if (thread_loop_ops_ > kMaxThreadLoopOps)
+    return "its thread loops would hold " + std::to_string(thread_loop_ops_) +
+           " ops, more than the " + std::to_string(kMaxThreadLoopOps) +
+           " the host compiler builds in reasonable time";
   for (size_t v = 0; v < storage_.size(); ++v)
     if (storage_[v] == Storage::Local && escapes_.count(ir::ValueId(v)))
       storage_[v] = Storage::Array;
@@ -109,9 +114,11 @@ void WorkgroupEmitter::plan_block(const ir::Block& block) {
           continue;
         }
         after_a_write = after_a_write || writes_memory(*op);
+        ++thread_loop_ops_;
         for (ir::ValueId v : op->operands) use(v, segment);
         for (const ir::Block& region : op->regions)
           ir::walk(region, [&](const ir::Op& inner) {
+            ++thread_loop_ops_;
             for (ir::ValueId v : inner.operands) use(v, segment);
           });
         for (ir::ValueId r : op->results) define(r, segment, Storage::Local);

@@ -20,6 +20,11 @@ constexpr int64_t kMaxArrayBytes = int64_t{2} << 20;
 // one function holds (a straight-line chain of 1,000 reductions: 75 s, against 4 s on
 // fibers; benchmarks/compile_scaling.py); a kernel needing more loops runs on fibers.
 constexpr int kMaxThreadLoops = 256;
+// Each op of a thread loop is compiled three times (the body function and the loop's two
+// versions), and the host compiler's time per op grows with the size of the function holding
+// it (a straight-line kernel of 10,000 exps: 387 s); past this many ops in its thread loops a
+// kernel runs on fibers, and its module calls the math functions out of line (math_functions.h).
+constexpr int64_t kMaxThreadLoopOps = 16384;
 
 // Where each value lives in the work-group function.
 enum class Storage : uint8_t {
@@ -92,7 +97,8 @@ class WorkgroupEmitter : public CEmitter {
   std::set<ir::ValueId> escapes_;
   std::map<int, std::set<ir::ValueId>> reads_;  // per segment: values of other segments
   int segments_ = 0;
-  int thread_loops_ = 0;  // the thread loops plan() counted
+  int thread_loops_ = 0;         // the thread loops plan() counted
+  int64_t thread_loop_ops_ = 0;  // and the ops in them
 };
 
 }  // namespace metile::codegen::workgroup
