@@ -44,8 +44,8 @@ using compute_t = std::conditional_t<std::is_same_v<T, double>, double, float>;
 // and of two equal operands (signed zeros) the second. They are out of line, with SIMD clones
 // (gnu::simd): inlined, each one's branches made the host compiler's time grow much faster
 // than a straight-line kernel of them (2,500 maxima: 434 s; benchmarks/compile_scaling.py),
-// while a call costs it no more than an add, and a vectorised thread loop still calls the
-// vector clone, 4 to 16 lanes at once. The plain float min and max below are such functions
+// while a call costs it the same few times an add's time wherever it is, and a vectorised
+// thread loop still calls the vector clone, 4 to 16 lanes at once. The plain float min and max below are such functions
 // themselves, not wrappers around them: each inlined wrapper cost GCC's inliner time that grows
 // with the size of the function it lands in (4,000 maxima per thread: 2.7 s of "integration").
 template <class F>
@@ -123,7 +123,7 @@ inline double exp_of(double x) {
 // time to parse a function grows with the square of its calls of function templates (12,000
 // calls of one template in one function: 1.3 s, of a plain function 0.1 s), and a straight-line
 // kernel calls one per tile element (benchmarks/compile_scaling.py). A module without a
-// work-group function (METILE_HOST_SCALAR_MATH, defined by the trampoline's prefix: its body
+// work-group function (METILE_HOST_SCALAR_MATH, defined by the host compiler's prefix: its body
 // function runs one thread at a time, so nothing vectorises) calls these out of line: each
 // inlined call cost GCC time that grows with the size of the function it lands in (its IPA
 // inliner's heuristics and "integration"), where a call costs it about as much everywhere.
