@@ -14,9 +14,10 @@ are checked against numpy first. The classes:
     python benchmarks/compile_scaling.py [--ops 1000 5000] [--classes add minmax ...]
                                          [--out FILE.json]
 
-Each reduction keeps its own threadgroup scratch (16 bytes here), so a kernel of more than 2,048
-of them needs more than the host target's 32 KB: such a size is recorded with the
-OutOfResources message instead of times.
+Reductions publish their partials in two threadgroup slots taken in turn, so any number fits;
+a size that does not fit (OutOfResources) is recorded with the message instead of times.
+Each row says whether the kernel ran as a work-group function or on fibers ("execution"), as a
+kernel of more than 16,384 ops in its thread loops runs on fibers with its math out of line.
 
 Wall times on a shared machine vary with its load; the per-op figures across sizes show
 whether a step grows faster than the kernel, and each class's ratio to the additions' per-op
@@ -117,7 +118,10 @@ def main():
             np.testing.assert_allclose(out, reference(np, kind, x, y, iterations), rtol=1e-4)
             pipeline_s = sum(p["ms"] for p in dispatch.execution_report["passes"]) / 1000
             host_s = max(0.0, prepare_s - trace_s - pipeline_s)
-            row = {"class": kind, "ops": n, "trace_s": trace_s, "pipeline_s": pipeline_s,
+            marker = "// meTile host execution: "
+            execution = dispatch.source.split(marker, 1)[1].split("\n", 1)[0].split(" ")[0]
+            row = {"class": kind, "ops": n, "execution": execution, "trace_s": trace_s,
+                   "pipeline_s": pipeline_s,
                    "host_compile_s": host_s, "prepare_s": prepare_s,
                    "us_per_op": 1e6 * prepare_s / n,
                    "pipeline_us_per_op": 1e6 * pipeline_s / n,
@@ -129,7 +133,7 @@ def main():
             ratio = f", {row['ratio_to_add']:.2f}x add" if "ratio_to_add" in row else ""
             print(f"{kind:9s} {n:6d} ops: prepare {prepare_s:7.2f} s ({row['us_per_op']:7.1f} "
                   f"us/op{ratio}): trace {trace_s:.2f} s, pipeline {pipeline_s:.2f} s, host C++ "
-                  f"compile {host_s:.2f} s", flush=True)
+                  f"compile {host_s:.2f} s; {execution}", flush=True)
     result = {"machine": socket.gethostname(), "device": metile.device(),
               "command": " ".join([os.path.basename(sys.executable)] + sys.argv),
               "load_average": os.getloadavg(), "rows": rows}

@@ -5,8 +5,10 @@
 // uniform), and a second barrier releases the scratch for the next use.
 //
 // A register reduction, an FP32 sum at the kernel's top level (so it runs once), publishes into
-// private scratch that nothing else ever touches: no later use waits for it, so the release
-// barrier goes.
+// private scratch that no other kind of use touches, so the release barrier goes: register
+// reductions take two slots in turn (ThreadgroupAllocator::allocate_reduction_slot), and the
+// publication barrier of one releases the slot of the one before it.
+#include <algorithm>
 #include <cmath>
 
 #include "metile/lower/lowering_steps.h"
@@ -62,12 +64,12 @@ int64_t register_reduction_bytes(const ir::Kernel& tile, const ThreadPlan& plan,
                                  const target::Target& target) {
   const int64_t groups = simd_groups(plan.threads_per_threadgroup, target);
   if (groups == 1) return 0;
-  int64_t bytes = 0;
+  int64_t reductions = 0;
   for (const ir::Op& op : tile.body.ops)
-    if (op.kind == ir::OpKind::Reduce &&
-        is_register_reduction(op, tile.type(op.operands[0]).dtype, 0))
-      bytes += ThreadgroupAllocator::round_up(groups * ir::dtype_bytes(ir::DType::f32));
-  return bytes;
+    reductions += op.kind == ir::OpKind::Reduce &&
+                  is_register_reduction(op, tile.type(op.operands[0]).dtype, 0);
+  return std::min(reductions, ThreadgroupAllocator::kReductionSlots) *
+         ThreadgroupAllocator::round_up(groups * ir::dtype_bytes(ir::DType::f32));
 }
 
 void lower_reduce(Lowering& l, const ir::Op& op) {

@@ -280,7 +280,7 @@ void Lowering::threadgroup_barrier() {
 ir::ValueId Lowering::scratch(const std::string& purpose, const std::string& kind, ir::DType dtype,
                               int64_t elements, int64_t alignment) {
   const int64_t offset = kind == "private_reduction"
-                             ? allocator.allocate_private(purpose, dtype, elements)
+                             ? allocator.allocate_reduction_slot(purpose, dtype, elements)
                              : allocator.allocate_scratch(purpose, dtype, elements, alignment);
   return emit(ir::OpKind::ThreadgroupBuffer, {},
               ir::Type::ptr(dtype, ir::AddressSpace::Threadgroup),

@@ -27,6 +27,23 @@ int64_t ThreadgroupAllocator::allocate_private(const std::string& purpose, ir::D
   return offset;
 }
 
+int64_t ThreadgroupAllocator::allocate_reduction_slot(const std::string& purpose, ir::DType dtype,
+                                                      int64_t elements) {
+  const size_t slot = static_cast<size_t>(reductions_++ % kReductionSlots);
+  if (slot == reduction_slots_.size()) {
+    allocate_private(purpose, dtype, elements);
+    reduction_slots_.push_back(allocations_.back());
+    return allocations_.back().offset;
+  }
+  const Allocation& taken = reduction_slots_[slot];
+  const int64_t bytes = elements * ir::dtype_bytes(dtype);
+  METILE_ASSERT(bytes <= round_up(taken.bytes),
+                "a register reduction needs " + std::to_string(bytes) + " bytes, its slot has " +
+                    std::to_string(taken.bytes));
+  allocations_.push_back({purpose, taken.offset, bytes, dtype, elements});
+  return taken.offset;
+}
+
 int64_t ThreadgroupAllocator::allocate_scratch(const std::string& purpose, ir::DType dtype,
                                                int64_t elements, int64_t alignment) {
   const int64_t bytes = elements * ir::dtype_bytes(dtype);

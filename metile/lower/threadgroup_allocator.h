@@ -1,6 +1,7 @@
 // The kernel's one threadgroup block. User allocations (shared_alloc) get their own 16-byte
-// aligned regions at the start; then each register reduction's private scratch, a region of its
-// own that nothing else touches, so it needs no release barrier; then the shared compiler
+// aligned regions at the start; then private scratch: register reductions' (see
+// allocate_reduction_slot) and the dot operand tails', regions nothing else touches, so they
+// need no release barrier; then the shared compiler
 // scratch (other reductions, exchanges), where every use shares one region, because each use
 // ends with a release barrier before the next one can begin. A software pipeline's slots are
 // scratch too, pinned at its start for the loop's lifetime: the uses inside the loop go above
@@ -24,8 +25,15 @@ class ThreadgroupAllocator {
 
   // A user region, in program order; returns its byte offset.
   int64_t allocate_user(const std::string& purpose, ir::DType dtype, int64_t elements);
-  // A dedicated region for one register reduction; returns its byte offset.
+  // A dedicated region (a dot's operand tails); returns its byte offset.
   int64_t allocate_private(const std::string& purpose, ir::DType dtype, int64_t elements);
+  // A register reduction's partials, in the next of two private slots, taken in turn: a top-level
+  // reduction's publication barrier lies between the previous one's reads and the one after's
+  // writes, so a slot is free again two reductions later and no release barrier is needed.
+  // Without the reuse every reduction kept its own slot (more than 2,048 of 16 bytes overran
+  // the host's 32 KB). Returns its byte offset.
+  int64_t allocate_reduction_slot(const std::string& purpose, ir::DType dtype, int64_t elements);
+  static constexpr int64_t kReductionSlots = 2;
   // Scratch that is dead after its release barrier, at an offset that is a multiple of
   // `alignment` bytes where one is given (a power of two: wgmma's swizzled tiles take 1024);
   // returns its byte offset.
@@ -55,6 +63,8 @@ class ThreadgroupAllocator {
   int64_t scratch_bytes_ = 0;
   int64_t pinned_bytes_ = 0;
   std::vector<Allocation> allocations_;
+  std::vector<Allocation> reduction_slots_;  // at most kReductionSlots
+  int64_t reductions_ = 0;
 };
 
 }  // namespace metile::lower

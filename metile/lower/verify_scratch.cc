@@ -134,6 +134,8 @@ class Verifier {
           continue;
         // Two loops' slots, one after the other (the second pinned after the first's drain).
         if (pinned(a.kind) && pinned(b.kind) && apart(v, w) && apart(w, v)) continue;
+        // Register reductions' slots, reused two reductions later: check_private_slots.
+        if (a.kind == "private_reduction" && b.kind == "private_reduction") continue;
         if (b.kind.empty() || a.kind == "private_reduction" || b.kind == "private_reduction" ||
             pinned(a.kind) || pinned(b.kind) || a.kind == "simdgroup" || b.kind == "simdgroup")
           fail(a.kind + " scratch " + name(v) + " [" + std::to_string(a.begin) + ", " +
@@ -142,6 +144,7 @@ class Verifier {
                std::to_string(b.begin) + ", " + std::to_string(b.end) + ")");
       }
     }
+    check_private_slots();
     const auto it = k_.attrs.find("private_reductions");
     const int64_t recorded = it == k_.attrs.end() ? 0 : std::get<int64_t>(it->second);
     if (privates != recorded)
@@ -170,6 +173,48 @@ class Verifier {
     return true;
   }
 
+  // Register reductions' buffers share slots (ThreadgroupAllocator::allocate_reduction_slot):
+  // the buffers of a slot, in the order of their first accesses, each with a threadgroup barrier
+  // after its last access and before the next one's first; slots do not overlap. In one pass
+  // over each slot's buffers, as a kernel may have thousands.
+  void check_private_slots() const {
+    std::map<std::pair<int64_t, int64_t>, std::vector<std::pair<int64_t, ValueId>>> slots;
+    for (const auto& [v, b] : buffers_)
+      if (b.kind == "private_reduction") slots[{b.begin, b.end}].push_back({access_span(v)[0], v});
+    int64_t end = 0;
+    std::optional<ValueId> previous_slot;
+    for (auto& [range, uses] : slots) {
+      if (previous_slot && range.first < end) overlap_failure(*previous_slot, uses[0].second);
+      end = std::max(end, range.second);
+      previous_slot = uses[0].second;
+      std::sort(uses.begin(), uses.end());
+      for (size_t i = 1; i < uses.size(); ++i) {
+        const int64_t last = access_span(uses[i - 1].second)[1], next = uses[i].first;
+        if (!(last < next && barrier_between(last, next)))
+          overlap_failure(uses[i - 1].second, uses[i].second);
+      }
+    }
+  }
+
+  // The program positions of a buffer's first and last accesses.
+  std::array<int64_t, 2> access_span(ValueId v) const {
+    std::array<int64_t, 2> span{INT64_MAX, INT64_MIN};
+    const auto it = events_.find(v);
+    if (it != events_.end())
+      for (const Event& e : it->second) {
+        span[0] = std::min(span[0], order_.at(e.op));
+        span[1] = std::max(span[1], order_.at(e.op));
+      }
+    return span;
+  }
+
+  [[noreturn]] void overlap_failure(ValueId v, ValueId w) const {
+    const Buffer &a = buffers_.at(v), &b = buffers_.at(w);
+    fail(a.kind + " scratch " + name(v) + " [" + std::to_string(a.begin) + ", " +
+         std::to_string(a.end) + ") overlaps " + b.kind + " scratch " + name(w) + " [" +
+         std::to_string(b.begin) + ", " + std::to_string(b.end) + ")");
+  }
+
   // Where an access stops being live: after the outermost loop around it, else after itself.
   int64_t live_end(const ir::Op& op) const {
     int64_t end = order_.at(&op) + 1;
@@ -180,13 +225,14 @@ class Verifier {
     return end;
   }
 
+  // barriers_ is in program order: the search starts at the first at or after `from`.
   bool barrier_between(int64_t from, int64_t to) const {
-    for (const Event& b : barriers_) {
-      const int64_t at = order_.at(b.op);
-      if (at >= from && at < to && !b.in_if && b.op->str_attr("scope") == "threadgroup" &&
-          (b.op->str_attr("mem") == "threadgroup" || b.op->str_attr("mem") == "all"))
+    auto b = std::lower_bound(barriers_.begin(), barriers_.end(), from,
+                              [&](const Event& e, int64_t at) { return order_.at(e.op) < at; });
+    for (; b != barriers_.end() && order_.at(b->op) < to; ++b)
+      if (!b->in_if && b->op->str_attr("scope") == "threadgroup" &&
+          (b->op->str_attr("mem") == "threadgroup" || b->op->str_attr("mem") == "all"))
         return true;
-    }
     return false;
   }
 
@@ -234,10 +280,17 @@ class Verifier {
     if (all.empty()) return all;
     std::set<const ir::Block*> blocks;
     for (const Event& e : all) blocks.insert(e.block);
-    for (const Event& b : barriers_)
-      if (blocks.count(b.block) && b.op->str_attr("scope") == "threadgroup" &&
-          (b.op->str_attr("mem") == "threadgroup" || b.op->str_attr("mem") == "all"))
-        all.push_back(b);
+    // The sequence needs the barriers from the first access to the first one after the last (a
+    // kernel of thousands of reductions has thousands of barriers; the rest change nothing).
+    const std::array<int64_t, 2> span = access_span(v);
+    auto b = std::lower_bound(barriers_.begin(), barriers_.end(), span[0],
+                              [&](const Event& e, int64_t at) { return order_.at(e.op) < at; });
+    for (; b != barriers_.end(); ++b)
+      if (blocks.count(b->block) && b->op->str_attr("scope") == "threadgroup" &&
+          (b->op->str_attr("mem") == "threadgroup" || b->op->str_attr("mem") == "all")) {
+        all.push_back(*b);
+        if (order_.at(b->op) > span[1]) break;
+      }
     // Ops of one block are stored contiguously, so their addresses give program order.
     std::stable_sort(all.begin(), all.end(),
                      [](const Event& a, const Event& b) { return a.op < b.op; });

@@ -1,7 +1,8 @@
 // The post-lowering check of every exchange and reduction through threadgroup scratch
 // (threadgroup_buffer {scratch = exchange | reduction | private_reduction}), on Metal IR:
 //   allocation    scratch overlaps no shared_alloc; private reduction scratch overlaps nothing
-//                 else, and there are exactly as many as the kernel's private_reductions
+//                 but another private reduction's whose accesses a barrier separates from its
+//                 own, and there are exactly as many as the kernel's private_reductions
 //   pointers      a scratch pointer is only offset (ptr_add) and accessed (load, store,
 //                 matrix_load, matrix_store): no alias escapes through selects, stores of the
 //                 pointer or control flow

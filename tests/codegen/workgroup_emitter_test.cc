@@ -106,5 +106,30 @@ TEST(WorkgroupEmitter, AKernelOfManyThreadLoopsRunsOnFibers) {
   EXPECT_EQ(src.find("_workgroup("), std::string::npos);
 }
 
+// out[tid] plus `adds` additions of tid, in one thread loop.
+ir::Kernel add_chain(int adds) {
+  ir::Kernel k = metal_kernel("add_chain", 64, 0);
+  MetalBuilder b(k);
+  auto out = b.add_param("out", Type::ptr(DType::i32), "read_write");
+  auto tid = b.named(b.thread_index(), "tid");
+  auto mine = b.ptr_add(out, tid);
+  auto value = b.load(mine);
+  for (int i = 0; i < adds; ++i) value = b.op(OpKind::Add, value, tid);
+  b.store(mine, value);
+  return k;
+}
+
+TEST(WorkgroupEmitter, AKernelOfTooManyOpsInItsThreadLoopsRunsOnFibers) {
+  EXPECT_NE(host_source(add_chain(16000)).find("// meTile host execution: workgroup "),
+            std::string::npos);
+  const std::string src = host_source(add_chain(16400));
+  EXPECT_NE(src.find("// meTile host execution: fibers (its thread loops would hold "),
+            std::string::npos)
+      << src.substr(0, 2000);
+  EXPECT_NE(src.find(" ops, more than the 16384 the host compiler builds in reasonable time)\n"),
+            std::string::npos);
+  EXPECT_EQ(src.find("_workgroup("), std::string::npos);
+}
+
 }  // namespace
 }  // namespace metile::codegen::testing

@@ -198,6 +198,45 @@ TEST(LowerReduce, SequentialRegisterReductionsGetSeparateScratch) {
   }
 }
 
+TEST(LowerReduce, RegisterReductionsTakeTwoSlotsInTurn) {
+  // Five top-level FP32 sums: the third reuses the first's slot, the publication barrier of the
+  // second lying between the first's reads and the third's writes (verify_scratch checks it), so
+  // the kernel needs two slots however many sums it has.
+  ir::Kernel k;
+  k.name = "five_sums";
+  ir::TileBuilder b(k);
+  ir::ValueId x = b.add_param("x", ir::Type::ptr(ir::DType::f32), "read");
+  ir::ValueId out = b.add_param("out", ir::Type::ptr(ir::DType::f32), "write");
+  ir::ValueId v = b.load(b.ptr_add(x, b.arange(0, 1024)));
+  for (int i = 0; i < 5; ++i) {
+    // Each sum depends on the one before: v minus its mean.
+    v = b.binary(OpKind::Sub, v,
+                 b.binary(OpKind::Mul, b.reduce("sum", v), b.constant(1.0 / 1024, ir::DType::f32)));
+    b.store(b.ptr_add(out, b.constant_int(i)), b.reduce("sum", b.binary(OpKind::Mul, v, v)));
+  }
+  for (int threads : {64, 1024}) {
+    const lower::LoweringResult r = lower_checked(k, threads);
+    const int64_t slot = (r.plan.threads_per_threadgroup / 32 * 4 + 15) / 16 * 16;
+    ASSERT_EQ(r.allocations.size(), 10u);
+    for (size_t i = 0; i < r.allocations.size(); ++i)
+      EXPECT_EQ(r.allocations[i].offset, i % 2 ? slot : 0) << i;
+    EXPECT_EQ(std::get<int64_t>(r.metal.attrs.at("threadgroup_bytes")), 2 * slot);
+    std::vector<float> xs = random_floats(1024, 11, -2, 2);
+    std::vector<Buffer> buffers = {Buffer::f32(xs), Buffer::zeros(ir::DType::f32, 5)};
+    run_metal(r.metal, buffers, {Arg::buf(0), Arg::buf(1)}, {1, 1, 1});
+    std::vector<double> values(xs.begin(), xs.end());
+    for (int i = 0; i < 5; ++i) {
+      double total = 0, squares = 0;
+      for (double e : values) total += e;
+      for (double& e : values) {
+        e -= total / 1024;
+        squares += e * e;
+      }
+      EXPECT_NEAR(buffers[1].floats()[i], squares, 1e-4 * squares) << i;
+    }
+  }
+}
+
 TEST(LowerReduce, RmsNormWithF32Accumulation) {
   const ir::Kernel metal = lower_checked(rms_norm(512)).metal;
   for (int cols : {5, 512, 1500}) {

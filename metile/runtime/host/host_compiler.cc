@@ -248,7 +248,8 @@ const fs::path& HostCompiler::stdlib_dir() {
 
 std::shared_ptr<const HostModule> HostCompiler::compile(std::string_view msl,
                                                         const codegen::KernelABI& abi) {
-  std::string source(msl);
+  std::string source = runs_as_workgroup(msl, options_.race_check) ? "" : kScalarMathPrefix;
+  source += msl;
   source += "\n";
   source += generate_trampoline(abi, msl, options_.race_check);
   if (options_.race_check) source += race_check_hooks();

@@ -78,6 +78,10 @@ std::string execution_marker(std::string_view msl) {
 
 }  // namespace
 
+bool runs_as_workgroup(std::string_view msl, bool race_check) {
+  return execution_marker(msl).rfind("workgroup ", 0) == 0 && !race_check;
+}
+
 std::string generate_trampoline(const codegen::KernelABI& abi, std::string_view msl,
                                 bool race_check) {
   const std::string body = abi.body_name.empty() ? abi.kernel_name + "_body" : abi.body_name;
@@ -109,7 +113,7 @@ std::string generate_trampoline(const codegen::KernelABI& abi, std::string_view 
 
   const std::string marker = execution_marker(msl);
   std::string execution, run_threadgroup;
-  if (marker.rfind("workgroup ", 0) == 0 && !race_check) {
+  if (runs_as_workgroup(msl, race_check)) {
     const std::string function = marker.substr(std::string("workgroup ").size());
     if (!is_identifier(function))
       throw InternalError("work-group function name '" + function + "' is not an identifier");

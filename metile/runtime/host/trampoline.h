@@ -16,6 +16,14 @@ namespace metile::runtime::host {
 std::string generate_trampoline(const codegen::KernelABI& abi, std::string_view msl,
                                 bool race_check);
 
+// Whether the module runs msl's work-group function: the source has one and races are not
+// checked. A module that does not runs only the body function, one thread at a time, and is
+// compiled with the math functions out of line (scalar_math_prefix).
+bool runs_as_workgroup(std::string_view msl, bool race_check);
+// The lines put before such a module's source: METILE_HOST_SCALAR_MATH (math_functions.h),
+// then `#line 1`, so the source's own lines keep their numbers for fault reports.
+inline constexpr const char* kScalarMathPrefix = "#define METILE_HOST_SCALAR_MATH 1\n#line 1\n";
+
 // The memory-access hooks a race-checking build's instrumentation calls (the names of
 // GCC's and Clang's -fsanitize=thread): each reports the access to the emulator through the
 // runtime table. Defined in the module, so no sanitizer runtime is linked.

@@ -44,22 +44,31 @@ using compute_t = std::conditional_t<std::is_same_v<T, double>, double, float>;
 // and of two equal operands (signed zeros) the second. They are out of line, with SIMD clones
 // (gnu::simd): inlined, each one's branches made the host compiler's time grow much faster
 // than a straight-line kernel of them (2,500 maxima: 434 s; benchmarks/compile_scaling.py),
-// while a call costs it no more than an add, and a vectorised thread loop still calls the
-// vector clone, 4 to 16 lanes at once.
+// while a call costs it the same few times an add's time wherever it is, and a vectorised
+// thread loop still calls the vector clone, 4 to 16 lanes at once. The plain float min and max below are such functions
+// themselves, not wrappers around them: each inlined wrapper cost GCC's inliner time that grows
+// with the size of the function it lands in (4,000 maxima per thread: 2.7 s of "integration").
+template <class F>
+[[gnu::always_inline]] inline F fmin_rule(F x, F y) {
+  return x != x ? y : y != y ? x : x < y ? x : y;
+}
+template <class F>
+[[gnu::always_inline]] inline F fmax_rule(F x, F y) {
+  return x != x ? y : y != y ? x : x > y ? x : y;
+}
 #define METILE_OUT_OF_LINE [[gnu::noinline, gnu::simd("notinbranch")]] inline
 METILE_OUT_OF_LINE float fmin_inline(float x, float y) {
-  return x != x ? y : y != y ? x : x < y ? x : y;
+  return fmin_rule(x, y);
 }
 METILE_OUT_OF_LINE float fmax_inline(float x, float y) {
-  return x != x ? y : y != y ? x : x > y ? x : y;
+  return fmax_rule(x, y);
 }
 METILE_OUT_OF_LINE double fmin_inline(double x, double y) {
-  return x != x ? y : y != y ? x : x < y ? x : y;
+  return fmin_rule(x, y);
 }
 METILE_OUT_OF_LINE double fmax_inline(double x, double y) {
-  return x != x ? y : y != y ? x : x > y ? x : y;
+  return fmax_rule(x, y);
 }
-#undef METILE_OUT_OF_LINE
 
 // glibc's expf (since 2.28: 2^(k/32) from a 32-entry table times a cubic in double), written
 // out so that a thread loop vectorises it: the same table, coefficients and operations, with
@@ -100,7 +109,7 @@ inline float expf_as_glibc(float x) {
 }
 #endif
 inline float exp_of(float x) {
-#ifdef METILE_HOST_INLINE_EXPF
+#if defined(METILE_HOST_INLINE_EXPF) && !defined(METILE_HOST_SCALAR_MATH)
   return expf_as_glibc(x);
 #else
   return std::exp(x);
@@ -113,14 +122,24 @@ inline double exp_of(double x) {
 // Each function also has a plain overload for float, which wins overload resolution: GCC's
 // time to parse a function grows with the square of its calls of function templates (12,000
 // calls of one template in one function: 1.3 s, of a plain function 0.1 s), and a straight-line
-// kernel calls one per tile element (benchmarks/compile_scaling.py).
-#define METILE_FLOAT_OVERLOAD_1(name)                 \
-  [[gnu::always_inline]] inline float name(float x) { \
-    return name<float>(x);                            \
+// kernel calls one per tile element (benchmarks/compile_scaling.py). A module without a
+// work-group function (METILE_HOST_SCALAR_MATH, defined by the host compiler's prefix: its body
+// function runs one thread at a time, so nothing vectorises) calls these out of line: each
+// inlined call cost GCC time that grows with the size of the function it lands in (its IPA
+// inliner's heuristics and "integration"), where a call costs it about as much everywhere.
+// exp is then glibc's expf itself, the bits expf_as_glibc gives.
+#ifdef METILE_HOST_SCALAR_MATH
+#define METILE_FLOAT_CALL [[gnu::noinline]] inline
+#else
+#define METILE_FLOAT_CALL [[gnu::always_inline]] inline
+#endif
+#define METILE_FLOAT_OVERLOAD_1(name)     \
+  METILE_FLOAT_CALL float name(float x) { \
+    return name<float>(x);                \
   }
-#define METILE_FLOAT_OVERLOAD_2(name)                          \
-  [[gnu::always_inline]] inline float name(float x, float y) { \
-    return name<float>(x, y);                                  \
+#define METILE_FLOAT_OVERLOAD_2(name)              \
+  METILE_FLOAT_CALL float name(float x, float y) { \
+    return name<float>(x, y);                      \
   }
 
 #define METILE_MATH_UNARY(name, expr)                     \
@@ -215,8 +234,13 @@ T max(T a, std::type_identity_t<T> b) {
   else
     return a < b ? b : a;
 }
-METILE_FLOAT_OVERLOAD_2(min)
-METILE_FLOAT_OVERLOAD_2(max)
+METILE_OUT_OF_LINE float min(float x, float y) {
+  return fmin_rule(x, y);
+}
+METILE_OUT_OF_LINE float max(float x, float y) {
+  return fmax_rule(x, y);
+}
+#undef METILE_OUT_OF_LINE
 template <scalar T>
 T clamp(T x, std::type_identity_t<T> lo, std::type_identity_t<T> hi) {
   return min(max(x, lo), hi);
@@ -272,6 +296,7 @@ METILE_MATH_PREDICATE(signbit, std::signbit(x))
 #undef METILE_MATH_PREDICATE
 #undef METILE_FLOAT_OVERLOAD_1
 #undef METILE_FLOAT_OVERLOAD_2
+#undef METILE_FLOAT_CALL
 
 // select(a, b, c): c ? b : a, componentwise for a bool-vector condition.
 template <scalar T>
