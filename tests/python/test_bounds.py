@@ -4,71 +4,15 @@ guard page, which used to return the guard's fill bytes) and a read far beyond (
 land in other mapped memory) are KernelFaultErrors naming the kernel, the buffer, the byte
 offset and the line, with the offset a constant or a launch argument, for each dtype."""
 
-import inspect
 
 import numpy as np
 import pytest
 
 import metile
+from bounds_probes import BLOCK, CASES, DTYPES, N, launch, line_of, read_constant, read_runtime
 
 pytestmark = pytest.mark.skipif(metile.device() != "host", reason="host emulator bounds checks")
 
-N = 61  # elements: no size below is a multiple of 16 bytes, so each buffer has slack
-BLOCK = 16
-DTYPES = {"f32": np.float32, "f16": np.float16, "i32": np.int32}
-try:
-    import ml_dtypes
-
-    DTYPES["bf16"] = ml_dtypes.bfloat16
-except ImportError:  # pragma: no cover
-    pass
-
-
-@metile.kernel
-def read_runtime(X, out, start, BLOCK: metile.constexpr):
-    offs = metile.arange(0, BLOCK)
-    x = metile.load(X + start + offs)  # the runtime-offset read
-    metile.store(out + offs, x)
-
-
-def constant_kernel():
-    @metile.kernel
-    def read_constant(X, out, START: metile.constexpr, BLOCK: metile.constexpr):
-        offs = metile.arange(0, BLOCK)
-        x = metile.load(X + offs + START)  # the constant-offset read
-        metile.store(out + offs, x)
-
-    return read_constant
-
-
-read_constant = constant_kernel()
-
-
-def line_of(function, text):
-    source, first = inspect.getsourcelines(function)
-    return first + next(i for i, line in enumerate(source) if text in line)
-
-
-def last_index(dtype, bytes_past):
-    """The element whose read is the first to reach `bytes_past` bytes beyond the buffer."""
-    size = np.dtype(dtype).itemsize
-    return (N * size + bytes_past - 1) // size
-
-
-CASES = {f"{b}_bytes": (lambda dtype, b=b: last_index(dtype, b)) for b in (1, 2, 3, 15, 16)}
-CASES["one_element"] = lambda dtype: N
-CASES["far_beyond"] = lambda dtype: N + 100000
-
-
-def launch(kernel, dtype, target, constant):
-    x = np.arange(N).astype(dtype)
-    out = np.zeros(BLOCK, dtype)
-    start = target - (BLOCK - 1)  # the tile's last element is `target`
-    if constant:
-        kernel[(1,)](x, out, START=start, BLOCK=BLOCK)
-    else:
-        kernel[(1,)](x, out, start, BLOCK=BLOCK)
-    return x, out
 
 
 @pytest.mark.parametrize("constant", [False, True], ids=["runtime_offset", "constant_offset"])
