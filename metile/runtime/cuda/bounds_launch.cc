@@ -4,16 +4,11 @@
 #include <cstring>
 #include <string>
 
+#include "metile/runtime/cuda/tensor_map.h"
+
 namespace metile::runtime::cuda {
 
 namespace {
-
-int64_t scalar_or_constant(std::span<const BoundArg> bound, const codegen::AbiExtent& e) {
-  if (e.param < 0) return e.value;
-  int32_t v = 0;
-  std::memcpy(&v, bound[static_cast<size_t>(e.param)].scalar, sizeof v);
-  return v;
-}
 
 // The index among the buffer parameters (the hidden extents' order) of parameter `param`.
 size_t buffer_index(const codegen::KernelABI& abi, size_t param) {
@@ -76,8 +71,7 @@ void check_tensor_maps_fit(const codegen::KernelABI& abi, std::span<const BoundA
                            std::span<const unsigned long long> extents) {
   for (const codegen::TensorMapParam& m : abi.tensor_maps) {
     const auto param = static_cast<size_t>(m.buffer);
-    const int64_t outer = scalar_or_constant(bound, m.outer),
-                  inner = scalar_or_constant(bound, m.inner);
+    const int64_t outer = abi_extent(bound, m.outer), inner = abi_extent(bound, m.inner);
     if (outer < 1 || inner < 1) continue;  // an empty tensor is never copied
     const unsigned long long covers = static_cast<unsigned long long>(outer) *
                                       static_cast<unsigned long long>(inner) *

@@ -8,16 +8,12 @@
 
 namespace metile::runtime::cuda {
 
-namespace {
-
-int64_t extent(std::span<const BoundArg> bound, const codegen::AbiExtent& e) {
+int64_t abi_extent(std::span<const BoundArg> bound, const codegen::AbiExtent& e) {
   if (e.param < 0) return e.value;
   int32_t v = 0;
   std::memcpy(&v, bound[static_cast<size_t>(e.param)].scalar, sizeof v);
   return v;
 }
-
-}  // namespace
 
 std::vector<TensorMap> encode_tensor_maps(const DriverApi& api, const codegen::KernelABI& abi,
                                           std::span<const BoundArg> bound,
@@ -31,7 +27,7 @@ std::vector<TensorMap> encode_tensor_maps(const DriverApi& api, const codegen::K
     const codegen::TensorMapParam& m = abi.tensor_maps[i];
     const codegen::AbiParam& buffer = abi.params[static_cast<size_t>(m.buffer)];
     const int64_t element = ir::dtype_bytes(buffer.dtype);
-    const int64_t outer = extent(bound, m.outer), inner = extent(bound, m.inner);
+    const int64_t outer = abi_extent(bound, m.outer), inner = abi_extent(bound, m.inner);
     const int64_t stride = inner * element;
     const CUdeviceptr base = addresses[static_cast<size_t>(m.buffer)];
     const std::string what = "kernel '" + abi.kernel_name + "': the TMA tensor map of '" +
@@ -63,7 +59,7 @@ std::array<unsigned, 3> persistent_grid(const codegen::KernelABI& abi,
                                         std::span<const BoundArg> bound,
                                         const std::array<unsigned, 3>& grid, int cores) {
   const codegen::PersistentTiles& p = *abi.persistent;
-  const int64_t rows = extent(bound, p.rows), columns = extent(bound, p.columns);
+  const int64_t rows = abi_extent(bound, p.rows), columns = abi_extent(bound, p.columns);
   const int64_t tiles_m = std::max<int64_t>(0, (rows + p.block_m - 1) / p.block_m);
   const int64_t tiles_n = std::max<int64_t>(0, (columns + p.block_n - 1) / p.block_n);
   if (grid[0] < tiles_m || grid[1] < tiles_n || grid[2] != 1)

@@ -21,6 +21,9 @@ struct alignas(64) TensorMap {
   std::array<unsigned char, 128> bytes{};
 };
 
+// A tensor map's extent: its scalar argument (an i32) or its constant.
+int64_t abi_extent(std::span<const BoundArg> bound, const codegen::AbiExtent& e);
+
 // One map per KernelABI::tensor_maps entry; `addresses` holds each buffer argument's device
 // address. UserError naming the kernel and the tensor when TMA cannot describe it (a row stride
 // or base address not a multiple of 16 bytes, an extent past 2^32) or the driver refuses it.
