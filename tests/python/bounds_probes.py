@@ -1,8 +1,8 @@
 """The out-of-bounds probes test_bounds.py (the host emulator) and test_cuda_bounds.py
 (METILE_DEBUG=bounds on an NVIDIA GPU) both run: two kernels that read a tile of BLOCK elements
 from a runtime or a constant offset, the reads that end 1, 2, 3, 15 and 16 bytes, one element
-and 100,000 elements past a buffer of N elements, and the launch that makes the tile's last
-element a given one."""
+and 100,000 elements past a buffer of N elements, a write one element too many, a masked copy that stays
+inside, and the launch that makes the tile's last element a given one."""
 
 import inspect
 
@@ -33,6 +33,18 @@ def read_constant(X, out, START: metile.constexpr, BLOCK: metile.constexpr):
     offs = metile.arange(0, BLOCK)
     x = metile.load(X + offs + START)  # the constant-offset read
     metile.store(out + offs, x)
+
+
+@metile.kernel
+def write_past(out, n, BLOCK: metile.constexpr):
+    offs = metile.arange(0, BLOCK)
+    metile.store(out + offs, offs.to(metile.float32), offs <= n)  # one too many
+
+
+@metile.kernel
+def masked_copy(X, out, n, BLOCK: metile.constexpr):
+    offs = metile.arange(0, BLOCK)
+    metile.store(out + offs, metile.load(X + offs, offs < n, other=-1.0), offs < n)
 
 
 def line_of(function, text):

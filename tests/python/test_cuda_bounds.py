@@ -17,7 +17,8 @@ import numpy as np
 import pytest
 
 import metile
-from bounds_probes import BLOCK, CASES, DTYPES, N, launch, line_of, read_constant, read_runtime
+from bounds_probes import (BLOCK, CASES, DTYPES, N, launch, line_of, masked_copy, read_constant,
+                           read_runtime, write_past)
 from metile.launch import storage_extent
 
 on_cuda = pytest.mark.skipif(metile.device() != "cuda",
@@ -93,11 +94,6 @@ def test_a_read_before_the_start_is_an_error(bounds):
 
 @on_cuda
 def test_a_write_past_the_end_is_an_error_and_writes_nothing_outside(bounds):
-    @metile.kernel
-    def write_past(out, n, BLOCK: metile.constexpr):
-        offs = metile.arange(0, BLOCK)
-        metile.store(out + offs, offs.to(metile.float32), offs <= n)  # one too many
-
     out = np.zeros(N, np.float32)
     with pytest.raises(metile.KernelFaultError) as info:
         write_past[(1,)](out, N, BLOCK=64)
@@ -107,14 +103,9 @@ def test_a_write_past_the_end_is_an_error_and_writes_nothing_outside(bounds):
 
 @on_cuda
 def test_masked_off_lanes_are_not_checked_and_the_result_is_exact(bounds):
-    @metile.kernel
-    def masked(X, out, n, BLOCK: metile.constexpr):
-        offs = metile.arange(0, BLOCK)
-        metile.store(out + offs, metile.load(X + offs, offs < n, other=-1.0), offs < n)
-
     x = np.arange(N, dtype=np.float32)
     out = np.zeros(N, np.float32)
-    masked[(1,)](x, out, N, BLOCK=64)
+    masked_copy[(1,)](x, out, N, BLOCK=64)
     np.testing.assert_array_equal(out, x)
 
 

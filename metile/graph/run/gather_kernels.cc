@@ -57,6 +57,22 @@ RegionKernel embedding_kernel(const Graph& graph, const ViewPlan& views, int op_
 }
 
 namespace {
+// The index of element (batch row `batch`, `columns`) of a [..., S, D] tensor of `shape`, the
+// batch axes flattened into `batch` (the cache's and the update's batch shapes are equal);
+// the row axis is left for the caller.
+std::vector<Value> batch_index(const Shape& shape, Value batch, Value columns) {
+  const size_t rank = shape.size();
+  std::vector<Value> index(rank);
+  int64_t inner = 1;
+  for (size_t a = rank - 2; a-- > 0;) {
+    Value q = inner == 1 ? batch : batch / inner;
+    index[a] = a == 0 ? q : q % shape[a];
+    inner *= shape[a];
+  }
+  index[rank - 1] = columns;
+  return index;
+}
+
 // In place: program (r, j) writes columns block j of update row r into the cache's own buffer
 // at row position + r (per batch entry); the cache's other rows are not touched.
 RegionKernel cache_write_kernel(const Graph& graph, const ViewPlan& views, int op_id) {
@@ -85,14 +101,7 @@ RegionKernel cache_write_kernel(const Graph& graph, const ViewPlan& views, int o
     auto in_row = columns < d_size;
     auto in_cache = s < s_size;
     auto valid = in_row & in_cache;
-    std::vector<Value> index(rank);
-    int64_t inner = 1;
-    for (size_t a = rank - 2; a-- > 0;) {
-      Value q = inner == 1 ? Value(batch) : batch / inner;
-      index[a] = a == 0 ? q : q % cache.shape[a];
-      inner *= cache.shape[a];
-    }
-    index[rank - 1] = columns;
+    const std::vector<Value> index = batch_index(cache.shape, batch, columns);
     std::vector<Value> cache_index = index, update_index = index;
     cache_index[rank - 2] = s;
     update_index[rank - 2] = t;
@@ -150,16 +159,7 @@ RegionKernel cache_update_kernel(const Graph& graph, const ViewPlan& views, int 
     auto above = s >= position;
     auto below = from < t_size;
     auto in_window = above & below;
-    // Batch axes as one: the cache's and the update's batch shapes are equal.
-    std::vector<Value> index(rank);
-    const Shape& shape = cache.shape;
-    int64_t inner = 1;
-    for (size_t a = rank - 2; a-- > 0;) {
-      Value q = inner == 1 ? Value(batch) : batch / inner;
-      index[a] = a == 0 ? q : q % shape[a];
-      inner *= shape[a];
-    }
-    index[rank - 1] = columns;
+    const std::vector<Value> index = batch_index(cache.shape, batch, columns);
     std::vector<Value> cache_index = index, update_index = index;
     cache_index[rank - 2] = s;
     update_index[rank - 2] = from;
